@@ -1,0 +1,98 @@
+//! The salsa database: one input per file under `sources/` and `rules/`, plus the build options.
+//!
+//! Every derived value in the pipeline is a tracked function over these inputs, so salsa knows exactly
+//! which outputs an edit can affect. The database also records which queries executed, which the
+//! incremental tests and `locref watch` report.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use salsa::{DatabaseKeyIndex, EventKind};
+
+/// One file of the project, relative to the project root (`sources/tables/matrix.csv`).
+///
+/// The text is kept as raw bytes: decoding (UTF-8, BOM, line ends) is itself a query, so a file that is
+/// not valid UTF-8 is a located diagnostic rather than a load failure.
+#[salsa::input(debug)]
+pub struct SourceFile {
+    #[returns(ref)]
+    pub path: String,
+    #[returns(ref)]
+    pub bytes: Vec<u8>,
+}
+
+/// The set of files in the project, keyed by relative path. Changes only when a file is created or
+/// deleted; edits go through [`SourceFile`]'s setter.
+#[salsa::input(singleton)]
+pub struct Workspace {
+    #[returns(ref)]
+    pub files: BTreeMap<String, SourceFile>,
+}
+
+/// Options that change the output without being part of the sources.
+#[salsa::input(singleton)]
+pub struct BuildOptions {
+    /// Replaces `base_url` of `rules/site.toml` (`--base-url`, or the dev server's own address).
+    #[returns(ref)]
+    pub base_url_override: Option<String>,
+}
+
+/// A file path as a query key: [`file`] looks a path up in the workspace.
+#[salsa::interned(debug)]
+pub struct FilePath<'db> {
+    #[returns(ref)]
+    pub path: String,
+}
+
+/// The input for `path`, or `None` when the file does not exist.
+///
+/// This narrow lookup is the early-cutoff point between the file list and the parsers: creating or
+/// deleting an unrelated file re-runs this lookup, which returns the same handle, so no parser re-runs.
+#[salsa::tracked(returns(copy))]
+pub fn file<'db>(db: &'db dyn salsa::Database, path: FilePath<'db>) -> Option<SourceFile> {
+    Workspace::get(db).files(db).get(path.path(db)).copied()
+}
+
+/// Looks up a project file by its relative path.
+pub fn lookup(db: &dyn salsa::Database, path: &str) -> Option<SourceFile> {
+    file(db, FilePath::new(db, path.to_string()))
+}
+
+/// The database of a build, a watch session or the dev server.
+#[salsa::db]
+#[derive(Clone)]
+pub struct Db {
+    storage: salsa::Storage<Self>,
+    executed: Arc<Mutex<Vec<DatabaseKeyIndex>>>,
+}
+
+#[salsa::db]
+impl salsa::Database for Db {}
+
+impl Default for Db {
+    fn default() -> Self {
+        let executed: Arc<Mutex<Vec<DatabaseKeyIndex>>> = Arc::default();
+        let log = executed.clone();
+        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+            if let EventKind::WillExecute { database_key } = event.kind {
+                log.lock().expect("execution log poisoned").push(database_key);
+            }
+        })));
+        Db { storage, executed }
+    }
+}
+
+impl Db {
+    /// Names of the tracked functions that executed since the last call, sorted, one entry per execution.
+    pub fn take_executed(&self) -> Vec<String> {
+        let keys = std::mem::take(&mut *self.executed.lock().expect("execution log poisoned"));
+        let mut names: Vec<String> = keys
+            .iter()
+            .map(|key| {
+                salsa::Database::ingredient_debug_name(self, key.ingredient_index()).into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    }
+}

@@ -1,0 +1,75 @@
+//! Derive: facts, toggles (by the rules of `rules/toggles.toml`), counts and filter membership, per
+//! country and per ERP. Everything here is a narrow query over [`crate::model`] projections.
+
+pub mod facts;
+pub mod filters;
+pub mod toggles;
+
+use crate::model::{
+    CountryKey, ErpKey, country_info, country_local_erps, country_matrix, country_partner_flags, country_partners,
+    country_vat, erp_info, erp_matrix, erp_partner_count, erp_partner_flags,
+};
+use crate::resources::{Country, CountryCounts, Erp, ErpCounts};
+
+/// Site-relative path of a country's detail endpoint.
+pub fn country_api_path(code: &str) -> String {
+    format!("/api/v1/countries/{code}.json")
+}
+
+/// Site-relative path of an ERP's detail endpoint.
+pub fn erp_api_path(id: &str) -> String {
+    format!("/api/v1/erps/{id}.json")
+}
+
+/// The Country resource (list item) of one country: what `countries.json` and the filters show. It reads
+/// the facts only through their counts, so a fact text edit that changes no count and no toggle stops here.
+#[salsa::tracked(returns(ref))]
+pub fn country_summary<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Option<Country> {
+    let info = country_info(db, key).as_ref()?;
+    let facts = facts::country_facts(db, key);
+    let vat = country_vat(db, key).as_ref();
+    let base = crate::model::base_url(db);
+    Some(Country {
+        code: info.code.clone(),
+        name: info.name.clone(),
+        region: info.region.clone(),
+        url: format!("{base}/{}/", info.code),
+        api_url: country_api_path(&info.code),
+        counts: CountryCounts {
+            facts: facts.len() as u64,
+            facts_verified: facts.iter().filter(|f| f.verification.is_verified()).count() as u64,
+            erp_matrix_cells: country_matrix(db, key).len() as u64,
+            local_erps: country_local_erps(db, key).len() as u64,
+            partners: country_partners(db, key).len() as u64,
+            partner_flags: country_partner_flags(db, key).len() as u64,
+        },
+        toggles: toggles::country_toggle_values(db, key),
+        vat_standard_rate: vat.and_then(|v| v.standard_rate),
+        vat_reduced_rates: vat.and_then(|v| v.reduced_rates.clone()),
+        vat_name: vat.and_then(|v| v.vat_name.clone()),
+        vat_registration_threshold: vat.and_then(|v| v.registration_threshold.clone()),
+        vat_filing_frequency: vat.and_then(|v| v.filing_frequency.clone()),
+    })
+}
+
+/// The ERP resource (list item) of one ERP.
+#[salsa::tracked(returns(ref))]
+pub fn erp_summary<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Option<Erp> {
+    let info = erp_info(db, key).as_ref()?;
+    let base = crate::model::base_url(db);
+    Some(Erp {
+        id: info.id.clone(),
+        name: info.name.clone(),
+        vendor: info.vendor.clone(),
+        category: info.category.clone(),
+        profile: info.profile.clone(),
+        website: info.website.clone(),
+        url: format!("{base}/erp/{}/", info.id),
+        api_url: erp_api_path(&info.id),
+        counts: ErpCounts {
+            e_invoicing_countries: erp_matrix(db, key).len() as u64,
+            partner_flags: erp_partner_flags(db, key).len() as u64,
+            partners: erp_partner_count(db, key),
+        },
+    })
+}

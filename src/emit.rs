@@ -1,0 +1,240 @@
+//! Emit: stamp `generated_at`, compare content hashes with the manifest, write changed files atomically,
+//! remove stale ones.
+//!
+//! The manifest (path -> content hash, generated_at) lives in `.locref-cache/` beside the output folder, so
+//! it is never deployed. An output whose content hash is unchanged keeps its file and its `generated_at`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::render::{GENERATED_AT_JSON, Rendered};
+
+/// What the manifest remembers of one output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestEntry {
+    /// blake3 (hex) of the content before stamping.
+    pub hash: String,
+    /// The `generated_at` the file carries.
+    pub generated_at: String,
+}
+
+/// The state of a published tree: one entry per file locref wrote there.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub files: BTreeMap<String, ManifestEntry>,
+}
+
+/// One output ready to publish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamped {
+    /// Site-relative path (`/api/v1/index.json`).
+    pub path: String,
+    pub bytes: Vec<u8>,
+    /// blake3 of the stamped bytes (the dev server's ETag).
+    pub etag: String,
+    /// Whether the content differs from the previous build's.
+    pub changed: bool,
+}
+
+/// The build time in `generated_at` form: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
+pub fn build_time() -> String {
+    let now = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .and_then(|s| jiff::Timestamp::from_second(s).ok())
+        .unwrap_or_else(|| jiff::Timestamp::from_second(jiff::Timestamp::now().as_second()).expect("now is in range"));
+    now.to_string()
+}
+
+/// Replaces the `generated_at` placeholder with `time`.
+fn stamp(bytes: &[u8], time: &str) -> Vec<u8> {
+    let mark = GENERATED_AT_JSON.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some(at) = rest.windows(mark.len()).position(|w| w == mark) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(time.as_bytes());
+        rest = &rest[at + mark.len()..];
+    }
+    out.extend_from_slice(rest);
+    out
+}
+
+impl Manifest {
+    /// Stamps every output against this manifest and updates it: an unchanged output keeps its old
+    /// `generated_at`, a changed or new one gets `time`. Entries of outputs that no longer exist are
+    /// dropped and returned.
+    pub fn stamp_all(&mut self, outputs: &[(String, &Rendered)], time: &str) -> (Vec<Stamped>, Vec<String>) {
+        let mut stamped = Vec::with_capacity(outputs.len());
+        let current: BTreeSet<&str> = outputs.iter().map(|(p, _)| p.as_str()).collect();
+        for (path, rendered) in outputs {
+            let hash = rendered.hash.to_hex().to_string();
+            let (generated_at, changed) = match self.files.get(path) {
+                Some(entry) if entry.hash == hash => (entry.generated_at.clone(), false),
+                _ => (time.to_string(), true),
+            };
+            let bytes = stamp(&rendered.bytes, &generated_at);
+            let etag = blake3::hash(&bytes).to_hex()[..32].to_string();
+            self.files.insert(path.clone(), ManifestEntry { hash, generated_at });
+            stamped.push(Stamped { path: path.clone(), bytes, etag, changed });
+        }
+        let stale: Vec<String> = self.files.keys().filter(|p| !current.contains(p.as_str())).cloned().collect();
+        for path in &stale {
+            self.files.remove(path);
+        }
+        (stamped, stale)
+    }
+}
+
+/// Where the manifest of an output folder lives: `<parent>/.locref-cache/<name>.manifest.json`.
+pub fn manifest_path(out: &Path) -> PathBuf {
+    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("site");
+    out.parent().unwrap_or(Path::new(".")).join(".locref-cache").join(format!("{name}.manifest.json"))
+}
+
+pub fn load_manifest(out: &Path) -> Manifest {
+    std::fs::read(manifest_path(out)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so readers never see half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let tmp = dir.join(format!(".{name}.locref-tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// The file an output path is written to (`/x/` -> `x/index.html`).
+pub fn file_for(out: &Path, site_path: &str) -> PathBuf {
+    let rel = site_path.trim_start_matches('/');
+    if rel.is_empty() || rel.ends_with('/') { out.join(rel).join("index.html") } else { out.join(rel) }
+}
+
+/// What one emit did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct EmitReport {
+    pub written: Vec<String>,
+    pub unchanged: usize,
+    pub removed: Vec<String>,
+}
+
+/// Publishes `outputs` into `out`: writes what changed (or went missing on disk), removes stale files,
+/// saves the manifest.
+pub fn emit(out: &Path, outputs: &[(String, &Rendered)], time: &str) -> io::Result<(EmitReport, Vec<Stamped>)> {
+    let mut manifest = load_manifest(out);
+    let before = manifest.clone();
+    let (stamped, stale) = manifest.stamp_all(outputs, time);
+    let mut report = EmitReport::default();
+    for file in &stamped {
+        let target = file_for(out, &file.path);
+        if file.changed || !target.is_file() {
+            write_atomic(&target, &file.bytes)?;
+            report.written.push(file.path.clone());
+        } else {
+            report.unchanged += 1;
+        }
+    }
+    for path in stale {
+        let target = file_for(out, &path);
+        match std::fs::remove_file(&target) {
+            Ok(()) => remove_empty_parents(out, &target),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        report.removed.push(path);
+    }
+    if manifest != before || !manifest_path(out).is_file() {
+        let mut bytes = serde_json::to_vec_pretty(&manifest).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        write_atomic(&manifest_path(out), &bytes)?;
+    }
+    Ok((report, stamped))
+}
+
+fn remove_empty_parents(out: &Path, file: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir.filter(|d| d.starts_with(out) && *d != out) {
+        if std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+/// Why `--clean` may not delete `out`, if it may not.
+///
+/// Never: `/`, the home folder, the project root or a folder containing it, `sources/`, `rules/` or
+/// anything inside them. Without `--force`: a folder holding files locref did not write.
+pub fn clean_refusal(out: &Path, project_root: &Path, force: bool) -> Option<String> {
+    if !out.exists() {
+        return None;
+    }
+    let Ok(out) = out.canonicalize() else { return Some(format!("cannot resolve {}", out.display())) };
+    let home = std::env::var_os("HOME").map(PathBuf::from).and_then(|h| h.canonicalize().ok());
+    let protected = out.parent().is_none()
+        || home.as_deref() == Some(out.as_path())
+        || project_root.starts_with(&out)
+        || crate::workspace::INPUT_DIRS.iter().any(|d| out.starts_with(project_root.join(d)));
+    if protected {
+        return Some(format!("refusing to delete {}: it is /, home, the project or its sources/rules", out.display()));
+    }
+    if force {
+        return None;
+    }
+    let manifest = load_manifest(&out);
+    let mut foreign = Vec::new();
+    let mut stack = vec![out.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path.strip_prefix(&out).map(|r| format!("/{}", r.to_string_lossy().replace('\\', "/"))).unwrap_or_default();
+            let known = manifest.files.contains_key(&rel)
+                || rel.strip_suffix("index.html").is_some_and(|dir| manifest.files.contains_key(dir));
+            if !known {
+                foreign.push(rel);
+            }
+        }
+    }
+    if foreign.is_empty() {
+        return None;
+    }
+    foreign.sort();
+    let shown: Vec<&str> = foreign.iter().take(5).map(String::as_str).collect();
+    Some(format!(
+        "refusing to clean {}: it holds {} file(s) locref did not write ({}{}); use --force to delete it anyway",
+        out.display(),
+        foreign.len(),
+        shown.join(", "),
+        if foreign.len() > 5 { ", ..." } else { "" }
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamping_keeps_generated_at_of_unchanged_content() {
+        let a = Rendered::new(br#"{"generated_at":"\u0000generated_at\u0000","x":1}"#.to_vec());
+        let mut manifest = Manifest::default();
+        let (first, _) = manifest.stamp_all(&[("/a.json".into(), &a)], "2026-01-01T00:00:00Z");
+        assert_eq!(first[0].bytes, br#"{"generated_at":"2026-01-01T00:00:00Z","x":1}"#);
+        assert!(first[0].changed);
+        let (second, stale) = manifest.stamp_all(&[("/a.json".into(), &a)], "2026-02-02T00:00:00Z");
+        assert_eq!(second[0].bytes, first[0].bytes);
+        assert!(!second[0].changed && stale.is_empty());
+        let (_, stale) = manifest.stamp_all(&[], "2026-03-03T00:00:00Z");
+        assert_eq!(stale, ["/a.json"]);
+    }
+}

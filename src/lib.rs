@@ -1,0 +1,25 @@
+//! locref builds the Localization Reference Data Service: a static site of JSON API envelopes, flat data
+//! files and pages, from the curated files under `sources/` and the rules under `rules/`.
+//!
+//! The pipeline, one layer of salsa queries per module:
+//!
+//! ```text
+//! workspace  files on disk -> salsa inputs (content-hashed)
+//! parse      one file -> typed rows, or located diagnostics
+//! model      registers, cross-file checks, per-country / per-ERP projections (early cutoff)
+//! derive     facts, toggles, counts, filters
+//! render     one query per output file -> bytes
+//! emit       manifest, generated_at, atomic writes, stale removal
+//! ```
+
+pub mod build;
+pub mod db;
+pub mod derive;
+pub mod diagnostics;
+pub mod emit;
+pub mod model;
+pub mod parse;
+pub mod render;
+pub mod resources;
+pub mod routes;
+pub mod workspace;

@@ -1,0 +1,143 @@
+//! The `locref` command line.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+
+use locref::build::render_site;
+use locref::diagnostics::Diagnostic;
+use locref::emit::{build_time, clean_refusal, emit, manifest_path};
+use locref::workspace::Project;
+
+/// Exit codes: 0 success, 1 invalid sources or rules, 2 usage, 3 I/O failure.
+const EXIT_INVALID: u8 = 1;
+const EXIT_IO: u8 = 3;
+
+#[derive(Parser)]
+#[command(name = "locref", version, about = "Builds the Localization Reference Data Service from sources/ and rules/.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the site once into the output folder.
+    Build {
+        /// Output folder.
+        #[arg(long, default_value = "public")]
+        out: PathBuf,
+        /// Start from nothing: delete the output folder first (only a folder locref wrote).
+        #[arg(long)]
+        clean: bool,
+        /// With --clean: delete the output folder even if it holds files locref did not write.
+        #[arg(long, requires = "clean")]
+        force: bool,
+        /// Publish under this base URL instead of rules/site.toml's.
+        #[arg(long)]
+        base_url: Option<String>,
+    },
+    /// Parse, validate and derive everything; write nothing. Exits 1 on any error.
+    Check,
+}
+
+fn print_diagnostics(diagnostics: &[Diagnostic]) {
+    for diagnostic in diagnostics {
+        eprintln!("{diagnostic}");
+    }
+    eprintln!("{} error(s); nothing was written", diagnostics.len());
+}
+
+fn load(root: &Path) -> Result<Project, ExitCode> {
+    Project::load(root).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(EXIT_IO)
+    })
+}
+
+fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> ExitCode {
+    let started = Instant::now();
+    let mut project = match load(Path::new(".")) {
+        Ok(project) => project,
+        Err(code) => return code,
+    };
+    if let Some(url) = &base_url
+        && !locref::parse::is_http_url(url)
+    {
+        eprintln!("error: --base-url `{url}` is not an http(s) URL");
+        return ExitCode::from(2);
+    }
+    project.set_base_url(base_url);
+    let site = match render_site(&project.db) {
+        Ok(site) => site,
+        Err(diagnostics) => {
+            print_diagnostics(&diagnostics);
+            return ExitCode::from(EXIT_INVALID);
+        }
+    };
+    if clean {
+        if let Some(reason) = clean_refusal(out, &project.root, force) {
+            eprintln!("error: {reason}");
+            return ExitCode::from(EXIT_IO);
+        }
+        for result in [std::fs::remove_dir_all(out), std::fs::remove_file(manifest_path(out))] {
+            if let Err(e) = result.or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) }) {
+                eprintln!("error: cannot clean {}: {e}", out.display());
+                return ExitCode::from(EXIT_IO);
+            }
+        }
+    }
+    match emit(out, &site, &build_time()) {
+        Ok((report, _)) => {
+            const SHOWN: usize = 20;
+            for path in report.written.iter().take(SHOWN) {
+                println!("  wrote   {path}");
+            }
+            if report.written.len() > SHOWN {
+                println!("  ... and {} more", report.written.len() - SHOWN);
+            }
+            for path in &report.removed {
+                println!("  removed {path}");
+            }
+            println!(
+                "built {}: {} written, {} unchanged, {} removed in {:.1} ms",
+                out.display(),
+                report.written.len(),
+                report.unchanged,
+                report.removed.len(),
+                started.elapsed().as_secs_f64() * 1000.0
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: writing {}: {e}", out.display());
+            ExitCode::from(EXIT_IO)
+        }
+    }
+}
+
+fn check() -> ExitCode {
+    let project = match load(Path::new(".")) {
+        Ok(project) => project,
+        Err(code) => return code,
+    };
+    match render_site(&project.db) {
+        Ok(site) => {
+            println!("ok: {} outputs, no errors", site.len());
+            ExitCode::SUCCESS
+        }
+        Err(diagnostics) => {
+            print_diagnostics(&diagnostics);
+            ExitCode::from(EXIT_INVALID)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Build { out, clean, force, base_url } => build(&out, clean, force, base_url),
+        Command::Check => check(),
+    }
+}

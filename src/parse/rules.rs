@@ -1,0 +1,381 @@
+//! The rule files under `rules/` (TOML): site identity, route table, toggle rules, filters, the fact
+//! vocabulary and the closed value sets. Each is a salsa input like any source, so editing a rule rebuilds
+//! exactly what depends on it.
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use toml::Spanned;
+
+use super::{is_http_url, is_iso_date, source_text};
+use crate::diagnostics::{Checked, Diagnostic, line_column};
+
+pub const SITE: &str = "rules/site.toml";
+pub const ROUTES: &str = "rules/routes.toml";
+pub const TOGGLES: &str = "rules/toggles.toml";
+pub const FILTERS: &str = "rules/filters.toml";
+pub const FACTS: &str = "rules/facts.toml";
+pub const VOCABULARY: &str = "rules/vocabulary.toml";
+
+/// A position in a rule file, for diagnostics found after parsing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct At {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl At {
+    pub fn error(self, path: &str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(path, self.line, self.column, message)
+    }
+}
+
+fn at<T>(text: &str, spanned: &Spanned<T>) -> At {
+    let (line, column) = line_column(text, spanned.span().start);
+    At { line, column }
+}
+
+fn parse_toml<T: DeserializeOwned + Default>(db: &dyn salsa::Database, path: &str) -> (T, String, Vec<Diagnostic>) {
+    let text = match source_text(db, path) {
+        Ok(text) => text,
+        Err(diagnostic) => return (T::default(), String::new(), vec![diagnostic]),
+    };
+    match toml::from_str::<T>(text) {
+        Ok(value) => (value, text.to_string(), Vec::new()),
+        Err(error) => {
+            let (line, column) = error.span().map_or((1, 1), |span| line_column(text, span.start));
+            let message = error.message().to_string();
+            (T::default(), text.to_string(), vec![Diagnostic::new(path, line, column, message)])
+        }
+    }
+}
+
+// ---------------------------------------------------------------- site.toml
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApiLicence {
+    pub name: String,
+    pub url: String,
+    pub commercial_licence: String,
+    pub commercial_contact: String,
+    pub attribution: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataLicence {
+    pub name: String,
+    pub url: String,
+    pub attribution: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SponsorRules {
+    pub notice: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiteRules {
+    pub title: String,
+    pub description: String,
+    pub base_url: String,
+    pub version: String,
+    pub reference_date: String,
+    pub informational_notice: String,
+    pub api_licence: ApiLicence,
+    pub data_licence: DataLicence,
+    pub sponsors: SponsorRules,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn site_rules(db: &dyn salsa::Database) -> Checked<SiteRules> {
+    let (site, text, mut diagnostics) = parse_toml::<SiteRules>(db, SITE);
+    if diagnostics.is_empty() {
+        let locate = |key: &str| {
+            let offset = text.find(&format!("{key} =")).unwrap_or(0);
+            let (line, column) = line_column(&text, offset);
+            At { line, column }
+        };
+        for (key, url) in [
+            ("base_url", &site.base_url),
+            ("url", &site.api_licence.url),
+            ("url", &site.data_licence.url),
+        ] {
+            if !is_http_url(url) {
+                diagnostics.push(locate(key).error(SITE, format!("`{url}` is not an http(s) URL")));
+            }
+        }
+        if site.base_url.ends_with('/') {
+            diagnostics.push(locate("base_url").error(SITE, "`base_url` must not end with `/`"));
+        }
+        if !is_iso_date(&site.reference_date) {
+            diagnostics.push(locate("reference_date").error(SITE, "`reference_date` must be a YYYY-MM-DD date"));
+        }
+        if !site.api_licence.commercial_licence.starts_with('/') {
+            diagnostics.push(locate("commercial_licence").error(SITE, "`commercial_licence` must be a site-relative path"));
+        }
+    }
+    Checked::new(site, diagnostics)
+}
+
+// ---------------------------------------------------------------- routes.toml
+
+/// How a route appears in openapi.json.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenapiMode {
+    /// One path; a placeholder stays a path parameter.
+    Template,
+    /// Every expanded path on its own.
+    Expand,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRoute {
+    path: Spanned<String>,
+    render: Spanned<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    index: bool,
+    #[serde(default)]
+    openapi: Option<OpenapiMode>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawRoutes {
+    #[serde(default)]
+    route: Vec<RawRoute>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteRule {
+    pub path: String,
+    pub render: String,
+    pub description: Option<String>,
+    pub index: bool,
+    pub openapi: Option<OpenapiMode>,
+    pub path_at: At,
+    pub render_at: At,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn route_rules(db: &dyn salsa::Database) -> Checked<Vec<RouteRule>> {
+    let (raw, text, diagnostics) = parse_toml::<RawRoutes>(db, ROUTES);
+    let routes = raw
+        .route
+        .into_iter()
+        .map(|r| RouteRule {
+            path_at: at(&text, &r.path),
+            render_at: at(&text, &r.render),
+            path: r.path.into_inner(),
+            render: r.render.into_inner(),
+            description: r.description,
+            index: r.index,
+            openapi: r.openapi,
+        })
+        .collect();
+    Checked::new(routes, diagnostics)
+}
+
+// ---------------------------------------------------------------- toggles.toml
+
+/// When a rule's captured `date` must fall relative to the reference date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DateCondition {
+    OnOrBeforeReference,
+    AfterReference,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMatch {
+    pattern: Spanned<String>,
+    value: bool,
+    #[serde(default)]
+    date: Option<DateCondition>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawToggle {
+    name: Spanned<String>,
+    description: String,
+    topics: Vec<String>,
+    rules: Vec<RawMatch>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawToggles {
+    #[serde(default)]
+    toggle: Vec<RawToggle>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToggleMatch {
+    pub pattern: String,
+    pub value: bool,
+    pub date: Option<DateCondition>,
+    pub at: At,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToggleRule {
+    pub name: String,
+    pub description: String,
+    pub topics: Vec<String>,
+    pub rules: Vec<ToggleMatch>,
+    pub at: At,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn toggle_rules(db: &dyn salsa::Database) -> Checked<Vec<ToggleRule>> {
+    let (raw, text, mut diagnostics) = parse_toml::<RawToggles>(db, TOGGLES);
+    let mut toggles = Vec::new();
+    for toggle in raw.toggle {
+        let mut rules = Vec::new();
+        for rule in toggle.rules {
+            let rule_at = at(&text, &rule.pattern);
+            match regex::Regex::new(rule.pattern.get_ref()) {
+                Ok(regex) => {
+                    if rule.date.is_some() && !regex.capture_names().any(|n| n == Some("date")) {
+                        diagnostics.push(rule_at.error(TOGGLES, "a rule with `date` needs a `(?P<date>...)` group in its pattern"));
+                    }
+                }
+                Err(error) => diagnostics.push(rule_at.error(TOGGLES, format!("invalid pattern: {error}"))),
+            }
+            rules.push(ToggleMatch { pattern: rule.pattern.into_inner(), value: rule.value, date: rule.date, at: rule_at });
+        }
+        toggles.push(ToggleRule {
+            at: at(&text, &toggle.name),
+            name: toggle.name.into_inner(),
+            description: toggle.description,
+            topics: toggle.topics,
+            rules,
+        });
+    }
+    Checked::new(toggles, diagnostics)
+}
+
+// ---------------------------------------------------------------- filters.toml
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FilterMatch {
+    AnyTrue,
+    AllTrue,
+    AnyNull,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFilter {
+    slug: Spanned<String>,
+    description: String,
+    #[serde(rename = "match")]
+    matches: FilterMatch,
+    toggles: Spanned<Vec<String>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawFilters {
+    #[serde(default)]
+    filter: Vec<RawFilter>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilterRule {
+    pub slug: String,
+    pub description: String,
+    pub matches: FilterMatch,
+    pub toggles: Vec<String>,
+    pub at: At,
+    pub toggles_at: At,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn filter_rules(db: &dyn salsa::Database) -> Checked<Vec<FilterRule>> {
+    let (raw, text, diagnostics) = parse_toml::<RawFilters>(db, FILTERS);
+    let filters = raw
+        .filter
+        .into_iter()
+        .map(|f| FilterRule {
+            at: at(&text, &f.slug),
+            toggles_at: at(&text, &f.toggles),
+            slug: f.slug.into_inner(),
+            description: f.description,
+            matches: f.matches,
+            toggles: f.toggles.into_inner(),
+        })
+        .collect();
+    Checked::new(filters, diagnostics)
+}
+
+// ---------------------------------------------------------------- facts.toml
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFactLabel {
+    label: Spanned<String>,
+    topic: String,
+    #[serde(default)]
+    erp: Option<String>,
+    #[serde(default = "yes")]
+    flat_file: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawFacts {
+    #[serde(default)]
+    fact: Vec<RawFactLabel>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FactLabel {
+    pub label: String,
+    pub topic: String,
+    pub erp: Option<String>,
+    pub flat_file: bool,
+    pub at: At,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn fact_labels(db: &dyn salsa::Database) -> Checked<Vec<FactLabel>> {
+    let (raw, text, diagnostics) = parse_toml::<RawFacts>(db, FACTS);
+    let labels = raw
+        .fact
+        .into_iter()
+        .map(|f| FactLabel { at: at(&text, &f.label), label: f.label.into_inner(), topic: f.topic, erp: f.erp, flat_file: f.flat_file })
+        .collect();
+    Checked::new(labels, diagnostics)
+}
+
+// ---------------------------------------------------------------- vocabulary.toml
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vocabulary {
+    pub support_types: Vec<String>,
+    pub partner_flags: Vec<String>,
+    pub reporting_erps: Vec<String>,
+    pub evidence: Vec<String>,
+    pub connector_tracked_countries: Vec<String>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn vocabulary(db: &dyn salsa::Database) -> Checked<Vocabulary> {
+    let (vocabulary, _, diagnostics) = parse_toml::<Vocabulary>(db, VOCABULARY);
+    Checked::new(vocabulary, diagnostics)
+}

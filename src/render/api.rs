@@ -1,0 +1,295 @@
+//! The versioned API under `/api/v1/`: every response is an [`Envelope`] of `meta` and `data`.
+
+use serde::Serialize;
+
+use super::{GENERATED_AT_MARK, Rendered, json_bytes};
+use crate::derive::facts::{country_facts, erp_other_facts, erp_support_facts};
+use crate::derive::filters::{FilterKey, filter_members};
+use crate::derive::toggles::toggle_coverage;
+use crate::derive::{country_summary, erp_summary};
+use crate::model::checks::slugify;
+use crate::model::{
+    CountryKey, ErpKey, base_url, countries, country_local_erps, country_partner_flags, country_partners,
+    erp_connectors, erp_partner_flags, erps, partner_order,
+};
+use crate::parse::json_sources::{news_rows, sponsor_rows};
+use crate::parse::rules::site_rules;
+use crate::parse::tables::{LocalErpRow, PartnerFlagRow, PartnerRow, local_erp_rows, partner_flag_rows, partner_rows};
+use crate::resources::{
+    CountryDetail, Endpoint, Envelope, ErpDetail, LocalErp, Licence, Meta, NewsItem, Partner, PartnerFlag, Provider,
+    Sponsor,
+};
+use crate::routes::{Output, Renderer, outputs};
+
+/// `meta.version` and `meta.licence`, projected from `rules/site.toml`.
+#[salsa::tracked(returns(ref))]
+pub fn meta_base(db: &dyn salsa::Database) -> (String, Licence) {
+    let site = &site_rules(db).value;
+    let l = &site.api_licence;
+    let licence = Licence {
+        name: l.name.clone(),
+        url: l.url.clone(),
+        commercial_licence: l.commercial_licence.clone(),
+        commercial_contact: l.commercial_contact.clone(),
+        attribution: l.attribution.clone(),
+    };
+    (site.version.clone(), licence)
+}
+
+fn meta(db: &dyn salsa::Database, count: usize) -> Meta {
+    let (version, licence) = meta_base(db).clone();
+    Meta {
+        version,
+        generated_at: GENERATED_AT_MARK.to_string(),
+        licence,
+        count: count as u64,
+        notice: None,
+        docs: None,
+        openapi: None,
+        toggle_coverage: None,
+    }
+}
+
+fn list<T: Serialize>(db: &dyn salsa::Database, data: Vec<T>) -> Rendered {
+    Rendered::new(json_bytes(&Envelope { meta: meta(db, data.len()), data }))
+}
+
+fn detail<T: Serialize>(db: &dyn salsa::Database, data: T) -> Rendered {
+    Rendered::new(json_bytes(&Envelope { meta: meta(db, 1), data }))
+}
+
+pub fn local_erp(row: &LocalErpRow) -> LocalErp {
+    LocalErp {
+        id: format!("{}-{}", row.country, slugify(&row.name)),
+        country: row.country.clone(),
+        name: row.name.clone(),
+        segment: row.segment.clone(),
+        description: row.description.clone(),
+        website: row.website.clone().unwrap_or_default(),
+        source_url: row.source.first().cloned(),
+        verification: row.verification.as_str().to_string(),
+        last_checked: row.last_verified.clone(),
+    }
+}
+
+pub fn partner_flag(row: &PartnerFlagRow) -> PartnerFlag {
+    PartnerFlag {
+        id: format!("{}-{}", row.country, row.erp),
+        country: row.country.clone(),
+        erp: row.erp.clone(),
+        flag: row.flag.clone(),
+        note: row.note.clone(),
+        source_url: row.source.first().cloned(),
+        verification: row.verification.as_str().to_string(),
+        last_checked: row.last_verified.clone(),
+    }
+}
+
+pub fn partner(row: &PartnerRow) -> Partner {
+    Partner {
+        id: format!("{}-{}-{}", row.country, row.erp, slugify(&row.name)),
+        name: row.name.clone(),
+        erp: row.erp.clone(),
+        country: row.country.clone(),
+        partner_type: row.partner_type.clone(),
+        summary: row.summary.clone(),
+        source_urls: row.source_urls.clone(),
+        source_kind: row.source_kind.clone(),
+        last_checked: row.last_checked.clone(),
+    }
+}
+
+/// The country keys in code order.
+fn country_keys(db: &dyn salsa::Database) -> impl Iterator<Item = CountryKey<'_>> {
+    countries(db).iter().map(move |c| CountryKey::new(db, c.code.clone()))
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_countries(db: &dyn salsa::Database) -> Rendered {
+    let data: Vec<_> = country_keys(db).filter_map(|key| country_summary(db, key).clone()).collect();
+    list(db, data)
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn country_detail<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Option<CountryDetail> {
+    Some(CountryDetail {
+        country: country_summary(db, key).clone()?,
+        facts: country_facts(db, key).clone(),
+        local_erps: country_local_erps(db, key).iter().map(local_erp).collect(),
+        partner_flags: country_partner_flags(db, key).iter().map(partner_flag).collect(),
+        partners: country_partners(db, key).iter().map(partner).collect(),
+    })
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_country<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Rendered {
+    detail(db, country_detail(db, key))
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_erps(db: &dyn salsa::Database) -> Rendered {
+    let data: Vec<_> = erps(db).iter().filter_map(|e| erp_summary(db, ErpKey::new(db, e.id.clone())).clone()).collect();
+    list(db, data)
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn erp_detail<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Option<ErpDetail> {
+    let providers = erp_connectors(db, key)
+        .iter()
+        .map(|row| Provider {
+            provider: row.provider.clone(),
+            connector_type: row.connector_type.clone(),
+            built_by: row.built_by.clone(),
+            direction: row.direction.clone(),
+            countries_in_scope: row.countries_in_scope.clone(),
+            source_urls: row.source_urls.clone(),
+            verification: row.verification.as_str().to_string(),
+            last_checked: row.last_verified.clone(),
+        })
+        .collect();
+    Some(ErpDetail {
+        erp: erp_summary(db, key).clone()?,
+        e_invoicing_support: erp_support_facts(db, key).clone(),
+        other_facts: erp_other_facts(db, key).clone(),
+        partner_flags: erp_partner_flags(db, key).iter().map(partner_flag).collect(),
+        providers,
+    })
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_erp<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Rendered {
+    detail(db, erp_detail(db, key))
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_facts(db: &dyn salsa::Database) -> Rendered {
+    let data: Vec<_> = country_keys(db).flat_map(|key| country_facts(db, key).iter().cloned()).collect();
+    list(db, data)
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_local_erps(db: &dyn salsa::Database) -> Rendered {
+    let mut rows: Vec<&LocalErpRow> = local_erp_rows(db).value.iter().map(|r| &r.row).collect();
+    rows.sort_by(|a, b| (&a.country, a.name.to_lowercase()).cmp(&(&b.country, b.name.to_lowercase())));
+    list(db, rows.into_iter().map(local_erp).collect())
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_partner_flags(db: &dyn salsa::Database) -> Rendered {
+    let mut rows: Vec<&PartnerFlagRow> = partner_flag_rows(db).value.iter().map(|r| &r.row).collect();
+    rows.sort_by(|a, b| (&a.country, &a.erp).cmp(&(&b.country, &b.erp)));
+    list(db, rows.into_iter().map(partner_flag).collect())
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_partners(db: &dyn salsa::Database) -> Rendered {
+    let mut rows: Vec<&PartnerRow> = partner_rows(db).value.iter().map(|r| &r.row).collect();
+    rows.sort_by(|a, b| partner_order(a, b));
+    list(db, rows.into_iter().map(partner).collect())
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_news(db: &dyn salsa::Database) -> Rendered {
+    let mut items: Vec<NewsItem> = news_rows(db)
+        .value
+        .iter()
+        .map(|n| NewsItem {
+            id: n.id.clone(),
+            title: n.title.clone(),
+            url: n.url.clone(),
+            date: n.date.clone(),
+            first_seen: n.first_seen.clone(),
+            erps: n.erps.clone(),
+            source: n.source.clone(),
+        })
+        .collect();
+    // Newest first; undated items last; ties by id.
+    items.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.id.cmp(&b.id)));
+    list(db, items)
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_sponsors(db: &dyn salsa::Database) -> Rendered {
+    let mut items: Vec<Sponsor> = sponsor_rows(db)
+        .value
+        .iter()
+        .map(|s| Sponsor {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            scope: s.scope.clone(),
+            tagline: s.tagline.clone(),
+            description: s.description.clone(),
+            url: s.url.clone(),
+            start: s.start.clone(),
+            end: s.end.clone(),
+            sponsored: true,
+        })
+        .collect();
+    items.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut meta = meta(db, items.len());
+    meta.notice = Some(site_rules(db).value.sponsors.notice.clone());
+    Rendered::new(json_bytes(&Envelope { meta, data: items }))
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_filter<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Rendered {
+    list(db, filter_members(db, key).clone())
+}
+
+/// Number of items an output lists, for `index.json`; `None` for detail and non-list outputs.
+pub fn item_count(db: &dyn salsa::Database, output: &Output) -> Option<u64> {
+    let n = match output.renderer {
+        Renderer::ApiCountries => countries(db).len(),
+        Renderer::ApiErps => erps(db).len(),
+        Renderer::ApiFacts => return Some(country_keys(db).filter_map(|k| country_summary(db, k).as_ref()).map(|c| c.counts.facts).sum()),
+        Renderer::ApiLocalErps => local_erp_rows(db).value.len(),
+        Renderer::ApiPartnerFlags => partner_flag_rows(db).value.len(),
+        Renderer::ApiPartners => partner_rows(db).value.len(),
+        Renderer::ApiNews => news_rows(db).value.len(),
+        Renderer::ApiSponsors => sponsor_rows(db).value.len(),
+        Renderer::ApiFilter => filter_members(db, FilterKey::new(db, output.param.clone()?)).len(),
+        Renderer::DataJson | Renderer::DataCsv => super::data::flat_table(db, super::data::StemKey::new(db, output.param.clone()?)).rows.len(),
+        _ => return None,
+    };
+    Some(n as u64)
+}
+
+/// The index entries: one per indexed route, with a placeholder route listed once as its template unless
+/// it is described per expanded path.
+#[salsa::tracked(returns(ref))]
+pub fn endpoints(db: &dyn salsa::Database) -> Vec<Endpoint> {
+    let rules = &crate::parse::rules::route_rules(db).value;
+    let filters = &crate::parse::rules::filter_rules(db).value;
+    let mut entries = Vec::new();
+    let mut templates_listed = std::collections::BTreeSet::new();
+    for output in outputs(db) {
+        let rule = &rules[output.route];
+        if !rule.index {
+            continue;
+        }
+        let expand = rule.openapi == Some(crate::parse::rules::OpenapiMode::Expand) || output.param.is_none();
+        if !expand {
+            if templates_listed.insert(output.route) {
+                entries.push(Endpoint { path: rule.path.clone(), description: rule.description.clone().unwrap_or_default(), count: None });
+            }
+            continue;
+        }
+        let description = match output.renderer {
+            Renderer::ApiFilter => filters.iter().find(|f| Some(&f.slug) == output.param.as_ref()).map(|f| f.description.clone()),
+            _ => rule.description.clone(),
+        };
+        entries.push(Endpoint { path: output.path.clone(), description: description.unwrap_or_default(), count: item_count(db, &output) });
+    }
+    entries
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_index(db: &dyn salsa::Database) -> Rendered {
+    let data = endpoints(db).clone();
+    let base = base_url(db);
+    let mut meta = meta(db, data.len());
+    meta.docs = Some(format!("{base}/api/"));
+    meta.openapi = Some(format!("{base}/api/openapi.json"));
+    meta.toggle_coverage = Some(*toggle_coverage(db));
+    Rendered::new(json_bytes(&Envelope { meta, data }))
+}

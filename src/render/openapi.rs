@@ -1,0 +1,153 @@
+//! `/api/openapi.json`: OpenAPI 3.1. Paths come from the route table; schemas come from the Rust resource
+//! types through schemars, so the document describes exactly what the build emits.
+
+use schemars::JsonSchema;
+use schemars::generate::{SchemaGenerator, SchemaSettings};
+use serde_json::{Map, Value, json};
+
+use super::{Rendered, json_bytes};
+use crate::model::{base_url, reference_date};
+use crate::parse::rules::{OpenapiMode, filter_rules, route_rules, site_rules, toggle_rules};
+use crate::render::data::{StemKey, flat_table, stem_description};
+use crate::resources::{
+    ApiError, Country, CountryDetail, Endpoint, Envelope, Erp, ErpDetail, Fact, FilterItem, LocalErp, NewsItem,
+    Partner, PartnerFlag, Sponsor,
+};
+use crate::routes::{Output, Param, Renderer, outputs, param_values};
+
+/// A schema generator whose `$ref`s point into `#/components/schemas/` (OpenAPI 3.1 = JSON Schema 2020-12).
+pub fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .for_serialize()
+        .with(|s| {
+            s.definitions_path = "/components/schemas".into();
+            s.meta_schema = None;
+        })
+        .into_generator()
+}
+
+fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
+    serde_json::to_value(generator.subschema_for::<T>()).expect("schema serializes")
+}
+
+/// The response body schema of an output of `renderer` (for `{stem}` routes, of that table).
+fn response_schema(db: &dyn salsa::Database, generator: &mut SchemaGenerator, output: &Output) -> (String, Value) {
+    let json = "application/json".to_string();
+    match output.renderer {
+        Renderer::ApiIndex => (json, schema_of::<Envelope<Vec<Endpoint>>>(generator)),
+        Renderer::ApiCountries => (json, schema_of::<Envelope<Vec<Country>>>(generator)),
+        Renderer::ApiCountry => (json, schema_of::<Envelope<CountryDetail>>(generator)),
+        Renderer::ApiErps => (json, schema_of::<Envelope<Vec<Erp>>>(generator)),
+        Renderer::ApiErp => (json, schema_of::<Envelope<ErpDetail>>(generator)),
+        Renderer::ApiFacts => (json, schema_of::<Envelope<Vec<Fact>>>(generator)),
+        Renderer::ApiLocalErps => (json, schema_of::<Envelope<Vec<LocalErp>>>(generator)),
+        Renderer::ApiPartnerFlags => (json, schema_of::<Envelope<Vec<PartnerFlag>>>(generator)),
+        Renderer::ApiPartners => (json, schema_of::<Envelope<Vec<Partner>>>(generator)),
+        Renderer::ApiNews => (json, schema_of::<Envelope<Vec<NewsItem>>>(generator)),
+        Renderer::ApiSponsors => (json, schema_of::<Envelope<Vec<Sponsor>>>(generator)),
+        Renderer::ApiFilter => (json, schema_of::<Envelope<Vec<FilterItem>>>(generator)),
+        Renderer::Openapi => (json, json!({"type": "object", "description": "An OpenAPI 3.1 document."})),
+        Renderer::Datapackage => (json, json!({"type": "object", "description": "A Frictionless Data Package descriptor."})),
+        Renderer::DataJson => {
+            let table = flat_table(db, StemKey::new(db, output.param.clone().unwrap_or_default()));
+            let properties: Map<String, Value> =
+                table.columns.iter().map(|c| (c.clone(), json!({"type": "string"}))).collect();
+            let record = json!({"type": "object", "properties": properties, "required": table.columns, "additionalProperties": false});
+            (json, json!({"type": "array", "items": record}))
+        }
+        Renderer::DataCsv => ("text/csv".into(), json!({"type": "string", "description": "CSV (RFC 4180) with a header row."})),
+        Renderer::DataLicence | Renderer::Headers => ("text/plain".into(), json!({"type": "string"})),
+    }
+}
+
+/// The toggles' descriptions come from `rules/toggles.toml`, with the reference date filled in.
+fn describe_toggles(db: &dyn salsa::Database, schemas: &mut Map<String, Value>) {
+    let reference = reference_date(db);
+    let Some(properties) = schemas.get_mut("Toggles").and_then(|t| t.get_mut("properties")).and_then(Value::as_object_mut) else {
+        return;
+    };
+    for rule in &toggle_rules(db).value {
+        if let Some(property) = properties.get_mut(&rule.name).and_then(Value::as_object_mut) {
+            let text = rule.description.replace("{reference_date}", reference);
+            property.insert("description".into(), Value::String(format!("{text} null = unknown.")));
+        }
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn openapi(db: &dyn salsa::Database) -> Rendered {
+    let site = &site_rules(db).value;
+    let rules = &route_rules(db).value;
+    let filters = &filter_rules(db).value;
+    let mut generator = generator();
+    let mut paths = Map::new();
+    let mut described_routes = std::collections::BTreeSet::new();
+    for output in outputs(db) {
+        let rule = &rules[output.route];
+        let Some(mode) = rule.openapi else { continue };
+        let param = output.renderer.param();
+        let templated = mode == OpenapiMode::Template && param != Param::None;
+        if templated && !described_routes.insert(output.route) {
+            continue;
+        }
+        let path = if templated { rule.path.clone() } else { output.path.clone() };
+        let description = match output.renderer {
+            Renderer::ApiFilter => filters.iter().find(|f| Some(&f.slug) == output.param.as_ref()).map(|f| f.description.clone()),
+            Renderer::DataJson | Renderer::DataCsv => output
+                .param
+                .as_deref()
+                .map(|stem| format!("{} {}", stem_description(stem), rule.description.clone().unwrap_or_default())),
+            _ => rule.description.clone(),
+        }
+        .unwrap_or_default();
+        let (media_type, schema) = response_schema(db, &mut generator, &output);
+        let cors = json!({"Access-Control-Allow-Origin": {"description": "Always `*`.", "schema": {"type": "string", "const": "*"}}});
+        let mut responses = Map::new();
+        responses.insert(
+            "200".into(),
+            json!({"description": "OK", "headers": cors, "content": {media_type: {"schema": schema}}}),
+        );
+        let mut operation = Map::new();
+        let operation_id = path.trim_start_matches('/').replace(['/', '.', '{', '}', '-'], "_");
+        operation.insert("operationId".into(), Value::String(operation_id));
+        operation.insert("summary".into(), Value::String(description.clone()));
+        if templated {
+            let name = param.name().unwrap_or_default();
+            let values = param_values(db, param);
+            operation.insert(
+                "parameters".into(),
+                json!([{
+                    "name": name,
+                    "in": "path",
+                    "required": true,
+                    "description": format!("One of the {} listed values, lower case.", values.len()),
+                    "schema": {"type": "string", "enum": values},
+                }]),
+            );
+            let error = schema_of::<ApiError>(&mut generator);
+            responses.insert(
+                "404".into(),
+                json!({"description": format!("Unknown {name}."), "headers": cors, "content": {"application/json": {"schema": error}}}),
+            );
+        }
+        operation.insert("responses".into(), Value::Object(responses));
+        paths.insert(path, json!({"get": operation}));
+    }
+    let mut schemas = generator.take_definitions(true);
+    describe_toggles(db, &mut schemas);
+    let base = base_url(db);
+    let document = json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": site.title,
+            "version": "1.0.0",
+            "description": format!("{} {} Data version: {}.", site.description, site.informational_notice, site.version),
+            "license": {"name": site.api_licence.name, "url": site.api_licence.url},
+            "contact": {"email": site.api_licence.commercial_contact},
+        },
+        "servers": [{"url": base}],
+        "paths": paths,
+        "components": {"schemas": schemas},
+    });
+    Rendered::new(json_bytes(&document))
+}

@@ -1,0 +1,559 @@
+//! The published API resources, exactly as SPEC.md defines them.
+//!
+//! These types are both what the build serializes and what `openapi.json` describes (schemars derives the
+//! component schemas from them), so the document cannot drift from the files.
+//!
+//! Required-ness follows the SPEC. schemars (in serialize mode) lists a field as required unless it has
+//! `skip_serializing_if`; for fields the SPEC marks optional that the build nevertheless always emits,
+//! [`spec_optional`] is a `skip_serializing_if` predicate that never skips.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// Marks a field as optional in the schema (the SPEC's "required: no") while always serializing it.
+pub fn spec_optional<T>(_: &T) -> bool {
+    false
+}
+
+/// Every API response: exactly `meta` and `data`.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Envelope_{T}")]
+pub struct Envelope<T> {
+    pub meta: Meta,
+    pub data: T,
+}
+
+/// Metadata of a response.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Meta {
+    /// Data/API version string.
+    pub version: String,
+    /// Time of the build that last changed this response's content (UTC).
+    #[schemars(extend("format" = "date-time"))]
+    pub generated_at: String,
+    pub licence: Licence,
+    /// Number of items in `data`; 1 for detail endpoints.
+    pub count: u64,
+    /// Present on the sponsors response: the content is sponsored, not part of the verified dataset, and
+    /// does not affect facts, toggles or listing order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub notice: Option<String>,
+    /// Absolute URL of the HTML docs (on the index response).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String", extend("format" = "uri"))]
+    pub docs: Option<String>,
+    /// Absolute URL of the OpenAPI description (on the index response).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String", extend("format" = "uri"))]
+    pub openapi: Option<String>,
+    /// On the index response: for each toggle, how many countries have it true, false and null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ToggleCoverage")]
+    pub toggle_coverage: Option<ToggleCoverage>,
+}
+
+/// Licence of the API data.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Licence {
+    pub name: String,
+    pub url: String,
+    /// Site-relative path of the commercial licence terms.
+    pub commercial_licence: String,
+    /// Contact address for a commercial licence.
+    pub commercial_contact: String,
+    /// Attribution string to use when reusing the data.
+    pub attribution: String,
+}
+
+/// Derived boolean toggles of a country; `null` means unknown and is never a guess.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Toggles {
+    pub e_invoicing_mandatory_b2b: Option<bool>,
+    pub e_invoicing_b2b_in_force: Option<bool>,
+    pub e_invoicing_mandatory_b2g: Option<bool>,
+    pub real_time_reporting: Option<bool>,
+    pub saft_required: Option<bool>,
+    pub audit_file_on_request: Option<bool>,
+}
+
+impl Toggles {
+    /// The toggle names, in the SPEC's order.
+    pub const NAMES: [&'static str; 6] = [
+        "e_invoicing_mandatory_b2b",
+        "e_invoicing_b2b_in_force",
+        "e_invoicing_mandatory_b2g",
+        "real_time_reporting",
+        "saft_required",
+        "audit_file_on_request",
+    ];
+
+    pub fn get(&self, name: &str) -> Option<bool> {
+        self.values().into_iter().find(|(n, _)| *n == name).and_then(|(_, v)| v)
+    }
+
+    pub fn values(&self) -> [(&'static str, Option<bool>); 6] {
+        let t = self;
+        let v = [
+            t.e_invoicing_mandatory_b2b,
+            t.e_invoicing_b2b_in_force,
+            t.e_invoicing_mandatory_b2g,
+            t.real_time_reporting,
+            t.saft_required,
+            t.audit_file_on_request,
+        ];
+        std::array::from_fn(|i| (Self::NAMES[i], v[i]))
+    }
+
+    pub fn set(&mut self, name: &str, value: Option<bool>) {
+        let slot = match name {
+            "e_invoicing_mandatory_b2b" => &mut self.e_invoicing_mandatory_b2b,
+            "e_invoicing_b2b_in_force" => &mut self.e_invoicing_b2b_in_force,
+            "e_invoicing_mandatory_b2g" => &mut self.e_invoicing_mandatory_b2g,
+            "real_time_reporting" => &mut self.real_time_reporting,
+            "saft_required" => &mut self.saft_required,
+            "audit_file_on_request" => &mut self.audit_file_on_request,
+            _ => return,
+        };
+        *slot = value;
+    }
+}
+
+/// How many countries have a toggle true, false or null.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CoverageCounts {
+    #[serde(rename = "true")]
+    pub true_: u64,
+    #[serde(rename = "false")]
+    pub false_: u64,
+    pub null: u64,
+}
+
+/// `meta.toggle_coverage`: one member per toggle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToggleCoverage {
+    pub e_invoicing_mandatory_b2b: CoverageCounts,
+    pub e_invoicing_b2b_in_force: CoverageCounts,
+    pub e_invoicing_mandatory_b2g: CoverageCounts,
+    pub real_time_reporting: CoverageCounts,
+    pub saft_required: CoverageCounts,
+    pub audit_file_on_request: CoverageCounts,
+}
+
+/// Counts of a country's records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CountryCounts {
+    pub facts: u64,
+    pub facts_verified: u64,
+    pub erp_matrix_cells: u64,
+    pub local_erps: u64,
+    pub partners: u64,
+    pub partner_flags: u64,
+}
+
+/// A country (list item; also the base of CountryDetail).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Country {
+    /// Lower-case ISO 3166-1 alpha-2 code.
+    pub code: String,
+    pub name: String,
+    pub region: String,
+    /// Absolute URL of the HTML country page.
+    #[schemars(extend("format" = "uri"))]
+    pub url: String,
+    /// Site-relative path of the country detail endpoint.
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub api_url: String,
+    pub counts: CountryCounts,
+    pub toggles: Toggles,
+    /// Standard VAT/GST rate in percent; null if unknown.
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub vat_standard_rate: Option<f64>,
+    /// Reduced, super-reduced and parking rates in percent (zero rate excluded); null if unknown.
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub vat_reduced_rates: Option<Vec<f64>>,
+    /// Local name of the VAT/GST.
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub vat_name: Option<String>,
+    /// Free text for residents / non-residents.
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub vat_registration_threshold: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub vat_filing_frequency: Option<String>,
+}
+
+/// A country with all its records.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CountryDetail {
+    #[serde(flatten)]
+    pub country: Country,
+    pub facts: Vec<Fact>,
+    pub local_erps: Vec<LocalErp>,
+    pub partner_flags: Vec<PartnerFlag>,
+    pub partners: Vec<Partner>,
+}
+
+/// Fact topic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FactTopic {
+    Currency,
+    EInvoicing,
+    EInvoicingErpSupport,
+    ErpLocalization,
+    EuVida,
+    FiscalYear,
+    Language,
+    Payroll,
+    PeriodicReporting,
+    Saft,
+    StatutoryAccounts,
+    TaxAuthority,
+    Vat,
+    VatReporting,
+}
+
+impl FactTopic {
+    pub const ALL: [FactTopic; 14] = [
+        FactTopic::Currency,
+        FactTopic::EInvoicing,
+        FactTopic::EInvoicingErpSupport,
+        FactTopic::ErpLocalization,
+        FactTopic::EuVida,
+        FactTopic::FiscalYear,
+        FactTopic::Language,
+        FactTopic::Payroll,
+        FactTopic::PeriodicReporting,
+        FactTopic::Saft,
+        FactTopic::StatutoryAccounts,
+        FactTopic::TaxAuthority,
+        FactTopic::Vat,
+        FactTopic::VatReporting,
+    ];
+
+    /// The enum value (`e_invoicing`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FactTopic::Currency => "currency",
+            FactTopic::EInvoicing => "e_invoicing",
+            FactTopic::EInvoicingErpSupport => "e_invoicing_erp_support",
+            FactTopic::ErpLocalization => "erp_localization",
+            FactTopic::EuVida => "eu_vida",
+            FactTopic::FiscalYear => "fiscal_year",
+            FactTopic::Language => "language",
+            FactTopic::Payroll => "payroll",
+            FactTopic::PeriodicReporting => "periodic_reporting",
+            FactTopic::Saft => "saft",
+            FactTopic::StatutoryAccounts => "statutory_accounts",
+            FactTopic::TaxAuthority => "tax_authority",
+            FactTopic::Vat => "vat",
+            FactTopic::VatReporting => "vat_reporting",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The slug used in fact ids (`e-invoicing`).
+    pub fn slug(self) -> String {
+        self.name().replace('_', "-")
+    }
+}
+
+/// Fact status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FactStatus {
+    Verified,
+    Unverified,
+}
+
+impl FactStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FactStatus::Verified => "verified",
+            FactStatus::Unverified => "unverified",
+        }
+    }
+}
+
+/// How a fact was checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verification {
+    /// Checked on an official or vendor source as recorded.
+    Official,
+    /// Reputable secondary source.
+    Secondary,
+    /// No source confirmed.
+    Unverified,
+}
+
+impl Verification {
+    pub const NAMES: [&'static str; 3] = ["official", "secondary", "unverified"];
+
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::NAMES.iter().position(|n| *n == text).map(|i| [Self::Official, Self::Secondary, Self::Unverified][i])
+    }
+
+    pub fn is_verified(self) -> bool {
+        self != Verification::Unverified
+    }
+
+    /// The fact / flat-file `status`.
+    pub fn status(self) -> FactStatus {
+        if self.is_verified() { FactStatus::Verified } else { FactStatus::Unverified }
+    }
+}
+
+/// One fact about a country (and, when ERP-specific, an ERP).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fact {
+    /// Country code, topic slug and (if ERP-specific) ERP id, joined with hyphens.
+    pub id: String,
+    pub country: String,
+    /// ERP id when the fact is ERP-specific; null otherwise.
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub erp: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub topic: FactTopic,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub label: String,
+    pub value: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub status: FactStatus,
+    /// Set for `e_invoicing` facts (B2B or B2G mandate); null elsewhere or when unclear.
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub mandatory: Option<bool>,
+    /// Null until dates are recorded as structured fields; deadlines are in the value text or in `details`.
+    #[serde(skip_serializing_if = "spec_optional")]
+    #[schemars(extend("format" = "date"))]
+    pub effective_date: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub source_url: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub source_urls: Vec<String>,
+    pub verification: Verification,
+    #[serde(skip_serializing_if = "spec_optional")]
+    #[schemars(extend("format" = "date"))]
+    pub last_checked: Option<String>,
+    /// Free-form per-fact attributes (strings).
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub details: BTreeMap<String, String>,
+}
+
+/// A local or regional ERP / accounting system.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LocalErp {
+    pub id: String,
+    pub country: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub segment: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub description: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub website: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub source_url: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub verification: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub last_checked: Option<String>,
+}
+
+/// A country where a global ERP is localized through local partners or add-ons.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PartnerFlag {
+    pub id: String,
+    pub country: String,
+    pub erp: String,
+    pub flag: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub note: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub source_url: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub verification: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub last_checked: Option<String>,
+}
+
+/// A localization partner or app. No pricing, no featured or sponsored member.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Partner {
+    pub id: String,
+    pub name: String,
+    pub erp: String,
+    pub country: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub partner_type: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub summary: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub source_urls: Vec<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub source_kind: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub last_checked: Option<String>,
+}
+
+/// Counts of an ERP's records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErpCounts {
+    pub e_invoicing_countries: u64,
+    pub partner_flags: u64,
+    pub partners: u64,
+}
+
+/// An ERP product (list item; also the base of ErpDetail).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Erp {
+    pub id: String,
+    pub name: String,
+    pub vendor: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub category: Option<String>,
+    /// Neutral description, stripped of pricing and commercial terms.
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub profile: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub website: Option<String>,
+    /// Absolute URL of the HTML ERP page.
+    #[serde(skip_serializing_if = "spec_optional")]
+    #[schemars(extend("format" = "uri"))]
+    pub url: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub api_url: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub counts: ErpCounts,
+}
+
+/// An e-invoicing provider's connector route for an ERP.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Provider {
+    pub provider: String,
+    pub connector_type: String,
+    pub built_by: String,
+    /// Send/receive scope.
+    pub direction: String,
+    pub countries_in_scope: Vec<String>,
+    pub source_urls: Vec<String>,
+    pub verification: String,
+    #[schemars(extend("format" = "date"))]
+    pub last_checked: Option<String>,
+}
+
+/// An ERP with its per-country records.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErpDetail {
+    #[serde(flatten)]
+    pub erp: Erp,
+    /// Per country, the ERP's e-invoicing support (topic `e_invoicing_erp_support`).
+    pub e_invoicing_support: Vec<Fact>,
+    /// Other ERP-specific facts (for example topic `erp_localization`).
+    pub other_facts: Vec<Fact>,
+    pub partner_flags: Vec<PartnerFlag>,
+    pub providers: Vec<Provider>,
+}
+
+/// A vendor news item: title, date and link only.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewsItem {
+    pub id: String,
+    pub title: String,
+    #[schemars(extend("format" = "uri"))]
+    pub url: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    #[schemars(extend("format" = "date"))]
+    pub date: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub first_seen: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub erps: Vec<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub source: Option<String>,
+}
+
+/// A paid placement; never part of the verified data.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Sponsor {
+    pub id: String,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub scope: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub tagline: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub start: Option<String>,
+    #[serde(skip_serializing_if = "spec_optional")]
+    pub end: Option<String>,
+    /// Always `true`.
+    #[schemars(extend("const" = true))]
+    pub sponsored: bool,
+}
+
+/// An entry of the index.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Endpoint {
+    /// Site-relative path.
+    pub path: String,
+    pub description: String,
+    /// Number of items; null for entries with no count.
+    pub count: Option<u64>,
+}
+
+/// A country listed by a filter.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FilterItem {
+    pub code: String,
+    pub name: String,
+    pub region: String,
+    pub toggles: Toggles,
+    /// `/api/v1/countries/<code>.json`.
+    pub api_url: String,
+}
+
+/// The body of a 404 for an unknown country code or ERP id in a detail path (dev server).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApiError {
+    /// The HTTP status (404).
+    pub status: u16,
+    /// `not_found`.
+    pub error: String,
+    pub message: String,
+}

@@ -1,0 +1,193 @@
+//! The project on disk as salsa inputs: every file under `sources/` and `rules/` becomes a
+//! [`SourceFile`]; edits are detected by content hash (blake3), never by modification time, so a touch or
+//! an editor's save of identical bytes changes nothing.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use salsa::{Durability, Setter};
+
+use crate::db::{BuildOptions, Db, SourceFile, Workspace};
+
+/// The folders whose files are inputs.
+pub const INPUT_DIRS: [&str; 2] = ["sources", "rules"];
+
+/// Names editors write transiently: never inputs.
+pub fn is_noise(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") || name.ends_with(".swx")
+        || name.ends_with(".tmp") || name == "4913"
+}
+
+/// Rules and registers change rarely: salsa can skip re-validating queries that read only them.
+fn durability(relative: &str) -> Durability {
+    if relative.starts_with("rules/") || relative.starts_with("sources/registers/") {
+        Durability::HIGH
+    } else {
+        Durability::LOW
+    }
+}
+
+/// A project root and the salsa database holding its files.
+pub struct Project {
+    pub root: PathBuf,
+    pub db: Db,
+    files: BTreeMap<String, (SourceFile, blake3::Hash)>,
+}
+
+impl Project {
+    /// Reads every input file under `root`.
+    pub fn load(root: &Path) -> io::Result<Project> {
+        let root = root.canonicalize()?;
+        for dir in INPUT_DIRS {
+            if !root.join(dir).is_dir() {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("{} has no `{dir}/` folder: run locref in a project root", root.display()),
+                ));
+            }
+        }
+        let db = Db::default();
+        let _ = Workspace::builder(BTreeMap::new()).files_durability(Durability::HIGH).new(&db);
+        let _ = BuildOptions::new(&db, None);
+        let mut project = Project { root, db, files: BTreeMap::new() };
+        project.rescan()?;
+        Ok(project)
+    }
+
+    /// Sets `--base-url` (or the dev server's address); `None` uses `rules/site.toml`.
+    pub fn set_base_url(&mut self, url: Option<String>) {
+        let options = BuildOptions::get(&self.db);
+        if options.base_url_override(&self.db) != &url {
+            options.set_base_url_override(&mut self.db).with_durability(Durability::HIGH).to(url);
+        }
+    }
+
+    /// Re-reads every input folder; returns the relative paths whose content changed, appeared or vanished.
+    pub fn rescan(&mut self) -> io::Result<Vec<String>> {
+        let mut found = Vec::new();
+        for dir in INPUT_DIRS {
+            walk(&self.root.join(dir), &mut found)?;
+        }
+        let mut changed = Vec::new();
+        let present: std::collections::BTreeSet<String> = found.iter().filter_map(|p| self.relative(p)).collect();
+        let gone: Vec<String> = self.files.keys().filter(|k| !present.contains(*k)).cloned().collect();
+        for path in found {
+            if let Some(rel) = self.update(&path)? {
+                changed.push(rel);
+            }
+        }
+        for rel in gone {
+            self.files.remove(&rel);
+            changed.push(rel);
+        }
+        if !changed.is_empty() {
+            self.publish_file_list();
+        }
+        Ok(changed)
+    }
+
+    /// Re-reads the given paths (a watcher's hints: files, folders or deleted paths); returns the relative
+    /// paths whose content changed.
+    pub fn sync_paths(&mut self, paths: &[PathBuf]) -> io::Result<Vec<String>> {
+        let mut changed = Vec::new();
+        let mut list_changed = false;
+        for path in paths {
+            if path.is_dir() {
+                let mut found = Vec::new();
+                walk(path, &mut found)?;
+                for file in found {
+                    let known = self.relative(&file).is_some_and(|r| self.files.contains_key(&r));
+                    if let Some(rel) = self.update(&file)? {
+                        list_changed |= !known;
+                        changed.push(rel);
+                    }
+                }
+            } else if path.is_file() {
+                let known = self.relative(path).is_some_and(|r| self.files.contains_key(&r));
+                if let Some(rel) = self.update(path)? {
+                    list_changed |= !known;
+                    changed.push(rel);
+                }
+            } else if let Some(rel) = self.relative(path) {
+                // Gone: the file, or a whole folder of files.
+                let prefix = format!("{rel}/");
+                let gone: Vec<String> =
+                    self.files.keys().filter(|k| **k == rel || k.starts_with(&prefix)).cloned().collect();
+                for key in gone {
+                    self.files.remove(&key);
+                    changed.push(key);
+                    list_changed = true;
+                }
+            }
+        }
+        if list_changed {
+            self.publish_file_list();
+        }
+        changed.sort();
+        changed.dedup();
+        Ok(changed)
+    }
+
+    /// The project-relative path of an input, or `None` for paths outside the input folders and noise.
+    fn relative(&self, path: &Path) -> Option<String> {
+        let rel = path.strip_prefix(&self.root).ok()?;
+        let first = rel.components().next()?.as_os_str().to_str()?;
+        if !INPUT_DIRS.contains(&first) || rel.components().any(|c| is_noise(Path::new(c.as_os_str()))) {
+            return None;
+        }
+        Some(rel.to_str()?.replace('\\', "/"))
+    }
+
+    /// Reads one file; sets its input only when its bytes changed. Returns its relative path if so.
+    fn update(&mut self, path: &Path) -> io::Result<Option<String>> {
+        let Some(rel) = self.relative(path) else { return Ok(None) };
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let hash = blake3::hash(&bytes);
+        match self.files.get_mut(&rel) {
+            Some((_, old)) if *old == hash => Ok(None),
+            Some((file, old)) => {
+                *old = hash;
+                let file = *file;
+                file.set_bytes(&mut self.db).with_durability(durability(&rel)).to(bytes);
+                Ok(Some(rel))
+            }
+            None => {
+                let file = SourceFile::builder(rel.clone(), bytes).bytes_durability(durability(&rel)).new(&self.db);
+                self.files.insert(rel.clone(), (file, hash));
+                Ok(Some(rel))
+            }
+        }
+    }
+
+    fn publish_file_list(&mut self) {
+        let list: BTreeMap<String, SourceFile> = self.files.iter().map(|(k, (f, _))| (k.clone(), *f)).collect();
+        Workspace::get(&self.db).set_files(&mut self.db).with_durability(Durability::HIGH).to(list);
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let mut paths: Vec<PathBuf> = entries.map(|e| e.map(|e| e.path())).collect::<io::Result<_>>()?;
+    paths.sort();
+    for path in paths {
+        if is_noise(&path) {
+            continue;
+        }
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path.is_file() {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
