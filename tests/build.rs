@@ -1,0 +1,612 @@
+//! The build on the shipped sources and on small fixtures, through the real binary: every SPEC rule that can
+//! be checked on files, OpenAPI schema validation of every API body, no-op rebuilds, reproducibility,
+//! located diagnostics, and `--clean` safety.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+const PROJECT: &str = env!("CARGO_MANIFEST_DIR");
+const EPOCH: &str = "1790000000"; // 2026-09-21T14:13:20Z
+
+/// A scratch project: a copy of the shipped `sources/` and `rules/`.
+fn scratch_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["sources", "rules"] {
+        copy_dir(&Path::new(PROJECT).join(sub), &dir.path().join(sub));
+    }
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() { copy_dir(&path, &target) } else { std::fs::copy(&path, &target).unwrap(); }
+    }
+}
+
+fn locref(project: &Path, args: &[&str], epoch: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_locref"))
+        .args(args)
+        .current_dir(project)
+        .env("SOURCE_DATE_EPOCH", epoch)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Every file under `dir`, as site path -> bytes.
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = format!("/{}", path.strip_prefix(dir).unwrap().to_string_lossy());
+                files.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// One build of the shipped sources, shared by the read-only tests.
+struct Shipped {
+    _project: tempfile::TempDir,
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+fn shipped() -> &'static Shipped {
+    static SHIPPED: OnceLock<Shipped> = OnceLock::new();
+    SHIPPED.get_or_init(|| {
+        let project = scratch_project();
+        let out = project.path().join("public");
+        let run = locref(project.path(), &["build", "--out", "public"], EPOCH);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        let files = tree(&out);
+        Shipped { _project: project, files }
+    })
+}
+
+fn json_file(path: &str) -> Value {
+    let bytes = shipped().files.get(path).unwrap_or_else(|| panic!("{path} was not built"));
+    serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+const CODES: &str = "ad ae al ar at au ba be bg br by ca ch cn cy cz de dk ee es fi fr gb ge gr hr hu ie il in is it jp li lt lu lv mc md me mk mt mx my nl no nz pl pt ro rs sa se sg si sk tr ua us xk za";
+const ERPS: [&str; 11] = [
+    "sap-s4hana-cloud", "sap-business-bydesign", "sap-business-one", "oracle-netsuite", "oracle-fusion-cloud-erp",
+    "microsoft-dynamics-365-finance", "microsoft-dynamics-365-business-central", "workday-financial-management",
+    "sage-intacct", "infor-cloudsuite", "odoo",
+];
+const TOGGLES: [&str; 6] = [
+    "e_invoicing_mandatory_b2b", "e_invoicing_b2b_in_force", "e_invoicing_mandatory_b2g", "real_time_reporting",
+    "saft_required", "audit_file_on_request",
+];
+
+fn api_paths() -> Vec<&'static String> {
+    shipped().files.keys().filter(|p| p.starts_with("/api/v1/")).collect()
+}
+
+#[test]
+fn every_spec_endpoint_exists_for_exactly_the_listed_ids() {
+    let files = &shipped().files;
+    let codes: BTreeSet<&str> = CODES.split(' ').collect();
+    assert_eq!(codes.len(), 61);
+    let built: BTreeSet<String> = files.keys().filter_map(|p| p.strip_prefix("/api/v1/countries/")).map(|p| p.replace(".json", "")).collect();
+    assert_eq!(built, codes.iter().map(|c| c.to_string()).collect());
+    let built: BTreeSet<String> = files.keys().filter_map(|p| p.strip_prefix("/api/v1/erps/")).map(|p| p.replace(".json", "")).collect();
+    assert_eq!(built, ERPS.iter().map(|c| c.to_string()).collect());
+    for path in [
+        "/api/v1/index.json", "/api/v1/countries.json", "/api/v1/erps.json", "/api/v1/facts.json", "/api/v1/local-erps.json",
+        "/api/v1/partner-flags.json", "/api/v1/partners.json", "/api/v1/news.json", "/api/v1/sponsors.json",
+        "/api/v1/filters/e-invoicing-mandatory.json", "/api/v1/filters/e-invoicing-mandatory-b2b.json",
+        "/api/v1/filters/e-invoicing-b2b-in-force.json", "/api/v1/filters/e-invoicing-mandatory-b2g.json",
+        "/api/v1/filters/real-time-reporting.json", "/api/v1/filters/saft-required.json",
+        "/api/v1/filters/toggles-unknown.json", "/api/openapi.json", "/data/datapackage.json", "/_headers",
+    ] {
+        assert!(files.contains_key(path), "{path} missing");
+    }
+    for stem in ["matrix", "reporting", "connectors", "countries", "local_erps", "local_partner_flags"] {
+        assert!(files.contains_key(&format!("/data/{stem}.json")) && files.contains_key(&format!("/data/{stem}.csv")), "{stem}");
+    }
+}
+
+#[test]
+fn envelopes_have_meta_and_data_with_matching_counts() {
+    for path in api_paths() {
+        let body = json_file(path);
+        let keys: Vec<&String> = body.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["meta", "data"], "{path}");
+        let meta = &body["meta"];
+        assert_eq!(meta["version"], "2026.10", "{path}");
+        assert_eq!(meta["generated_at"], "2026-09-21T14:13:20Z", "{path}");
+        assert_eq!(meta["licence"]["name"], "CC BY-NC 4.0");
+        assert!(meta["licence"]["commercial_licence"].as_str().unwrap().starts_with('/'));
+        for key in ["url", "commercial_contact", "attribution"] {
+            assert!(!meta["licence"][key].as_str().unwrap().is_empty(), "{path} licence.{key}");
+        }
+        let expected = match &body["data"] {
+            Value::Array(items) => items.len() as u64,
+            _ => 1,
+        };
+        assert_eq!(meta["count"], expected, "{path}");
+        let detail = path.starts_with("/api/v1/countries/") || path.starts_with("/api/v1/erps/");
+        assert_eq!(body["data"].is_object(), detail, "{path}: data shape");
+    }
+}
+
+#[test]
+fn index_lists_endpoints_with_coverage_docs_and_openapi() {
+    let index = json_file("/api/v1/index.json");
+    let meta = &index["meta"];
+    assert_eq!(meta["docs"], "https://locref.example.org/api/");
+    assert_eq!(meta["openapi"], "https://locref.example.org/api/openapi.json");
+    let countries = json_file("/api/v1/countries.json");
+    for toggle in TOGGLES {
+        let c = &meta["toggle_coverage"][toggle];
+        let sum = c["true"].as_u64().unwrap() + c["false"].as_u64().unwrap() + c["null"].as_u64().unwrap();
+        assert_eq!(sum, 61, "{toggle}");
+        let trues = countries["data"].as_array().unwrap().iter().filter(|c| c["toggles"][toggle] == true).count() as u64;
+        let nulls = countries["data"].as_array().unwrap().iter().filter(|c| c["toggles"][toggle].is_null()).count() as u64;
+        assert_eq!((c["true"].as_u64().unwrap(), c["null"].as_u64().unwrap()), (trues, nulls), "{toggle}");
+    }
+    let paths: Vec<&str> = index["data"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
+    assert!(paths.contains(&"/api/v1/countries/{code}.json") && paths.contains(&"/api/v1/erps/{id}.json"));
+    for entry in index["data"].as_array().unwrap() {
+        let path = entry["path"].as_str().unwrap();
+        assert!(!entry["description"].as_str().unwrap().is_empty(), "{path}");
+        if path.contains('{') {
+            assert!(entry["count"].is_null(), "{path}");
+            continue;
+        }
+        assert!(shipped().files.contains_key(path), "index lists {path}, which was not built");
+        if let Some(count) = entry["count"].as_u64() {
+            let items = if path.ends_with(".csv") {
+                csv::Reader::from_reader(shipped().files[path].as_slice()).records().count()
+            } else if path.starts_with("/data/") {
+                json_file(path).as_array().unwrap().len()
+            } else {
+                json_file(path)["data"].as_array().unwrap().len()
+            };
+            assert_eq!(items as u64, count, "{path}");
+        }
+    }
+}
+
+#[test]
+fn country_details_agree_with_their_counts_and_the_list() {
+    let list = json_file("/api/v1/countries.json");
+    assert_eq!(list["data"].as_array().unwrap().len(), 61);
+    let mut previous = String::new();
+    for country in list["data"].as_array().unwrap() {
+        let code = country["code"].as_str().unwrap();
+        assert!(code > previous.as_str(), "countries sorted by code");
+        previous = code.to_string();
+        assert_eq!(country["api_url"], format!("/api/v1/countries/{code}.json"));
+        assert_eq!(country["url"], format!("https://locref.example.org/{code}/"));
+        let detail = json_file(&format!("/api/v1/countries/{code}.json"))["data"].clone();
+        let counts = &detail["counts"];
+        let facts = detail["facts"].as_array().unwrap();
+        assert_eq!(counts["facts"], facts.len() as u64, "{code}");
+        let verified = facts.iter().filter(|f| f["status"] == "verified").count() as u64;
+        assert_eq!(counts["facts_verified"], verified, "{code}");
+        let cells = facts.iter().filter(|f| f["topic"] == "e_invoicing_erp_support").count() as u64;
+        assert_eq!(counts["erp_matrix_cells"], cells, "{code}");
+        for key in ["local_erps", "partner_flags", "partners"] {
+            assert_eq!(counts[key], detail[key].as_array().unwrap().len() as u64, "{code} {key}");
+        }
+        // The list item is the detail without its arrays.
+        let mut base = detail.as_object().unwrap().clone();
+        for key in ["facts", "local_erps", "partner_flags", "partners"] {
+            base.remove(key);
+        }
+        assert_eq!(Value::Object(base), *country, "{code}");
+        for fact in facts {
+            assert_eq!(fact["country"], code);
+            let status = if fact["verification"] == "unverified" { "unverified" } else { "verified" };
+            assert_eq!(fact["status"], status, "{}", fact["id"]);
+            if fact["topic"] != "e_invoicing" {
+                assert!(fact["mandatory"].is_null(), "{}", fact["id"]);
+            }
+        }
+        if let Some(rate) = country["vat_reduced_rates"].as_array() {
+            assert!(rate.iter().all(|r| r.as_f64().unwrap() > 0.0), "{code}: zero rate excluded");
+        }
+    }
+}
+
+#[test]
+fn fact_ids_are_unique_and_composed_from_country_topic_and_erp() {
+    let facts = json_file("/api/v1/facts.json");
+    let facts = facts["data"].as_array().unwrap();
+    let mut ids = BTreeSet::new();
+    for fact in facts {
+        let id = fact["id"].as_str().unwrap();
+        assert!(ids.insert(id), "duplicate fact id {id}");
+        let country = fact["country"].as_str().unwrap();
+        let topic = fact["topic"].as_str().unwrap().replace('_', "-");
+        let prefix = format!("{country}-{topic}");
+        assert!(id.starts_with(&prefix), "{id} does not start with {prefix}");
+        match fact["erp"].as_str() {
+            Some(erp) => assert_eq!(id, format!("{prefix}-{erp}")),
+            None => assert!(id == prefix || id[prefix.len() + 1..].parse::<u32>().is_ok(), "{id}"),
+        }
+    }
+    // Every country fact of every detail is in facts.json, and nothing else is.
+    let from_details: usize = CODES.split(' ').map(|c| json_file(&format!("/api/v1/countries/{c}.json"))["data"]["facts"].as_array().unwrap().len()).sum();
+    assert_eq!(from_details, facts.len());
+}
+
+#[test]
+fn filters_list_exactly_the_countries_whose_toggles_match() {
+    let countries = json_file("/api/v1/countries.json");
+    let countries = countries["data"].as_array().unwrap();
+    let is_true = |c: &Value, t: &str| c["toggles"][t] == true;
+    let cases: [(&str, Box<dyn Fn(&Value) -> bool>); 7] = [
+        ("e-invoicing-mandatory", Box::new(|c| is_true(c, "e_invoicing_mandatory_b2b") || is_true(c, "e_invoicing_mandatory_b2g"))),
+        ("e-invoicing-mandatory-b2b", Box::new(|c| is_true(c, "e_invoicing_mandatory_b2b"))),
+        ("e-invoicing-b2b-in-force", Box::new(|c| is_true(c, "e_invoicing_b2b_in_force"))),
+        ("e-invoicing-mandatory-b2g", Box::new(|c| is_true(c, "e_invoicing_mandatory_b2g"))),
+        ("real-time-reporting", Box::new(|c| is_true(c, "real_time_reporting"))),
+        ("saft-required", Box::new(|c| is_true(c, "saft_required"))),
+        ("toggles-unknown", Box::new(|c| TOGGLES.iter().any(|t| c["toggles"][*t].is_null()))),
+    ];
+    for (slug, admits) in cases {
+        let filter = json_file(&format!("/api/v1/filters/{slug}.json"));
+        let listed: Vec<&str> = filter["data"].as_array().unwrap().iter().map(|i| i["code"].as_str().unwrap()).collect();
+        let expected: Vec<&str> = countries.iter().filter(|c| admits(c)).map(|c| c["code"].as_str().unwrap()).collect();
+        assert_eq!(listed, expected, "{slug}");
+        for item in filter["data"].as_array().unwrap() {
+            let code = item["code"].as_str().unwrap();
+            let country = countries.iter().find(|c| c["code"] == code).unwrap();
+            assert_eq!(item["toggles"], country["toggles"]);
+            assert_eq!(item["api_url"], format!("/api/v1/countries/{code}.json"));
+            assert_eq!((&item["name"], &item["region"]), (&country["name"], &country["region"]));
+        }
+    }
+}
+
+#[test]
+fn toggles_on_the_reference_date_follow_the_fact_texts() {
+    // Italy: B2B since 2019; Germany: receiving obligation since 2025-01-01 (in force); a mandate that
+    // starts after 2026-10-16 is enacted but not in force.
+    let it = json_file("/api/v1/countries/it.json");
+    assert_eq!(it["data"]["toggles"]["e_invoicing_b2b_in_force"], true);
+    assert_eq!(it["data"]["toggles"]["e_invoicing_mandatory_b2b"], true);
+    let de = json_file("/api/v1/countries/de.json");
+    assert_eq!(de["data"]["toggles"]["e_invoicing_b2b_in_force"], true);
+    let countries = json_file("/api/v1/countries.json");
+    for c in countries["data"].as_array().unwrap() {
+        let t = &c["toggles"];
+        if t["e_invoicing_b2b_in_force"] == true {
+            assert_eq!(t["e_invoicing_mandatory_b2b"], true, "{}: in force implies a mandate", c["code"]);
+        }
+    }
+}
+
+#[test]
+fn erp_details_have_support_facts_providers_and_counts() {
+    let list = json_file("/api/v1/erps.json");
+    let ids: Vec<&str> = list["data"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ERPS);
+    let partners = json_file("/api/v1/partners.json");
+    for erp in list["data"].as_array().unwrap() {
+        let id = erp["id"].as_str().unwrap();
+        let detail = json_file(&format!("/api/v1/erps/{id}.json"))["data"].clone();
+        let support = detail["e_invoicing_support"].as_array().unwrap();
+        assert!(support.iter().all(|f| f["topic"] == "e_invoicing_erp_support" && f["erp"] == id));
+        assert_eq!(erp["counts"]["e_invoicing_countries"], support.len() as u64, "{id}");
+        assert_eq!(erp["counts"]["partner_flags"], detail["partner_flags"].as_array().unwrap().len() as u64);
+        let partner_count = partners["data"].as_array().unwrap().iter().filter(|p| p["erp"] == id).count() as u64;
+        assert_eq!(erp["counts"]["partners"], partner_count, "{id}");
+        assert!(detail["other_facts"].as_array().unwrap().iter().all(|f| f["erp"] == id && f["topic"] != "e_invoicing_erp_support"));
+        for provider in detail["providers"].as_array().unwrap() {
+            for key in ["provider", "connector_type", "built_by", "direction", "verification"] {
+                assert!(provider[key].is_string(), "{id}: provider.{key}");
+            }
+        }
+        let text = serde_json::to_string(&detail).unwrap().to_lowercase();
+        assert!(!text.contains("\"price") && !text.contains("\"featured") && !text.contains("\"sponsored"), "{id}");
+    }
+}
+
+#[test]
+fn partners_are_sorted_and_neutral_and_sponsors_are_separate() {
+    let partners = json_file("/api/v1/partners.json");
+    let keys: Vec<(String, String, String)> = partners["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["country"].as_str().unwrap().into(), p["erp"].as_str().unwrap().into(), p["name"].as_str().unwrap().to_lowercase()))
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+    for p in partners["data"].as_array().unwrap() {
+        let members: BTreeSet<&str> = p.as_object().unwrap().keys().map(String::as_str).collect();
+        assert!(members.iter().all(|m| !m.contains("price") && *m != "featured" && *m != "sponsored"), "{members:?}");
+    }
+    let sponsors = json_file("/api/v1/sponsors.json");
+    assert_eq!(sponsors["meta"]["count"], 0);
+    assert!(sponsors["meta"]["notice"].as_str().unwrap().contains("not part of the verified dataset"));
+    assert_eq!(sponsors["data"], json!([]));
+}
+
+/// The SPEC's columns of each flat file (`<erps>` = the ten ERP columns).
+fn spec_columns(stem: &str) -> Vec<String> {
+    let columns = match stem {
+        "matrix" => "topic,country_code,country,short_label,mandate,scope,deadlines,format,mandate_source,mandate_evidence,erp,support_type,vendors,notes,erp_source,evidence,status,last_verified",
+        "reporting" => "topic,country_code,country,report_local,report_en,frequency,deadline,channel_format,source,source_checked,evidence,status,<erps>,erp_sources,notes",
+        "connectors" => "provider,erp,countries_covered,countries_in_scope,connector_type,built_by,direction,source_urls,status,last_verified,notes",
+        "countries" => "country_code,country,region,fact,value,source,evidence,status,last_verified",
+        "local_erps" => "country_code,name,segment,description,website,source,status,last_verified",
+        "local_partner_flags" => "country_code,country,erp,flag,note,source,status,last_verified",
+        _ => unreachable!(),
+    };
+    let ten: Vec<String> = ERPS.iter().filter(|e| **e != "sap-business-one").map(|e| e.to_string()).collect();
+    columns.split(',').flat_map(|c| if c == "<erps>" { ten.clone() } else { vec![c.to_string()] }).collect()
+}
+
+#[test]
+fn flat_files_have_the_spec_columns_and_the_same_records_in_csv_and_json() {
+    for stem in ["matrix", "reporting", "connectors", "countries", "local_erps", "local_partner_flags"] {
+        let records = json_file(&format!("/data/{stem}.json"));
+        let records = records.as_array().unwrap();
+        let csv_bytes = &shipped().files[&format!("/data/{stem}.csv")];
+        let mut reader = csv::Reader::from_reader(csv_bytes.as_slice());
+        let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_string).collect();
+        assert_eq!(header, spec_columns(stem), "{stem} columns");
+        let rows: Vec<Vec<String>> = reader.records().map(|r| r.unwrap().iter().map(str::to_string).collect()).collect();
+        assert_eq!(rows.len(), records.len(), "{stem} row count");
+        for (row, record) in rows.iter().zip(records) {
+            let keys: Vec<&String> = record.as_object().unwrap().keys().collect();
+            assert_eq!(keys, header.iter().collect::<Vec<_>>(), "{stem} record keys");
+            let values: Vec<String> = header.iter().map(|h| record[h].as_str().unwrap().to_string()).collect();
+            assert_eq!(&values, row, "{stem}");
+            assert!(["verified", "unverified"].contains(&record["status"].as_str().unwrap()));
+        }
+    }
+    let matrix = json_file("/data/matrix.json");
+    assert_eq!(matrix.as_array().unwrap().len(), 671, "61 countries x 11 ERPs");
+    let package = json_file("/data/datapackage.json");
+    let names: Vec<&str> = package["resources"].as_array().unwrap().iter().map(|r| r["path"].as_str().unwrap()).collect();
+    assert_eq!(names, ["matrix.csv", "reporting.csv", "connectors.csv", "countries.csv", "local_erps.csv", "local_partner_flags.csv"]);
+    assert_eq!(package["licenses"][0]["title"], "CC BY 4.0");
+    for resource in package["resources"].as_array().unwrap() {
+        let stem = resource["path"].as_str().unwrap().trim_end_matches(".csv");
+        let fields: Vec<&str> = resource["schema"]["fields"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+        assert_eq!(fields, spec_columns(stem), "{stem}");
+    }
+    let licence = text(&shipped().files["/data/LICENSE.txt"]);
+    assert!(licence.contains("CC BY 4.0") && licence.contains("Attribution: "));
+}
+
+#[test]
+fn headers_file_gives_cors_and_media_types() {
+    let headers = text(&shipped().files["/_headers"]);
+    assert!(headers.starts_with("# Generated by locref"));
+    assert!(headers.contains("/*\n  Access-Control-Allow-Origin: *\n"));
+    assert!(headers.contains("/api/v1/countries/*.json\n  Content-Type: application/json; charset=utf-8\n"));
+    assert!(headers.contains("/data/*.csv\n  Content-Type: text/csv; charset=utf-8\n"));
+}
+
+#[test]
+fn every_url_in_the_api_is_http_or_https() {
+    fn walk(value: &Value, key: &str, path: &str) {
+        match value {
+            Value::Object(map) => map.iter().for_each(|(k, v)| walk(v, k, path)),
+            Value::Array(items) => items.iter().for_each(|v| walk(v, key, path)),
+            Value::String(s) if (key.contains("url") || key == "website") && !s.is_empty() && !key.starts_with("api_") && key != "commercial_licence" => {
+                assert!(s.starts_with("https://") || s.starts_with("http://"), "{path}: {key} = {s}");
+            }
+            _ => {}
+        }
+    }
+    for path in api_paths() {
+        walk(&json_file(path), "", path);
+    }
+}
+
+#[test]
+fn openapi_describes_every_path_and_validates_every_body() {
+    let doc = json_file("/api/openapi.json");
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    let paths = doc["paths"].as_object().unwrap();
+    let toggles = &doc["components"]["schemas"]["Toggles"]["properties"];
+    assert!(toggles["e_invoicing_b2b_in_force"]["description"].as_str().unwrap().contains("2026-10-16"));
+    for template in ["/api/v1/countries/{code}.json", "/api/v1/erps/{id}.json"] {
+        let get = &paths[template]["get"];
+        assert!(get["responses"]["404"].is_object(), "{template} has a 404");
+        assert_eq!(get["parameters"][0]["in"], "path");
+    }
+    assert_eq!(paths["/api/v1/countries/{code}.json"]["get"]["parameters"][0]["schema"]["enum"].as_array().unwrap().len(), 61);
+    let index = json_file("/api/v1/index.json");
+    for entry in index["data"].as_array().unwrap() {
+        let path = entry["path"].as_str().unwrap();
+        if path.starts_with("/api/") {
+            assert!(paths.contains_key(path), "openapi lacks {path}");
+        }
+    }
+    // Validate every emitted body against the schema openapi.json gives for its path.
+    let mut checked = 0;
+    for (path, bytes) in &shipped().files {
+        if !path.ends_with(".json") || path == "/data/datapackage.json" || path == "/api/openapi.json" {
+            continue;
+        }
+        let template = ["countries", "erps"].iter().find_map(|kind| {
+            let prefix = format!("/api/v1/{kind}/");
+            path.starts_with(&prefix).then(|| format!("{prefix}{}.json", if *kind == "countries" { "{code}" } else { "{id}" }))
+        });
+        let key = template.unwrap_or_else(|| path.clone());
+        let operation = &paths.get(&key).unwrap_or_else(|| panic!("openapi lacks {key}"))["get"];
+        let schema = &operation["responses"]["200"]["content"]["application/json"]["schema"];
+        let mut wrapper = schema.as_object().unwrap().clone();
+        wrapper.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
+        wrapper.insert("components".into(), doc["components"].clone());
+        let validator = jsonschema::draft202012::new(&Value::Object(wrapper)).unwrap();
+        let body: Value = serde_json::from_slice(bytes).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&body).take(5).map(|e| format!("{}: {e}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{path}: {errors:#?}");
+        checked += 1;
+    }
+    assert_eq!(checked, 61 + 11 + 16 + 6, "every API body and flat JSON file was validated");
+    // And a body that breaks the contract is caught.
+    let schema = &paths["/api/v1/countries.json"]["get"]["responses"]["200"]["content"]["application/json"]["schema"];
+    let mut wrapper = schema.as_object().unwrap().clone();
+    wrapper.insert("components".into(), doc["components"].clone());
+    let validator = jsonschema::draft202012::new(&Value::Object(wrapper)).unwrap();
+    let mut bad = json_file("/api/v1/countries.json");
+    bad["data"][0]["toggles"]["saft_required"] = json!("yes");
+    assert!(!validator.is_valid(&bad));
+}
+
+#[test]
+fn a_second_build_writes_nothing_and_clean_builds_are_reproducible() {
+    let project = scratch_project();
+    let first = locref(project.path(), &["build", "--out", "site"], EPOCH);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let mtimes = |dir: &Path| -> Vec<std::time::SystemTime> {
+        tree(dir).keys().map(|p| std::fs::metadata(dir.join(&p[1..])).unwrap().modified().unwrap()).collect()
+    };
+    let before = mtimes(&project.path().join("site"));
+    let second = locref(project.path(), &["build", "--out", "site"], "1800000000");
+    let stdout = text(&second.stdout);
+    assert!(stdout.contains(" 0 written, ") && stdout.contains(" 0 removed"), "{stdout}");
+    assert!(!stdout.contains("wrote "), "{stdout}");
+    assert_eq!(mtimes(&project.path().join("site")), before);
+    // generated_at of unchanged content stays that of the build that wrote it.
+    let index: Value = serde_json::from_slice(&std::fs::read(project.path().join("site/api/v1/index.json")).unwrap()).unwrap();
+    assert_eq!(index["meta"]["generated_at"], "2026-09-21T14:13:20Z");
+
+    let clean = locref(project.path(), &["build", "--out", "site", "--clean"], EPOCH);
+    assert!(clean.status.success(), "{}", text(&clean.stderr));
+    assert_eq!(tree(&project.path().join("site")), shipped().files, "two clean builds with SOURCE_DATE_EPOCH are byte-identical");
+    // The manifest stays outside the published tree.
+    assert!(project.path().join(".locref-cache/site.manifest.json").is_file());
+    assert!(!tree(&project.path().join("site")).keys().any(|p| p.contains("manifest")));
+}
+
+#[test]
+fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
+    let project = scratch_project();
+    assert!(locref(project.path(), &["build", "--out", "site"], EPOCH).status.success());
+    let partners = project.path().join("sources/tables/partners.csv");
+    let original = std::fs::read_to_string(&partners).unwrap();
+    // Change one partner's summary text: the partner lists and that country change; nothing else.
+    let mut reader = csv::Reader::from_reader(original.as_bytes());
+    let record = reader.records().next().unwrap().unwrap();
+    let (country, summary) = (record[0].to_string(), record[4].to_string());
+    let edited = original.replacen(&summary, &format!("{summary} Edited."), 1);
+    std::fs::write(&partners, edited).unwrap();
+    let run = locref(project.path(), &["build", "--out", "site"], "1800000000");
+    let stdout = text(&run.stdout);
+    let written: BTreeSet<&str> = stdout.lines().filter_map(|l| l.trim().strip_prefix("wrote")).map(str::trim).collect();
+    let expected: BTreeSet<String> = ["/api/v1/partners.json".to_string(), format!("/api/v1/countries/{country}.json")].into();
+    assert_eq!(written, expected.iter().map(String::as_str).collect(), "{stdout}");
+    let detail: Value = serde_json::from_slice(&std::fs::read(project.path().join(format!("site/api/v1/countries/{country}.json"))).unwrap()).unwrap();
+    assert_eq!(detail["meta"]["generated_at"], "2027-01-15T08:00:00Z");
+    let index: Value = serde_json::from_slice(&std::fs::read(project.path().join("site/api/v1/index.json")).unwrap()).unwrap();
+    assert_eq!(index["meta"]["generated_at"], "2026-09-21T14:13:20Z");
+}
+
+#[test]
+fn a_bad_source_reports_every_located_error_and_writes_nothing() {
+    let project = scratch_project();
+    assert!(locref(project.path(), &["build", "--out", "site"], EPOCH).status.success());
+    let before = tree(&project.path().join("site"));
+    let matrix = project.path().join("sources/tables/matrix.csv");
+    let text_before = std::fs::read_to_string(&matrix).unwrap();
+    let mut lines: Vec<String> = text_before.lines().map(str::to_string).collect();
+    lines[1] = lines[1].replacen("unknown/unverified", "maybe", 1);
+    lines[2] = lines[2].replacen(",ad,", ",zz,", 1).replacen("ad,", "zz,", 1);
+    std::fs::write(&matrix, lines.join("\n") + "\n").unwrap();
+    let vat = project.path().join("sources/tables/vat.csv");
+    let vat_text = std::fs::read_to_string(&vat).unwrap();
+    let ad = vat_text.lines().find(|l| l.starts_with("ad,")).unwrap();
+    let broken: Vec<&str> = ad.split(',').collect();
+    let broken_ad = format!("{},{},high,{}", broken[0], broken[1], broken[3..].join(","));
+    std::fs::write(&vat, vat_text.replacen(ad, &broken_ad, 1)).unwrap();
+    let vat_line = vat_text.lines().position(|l| l.starts_with("ad,")).unwrap() + 1;
+    let run = locref(project.path(), &["build", "--out", "site"], "1800000000");
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr);
+    let col = |line: &str, needle: &str| line.find(needle).unwrap() + 1;
+    assert!(
+        stderr.contains(&format!("sources/tables/matrix.csv:2:{}: error: support_type `maybe` is not in rules/vocabulary.toml", col(&lines[1], "maybe"))),
+        "{stderr}"
+    );
+    assert!(stderr.contains("sources/tables/matrix.csv:3:1: error: unknown country code `zz`"), "{stderr}");
+    let rate_column = broken_ad.find("high").unwrap() + 1;
+    assert!(
+        stderr.contains(&format!("sources/tables/vat.csv:{vat_line}:{rate_column}: error: `high` is not a percent rate")),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().filter(|l| l.contains(": error: ")).count(), 3, "all errors, each once: {stderr}");
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    assert_eq!(tree(&project.path().join("site")), before, "the output stays at the last good build");
+
+    let check = locref(project.path(), &["check"], EPOCH);
+    assert_eq!(check.status.code(), Some(1));
+    assert_eq!(text(&check.stderr), stderr, "check reports the same diagnostics");
+}
+
+#[test]
+fn check_writes_nothing() {
+    let project = scratch_project();
+    let run = locref(project.path(), &["check"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let entries: BTreeSet<String> = std::fs::read_dir(project.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(entries, BTreeSet::from(["rules".to_string(), "sources".to_string()]));
+}
+
+#[test]
+fn clean_refuses_folders_locref_did_not_create() {
+    let project = scratch_project();
+    let foreign = project.path().join("mine");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "keep me").unwrap();
+    let run = locref(project.path(), &["build", "--out", "mine", "--clean"], EPOCH);
+    assert_eq!(run.status.code(), Some(3));
+    assert!(text(&run.stderr).contains("locref did not write (/notes.txt)"), "{}", text(&run.stderr));
+    assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "keep me");
+    for protected in [".", "sources", "rules/.."] {
+        let run = locref(project.path(), &["build", "--out", protected, "--clean", "--force"], EPOCH);
+        assert_eq!(run.status.code(), Some(3), "{protected}");
+        assert!(text(&run.stderr).contains("refusing to delete"), "{protected}: {}", text(&run.stderr));
+    }
+    assert!(project.path().join("sources/tables/matrix.csv").is_file());
+    // A folder locref built can be cleaned; --force overrides foreign files.
+    assert!(locref(project.path(), &["build", "--out", "site"], EPOCH).status.success());
+    assert!(locref(project.path(), &["build", "--out", "site", "--clean"], EPOCH).status.success());
+    assert!(locref(project.path(), &["build", "--out", "mine", "--clean", "--force"], EPOCH).status.success());
+    assert!(!foreign.join("notes.txt").exists());
+}
+
+#[test]
+fn build_removes_outputs_that_no_longer_exist() {
+    let project = scratch_project();
+    assert!(locref(project.path(), &["build", "--out", "site"], EPOCH).status.success());
+    let filters = project.path().join("rules/filters.toml");
+    let text_before = std::fs::read_to_string(&filters).unwrap();
+    let cut = text_before.find("[[filter]]\nslug = \"saft-required\"").unwrap();
+    let end = text_before[cut..].find("\n\n").unwrap() + cut + 2;
+    std::fs::write(&filters, format!("{}{}", &text_before[..cut], &text_before[end..])).unwrap();
+    let run = locref(project.path(), &["build", "--out", "site"], EPOCH);
+    assert!(text(&run.stdout).contains("removed /api/v1/filters/saft-required.json"), "{}", text(&run.stdout));
+    assert!(!project.path().join("site/api/v1/filters/saft-required.json").exists());
+    let index: Value = serde_json::from_slice(&std::fs::read(project.path().join("site/api/v1/index.json")).unwrap()).unwrap();
+    assert!(!serde_json::to_string(&index).unwrap().contains("saft-required"));
+}
