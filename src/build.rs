@@ -49,5 +49,8 @@ pub fn render_site(db: &Db) -> Result<Vec<(String, &Rendered)>, Vec<Diagnostic>>
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
-    Ok(outputs(db).iter().map(|output| (output.path.clone(), render(db, output))).collect())
+    Ok(outputs(db)
+        .iter()
+        .map(|output| (output.path.clone(), render(db, output)))
+        .collect())
 }

@@ -75,7 +75,9 @@ impl Default for Db {
         let log = executed.clone();
         let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
             if let EventKind::WillExecute { database_key } = event.kind {
-                log.lock().expect("execution log poisoned").push(database_key);
+                log.lock()
+                    .expect("execution log poisoned")
+                    .push(database_key);
             }
         })));
         Db { storage, executed }

@@ -14,7 +14,12 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(path: &str, line: u32, column: u32, message: impl Into<String>) -> Self {
-        Diagnostic { path: path.to_string(), line, column, message: message.into() }
+        Diagnostic {
+            path: path.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
     }
 
     /// A problem with the file as a whole (missing, empty), located at its start.
@@ -25,7 +30,11 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: error: {}", self.path, self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.path, self.line, self.column, self.message
+        )
     }
 }
 

@@ -45,7 +45,10 @@ pub fn build_time() -> String {
         .ok()
         .and_then(|s| s.trim().parse::<i64>().ok())
         .and_then(|s| jiff::Timestamp::from_second(s).ok())
-        .unwrap_or_else(|| jiff::Timestamp::from_second(jiff::Timestamp::now().as_second()).expect("now is in range"));
+        .unwrap_or_else(|| {
+            jiff::Timestamp::from_second(jiff::Timestamp::now().as_second())
+                .expect("now is in range")
+        });
     now.to_string()
 }
 
@@ -67,7 +70,11 @@ impl Manifest {
     /// Stamps every output against this manifest and updates it: an unchanged output keeps its old
     /// `generated_at`, a changed or new one gets `time`. Entries of outputs that no longer exist are
     /// dropped and returned.
-    pub fn stamp_all(&mut self, outputs: &[(String, &Rendered)], time: &str) -> (Vec<Stamped>, Vec<String>) {
+    pub fn stamp_all(
+        &mut self,
+        outputs: &[(String, &Rendered)],
+        time: &str,
+    ) -> (Vec<Stamped>, Vec<String>) {
         let mut stamped = Vec::with_capacity(outputs.len());
         let current: BTreeSet<&str> = outputs.iter().map(|(p, _)| p.as_str()).collect();
         for (path, rendered) in outputs {
@@ -78,10 +85,21 @@ impl Manifest {
             };
             let bytes = stamp(&rendered.bytes, &generated_at);
             let etag = blake3::hash(&bytes).to_hex()[..32].to_string();
-            self.files.insert(path.clone(), ManifestEntry { hash, generated_at });
-            stamped.push(Stamped { path: path.clone(), bytes, etag, changed });
+            self.files
+                .insert(path.clone(), ManifestEntry { hash, generated_at });
+            stamped.push(Stamped {
+                path: path.clone(),
+                bytes,
+                etag,
+                changed,
+            });
         }
-        let stale: Vec<String> = self.files.keys().filter(|p| !current.contains(p.as_str())).cloned().collect();
+        let stale: Vec<String> = self
+            .files
+            .keys()
+            .filter(|p| !current.contains(p.as_str()))
+            .cloned()
+            .collect();
         for path in &stale {
             self.files.remove(path);
         }
@@ -92,11 +110,17 @@ impl Manifest {
 /// Where the manifest of an output folder lives: `<parent>/.locref-cache/<name>.manifest.json`.
 pub fn manifest_path(out: &Path) -> PathBuf {
     let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("site");
-    out.parent().unwrap_or(Path::new(".")).join(".locref-cache").join(format!("{name}.manifest.json"))
+    out.parent()
+        .unwrap_or(Path::new("."))
+        .join(".locref-cache")
+        .join(format!("{name}.manifest.json"))
 }
 
 pub fn load_manifest(out: &Path) -> Manifest {
-    std::fs::read(manifest_path(out)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+    std::fs::read(manifest_path(out))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename, so readers never see half a file.
@@ -114,7 +138,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// The file an output path is written to (`/x/` -> `x/index.html`).
 pub fn file_for(out: &Path, site_path: &str) -> PathBuf {
     let rel = site_path.trim_start_matches('/');
-    if rel.is_empty() || rel.ends_with('/') { out.join(rel).join("index.html") } else { out.join(rel) }
+    if rel.is_empty() || rel.ends_with('/') {
+        out.join(rel).join("index.html")
+    } else {
+        out.join(rel)
+    }
 }
 
 /// What one emit did.
@@ -127,7 +155,11 @@ pub struct EmitReport {
 
 /// Publishes `outputs` into `out`: writes what changed (or went missing on disk), removes stale files,
 /// saves the manifest.
-pub fn emit(out: &Path, outputs: &[(String, &Rendered)], time: &str) -> io::Result<(EmitReport, Vec<Stamped>)> {
+pub fn emit(
+    out: &Path,
+    outputs: &[(String, &Rendered)],
+    time: &str,
+) -> io::Result<(EmitReport, Vec<Stamped>)> {
     let mut manifest = load_manifest(out);
     let before = manifest.clone();
     let (stamped, stale) = manifest.stamp_all(outputs, time);
@@ -176,14 +208,23 @@ pub fn clean_refusal(out: &Path, project_root: &Path, force: bool) -> Option<Str
     if !out.exists() {
         return None;
     }
-    let Ok(out) = out.canonicalize() else { return Some(format!("cannot resolve {}", out.display())) };
-    let home = std::env::var_os("HOME").map(PathBuf::from).and_then(|h| h.canonicalize().ok());
+    let Ok(out) = out.canonicalize() else {
+        return Some(format!("cannot resolve {}", out.display()));
+    };
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .and_then(|h| h.canonicalize().ok());
     let protected = out.parent().is_none()
         || home.as_deref() == Some(out.as_path())
         || project_root.starts_with(&out)
-        || crate::workspace::INPUT_DIRS.iter().any(|d| out.starts_with(project_root.join(d)));
+        || crate::workspace::INPUT_DIRS
+            .iter()
+            .any(|d| out.starts_with(project_root.join(d)));
     if protected {
-        return Some(format!("refusing to delete {}: it is /, home, the project or its sources/rules", out.display()));
+        return Some(format!(
+            "refusing to delete {}: it is /, home, the project or its sources/rules",
+            out.display()
+        ));
     }
     if force {
         return None;
@@ -198,9 +239,14 @@ pub fn clean_refusal(out: &Path, project_root: &Path, force: bool) -> Option<Str
                 stack.push(path);
                 continue;
             }
-            let rel = path.strip_prefix(&out).map(|r| format!("/{}", r.to_string_lossy().replace('\\', "/"))).unwrap_or_default();
+            let rel = path
+                .strip_prefix(&out)
+                .map(|r| format!("/{}", r.to_string_lossy().replace('\\', "/")))
+                .unwrap_or_default();
             let known = manifest.files.contains_key(&rel)
-                || rel.strip_suffix("index.html").is_some_and(|dir| manifest.files.contains_key(dir));
+                || rel
+                    .strip_suffix("index.html")
+                    .is_some_and(|dir| manifest.files.contains_key(dir));
             if !known {
                 foreign.push(rel);
             }
@@ -229,7 +275,10 @@ mod tests {
         let a = Rendered::new(br#"{"generated_at":"\u0000generated_at\u0000","x":1}"#.to_vec());
         let mut manifest = Manifest::default();
         let (first, _) = manifest.stamp_all(&[("/a.json".into(), &a)], "2026-01-01T00:00:00Z");
-        assert_eq!(first[0].bytes, br#"{"generated_at":"2026-01-01T00:00:00Z","x":1}"#);
+        assert_eq!(
+            first[0].bytes,
+            br#"{"generated_at":"2026-01-01T00:00:00Z","x":1}"#
+        );
         assert!(first[0].changed);
         let (second, stale) = manifest.stamp_all(&[("/a.json".into(), &a)], "2026-02-02T00:00:00Z");
         assert_eq!(second[0].bytes, first[0].bytes);

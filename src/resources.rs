@@ -95,7 +95,10 @@ impl Toggles {
     ];
 
     pub fn get(&self, name: &str) -> Option<bool> {
-        self.values().into_iter().find(|(n, _)| *n == name).and_then(|(_, v)| v)
+        self.values()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, v)| v)
     }
 
     pub fn values(&self) -> [(&'static str, Option<bool>); 6] {
@@ -309,7 +312,10 @@ impl Verification {
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        Self::NAMES.iter().position(|n| *n == text).map(|i| [Self::Official, Self::Secondary, Self::Unverified][i])
+        Self::NAMES
+            .iter()
+            .position(|n| *n == text)
+            .map(|i| [Self::Official, Self::Secondary, Self::Unverified][i])
     }
 
     pub fn is_verified(self) -> bool {
@@ -318,7 +324,11 @@ impl Verification {
 
     /// The fact / flat-file `status`.
     pub fn status(self) -> FactStatus {
-        if self.is_verified() { FactStatus::Verified } else { FactStatus::Unverified }
+        if self.is_verified() {
+            FactStatus::Verified
+        } else {
+            FactStatus::Unverified
+        }
     }
 }
 

@@ -84,25 +84,43 @@ impl Renderer {
     ];
 
     pub fn from_name(name: &str) -> Option<Renderer> {
-        Self::ALL.iter().find(|(n, _, _)| *n == name).map(|(_, r, _)| *r)
+        Self::ALL
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, r, _)| *r)
     }
 
     /// The placeholder this renderer's routes must carry.
     pub fn param(self) -> Param {
-        Self::ALL.iter().find(|(_, r, _)| *r == self).map_or(Param::None, |(_, _, p)| *p)
+        Self::ALL
+            .iter()
+            .find(|(_, r, _)| *r == self)
+            .map_or(Param::None, |(_, _, p)| *p)
     }
 
     /// Whether the output is an API envelope (JSON with `meta` and `data`).
     pub fn is_envelope(self) -> bool {
         !matches!(
             self,
-            Renderer::Openapi | Renderer::DataJson | Renderer::DataCsv | Renderer::Datapackage | Renderer::DataLicence | Renderer::Headers
+            Renderer::Openapi
+                | Renderer::DataJson
+                | Renderer::DataCsv
+                | Renderer::Datapackage
+                | Renderer::DataLicence
+                | Renderer::Headers
         )
     }
 }
 
 /// The six flat data tables, in the SPEC's order.
-pub const STEMS: [&str; 6] = ["matrix", "reporting", "connectors", "countries", "local_erps", "local_partner_flags"];
+pub const STEMS: [&str; 6] = [
+    "matrix",
+    "reporting",
+    "connectors",
+    "countries",
+    "local_erps",
+    "local_partner_flags",
+];
 
 /// One output file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -122,7 +140,11 @@ pub fn param_values(db: &dyn salsa::Database, param: Param) -> Vec<String> {
         Param::None => vec![String::new()],
         Param::Country => countries(db).iter().map(|c| c.code.clone()).collect(),
         Param::Erp => erps(db).iter().map(|e| e.id.clone()).collect(),
-        Param::Filter => filter_rules(db).value.iter().map(|f| f.slug.clone()).collect(),
+        Param::Filter => filter_rules(db)
+            .value
+            .iter()
+            .map(|f| f.slug.clone())
+            .collect(),
         Param::Stem => STEMS.iter().map(|s| s.to_string()).collect(),
     }
 }
@@ -136,7 +158,9 @@ pub fn valid_routes(db: &dyn salsa::Database) -> Vec<(usize, RouteRule, Renderer
         .enumerate()
         .filter_map(|(i, rule)| {
             let renderer = Renderer::from_name(&rule.render)?;
-            route_problem(rule, renderer).is_none().then(|| (i, rule.clone(), renderer))
+            route_problem(rule, renderer)
+                .is_none()
+                .then(|| (i, rule.clone(), renderer))
         })
         .collect()
 }
@@ -146,15 +170,24 @@ fn route_problem(rule: &RouteRule, renderer: Renderer) -> Option<String> {
         return Some(format!("path `{}` must start with `/`", rule.path));
     }
     let expected = renderer.param().placeholder();
-    let found: Vec<&str> = ["{code}", "{id}", "{filter}", "{stem}"].into_iter().filter(|p| rule.path.contains(p)).collect();
+    let found: Vec<&str> = ["{code}", "{id}", "{filter}", "{stem}"]
+        .into_iter()
+        .filter(|p| rule.path.contains(p))
+        .collect();
     let ok = match expected {
         Some(p) => found == [p],
         None => found.is_empty(),
     };
     if !ok || rule.path.matches('{').count() != found.len() {
         return Some(match expected {
-            Some(p) => format!("renderer `{}` needs the placeholder `{p}` in its path (and no other)", rule.render),
-            None => format!("renderer `{}` makes one file; its path takes no placeholder", rule.render),
+            Some(p) => format!(
+                "renderer `{}` needs the placeholder `{p}` in its path (and no other)",
+                rule.render
+            ),
+            None => format!(
+                "renderer `{}` makes one file; its path takes no placeholder",
+                rule.render
+            ),
         });
     }
     if renderer == Renderer::ApiFilter && rule.description.is_some() {
@@ -174,7 +207,12 @@ pub fn outputs(db: &dyn salsa::Database) -> Vec<Output> {
                 Some(p) => rule.path.replace(p, &value),
                 None => rule.path.clone(),
             };
-            out.push(Output { path, renderer: *renderer, param: param.placeholder().map(|_| value), route: *i });
+            out.push(Output {
+                path,
+                renderer: *renderer,
+                param: param.placeholder().map(|_| value),
+                route: *i,
+            });
         }
     }
     out
@@ -188,7 +226,14 @@ pub fn check_routes(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         match Renderer::from_name(&rule.render) {
             None => {
                 let known: Vec<&str> = Renderer::ALL.iter().map(|(n, _, _)| *n).collect();
-                diagnostics.push(rule.render_at.error(ROUTES, format!("unknown renderer `{}`; expected one of: {}", rule.render, known.join(", "))));
+                diagnostics.push(rule.render_at.error(
+                    ROUTES,
+                    format!(
+                        "unknown renderer `{}`; expected one of: {}",
+                        rule.render,
+                        known.join(", ")
+                    ),
+                ));
             }
             Some(renderer) => {
                 if let Some(problem) = route_problem(rule, renderer) {
@@ -200,10 +245,16 @@ pub fn check_routes(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let rules = &route_rules(db).value;
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for output in outputs(db) {
-        if let Some(first) = seen.insert(&output.path, output.route).filter(|r| *r != output.route) {
+        if let Some(first) = seen
+            .insert(&output.path, output.route)
+            .filter(|r| *r != output.route)
+        {
             diagnostics.push(rules[output.route].path_at.error(
                 ROUTES,
-                format!("`{}` is also made by the route on line {}", output.path, rules[first].path_at.line),
+                format!(
+                    "`{}` is also made by the route on line {}",
+                    output.path, rules[first].path_at.line
+                ),
             ));
         }
     }

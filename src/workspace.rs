@@ -16,8 +16,12 @@ pub const INPUT_DIRS: [&str; 2] = ["sources", "rules"];
 /// Names editors write transiently: never inputs.
 pub fn is_noise(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") || name.ends_with(".swx")
-        || name.ends_with(".tmp") || name == "4913"
+    name.starts_with('.')
+        || name.ends_with('~')
+        || name.ends_with(".swp")
+        || name.ends_with(".swx")
+        || name.ends_with(".tmp")
+        || name == "4913"
 }
 
 /// Rules and registers change rarely: salsa can skip re-validating queries that read only them.
@@ -44,14 +48,23 @@ impl Project {
             if !root.join(dir).is_dir() {
                 return Err(io::Error::new(
                     io::ErrorKind::NotFound,
-                    format!("{} has no `{dir}/` folder: run locref in a project root", root.display()),
+                    format!(
+                        "{} has no `{dir}/` folder: run locref in a project root",
+                        root.display()
+                    ),
                 ));
             }
         }
         let db = Db::default();
-        let _ = Workspace::builder(BTreeMap::new()).files_durability(Durability::HIGH).new(&db);
+        let _ = Workspace::builder(BTreeMap::new())
+            .files_durability(Durability::HIGH)
+            .new(&db);
         let _ = BuildOptions::new(&db, None);
-        let mut project = Project { root, db, files: BTreeMap::new() };
+        let mut project = Project {
+            root,
+            db,
+            files: BTreeMap::new(),
+        };
         project.rescan()?;
         Ok(project)
     }
@@ -60,7 +73,10 @@ impl Project {
     pub fn set_base_url(&mut self, url: Option<String>) {
         let options = BuildOptions::get(&self.db);
         if options.base_url_override(&self.db) != &url {
-            options.set_base_url_override(&mut self.db).with_durability(Durability::HIGH).to(url);
+            options
+                .set_base_url_override(&mut self.db)
+                .with_durability(Durability::HIGH)
+                .to(url);
         }
     }
 
@@ -71,8 +87,14 @@ impl Project {
             walk(&self.root.join(dir), &mut found)?;
         }
         let mut changed = Vec::new();
-        let present: std::collections::BTreeSet<String> = found.iter().filter_map(|p| self.relative(p)).collect();
-        let gone: Vec<String> = self.files.keys().filter(|k| !present.contains(*k)).cloned().collect();
+        let present: std::collections::BTreeSet<String> =
+            found.iter().filter_map(|p| self.relative(p)).collect();
+        let gone: Vec<String> = self
+            .files
+            .keys()
+            .filter(|k| !present.contains(*k))
+            .cloned()
+            .collect();
         for path in found {
             if let Some(rel) = self.update(&path)? {
                 changed.push(rel);
@@ -98,14 +120,18 @@ impl Project {
                 let mut found = Vec::new();
                 walk(path, &mut found)?;
                 for file in found {
-                    let known = self.relative(&file).is_some_and(|r| self.files.contains_key(&r));
+                    let known = self
+                        .relative(&file)
+                        .is_some_and(|r| self.files.contains_key(&r));
                     if let Some(rel) = self.update(&file)? {
                         list_changed |= !known;
                         changed.push(rel);
                     }
                 }
             } else if path.is_file() {
-                let known = self.relative(path).is_some_and(|r| self.files.contains_key(&r));
+                let known = self
+                    .relative(path)
+                    .is_some_and(|r| self.files.contains_key(&r));
                 if let Some(rel) = self.update(path)? {
                     list_changed |= !known;
                     changed.push(rel);
@@ -113,8 +139,12 @@ impl Project {
             } else if let Some(rel) = self.relative(path) {
                 // Gone: the file, or a whole folder of files.
                 let prefix = format!("{rel}/");
-                let gone: Vec<String> =
-                    self.files.keys().filter(|k| **k == rel || k.starts_with(&prefix)).cloned().collect();
+                let gone: Vec<String> = self
+                    .files
+                    .keys()
+                    .filter(|k| **k == rel || k.starts_with(&prefix))
+                    .cloned()
+                    .collect();
                 for key in gone {
                     self.files.remove(&key);
                     changed.push(key);
@@ -134,7 +164,9 @@ impl Project {
     fn relative(&self, path: &Path) -> Option<String> {
         let rel = path.strip_prefix(&self.root).ok()?;
         let first = rel.components().next()?.as_os_str().to_str()?;
-        if !INPUT_DIRS.contains(&first) || rel.components().any(|c| is_noise(Path::new(c.as_os_str()))) {
+        if !INPUT_DIRS.contains(&first)
+            || rel.components().any(|c| is_noise(Path::new(c.as_os_str())))
+        {
             return None;
         }
         Some(rel.to_str()?.replace('\\', "/"))
@@ -142,7 +174,9 @@ impl Project {
 
     /// Reads one file; sets its input only when its bytes changed. Returns its relative path if so.
     fn update(&mut self, path: &Path) -> io::Result<Option<String>> {
-        let Some(rel) = self.relative(path) else { return Ok(None) };
+        let Some(rel) = self.relative(path) else {
+            return Ok(None);
+        };
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -154,11 +188,15 @@ impl Project {
             Some((file, old)) => {
                 *old = hash;
                 let file = *file;
-                file.set_bytes(&mut self.db).with_durability(durability(&rel)).to(bytes);
+                file.set_bytes(&mut self.db)
+                    .with_durability(durability(&rel))
+                    .to(bytes);
                 Ok(Some(rel))
             }
             None => {
-                let file = SourceFile::builder(rel.clone(), bytes).bytes_durability(durability(&rel)).new(&self.db);
+                let file = SourceFile::builder(rel.clone(), bytes)
+                    .bytes_durability(durability(&rel))
+                    .new(&self.db);
                 self.files.insert(rel.clone(), (file, hash));
                 Ok(Some(rel))
             }
@@ -166,8 +204,15 @@ impl Project {
     }
 
     fn publish_file_list(&mut self) {
-        let list: BTreeMap<String, SourceFile> = self.files.iter().map(|(k, (f, _))| (k.clone(), *f)).collect();
-        Workspace::get(&self.db).set_files(&mut self.db).with_durability(Durability::HIGH).to(list);
+        let list: BTreeMap<String, SourceFile> = self
+            .files
+            .iter()
+            .map(|(k, (f, _))| (k.clone(), *f))
+            .collect();
+        Workspace::get(&self.db)
+            .set_files(&mut self.db)
+            .with_durability(Durability::HIGH)
+            .to(list);
     }
 }
 
@@ -177,7 +222,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e),
     };
-    let mut paths: Vec<PathBuf> = entries.map(|e| e.map(|e| e.path())).collect::<io::Result<_>>()?;
+    let mut paths: Vec<PathBuf> = entries
+        .map(|e| e.map(|e| e.path()))
+        .collect::<io::Result<_>>()?;
     paths.sort();
     for path in paths {
         if is_noise(&path) {

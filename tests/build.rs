@@ -26,7 +26,11 @@ fn copy_dir(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let path = entry.unwrap().path();
         let target = to.join(path.file_name().unwrap());
-        if path.is_dir() { copy_dir(&path, &target) } else { std::fs::copy(&path, &target).unwrap(); }
+        if path.is_dir() {
+            copy_dir(&path, &target)
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
     }
 }
 
@@ -75,28 +79,50 @@ fn shipped() -> &'static Shipped {
         let run = locref(project.path(), &["build", "--out", "public"], EPOCH);
         assert!(run.status.success(), "{}", text(&run.stderr));
         let files = tree(&out);
-        Shipped { _project: project, files }
+        Shipped {
+            _project: project,
+            files,
+        }
     })
 }
 
 fn json_file(path: &str) -> Value {
-    let bytes = shipped().files.get(path).unwrap_or_else(|| panic!("{path} was not built"));
+    let bytes = shipped()
+        .files
+        .get(path)
+        .unwrap_or_else(|| panic!("{path} was not built"));
     serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 const CODES: &str = "ad ae al ar at au ba be bg br by ca ch cn cy cz de dk ee es fi fr gb ge gr hr hu ie il in is it jp li lt lu lv mc md me mk mt mx my nl no nz pl pt ro rs sa se sg si sk tr ua us xk za";
 const ERPS: [&str; 11] = [
-    "sap-s4hana-cloud", "sap-business-bydesign", "sap-business-one", "oracle-netsuite", "oracle-fusion-cloud-erp",
-    "microsoft-dynamics-365-finance", "microsoft-dynamics-365-business-central", "workday-financial-management",
-    "sage-intacct", "infor-cloudsuite", "odoo",
+    "sap-s4hana-cloud",
+    "sap-business-bydesign",
+    "sap-business-one",
+    "oracle-netsuite",
+    "oracle-fusion-cloud-erp",
+    "microsoft-dynamics-365-finance",
+    "microsoft-dynamics-365-business-central",
+    "workday-financial-management",
+    "sage-intacct",
+    "infor-cloudsuite",
+    "odoo",
 ];
 const TOGGLES: [&str; 6] = [
-    "e_invoicing_mandatory_b2b", "e_invoicing_b2b_in_force", "e_invoicing_mandatory_b2g", "real_time_reporting",
-    "saft_required", "audit_file_on_request",
+    "e_invoicing_mandatory_b2b",
+    "e_invoicing_b2b_in_force",
+    "e_invoicing_mandatory_b2g",
+    "real_time_reporting",
+    "saft_required",
+    "audit_file_on_request",
 ];
 
 fn api_paths() -> Vec<&'static String> {
-    shipped().files.keys().filter(|p| p.starts_with("/api/v1/")).collect()
+    shipped()
+        .files
+        .keys()
+        .filter(|p| p.starts_with("/api/v1/"))
+        .collect()
 }
 
 #[test]
@@ -104,22 +130,54 @@ fn every_spec_endpoint_exists_for_exactly_the_listed_ids() {
     let files = &shipped().files;
     let codes: BTreeSet<&str> = CODES.split(' ').collect();
     assert_eq!(codes.len(), 61);
-    let built: BTreeSet<String> = files.keys().filter_map(|p| p.strip_prefix("/api/v1/countries/")).map(|p| p.replace(".json", "")).collect();
+    let built: BTreeSet<String> = files
+        .keys()
+        .filter_map(|p| p.strip_prefix("/api/v1/countries/"))
+        .map(|p| p.replace(".json", ""))
+        .collect();
     assert_eq!(built, codes.iter().map(|c| c.to_string()).collect());
-    let built: BTreeSet<String> = files.keys().filter_map(|p| p.strip_prefix("/api/v1/erps/")).map(|p| p.replace(".json", "")).collect();
+    let built: BTreeSet<String> = files
+        .keys()
+        .filter_map(|p| p.strip_prefix("/api/v1/erps/"))
+        .map(|p| p.replace(".json", ""))
+        .collect();
     assert_eq!(built, ERPS.iter().map(|c| c.to_string()).collect());
     for path in [
-        "/api/v1/index.json", "/api/v1/countries.json", "/api/v1/erps.json", "/api/v1/facts.json", "/api/v1/local-erps.json",
-        "/api/v1/partner-flags.json", "/api/v1/partners.json", "/api/v1/news.json", "/api/v1/sponsors.json",
-        "/api/v1/filters/e-invoicing-mandatory.json", "/api/v1/filters/e-invoicing-mandatory-b2b.json",
-        "/api/v1/filters/e-invoicing-b2b-in-force.json", "/api/v1/filters/e-invoicing-mandatory-b2g.json",
-        "/api/v1/filters/real-time-reporting.json", "/api/v1/filters/saft-required.json",
-        "/api/v1/filters/toggles-unknown.json", "/api/openapi.json", "/data/datapackage.json", "/_headers",
+        "/api/v1/index.json",
+        "/api/v1/countries.json",
+        "/api/v1/erps.json",
+        "/api/v1/facts.json",
+        "/api/v1/local-erps.json",
+        "/api/v1/partner-flags.json",
+        "/api/v1/partners.json",
+        "/api/v1/news.json",
+        "/api/v1/sponsors.json",
+        "/api/v1/filters/e-invoicing-mandatory.json",
+        "/api/v1/filters/e-invoicing-mandatory-b2b.json",
+        "/api/v1/filters/e-invoicing-b2b-in-force.json",
+        "/api/v1/filters/e-invoicing-mandatory-b2g.json",
+        "/api/v1/filters/real-time-reporting.json",
+        "/api/v1/filters/saft-required.json",
+        "/api/v1/filters/toggles-unknown.json",
+        "/api/openapi.json",
+        "/data/datapackage.json",
+        "/_headers",
     ] {
         assert!(files.contains_key(path), "{path} missing");
     }
-    for stem in ["matrix", "reporting", "connectors", "countries", "local_erps", "local_partner_flags"] {
-        assert!(files.contains_key(&format!("/data/{stem}.json")) && files.contains_key(&format!("/data/{stem}.csv")), "{stem}");
+    for stem in [
+        "matrix",
+        "reporting",
+        "connectors",
+        "countries",
+        "local_erps",
+        "local_partner_flags",
+    ] {
+        assert!(
+            files.contains_key(&format!("/data/{stem}.json"))
+                && files.contains_key(&format!("/data/{stem}.csv")),
+            "{stem}"
+        );
     }
 }
 
@@ -133,9 +191,17 @@ fn envelopes_have_meta_and_data_with_matching_counts() {
         assert_eq!(meta["version"], "2026.10", "{path}");
         assert_eq!(meta["generated_at"], "2026-09-21T14:13:20Z", "{path}");
         assert_eq!(meta["licence"]["name"], "CC BY-NC 4.0");
-        assert!(meta["licence"]["commercial_licence"].as_str().unwrap().starts_with('/'));
+        assert!(
+            meta["licence"]["commercial_licence"]
+                .as_str()
+                .unwrap()
+                .starts_with('/')
+        );
         for key in ["url", "commercial_contact", "attribution"] {
-            assert!(!meta["licence"][key].as_str().unwrap().is_empty(), "{path} licence.{key}");
+            assert!(
+                !meta["licence"][key].as_str().unwrap().is_empty(),
+                "{path} licence.{key}"
+            );
         }
         let expected = match &body["data"] {
             Value::Array(items) => items.len() as u64,
@@ -152,18 +218,45 @@ fn index_lists_endpoints_with_coverage_docs_and_openapi() {
     let index = json_file("/api/v1/index.json");
     let meta = &index["meta"];
     assert_eq!(meta["docs"], "https://locref.example.org/api/");
-    assert_eq!(meta["openapi"], "https://locref.example.org/api/openapi.json");
+    assert_eq!(
+        meta["openapi"],
+        "https://locref.example.org/api/openapi.json"
+    );
     let countries = json_file("/api/v1/countries.json");
     for toggle in TOGGLES {
         let c = &meta["toggle_coverage"][toggle];
-        let sum = c["true"].as_u64().unwrap() + c["false"].as_u64().unwrap() + c["null"].as_u64().unwrap();
+        let sum = c["true"].as_u64().unwrap()
+            + c["false"].as_u64().unwrap()
+            + c["null"].as_u64().unwrap();
         assert_eq!(sum, 61, "{toggle}");
-        let trues = countries["data"].as_array().unwrap().iter().filter(|c| c["toggles"][toggle] == true).count() as u64;
-        let nulls = countries["data"].as_array().unwrap().iter().filter(|c| c["toggles"][toggle].is_null()).count() as u64;
-        assert_eq!((c["true"].as_u64().unwrap(), c["null"].as_u64().unwrap()), (trues, nulls), "{toggle}");
+        let trues = countries["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["toggles"][toggle] == true)
+            .count() as u64;
+        let nulls = countries["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["toggles"][toggle].is_null())
+            .count() as u64;
+        assert_eq!(
+            (c["true"].as_u64().unwrap(), c["null"].as_u64().unwrap()),
+            (trues, nulls),
+            "{toggle}"
+        );
     }
-    let paths: Vec<&str> = index["data"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
-    assert!(paths.contains(&"/api/v1/countries/{code}.json") && paths.contains(&"/api/v1/erps/{id}.json"));
+    let paths: Vec<&str> = index["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths.contains(&"/api/v1/countries/{code}.json")
+            && paths.contains(&"/api/v1/erps/{id}.json")
+    );
     for entry in index["data"].as_array().unwrap() {
         let path = entry["path"].as_str().unwrap();
         assert!(!entry["description"].as_str().unwrap().is_empty(), "{path}");
@@ -171,10 +264,15 @@ fn index_lists_endpoints_with_coverage_docs_and_openapi() {
             assert!(entry["count"].is_null(), "{path}");
             continue;
         }
-        assert!(shipped().files.contains_key(path), "index lists {path}, which was not built");
+        assert!(
+            shipped().files.contains_key(path),
+            "index lists {path}, which was not built"
+        );
         if let Some(count) = entry["count"].as_u64() {
             let items = if path.ends_with(".csv") {
-                csv::Reader::from_reader(shipped().files[path].as_slice()).records().count()
+                csv::Reader::from_reader(shipped().files[path].as_slice())
+                    .records()
+                    .count()
             } else if path.starts_with("/data/") {
                 json_file(path).as_array().unwrap().len()
             } else {
@@ -195,17 +293,27 @@ fn country_details_agree_with_their_counts_and_the_list() {
         assert!(code > previous.as_str(), "countries sorted by code");
         previous = code.to_string();
         assert_eq!(country["api_url"], format!("/api/v1/countries/{code}.json"));
-        assert_eq!(country["url"], format!("https://locref.example.org/{code}/"));
+        assert_eq!(
+            country["url"],
+            format!("https://locref.example.org/{code}/")
+        );
         let detail = json_file(&format!("/api/v1/countries/{code}.json"))["data"].clone();
         let counts = &detail["counts"];
         let facts = detail["facts"].as_array().unwrap();
         assert_eq!(counts["facts"], facts.len() as u64, "{code}");
         let verified = facts.iter().filter(|f| f["status"] == "verified").count() as u64;
         assert_eq!(counts["facts_verified"], verified, "{code}");
-        let cells = facts.iter().filter(|f| f["topic"] == "e_invoicing_erp_support").count() as u64;
+        let cells = facts
+            .iter()
+            .filter(|f| f["topic"] == "e_invoicing_erp_support")
+            .count() as u64;
         assert_eq!(counts["erp_matrix_cells"], cells, "{code}");
         for key in ["local_erps", "partner_flags", "partners"] {
-            assert_eq!(counts[key], detail[key].as_array().unwrap().len() as u64, "{code} {key}");
+            assert_eq!(
+                counts[key],
+                detail[key].as_array().unwrap().len() as u64,
+                "{code} {key}"
+            );
         }
         // The list item is the detail without its arrays.
         let mut base = detail.as_object().unwrap().clone();
@@ -215,14 +323,21 @@ fn country_details_agree_with_their_counts_and_the_list() {
         assert_eq!(Value::Object(base), *country, "{code}");
         for fact in facts {
             assert_eq!(fact["country"], code);
-            let status = if fact["verification"] == "unverified" { "unverified" } else { "verified" };
+            let status = if fact["verification"] == "unverified" {
+                "unverified"
+            } else {
+                "verified"
+            };
             assert_eq!(fact["status"], status, "{}", fact["id"]);
             if fact["topic"] != "e_invoicing" {
                 assert!(fact["mandatory"].is_null(), "{}", fact["id"]);
             }
         }
         if let Some(rate) = country["vat_reduced_rates"].as_array() {
-            assert!(rate.iter().all(|r| r.as_f64().unwrap() > 0.0), "{code}: zero rate excluded");
+            assert!(
+                rate.iter().all(|r| r.as_f64().unwrap() > 0.0),
+                "{code}: zero rate excluded"
+            );
         }
     }
 }
@@ -241,39 +356,88 @@ fn fact_ids_are_unique_and_composed_from_country_topic_and_erp() {
         assert!(id.starts_with(&prefix), "{id} does not start with {prefix}");
         match fact["erp"].as_str() {
             Some(erp) => assert_eq!(id, format!("{prefix}-{erp}")),
-            None => assert!(id == prefix || id[prefix.len() + 1..].parse::<u32>().is_ok(), "{id}"),
+            None => assert!(
+                id == prefix || id[prefix.len() + 1..].parse::<u32>().is_ok(),
+                "{id}"
+            ),
         }
     }
     // Every country fact of every detail is in facts.json, and nothing else is.
-    let from_details: usize = CODES.split(' ').map(|c| json_file(&format!("/api/v1/countries/{c}.json"))["data"]["facts"].as_array().unwrap().len()).sum();
+    let from_details: usize = CODES
+        .split(' ')
+        .map(|c| {
+            json_file(&format!("/api/v1/countries/{c}.json"))["data"]["facts"]
+                .as_array()
+                .unwrap()
+                .len()
+        })
+        .sum();
     assert_eq!(from_details, facts.len());
+}
+
+/// Whether a filter admits a country (the SPEC's meaning of each filter).
+type Admits = Box<dyn Fn(&Value) -> bool>;
+
+fn is_true(country: &Value, toggle: &str) -> bool {
+    country["toggles"][toggle] == true
 }
 
 #[test]
 fn filters_list_exactly_the_countries_whose_toggles_match() {
     let countries = json_file("/api/v1/countries.json");
     let countries = countries["data"].as_array().unwrap();
-    let is_true = |c: &Value, t: &str| c["toggles"][t] == true;
-    let cases: [(&str, Box<dyn Fn(&Value) -> bool>); 7] = [
-        ("e-invoicing-mandatory", Box::new(|c| is_true(c, "e_invoicing_mandatory_b2b") || is_true(c, "e_invoicing_mandatory_b2g"))),
-        ("e-invoicing-mandatory-b2b", Box::new(|c| is_true(c, "e_invoicing_mandatory_b2b"))),
-        ("e-invoicing-b2b-in-force", Box::new(|c| is_true(c, "e_invoicing_b2b_in_force"))),
-        ("e-invoicing-mandatory-b2g", Box::new(|c| is_true(c, "e_invoicing_mandatory_b2g"))),
-        ("real-time-reporting", Box::new(|c| is_true(c, "real_time_reporting"))),
+    let cases: [(&str, Admits); 7] = [
+        (
+            "e-invoicing-mandatory",
+            Box::new(|c| {
+                is_true(c, "e_invoicing_mandatory_b2b") || is_true(c, "e_invoicing_mandatory_b2g")
+            }),
+        ),
+        (
+            "e-invoicing-mandatory-b2b",
+            Box::new(|c| is_true(c, "e_invoicing_mandatory_b2b")),
+        ),
+        (
+            "e-invoicing-b2b-in-force",
+            Box::new(|c| is_true(c, "e_invoicing_b2b_in_force")),
+        ),
+        (
+            "e-invoicing-mandatory-b2g",
+            Box::new(|c| is_true(c, "e_invoicing_mandatory_b2g")),
+        ),
+        (
+            "real-time-reporting",
+            Box::new(|c| is_true(c, "real_time_reporting")),
+        ),
         ("saft-required", Box::new(|c| is_true(c, "saft_required"))),
-        ("toggles-unknown", Box::new(|c| TOGGLES.iter().any(|t| c["toggles"][*t].is_null()))),
+        (
+            "toggles-unknown",
+            Box::new(|c| TOGGLES.iter().any(|t| c["toggles"][*t].is_null())),
+        ),
     ];
     for (slug, admits) in cases {
         let filter = json_file(&format!("/api/v1/filters/{slug}.json"));
-        let listed: Vec<&str> = filter["data"].as_array().unwrap().iter().map(|i| i["code"].as_str().unwrap()).collect();
-        let expected: Vec<&str> = countries.iter().filter(|c| admits(c)).map(|c| c["code"].as_str().unwrap()).collect();
+        let listed: Vec<&str> = filter["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["code"].as_str().unwrap())
+            .collect();
+        let expected: Vec<&str> = countries
+            .iter()
+            .filter(|c| admits(c))
+            .map(|c| c["code"].as_str().unwrap())
+            .collect();
         assert_eq!(listed, expected, "{slug}");
         for item in filter["data"].as_array().unwrap() {
             let code = item["code"].as_str().unwrap();
             let country = countries.iter().find(|c| c["code"] == code).unwrap();
             assert_eq!(item["toggles"], country["toggles"]);
             assert_eq!(item["api_url"], format!("/api/v1/countries/{code}.json"));
-            assert_eq!((&item["name"], &item["region"]), (&country["name"], &country["region"]));
+            assert_eq!(
+                (&item["name"], &item["region"]),
+                (&country["name"], &country["region"])
+            );
         }
     }
 }
@@ -291,7 +455,11 @@ fn toggles_on_the_reference_date_follow_the_fact_texts() {
     for c in countries["data"].as_array().unwrap() {
         let t = &c["toggles"];
         if t["e_invoicing_b2b_in_force"] == true {
-            assert_eq!(t["e_invoicing_mandatory_b2b"], true, "{}: in force implies a mandate", c["code"]);
+            assert_eq!(
+                t["e_invoicing_mandatory_b2b"], true,
+                "{}: in force implies a mandate",
+                c["code"]
+            );
         }
     }
 }
@@ -299,26 +467,64 @@ fn toggles_on_the_reference_date_follow_the_fact_texts() {
 #[test]
 fn erp_details_have_support_facts_providers_and_counts() {
     let list = json_file("/api/v1/erps.json");
-    let ids: Vec<&str> = list["data"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
     assert_eq!(ids, ERPS);
     let partners = json_file("/api/v1/partners.json");
     for erp in list["data"].as_array().unwrap() {
         let id = erp["id"].as_str().unwrap();
         let detail = json_file(&format!("/api/v1/erps/{id}.json"))["data"].clone();
         let support = detail["e_invoicing_support"].as_array().unwrap();
-        assert!(support.iter().all(|f| f["topic"] == "e_invoicing_erp_support" && f["erp"] == id));
-        assert_eq!(erp["counts"]["e_invoicing_countries"], support.len() as u64, "{id}");
-        assert_eq!(erp["counts"]["partner_flags"], detail["partner_flags"].as_array().unwrap().len() as u64);
-        let partner_count = partners["data"].as_array().unwrap().iter().filter(|p| p["erp"] == id).count() as u64;
+        assert!(
+            support
+                .iter()
+                .all(|f| f["topic"] == "e_invoicing_erp_support" && f["erp"] == id)
+        );
+        assert_eq!(
+            erp["counts"]["e_invoicing_countries"],
+            support.len() as u64,
+            "{id}"
+        );
+        assert_eq!(
+            erp["counts"]["partner_flags"],
+            detail["partner_flags"].as_array().unwrap().len() as u64
+        );
+        let partner_count = partners["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["erp"] == id)
+            .count() as u64;
         assert_eq!(erp["counts"]["partners"], partner_count, "{id}");
-        assert!(detail["other_facts"].as_array().unwrap().iter().all(|f| f["erp"] == id && f["topic"] != "e_invoicing_erp_support"));
+        assert!(
+            detail["other_facts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|f| f["erp"] == id && f["topic"] != "e_invoicing_erp_support")
+        );
         for provider in detail["providers"].as_array().unwrap() {
-            for key in ["provider", "connector_type", "built_by", "direction", "verification"] {
+            for key in [
+                "provider",
+                "connector_type",
+                "built_by",
+                "direction",
+                "verification",
+            ] {
                 assert!(provider[key].is_string(), "{id}: provider.{key}");
             }
         }
         let text = serde_json::to_string(&detail).unwrap().to_lowercase();
-        assert!(!text.contains("\"price") && !text.contains("\"featured") && !text.contains("\"sponsored"), "{id}");
+        assert!(
+            !text.contains("\"price")
+                && !text.contains("\"featured")
+                && !text.contains("\"sponsored"),
+            "{id}"
+        );
     }
 }
 
@@ -329,64 +535,147 @@ fn partners_are_sorted_and_neutral_and_sponsors_are_separate() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| (p["country"].as_str().unwrap().into(), p["erp"].as_str().unwrap().into(), p["name"].as_str().unwrap().to_lowercase()))
+        .map(|p| {
+            (
+                p["country"].as_str().unwrap().into(),
+                p["erp"].as_str().unwrap().into(),
+                p["name"].as_str().unwrap().to_lowercase(),
+            )
+        })
         .collect();
     let mut sorted = keys.clone();
     sorted.sort();
     assert_eq!(keys, sorted);
     for p in partners["data"].as_array().unwrap() {
         let members: BTreeSet<&str> = p.as_object().unwrap().keys().map(String::as_str).collect();
-        assert!(members.iter().all(|m| !m.contains("price") && *m != "featured" && *m != "sponsored"), "{members:?}");
+        assert!(
+            members
+                .iter()
+                .all(|m| !m.contains("price") && *m != "featured" && *m != "sponsored"),
+            "{members:?}"
+        );
     }
     let sponsors = json_file("/api/v1/sponsors.json");
     assert_eq!(sponsors["meta"]["count"], 0);
-    assert!(sponsors["meta"]["notice"].as_str().unwrap().contains("not part of the verified dataset"));
+    assert!(
+        sponsors["meta"]["notice"]
+            .as_str()
+            .unwrap()
+            .contains("not part of the verified dataset")
+    );
     assert_eq!(sponsors["data"], json!([]));
 }
 
 /// The SPEC's columns of each flat file (`<erps>` = the ten ERP columns).
 fn spec_columns(stem: &str) -> Vec<String> {
     let columns = match stem {
-        "matrix" => "topic,country_code,country,short_label,mandate,scope,deadlines,format,mandate_source,mandate_evidence,erp,support_type,vendors,notes,erp_source,evidence,status,last_verified",
-        "reporting" => "topic,country_code,country,report_local,report_en,frequency,deadline,channel_format,source,source_checked,evidence,status,<erps>,erp_sources,notes",
-        "connectors" => "provider,erp,countries_covered,countries_in_scope,connector_type,built_by,direction,source_urls,status,last_verified,notes",
-        "countries" => "country_code,country,region,fact,value,source,evidence,status,last_verified",
+        "matrix" => {
+            "topic,country_code,country,short_label,mandate,scope,deadlines,format,mandate_source,mandate_evidence,erp,support_type,vendors,notes,erp_source,evidence,status,last_verified"
+        }
+        "reporting" => {
+            "topic,country_code,country,report_local,report_en,frequency,deadline,channel_format,source,source_checked,evidence,status,<erps>,erp_sources,notes"
+        }
+        "connectors" => {
+            "provider,erp,countries_covered,countries_in_scope,connector_type,built_by,direction,source_urls,status,last_verified,notes"
+        }
+        "countries" => {
+            "country_code,country,region,fact,value,source,evidence,status,last_verified"
+        }
         "local_erps" => "country_code,name,segment,description,website,source,status,last_verified",
         "local_partner_flags" => "country_code,country,erp,flag,note,source,status,last_verified",
         _ => unreachable!(),
     };
-    let ten: Vec<String> = ERPS.iter().filter(|e| **e != "sap-business-one").map(|e| e.to_string()).collect();
-    columns.split(',').flat_map(|c| if c == "<erps>" { ten.clone() } else { vec![c.to_string()] }).collect()
+    let ten: Vec<String> = ERPS
+        .iter()
+        .filter(|e| **e != "sap-business-one")
+        .map(|e| e.to_string())
+        .collect();
+    columns
+        .split(',')
+        .flat_map(|c| {
+            if c == "<erps>" {
+                ten.clone()
+            } else {
+                vec![c.to_string()]
+            }
+        })
+        .collect()
 }
 
 #[test]
 fn flat_files_have_the_spec_columns_and_the_same_records_in_csv_and_json() {
-    for stem in ["matrix", "reporting", "connectors", "countries", "local_erps", "local_partner_flags"] {
+    for stem in [
+        "matrix",
+        "reporting",
+        "connectors",
+        "countries",
+        "local_erps",
+        "local_partner_flags",
+    ] {
         let records = json_file(&format!("/data/{stem}.json"));
         let records = records.as_array().unwrap();
         let csv_bytes = &shipped().files[&format!("/data/{stem}.csv")];
         let mut reader = csv::Reader::from_reader(csv_bytes.as_slice());
-        let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_string).collect();
+        let header: Vec<String> = reader
+            .headers()
+            .unwrap()
+            .iter()
+            .map(str::to_string)
+            .collect();
         assert_eq!(header, spec_columns(stem), "{stem} columns");
-        let rows: Vec<Vec<String>> = reader.records().map(|r| r.unwrap().iter().map(str::to_string).collect()).collect();
+        let rows: Vec<Vec<String>> = reader
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_string).collect())
+            .collect();
         assert_eq!(rows.len(), records.len(), "{stem} row count");
         for (row, record) in rows.iter().zip(records) {
             let keys: Vec<&String> = record.as_object().unwrap().keys().collect();
-            assert_eq!(keys, header.iter().collect::<Vec<_>>(), "{stem} record keys");
-            let values: Vec<String> = header.iter().map(|h| record[h].as_str().unwrap().to_string()).collect();
+            assert_eq!(
+                keys,
+                header.iter().collect::<Vec<_>>(),
+                "{stem} record keys"
+            );
+            let values: Vec<String> = header
+                .iter()
+                .map(|h| record[h].as_str().unwrap().to_string())
+                .collect();
             assert_eq!(&values, row, "{stem}");
             assert!(["verified", "unverified"].contains(&record["status"].as_str().unwrap()));
         }
     }
     let matrix = json_file("/data/matrix.json");
-    assert_eq!(matrix.as_array().unwrap().len(), 671, "61 countries x 11 ERPs");
+    assert_eq!(
+        matrix.as_array().unwrap().len(),
+        671,
+        "61 countries x 11 ERPs"
+    );
     let package = json_file("/data/datapackage.json");
-    let names: Vec<&str> = package["resources"].as_array().unwrap().iter().map(|r| r["path"].as_str().unwrap()).collect();
-    assert_eq!(names, ["matrix.csv", "reporting.csv", "connectors.csv", "countries.csv", "local_erps.csv", "local_partner_flags.csv"]);
+    let names: Vec<&str> = package["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "matrix.csv",
+            "reporting.csv",
+            "connectors.csv",
+            "countries.csv",
+            "local_erps.csv",
+            "local_partner_flags.csv"
+        ]
+    );
     assert_eq!(package["licenses"][0]["title"], "CC BY 4.0");
     for resource in package["resources"].as_array().unwrap() {
         let stem = resource["path"].as_str().unwrap().trim_end_matches(".csv");
-        let fields: Vec<&str> = resource["schema"]["fields"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+        let fields: Vec<&str> = resource["schema"]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
         assert_eq!(fields, spec_columns(stem), "{stem}");
     }
     let licence = text(&shipped().files["/data/LICENSE.txt"]);
@@ -398,7 +687,11 @@ fn headers_file_gives_cors_and_media_types() {
     let headers = text(&shipped().files["/_headers"]);
     assert!(headers.starts_with("# Generated by locref"));
     assert!(headers.contains("/*\n  Access-Control-Allow-Origin: *\n"));
-    assert!(headers.contains("/api/v1/countries/*.json\n  Content-Type: application/json; charset=utf-8\n"));
+    assert!(
+        headers.contains(
+            "/api/v1/countries/*.json\n  Content-Type: application/json; charset=utf-8\n"
+        )
+    );
     assert!(headers.contains("/data/*.csv\n  Content-Type: text/csv; charset=utf-8\n"));
 }
 
@@ -408,8 +701,16 @@ fn every_url_in_the_api_is_http_or_https() {
         match value {
             Value::Object(map) => map.iter().for_each(|(k, v)| walk(v, k, path)),
             Value::Array(items) => items.iter().for_each(|v| walk(v, key, path)),
-            Value::String(s) if (key.contains("url") || key == "website") && !s.is_empty() && !key.starts_with("api_") && key != "commercial_licence" => {
-                assert!(s.starts_with("https://") || s.starts_with("http://"), "{path}: {key} = {s}");
+            Value::String(s)
+                if (key.contains("url") || key == "website")
+                    && !s.is_empty()
+                    && !key.starts_with("api_")
+                    && key != "commercial_licence" =>
+            {
+                assert!(
+                    s.starts_with("https://") || s.starts_with("http://"),
+                    "{path}: {key} = {s}"
+                );
             }
             _ => {}
         }
@@ -426,13 +727,24 @@ fn openapi_describes_every_path_and_validates_every_body() {
     assert_eq!(doc["info"]["version"], "1.0.0");
     let paths = doc["paths"].as_object().unwrap();
     let toggles = &doc["components"]["schemas"]["Toggles"]["properties"];
-    assert!(toggles["e_invoicing_b2b_in_force"]["description"].as_str().unwrap().contains("2026-10-16"));
+    assert!(
+        toggles["e_invoicing_b2b_in_force"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("2026-10-16")
+    );
     for template in ["/api/v1/countries/{code}.json", "/api/v1/erps/{id}.json"] {
         let get = &paths[template]["get"];
         assert!(get["responses"]["404"].is_object(), "{template} has a 404");
         assert_eq!(get["parameters"][0]["in"], "path");
     }
-    assert_eq!(paths["/api/v1/countries/{code}.json"]["get"]["parameters"][0]["schema"]["enum"].as_array().unwrap().len(), 61);
+    assert_eq!(
+        paths["/api/v1/countries/{code}.json"]["get"]["parameters"][0]["schema"]["enum"]
+            .as_array()
+            .unwrap()
+            .len(),
+        61
+    );
     let index = json_file("/api/v1/index.json");
     for entry in index["data"].as_array().unwrap() {
         let path = entry["path"].as_str().unwrap();
@@ -443,28 +755,54 @@ fn openapi_describes_every_path_and_validates_every_body() {
     // Validate every emitted body against the schema openapi.json gives for its path.
     let mut checked = 0;
     for (path, bytes) in &shipped().files {
-        if !path.ends_with(".json") || path == "/data/datapackage.json" || path == "/api/openapi.json" {
+        if !path.ends_with(".json")
+            || path == "/data/datapackage.json"
+            || path == "/api/openapi.json"
+        {
             continue;
         }
         let template = ["countries", "erps"].iter().find_map(|kind| {
             let prefix = format!("/api/v1/{kind}/");
-            path.starts_with(&prefix).then(|| format!("{prefix}{}.json", if *kind == "countries" { "{code}" } else { "{id}" }))
+            path.starts_with(&prefix).then(|| {
+                format!(
+                    "{prefix}{}.json",
+                    if *kind == "countries" {
+                        "{code}"
+                    } else {
+                        "{id}"
+                    }
+                )
+            })
         });
         let key = template.unwrap_or_else(|| path.clone());
-        let operation = &paths.get(&key).unwrap_or_else(|| panic!("openapi lacks {key}"))["get"];
+        let operation = &paths
+            .get(&key)
+            .unwrap_or_else(|| panic!("openapi lacks {key}"))["get"];
         let schema = &operation["responses"]["200"]["content"]["application/json"]["schema"];
         let mut wrapper = schema.as_object().unwrap().clone();
-        wrapper.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
+        wrapper.insert(
+            "$schema".into(),
+            json!("https://json-schema.org/draft/2020-12/schema"),
+        );
         wrapper.insert("components".into(), doc["components"].clone());
         let validator = jsonschema::draft202012::new(&Value::Object(wrapper)).unwrap();
         let body: Value = serde_json::from_slice(bytes).unwrap();
-        let errors: Vec<String> = validator.iter_errors(&body).take(5).map(|e| format!("{}: {e}", e.instance_path())).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(&body)
+            .take(5)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
         assert!(errors.is_empty(), "{path}: {errors:#?}");
         checked += 1;
     }
-    assert_eq!(checked, 61 + 11 + 16 + 6, "every API body and flat JSON file was validated");
+    assert_eq!(
+        checked,
+        61 + 11 + 16 + 6,
+        "every API body and flat JSON file was validated"
+    );
     // And a body that breaks the contract is caught.
-    let schema = &paths["/api/v1/countries.json"]["get"]["responses"]["200"]["content"]["application/json"]["schema"];
+    let schema = &paths["/api/v1/countries.json"]["get"]["responses"]["200"]["content"]["application/json"]
+        ["schema"];
     let mut wrapper = schema.as_object().unwrap().clone();
     wrapper.insert("components".into(), doc["components"].clone());
     let validator = jsonschema::draft202012::new(&Value::Object(wrapper)).unwrap();
@@ -479,30 +817,65 @@ fn a_second_build_writes_nothing_and_clean_builds_are_reproducible() {
     let first = locref(project.path(), &["build", "--out", "site"], EPOCH);
     assert!(first.status.success(), "{}", text(&first.stderr));
     let mtimes = |dir: &Path| -> Vec<std::time::SystemTime> {
-        tree(dir).keys().map(|p| std::fs::metadata(dir.join(&p[1..])).unwrap().modified().unwrap()).collect()
+        tree(dir)
+            .keys()
+            .map(|p| {
+                std::fs::metadata(dir.join(&p[1..]))
+                    .unwrap()
+                    .modified()
+                    .unwrap()
+            })
+            .collect()
     };
     let before = mtimes(&project.path().join("site"));
     let second = locref(project.path(), &["build", "--out", "site"], "1800000000");
     let stdout = text(&second.stdout);
-    assert!(stdout.contains(" 0 written, ") && stdout.contains(" 0 removed"), "{stdout}");
+    assert!(
+        stdout.contains(" 0 written, ") && stdout.contains(" 0 removed"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("wrote "), "{stdout}");
     assert_eq!(mtimes(&project.path().join("site")), before);
     // generated_at of unchanged content stays that of the build that wrote it.
-    let index: Value = serde_json::from_slice(&std::fs::read(project.path().join("site/api/v1/index.json")).unwrap()).unwrap();
+    let index: Value = serde_json::from_slice(
+        &std::fs::read(project.path().join("site/api/v1/index.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(index["meta"]["generated_at"], "2026-09-21T14:13:20Z");
 
-    let clean = locref(project.path(), &["build", "--out", "site", "--clean"], EPOCH);
+    let clean = locref(
+        project.path(),
+        &["build", "--out", "site", "--clean"],
+        EPOCH,
+    );
     assert!(clean.status.success(), "{}", text(&clean.stderr));
-    assert_eq!(tree(&project.path().join("site")), shipped().files, "two clean builds with SOURCE_DATE_EPOCH are byte-identical");
+    assert_eq!(
+        tree(&project.path().join("site")),
+        shipped().files,
+        "two clean builds with SOURCE_DATE_EPOCH are byte-identical"
+    );
     // The manifest stays outside the published tree.
-    assert!(project.path().join(".locref-cache/site.manifest.json").is_file());
-    assert!(!tree(&project.path().join("site")).keys().any(|p| p.contains("manifest")));
+    assert!(
+        project
+            .path()
+            .join(".locref-cache/site.manifest.json")
+            .is_file()
+    );
+    assert!(
+        !tree(&project.path().join("site"))
+            .keys()
+            .any(|p| p.contains("manifest"))
+    );
 }
 
 #[test]
 fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
     let project = scratch_project();
-    assert!(locref(project.path(), &["build", "--out", "site"], EPOCH).status.success());
+    assert!(
+        locref(project.path(), &["build", "--out", "site"], EPOCH)
+            .status
+            .success()
+    );
     let partners = project.path().join("sources/tables/partners.csv");
     let original = std::fs::read_to_string(&partners).unwrap();
     // Change one partner's summary text: the partner lists and that country change; nothing else.
@@ -513,25 +886,54 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
     std::fs::write(&partners, edited).unwrap();
     let run = locref(project.path(), &["build", "--out", "site"], "1800000000");
     let stdout = text(&run.stdout);
-    let written: BTreeSet<&str> = stdout.lines().filter_map(|l| l.trim().strip_prefix("wrote")).map(str::trim).collect();
-    let expected: BTreeSet<String> = ["/api/v1/partners.json".to_string(), format!("/api/v1/countries/{country}.json")].into();
-    assert_eq!(written, expected.iter().map(String::as_str).collect(), "{stdout}");
-    let detail: Value = serde_json::from_slice(&std::fs::read(project.path().join(format!("site/api/v1/countries/{country}.json"))).unwrap()).unwrap();
+    let written: BTreeSet<&str> = stdout
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("wrote"))
+        .map(str::trim)
+        .collect();
+    let expected: BTreeSet<String> = [
+        "/api/v1/partners.json".to_string(),
+        format!("/api/v1/countries/{country}.json"),
+    ]
+    .into();
+    assert_eq!(
+        written,
+        expected.iter().map(String::as_str).collect(),
+        "{stdout}"
+    );
+    let detail: Value = serde_json::from_slice(
+        &std::fs::read(
+            project
+                .path()
+                .join(format!("site/api/v1/countries/{country}.json")),
+        )
+        .unwrap(),
+    )
+    .unwrap();
     assert_eq!(detail["meta"]["generated_at"], "2027-01-15T08:00:00Z");
-    let index: Value = serde_json::from_slice(&std::fs::read(project.path().join("site/api/v1/index.json")).unwrap()).unwrap();
+    let index: Value = serde_json::from_slice(
+        &std::fs::read(project.path().join("site/api/v1/index.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(index["meta"]["generated_at"], "2026-09-21T14:13:20Z");
 }
 
 #[test]
 fn a_bad_source_reports_every_located_error_and_writes_nothing() {
     let project = scratch_project();
-    assert!(locref(project.path(), &["build", "--out", "site"], EPOCH).status.success());
+    assert!(
+        locref(project.path(), &["build", "--out", "site"], EPOCH)
+            .status
+            .success()
+    );
     let before = tree(&project.path().join("site"));
     let matrix = project.path().join("sources/tables/matrix.csv");
     let text_before = std::fs::read_to_string(&matrix).unwrap();
     let mut lines: Vec<String> = text_before.lines().map(str::to_string).collect();
     lines[1] = lines[1].replacen("unknown/unverified", "maybe", 1);
-    lines[2] = lines[2].replacen(",ad,", ",zz,", 1).replacen("ad,", "zz,", 1);
+    lines[2] = lines[2]
+        .replacen(",ad,", ",zz,", 1)
+        .replacen("ad,", "zz,", 1);
     std::fs::write(&matrix, lines.join("\n") + "\n").unwrap();
     let vat = project.path().join("sources/tables/vat.csv");
     let vat_text = std::fs::read_to_string(&vat).unwrap();
@@ -548,19 +950,36 @@ fn a_bad_source_reports_every_located_error_and_writes_nothing() {
         stderr.contains(&format!("sources/tables/matrix.csv:2:{}: error: support_type `maybe` is not in rules/vocabulary.toml", col(&lines[1], "maybe"))),
         "{stderr}"
     );
-    assert!(stderr.contains("sources/tables/matrix.csv:3:1: error: unknown country code `zz`"), "{stderr}");
-    let rate_column = broken_ad.find("high").unwrap() + 1;
     assert!(
-        stderr.contains(&format!("sources/tables/vat.csv:{vat_line}:{rate_column}: error: `high` is not a percent rate")),
+        stderr.contains("sources/tables/matrix.csv:3:1: error: unknown country code `zz`"),
         "{stderr}"
     );
-    assert_eq!(stderr.lines().filter(|l| l.contains(": error: ")).count(), 3, "all errors, each once: {stderr}");
+    let rate_column = broken_ad.find("high").unwrap() + 1;
+    assert!(
+        stderr.contains(&format!(
+            "sources/tables/vat.csv:{vat_line}:{rate_column}: error: `high` is not a percent rate"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.lines().filter(|l| l.contains(": error: ")).count(),
+        3,
+        "all errors, each once: {stderr}"
+    );
     assert!(stderr.contains("nothing was written"), "{stderr}");
-    assert_eq!(tree(&project.path().join("site")), before, "the output stays at the last good build");
+    assert_eq!(
+        tree(&project.path().join("site")),
+        before,
+        "the output stays at the last good build"
+    );
 
     let check = locref(project.path(), &["check"], EPOCH);
     assert_eq!(check.status.code(), Some(1));
-    assert_eq!(text(&check.stderr), stderr, "check reports the same diagnostics");
+    assert_eq!(
+        text(&check.stderr),
+        stderr,
+        "check reports the same diagnostics"
+    );
 }
 
 #[test]
@@ -568,8 +987,14 @@ fn check_writes_nothing() {
     let project = scratch_project();
     let run = locref(project.path(), &["check"], EPOCH);
     assert!(run.status.success(), "{}", text(&run.stderr));
-    let entries: BTreeSet<String> = std::fs::read_dir(project.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    assert_eq!(entries, BTreeSet::from(["rules".to_string(), "sources".to_string()]));
+    let entries: BTreeSet<String> = std::fs::read_dir(project.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        entries,
+        BTreeSet::from(["rules".to_string(), "sources".to_string()])
+    );
 }
 
 #[test]
@@ -578,35 +1003,100 @@ fn clean_refuses_folders_locref_did_not_create() {
     let foreign = project.path().join("mine");
     std::fs::create_dir_all(&foreign).unwrap();
     std::fs::write(foreign.join("notes.txt"), "keep me").unwrap();
-    let run = locref(project.path(), &["build", "--out", "mine", "--clean"], EPOCH);
+    let run = locref(
+        project.path(),
+        &["build", "--out", "mine", "--clean"],
+        EPOCH,
+    );
     assert_eq!(run.status.code(), Some(3));
-    assert!(text(&run.stderr).contains("locref did not write (/notes.txt)"), "{}", text(&run.stderr));
-    assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "keep me");
+    assert!(
+        text(&run.stderr).contains("locref did not write (/notes.txt)"),
+        "{}",
+        text(&run.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(foreign.join("notes.txt")).unwrap(),
+        "keep me"
+    );
     for protected in [".", "sources", "rules/.."] {
-        let run = locref(project.path(), &["build", "--out", protected, "--clean", "--force"], EPOCH);
+        let run = locref(
+            project.path(),
+            &["build", "--out", protected, "--clean", "--force"],
+            EPOCH,
+        );
         assert_eq!(run.status.code(), Some(3), "{protected}");
-        assert!(text(&run.stderr).contains("refusing to delete"), "{protected}: {}", text(&run.stderr));
+        assert!(
+            text(&run.stderr).contains("refusing to delete"),
+            "{protected}: {}",
+            text(&run.stderr)
+        );
     }
     assert!(project.path().join("sources/tables/matrix.csv").is_file());
     // A folder locref built can be cleaned; --force overrides foreign files.
-    assert!(locref(project.path(), &["build", "--out", "site"], EPOCH).status.success());
-    assert!(locref(project.path(), &["build", "--out", "site", "--clean"], EPOCH).status.success());
-    assert!(locref(project.path(), &["build", "--out", "mine", "--clean", "--force"], EPOCH).status.success());
+    assert!(
+        locref(project.path(), &["build", "--out", "site"], EPOCH)
+            .status
+            .success()
+    );
+    assert!(
+        locref(
+            project.path(),
+            &["build", "--out", "site", "--clean"],
+            EPOCH
+        )
+        .status
+        .success()
+    );
+    assert!(
+        locref(
+            project.path(),
+            &["build", "--out", "mine", "--clean", "--force"],
+            EPOCH
+        )
+        .status
+        .success()
+    );
     assert!(!foreign.join("notes.txt").exists());
 }
 
 #[test]
 fn build_removes_outputs_that_no_longer_exist() {
     let project = scratch_project();
-    assert!(locref(project.path(), &["build", "--out", "site"], EPOCH).status.success());
+    assert!(
+        locref(project.path(), &["build", "--out", "site"], EPOCH)
+            .status
+            .success()
+    );
     let filters = project.path().join("rules/filters.toml");
     let text_before = std::fs::read_to_string(&filters).unwrap();
-    let cut = text_before.find("[[filter]]\nslug = \"saft-required\"").unwrap();
+    let cut = text_before
+        .find("[[filter]]\nslug = \"saft-required\"")
+        .unwrap();
     let end = text_before[cut..].find("\n\n").unwrap() + cut + 2;
-    std::fs::write(&filters, format!("{}{}", &text_before[..cut], &text_before[end..])).unwrap();
+    std::fs::write(
+        &filters,
+        format!("{}{}", &text_before[..cut], &text_before[end..]),
+    )
+    .unwrap();
     let run = locref(project.path(), &["build", "--out", "site"], EPOCH);
-    assert!(text(&run.stdout).contains("removed /api/v1/filters/saft-required.json"), "{}", text(&run.stdout));
-    assert!(!project.path().join("site/api/v1/filters/saft-required.json").exists());
-    let index: Value = serde_json::from_slice(&std::fs::read(project.path().join("site/api/v1/index.json")).unwrap()).unwrap();
-    assert!(!serde_json::to_string(&index).unwrap().contains("saft-required"));
+    assert!(
+        text(&run.stdout).contains("removed /api/v1/filters/saft-required.json"),
+        "{}",
+        text(&run.stdout)
+    );
+    assert!(
+        !project
+            .path()
+            .join("site/api/v1/filters/saft-required.json")
+            .exists()
+    );
+    let index: Value = serde_json::from_slice(
+        &std::fs::read(project.path().join("site/api/v1/index.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        !serde_json::to_string(&index)
+            .unwrap()
+            .contains("saft-required")
+    );
 }

@@ -9,7 +9,10 @@ use locref::workspace::Project;
 fn scratch() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for sub in ["sources", "rules"] {
-        copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join(sub), &dir.path().join(sub));
+        copy(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(sub),
+            &dir.path().join(sub),
+        );
     }
     dir
 }
@@ -19,7 +22,11 @@ fn copy(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let path = entry.unwrap().path();
         let target = to.join(path.file_name().unwrap());
-        if path.is_dir() { copy(&path, &target) } else { std::fs::copy(&path, &target).unwrap(); }
+        if path.is_dir() {
+            copy(&path, &target)
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
     }
 }
 
@@ -28,7 +35,10 @@ fn diagnostics_with(file: &str, bytes: &[u8]) -> Vec<String> {
     let dir = scratch();
     std::fs::write(dir.path().join(file), bytes).unwrap();
     let project = Project::load(dir.path()).unwrap();
-    diagnostics(&project.db).iter().map(ToString::to_string).collect()
+    diagnostics(&project.db)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 fn shipped(file: &str) -> String {
@@ -45,12 +55,20 @@ fn shipped_sources_have_no_diagnostics() {
 fn a_bom_and_crlf_line_ends_are_normalized_to_the_same_output() {
     let dir = scratch();
     let project = Project::load(dir.path()).unwrap();
-    let before: Vec<Vec<u8>> = render_site(&project.db).unwrap().iter().map(|(_, r)| r.bytes.clone()).collect();
+    let before: Vec<Vec<u8>> = render_site(&project.db)
+        .unwrap()
+        .iter()
+        .map(|(_, r)| r.bytes.clone())
+        .collect();
     let path = dir.path().join("sources/tables/partners.csv");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("\u{feff}{}", text.replace('\n', "\r\n"))).unwrap();
     let project = Project::load(dir.path()).unwrap();
-    let after: Vec<Vec<u8>> = render_site(&project.db).unwrap().iter().map(|(_, r)| r.bytes.clone()).collect();
+    let after: Vec<Vec<u8>> = render_site(&project.db)
+        .unwrap()
+        .iter()
+        .map(|(_, r)| r.bytes.clone())
+        .collect();
     assert!(before == after, "BOM and CRLF change nothing in the output");
 }
 
@@ -60,18 +78,29 @@ fn invalid_utf8_is_located_at_the_bad_byte() {
     bytes.extend_from_slice(&[0xE9, b'\n']);
     assert_eq!(
         diagnostics_with("sources/tables/partners.csv", &bytes),
-        ["sources/tables/partners.csv:2:12: error: invalid UTF-8 (byte 0xE9): save the file as UTF-8"]
+        [
+            "sources/tables/partners.csv:2:12: error: invalid UTF-8 (byte 0xE9): save the file as UTF-8"
+        ]
     );
 }
 
 #[test]
 fn empty_and_missing_files_are_errors() {
-    assert_eq!(diagnostics_with("sources/tables/partners.csv", b"\n  \n"), ["sources/tables/partners.csv:1:1: error: file is empty"]);
+    assert_eq!(
+        diagnostics_with("sources/tables/partners.csv", b"\n  \n"),
+        ["sources/tables/partners.csv:1:1: error: file is empty"]
+    );
     let dir = scratch();
     std::fs::remove_file(dir.path().join("sources/tables/local_erps.csv")).unwrap();
     let project = Project::load(dir.path()).unwrap();
-    let shown: Vec<String> = diagnostics(&project.db).iter().map(ToString::to_string).collect();
-    assert_eq!(shown, ["sources/tables/local_erps.csv:1:1: error: file is missing"]);
+    let shown: Vec<String> = diagnostics(&project.db)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        shown,
+        ["sources/tables/local_erps.csv:1:1: error: file is missing"]
+    );
 }
 
 #[test]
@@ -81,7 +110,10 @@ fn control_characters_are_rejected() {
     let broken = format!("{}\u{7}{}", &text[..at], &text[at..]);
     let shown = diagnostics_with("sources/news.json", broken.as_bytes());
     assert_eq!(shown.len(), 1, "{shown:?}");
-    assert!(shown[0].ends_with("error: control character U+0007 is not allowed"), "{shown:?}");
+    assert!(
+        shown[0].ends_with("error: control character U+0007 is not allowed"),
+        "{shown:?}"
+    );
 }
 
 #[test]
@@ -90,19 +122,43 @@ fn duplicates_unknown_ids_and_bad_urls_are_located() {
     let first = text.lines().nth(1).unwrap();
     let duplicated = format!("{text}{first}\n");
     let line = duplicated.lines().count();
-    let shown = diagnostics_with("sources/tables/local_partner_flags.csv", duplicated.as_bytes());
+    let shown = diagnostics_with(
+        "sources/tables/local_partner_flags.csv",
+        duplicated.as_bytes(),
+    );
     let erp_column = first.find(',').unwrap() + 2;
-    assert_eq!(shown, [format!("sources/tables/local_partner_flags.csv:{line}:{erp_column}: error: duplicate partner flag id `{}` (first on line 2)", {
-        let cells: Vec<&str> = first.split(',').collect();
-        format!("{}-{}", cells[0], cells[1])
-    })]);
+    assert_eq!(
+        shown,
+        [format!(
+            "sources/tables/local_partner_flags.csv:{line}:{erp_column}: error: duplicate partner flag id `{}` (first on line 2)",
+            {
+                let cells: Vec<&str> = first.split(',').collect();
+                format!("{}-{}", cells[0], cells[1])
+            }
+        )]
+    );
 
-    let header = "country_code,name,segment,description,website,source,verification,last_verified\n";
-    let shown = diagnostics_with("sources/tables/local_erps.csv", format!("{header}it,Foo,SME,x,ftp://foo.example,,unverified,\n").as_bytes());
-    assert_eq!(shown, ["sources/tables/local_erps.csv:2:14: error: `ftp://foo.example` is not an http(s) URL"]);
+    let header =
+        "country_code,name,segment,description,website,source,verification,last_verified\n";
+    let shown = diagnostics_with(
+        "sources/tables/local_erps.csv",
+        format!("{header}it,Foo,SME,x,ftp://foo.example,,unverified,\n").as_bytes(),
+    );
+    assert_eq!(
+        shown,
+        ["sources/tables/local_erps.csv:2:14: error: `ftp://foo.example` is not an http(s) URL"]
+    );
 
-    let shown = diagnostics_with("sources/tables/local_erps.csv", format!("{header}qq,Foo,SME,x,,,unverified,\n").as_bytes());
-    assert_eq!(shown, ["sources/tables/local_erps.csv:2:1: error: unknown country code `qq` (not in sources/registers/countries.csv)"]);
+    let shown = diagnostics_with(
+        "sources/tables/local_erps.csv",
+        format!("{header}qq,Foo,SME,x,,,unverified,\n").as_bytes(),
+    );
+    assert_eq!(
+        shown,
+        [
+            "sources/tables/local_erps.csv:2:1: error: unknown country code `qq` (not in sources/registers/countries.csv)"
+        ]
+    );
 }
 
 #[test]
@@ -110,7 +166,8 @@ fn the_honesty_rule_is_enforced() {
     let header = "country_code,erp,flag,note,source,verification,last_verified\n";
     let shown = diagnostics_with(
         "sources/tables/local_partner_flags.csv",
-        format!("{header}it,odoo,partner,,,secondary,\nfr,odoo,partner,,,unverified,2026-01-01\n").as_bytes(),
+        format!("{header}it,odoo,partner,,,secondary,\nfr,odoo,partner,,,unverified,2026-01-01\n")
+            .as_bytes(),
     );
     assert_eq!(
         shown,
@@ -121,33 +178,72 @@ fn the_honesty_rule_is_enforced() {
         ]
     );
     let text = shipped("sources/tables/countries.csv");
-    let row = text.lines().find(|l| l.ends_with(",unverified,unverified,")).unwrap();
+    let row = text
+        .lines()
+        .find(|l| l.ends_with(",unverified,unverified,"))
+        .unwrap();
     let claimed = row.replace(",unverified,unverified,", ",fetched,unverified,");
     let line = text.lines().position(|l| l == row).unwrap() + 1;
-    let shown = diagnostics_with("sources/tables/countries.csv", text.replacen(row, &claimed, 1).as_bytes());
+    let shown = diagnostics_with(
+        "sources/tables/countries.csv",
+        text.replacen(row, &claimed, 1).as_bytes(),
+    );
     assert_eq!(shown.len(), 1, "{shown:?}");
-    assert!(shown[0].starts_with(&format!("sources/tables/countries.csv:{line}:")), "{shown:?}");
-    assert!(shown[0].ends_with("evidence `fetched` says a source was read, so `verification` cannot be `unverified`"), "{shown:?}");
+    assert!(
+        shown[0].starts_with(&format!("sources/tables/countries.csv:{line}:")),
+        "{shown:?}"
+    );
+    assert!(
+        shown[0].ends_with(
+            "evidence `fetched` says a source was read, so `verification` cannot be `unverified`"
+        ),
+        "{shown:?}"
+    );
 }
 
 #[test]
 fn bad_rules_are_located() {
     let toggles = shipped("rules/toggles.toml");
     let broken = toggles.replacen(r"'\bAudit file: no\b'", r"'\bAudit file: (no'", 1);
-    let line = broken.lines().position(|l| l.contains("Audit file: (no")).unwrap() + 1;
+    let line = broken
+        .lines()
+        .position(|l| l.contains("Audit file: (no"))
+        .unwrap()
+        + 1;
     let shown = diagnostics_with("rules/toggles.toml", broken.as_bytes());
     assert_eq!(shown.len(), 1, "{shown:?}");
-    assert!(shown[0].starts_with(&format!("rules/toggles.toml:{line}:15: error: invalid pattern")), "{shown:?}");
+    assert!(
+        shown[0].starts_with(&format!(
+            "rules/toggles.toml:{line}:15: error: invalid pattern"
+        )),
+        "{shown:?}"
+    );
 
     let routes = shipped("rules/routes.toml");
-    let shown = diagnostics_with("rules/routes.toml", routes.replacen("render = \"api_news\"", "render = \"api_newz\"", 1).as_bytes());
+    let shown = diagnostics_with(
+        "rules/routes.toml",
+        routes
+            .replacen("render = \"api_news\"", "render = \"api_newz\"", 1)
+            .as_bytes(),
+    );
     assert_eq!(shown.len(), 1, "{shown:?}");
-    assert!(shown[0].contains("error: unknown renderer `api_newz`"), "{shown:?}");
+    assert!(
+        shown[0].contains("error: unknown renderer `api_newz`"),
+        "{shown:?}"
+    );
 
     let filters = shipped("rules/filters.toml");
-    let shown = diagnostics_with("rules/filters.toml", filters.replacen("[\"saft_required\"]", "[\"saft_requird\"]", 1).as_bytes());
+    let shown = diagnostics_with(
+        "rules/filters.toml",
+        filters
+            .replacen("[\"saft_required\"]", "[\"saft_requird\"]", 1)
+            .as_bytes(),
+    );
     assert_eq!(shown.len(), 1, "{shown:?}");
-    assert!(shown[0].contains("error: unknown toggle `saft_requird`"), "{shown:?}");
+    assert!(
+        shown[0].contains("error: unknown toggle `saft_requird`"),
+        "{shown:?}"
+    );
 
     let shown = diagnostics_with("rules/site.toml", b"title = \"x\"\nbase_url = [\n");
     assert_eq!(shown.len(), 1, "{shown:?}");

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::model::{
-    CountryKey, ErpKey, NumberedReport, country_facts_of, country_mandate, country_matrix, country_reporting,
-    erp_country_facts, erp_matrix, erps,
+    CountryKey, ErpKey, NumberedReport, country_facts_of, country_mandate, country_matrix,
+    country_reporting, erp_country_facts, erp_matrix, erps,
 };
 use crate::parse::rules::{FactLabel, fact_labels};
 use crate::parse::tables::{CountryFactRow, MandateRow, MatrixRow};
@@ -14,7 +14,8 @@ use crate::resources::{Fact, FactTopic};
 
 /// The id of a country key fact.
 pub fn key_fact_id(country: &str, label: &FactLabel) -> String {
-    let topic = FactTopic::from_name(&label.topic).map_or_else(|| label.topic.replace('_', "-"), FactTopic::slug);
+    let topic = FactTopic::from_name(&label.topic)
+        .map_or_else(|| label.topic.replace('_', "-"), FactTopic::slug);
     match &label.erp {
         Some(erp) => format!("{country}-{topic}-{erp}"),
         None => format!("{country}-{topic}"),
@@ -51,8 +52,15 @@ fn key_fact(label: &FactLabel, row: &CountryFactRow, mandatory: Option<bool>) ->
 }
 
 /// The e-invoicing support fact of one matrix cell, with the country's mandate in `details`.
-pub fn support_fact(db: &dyn salsa::Database, row: &MatrixRow, mandate: Option<&MandateRow>) -> Fact {
-    let erp_name = erps(db).iter().find(|e| e.id == row.erp).map_or(row.erp.as_str(), |e| e.name.as_str());
+pub fn support_fact(
+    db: &dyn salsa::Database,
+    row: &MatrixRow,
+    mandate: Option<&MandateRow>,
+) -> Fact {
+    let erp_name = erps(db)
+        .iter()
+        .find(|e| e.id == row.erp)
+        .map_or(row.erp.as_str(), |e| e.name.as_str());
     let field = |f: fn(&MandateRow) -> &String| mandate.map(f).cloned().unwrap_or_default();
     let details = BTreeMap::from([
         ("mandate".to_string(), field(|m| &m.mandate)),
@@ -63,7 +71,12 @@ pub fn support_fact(db: &dyn salsa::Database, row: &MatrixRow, mandate: Option<&
         ("notes".to_string(), row.notes.clone()),
     ]);
     Fact {
-        id: format!("{}-{}-{}", row.country, FactTopic::EInvoicingErpSupport.slug(), row.erp),
+        id: format!(
+            "{}-{}-{}",
+            row.country,
+            FactTopic::EInvoicingErpSupport.slug(),
+            row.erp
+        ),
         country: row.country.clone(),
         erp: Some(row.erp.clone()),
         topic: FactTopic::EInvoicingErpSupport,
@@ -82,7 +95,11 @@ pub fn support_fact(db: &dyn salsa::Database, row: &MatrixRow, mandate: Option<&
 
 /// The topic of a reporting row (`vat-reporting` or `saf-t`).
 pub fn reporting_topic(row_topic: &str) -> FactTopic {
-    if row_topic == "saf-t" { FactTopic::Saft } else { FactTopic::VatReporting }
+    if row_topic == "saf-t" {
+        FactTopic::Saft
+    } else {
+        FactTopic::VatReporting
+    }
 }
 
 fn reporting_fact(report: &NumberedReport) -> Fact {
@@ -138,13 +155,28 @@ fn reporting_fact(report: &NumberedReport) -> Fact {
 #[salsa::tracked(returns(ref))]
 pub fn country_facts<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec<Fact> {
     let toggles = super::toggles::country_toggle_values(db, key);
-    let mandatory = mandate_flag(toggles.e_invoicing_mandatory_b2b, toggles.e_invoicing_mandatory_b2g);
+    let mandatory = mandate_flag(
+        toggles.e_invoicing_mandatory_b2b,
+        toggles.e_invoicing_mandatory_b2g,
+    );
     let mandate = country_mandate(db, key).as_ref();
     let mut facts: Vec<Fact> = country_facts_of(db, key)
         .iter()
-        .map(|f| key_fact(&f.label, &f.row, (f.label.topic == "e_invoicing").then_some(mandatory).flatten()))
+        .map(|f| {
+            key_fact(
+                &f.label,
+                &f.row,
+                (f.label.topic == "e_invoicing")
+                    .then_some(mandatory)
+                    .flatten(),
+            )
+        })
         .collect();
-    facts.extend(country_matrix(db, key).iter().map(|row| support_fact(db, row, mandate)));
+    facts.extend(
+        country_matrix(db, key)
+            .iter()
+            .map(|row| support_fact(db, row, mandate)),
+    );
     facts.extend(country_reporting(db, key).iter().map(reporting_fact));
     facts
 }

@@ -19,7 +19,13 @@ pub fn admits(filter: &FilterRule, toggles: &Toggles) -> bool {
     } else {
         filter.toggles.iter().map(String::as_str).collect()
     };
-    let values = names.iter().map(|n| toggles.values().into_iter().find(|(name, _)| name == n).and_then(|(_, v)| v));
+    let values = names.iter().map(|n| {
+        toggles
+            .values()
+            .into_iter()
+            .find(|(name, _)| name == n)
+            .and_then(|(_, v)| v)
+    });
     match filter.matches {
         FilterMatch::AnyTrue => values.into_iter().any(|v| v == Some(true)),
         FilterMatch::AllTrue => values.into_iter().all(|v| v == Some(true)),
@@ -30,17 +36,24 @@ pub fn admits(filter: &FilterRule, toggles: &Toggles) -> bool {
 /// The definition of one filter.
 #[salsa::tracked(returns(ref))]
 pub fn filter_rule<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Option<FilterRule> {
-    filter_rules(db).value.iter().find(|f| &f.slug == key.slug(db)).cloned().map(|mut f| {
-        f.at = Default::default();
-        f.toggles_at = Default::default();
-        f
-    })
+    filter_rules(db)
+        .value
+        .iter()
+        .find(|f| &f.slug == key.slug(db))
+        .cloned()
+        .map(|mut f| {
+            f.at = Default::default();
+            f.toggles_at = Default::default();
+            f
+        })
 }
 
 /// The countries a filter lists, sorted by code.
 #[salsa::tracked(returns(ref))]
 pub fn filter_members<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Vec<FilterItem> {
-    let Some(filter) = filter_rule(db, key) else { return Vec::new() };
+    let Some(filter) = filter_rule(db, key) else {
+        return Vec::new();
+    };
     countries(db)
         .iter()
         .filter_map(|country| {

@@ -6,8 +6,8 @@ pub mod filters;
 pub mod toggles;
 
 use crate::model::{
-    CountryKey, ErpKey, country_info, country_local_erps, country_matrix, country_partner_flags, country_partners,
-    country_vat, erp_info, erp_matrix, erp_partner_count, erp_partner_flags,
+    CountryKey, ErpKey, country_info, country_local_erps, country_matrix, country_partner_flags,
+    country_partners, country_vat, erp_info, erp_matrix, erp_partner_count, erp_partner_flags,
 };
 use crate::resources::{Country, CountryCounts, Erp, ErpCounts};
 
@@ -37,7 +37,10 @@ pub fn country_summary<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
         api_url: country_api_path(&info.code),
         counts: CountryCounts {
             facts: facts.len() as u64,
-            facts_verified: facts.iter().filter(|f| f.verification.is_verified()).count() as u64,
+            facts_verified: facts
+                .iter()
+                .filter(|f| f.verification.is_verified())
+                .count() as u64,
             erp_matrix_cells: country_matrix(db, key).len() as u64,
             local_erps: country_local_erps(db, key).len() as u64,
             partners: country_partners(db, key).len() as u64,

@@ -36,22 +36,34 @@ fn compile(rule: &ToggleRule) -> CompiledToggle {
         rules: rule
             .rules
             .iter()
-            .filter_map(|m| regex::Regex::new(&m.pattern).ok().map(|re| (re, m.value, m.date)))
+            .filter_map(|m| {
+                regex::Regex::new(&m.pattern)
+                    .ok()
+                    .map(|re| (re, m.value, m.date))
+            })
             .collect(),
     }
 }
 
 /// Evaluates one toggle against `(fact id, topic, text)` triples.
-pub fn evaluate(toggle: &CompiledToggle, facts: &[(String, &str, &str)], reference: &str) -> Option<(bool, ToggleReason)> {
+pub fn evaluate(
+    toggle: &CompiledToggle,
+    facts: &[(String, &str, &str)],
+    reference: &str,
+) -> Option<(bool, ToggleReason)> {
     for (regex, value, date) in &toggle.rules {
         for (fact_id, topic, text) in facts {
             if !toggle.topics.iter().any(|t| t == topic) {
                 continue;
             }
-            let Some(captures) = regex.captures(text) else { continue };
+            let Some(captures) = regex.captures(text) else {
+                continue;
+            };
             if let Some(condition) = date {
                 // ISO dates compare correctly as strings.
-                let Some(date) = captures.name("date").map(|m| m.as_str()) else { continue };
+                let Some(date) = captures.name("date").map(|m| m.as_str()) else {
+                    continue;
+                };
                 let fits = match condition {
                     DateCondition::OnOrBeforeReference => date <= reference,
                     DateCondition::AfterReference => date > reference,
@@ -61,7 +73,13 @@ pub fn evaluate(toggle: &CompiledToggle, facts: &[(String, &str, &str)], referen
                 }
             }
             let matched = captures.get(0).map_or("", |m| m.as_str()).to_string();
-            return Some((*value, ToggleReason { fact_id: fact_id.clone(), matched }));
+            return Some((
+                *value,
+                ToggleReason {
+                    fact_id: fact_id.clone(),
+                    matched,
+                },
+            ));
         }
     }
     None
@@ -71,12 +89,20 @@ pub fn evaluate(toggle: &CompiledToggle, facts: &[(String, &str, &str)], referen
 pub fn country_toggles<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> ToggleOutcome {
     let facts: Vec<(String, &str, &str)> = country_facts_of(db, key)
         .iter()
-        .map(|f| (super::facts::key_fact_id(key.code(db), &f.label), f.label.topic.as_str(), f.row.value.as_str()))
+        .map(|f| {
+            (
+                super::facts::key_fact_id(key.code(db), &f.label),
+                f.label.topic.as_str(),
+                f.row.value.as_str(),
+            )
+        })
         .collect();
     let reference = reference_date(db);
     let mut outcome = ToggleOutcome::default();
     for rule in &toggle_rules(db).value {
-        let Some(name) = Toggles::NAMES.iter().find(|n| **n == rule.name) else { continue };
+        let Some(name) = Toggles::NAMES.iter().find(|n| **n == rule.name) else {
+            continue;
+        };
         if let Some((value, reason)) = evaluate(&compile(rule), &facts, reference) {
             outcome.toggles.set(name, Some(value));
             outcome.reasons.insert(name, reason);

@@ -6,12 +6,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{countries, erps};
 use crate::diagnostics::Diagnostic;
-use crate::parse::json_sources::{ERP_REGISTER, NEWS, SPONSORS, locate_json_value, news_rows, sponsor_rows};
-use crate::parse::rules::{FACTS, FILTERS, TOGGLES, VOCABULARY, fact_labels, filter_rules, toggle_rules, vocabulary};
+use crate::parse::json_sources::{
+    ERP_REGISTER, NEWS, SPONSORS, locate_json_value, news_rows, sponsor_rows,
+};
+use crate::parse::rules::{
+    FACTS, FILTERS, TOGGLES, VOCABULARY, fact_labels, filter_rules, toggle_rules, vocabulary,
+};
 use crate::parse::source_text;
 use crate::parse::tables::{
-    Pos, REPORTING, connector_rows, country_fact_rows, country_register_rows, local_erp_rows, mandate_rows,
-    matrix_rows, partner_flag_rows, partner_rows, reporting_table, vat_rows,
+    Pos, REPORTING, connector_rows, country_fact_rows, country_register_rows, local_erp_rows,
+    mandate_rows, matrix_rows, partner_flag_rows, partner_rows, reporting_table, vat_rows,
 };
 use crate::resources::{FactTopic, Toggles};
 
@@ -38,13 +42,19 @@ impl<'a> Checker<'a> {
 
     fn country(&mut self, pos: &Pos, column: usize, code: &str) {
         if !code.is_empty() && !self.countries.contains(code) {
-            self.diagnostics.push(pos.error(column, format!("unknown country code `{code}` (not in sources/registers/countries.csv)")));
+            self.diagnostics.push(pos.error(
+                column,
+                format!("unknown country code `{code}` (not in sources/registers/countries.csv)"),
+            ));
         }
     }
 
     fn erp(&mut self, pos: &Pos, column: usize, id: &str) {
         if !id.is_empty() && !self.erps.contains(id) {
-            self.diagnostics.push(pos.error(column, format!("unknown ERP id `{id}` (not in sources/registers/erps.json)")));
+            self.diagnostics.push(pos.error(
+                column,
+                format!("unknown ERP id `{id}` (not in sources/registers/erps.json)"),
+            ));
         }
     }
 
@@ -52,15 +62,28 @@ impl<'a> Checker<'a> {
         if !allowed.iter().any(|a| a == value) {
             self.diagnostics.push(pos.error(
                 column,
-                format!("{what} `{value}` is not in rules/vocabulary.toml; expected one of: {}", allowed.join(", ")),
+                format!(
+                    "{what} `{value}` is not in rules/vocabulary.toml; expected one of: {}",
+                    allowed.join(", ")
+                ),
             ));
         }
     }
 
     /// Reports `key` when an earlier row already used it.
-    fn unique(&mut self, seen: &mut BTreeMap<String, u32>, key: String, pos: &Pos, column: usize, what: &str) {
+    fn unique(
+        &mut self,
+        seen: &mut BTreeMap<String, u32>,
+        key: String,
+        pos: &Pos,
+        column: usize,
+        what: &str,
+    ) {
         if let Some(first) = seen.get(&key) {
-            self.diagnostics.push(pos.error(column, format!("duplicate {what} `{key}` (first on line {first})")));
+            self.diagnostics.push(pos.error(
+                column,
+                format!("duplicate {what} `{key}` (first on line {first})"),
+            ));
         } else {
             seen.insert(key, pos.line);
         }
@@ -73,14 +96,25 @@ pub fn check_registers(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut seen = BTreeMap::new();
     for r in &country_register_rows(db).value {
         if let Some(first) = seen.insert(r.row.code.clone(), r.pos.line) {
-            diagnostics.push(r.pos.error(0, format!("duplicate country code `{}` (first on line {first})", r.row.code)));
+            diagnostics.push(r.pos.error(
+                0,
+                format!(
+                    "duplicate country code `{}` (first on line {first})",
+                    r.row.code
+                ),
+            ));
         }
     }
     if let Ok(text) = source_text(db, ERP_REGISTER) {
         let mut ids = BTreeSet::new();
         for erp in &crate::parse::json_sources::erp_register_rows(db).value {
             if !ids.insert(erp.id.as_str()) {
-                diagnostics.push(locate_json_value(ERP_REGISTER, text, &erp.id, format!("duplicate ERP id `{}`", erp.id)));
+                diagnostics.push(locate_json_value(
+                    ERP_REGISTER,
+                    text,
+                    &erp.id,
+                    format!("duplicate ERP id `{}`", erp.id),
+                ));
             }
         }
     }
@@ -97,12 +131,25 @@ pub fn check_country_facts(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         c.country(&r.pos, 0, &r.row.country);
         if !labels.iter().any(|l| l.label == r.row.fact) {
             let known: Vec<&str> = labels.iter().map(|l| l.label.as_str()).collect();
-            c.diagnostics.push(r.pos.error(1, format!("unknown fact `{}` (rules/facts.toml has: {})", r.row.fact, known.join("; "))));
+            c.diagnostics.push(r.pos.error(
+                1,
+                format!(
+                    "unknown fact `{}` (rules/facts.toml has: {})",
+                    r.row.fact,
+                    known.join("; ")
+                ),
+            ));
         }
         if !r.row.evidence.is_empty() {
             c.one_of(&r.pos, 4, "evidence", &r.row.evidence, evidence);
         }
-        c.unique(&mut seen, format!("{} / {}", r.row.country, r.row.fact), &r.pos, 1, "fact");
+        c.unique(
+            &mut seen,
+            format!("{} / {}", r.row.country, r.row.fact),
+            &r.pos,
+            1,
+            "fact",
+        );
     }
     c.diagnostics
 }
@@ -113,13 +160,25 @@ pub fn check_vat_and_mandates(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut seen = BTreeMap::new();
     for r in &vat_rows(db).value {
         c.country(&r.pos, 0, &r.row.country);
-        c.unique(&mut seen, r.row.country.clone(), &r.pos, 0, "VAT row for country");
+        c.unique(
+            &mut seen,
+            r.row.country.clone(),
+            &r.pos,
+            0,
+            "VAT row for country",
+        );
     }
     let evidence = &vocabulary(db).value.evidence;
     let mut seen = BTreeMap::new();
     for r in &mandate_rows(db).value {
         c.country(&r.pos, 0, &r.row.country);
-        c.unique(&mut seen, r.row.country.clone(), &r.pos, 0, "mandate row for country");
+        c.unique(
+            &mut seen,
+            r.row.country.clone(),
+            &r.pos,
+            0,
+            "mandate row for country",
+        );
         if !r.row.mandate_evidence.is_empty() {
             c.one_of(&r.pos, 7, "evidence", &r.row.mandate_evidence, evidence);
         }
@@ -135,11 +194,23 @@ pub fn check_matrix(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     for r in &matrix_rows(db).value {
         c.country(&r.pos, 0, &r.row.country);
         c.erp(&r.pos, 1, &r.row.erp);
-        c.one_of(&r.pos, 2, "support_type", &r.row.support_type, &vocabulary.support_types);
+        c.one_of(
+            &r.pos,
+            2,
+            "support_type",
+            &r.row.support_type,
+            &vocabulary.support_types,
+        );
         if !r.row.evidence.is_empty() {
             c.one_of(&r.pos, 6, "evidence", &r.row.evidence, &vocabulary.evidence);
         }
-        c.unique(&mut seen, format!("{}-{}", r.row.country, r.row.erp), &r.pos, 1, "matrix cell");
+        c.unique(
+            &mut seen,
+            format!("{}-{}", r.row.country, r.row.erp),
+            &r.pos,
+            1,
+            "matrix cell",
+        );
     }
     c.diagnostics
 }
@@ -149,16 +220,31 @@ pub fn check_reporting(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut c = Checker::new(db);
     let vocabulary = &vocabulary(db).value;
     let table = &reporting_table(db).value;
-    let columns: Vec<&str> = table.erp_columns.iter().map(|(name, _, _)| name.as_str()).collect();
+    let columns: Vec<&str> = table
+        .erp_columns
+        .iter()
+        .map(|(name, _, _)| name.as_str())
+        .collect();
     if !table.rows.is_empty() || !columns.is_empty() {
-        let expected: Vec<&str> = vocabulary.reporting_erps.iter().map(String::as_str).collect();
+        let expected: Vec<&str> = vocabulary
+            .reporting_erps
+            .iter()
+            .map(String::as_str)
+            .collect();
         if columns != expected {
-            let (line, column) = table.erp_columns.first().map_or((1, 1), |(_, l, c)| (*l, *c));
+            let (line, column) = table
+                .erp_columns
+                .first()
+                .map_or((1, 1), |(_, l, c)| (*l, *c));
             c.diagnostics.push(Diagnostic::new(
                 REPORTING,
                 line,
                 column,
-                format!("the ERP columns are `{}`; rules/vocabulary.toml `reporting_erps` says `{}`", columns.join(","), expected.join(",")),
+                format!(
+                    "the ERP columns are `{}`; rules/vocabulary.toml `reporting_erps` says `{}`",
+                    columns.join(","),
+                    expected.join(",")
+                ),
             ));
         }
     }
@@ -186,25 +272,49 @@ pub fn check_erp_tables(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                 ));
             }
         }
-        c.unique(&mut seen, format!("{} / {}", r.row.provider, r.row.erp), &r.pos, 0, "connector route");
+        c.unique(
+            &mut seen,
+            format!("{} / {}", r.row.provider, r.row.erp),
+            &r.pos,
+            0,
+            "connector route",
+        );
     }
     let mut seen = BTreeMap::new();
     for r in &local_erp_rows(db).value {
         c.country(&r.pos, 0, &r.row.country);
-        c.unique(&mut seen, format!("{}-{}", r.row.country, slugify(&r.row.name)), &r.pos, 1, "local ERP id");
+        c.unique(
+            &mut seen,
+            format!("{}-{}", r.row.country, slugify(&r.row.name)),
+            &r.pos,
+            1,
+            "local ERP id",
+        );
     }
     let mut seen = BTreeMap::new();
     for r in &partner_flag_rows(db).value {
         c.country(&r.pos, 0, &r.row.country);
         c.erp(&r.pos, 1, &r.row.erp);
         c.one_of(&r.pos, 2, "flag", &r.row.flag, &vocabulary.partner_flags);
-        c.unique(&mut seen, format!("{}-{}", r.row.country, r.row.erp), &r.pos, 1, "partner flag id");
+        c.unique(
+            &mut seen,
+            format!("{}-{}", r.row.country, r.row.erp),
+            &r.pos,
+            1,
+            "partner flag id",
+        );
     }
     let mut seen = BTreeMap::new();
     for r in &partner_rows(db).value {
         c.country(&r.pos, 0, &r.row.country);
         c.erp(&r.pos, 1, &r.row.erp);
-        c.unique(&mut seen, format!("{}-{}-{}", r.row.country, r.row.erp, slugify(&r.row.name)), &r.pos, 2, "partner id");
+        c.unique(
+            &mut seen,
+            format!("{}-{}-{}", r.row.country, r.row.erp, slugify(&r.row.name)),
+            &r.pos,
+            2,
+            "partner id",
+        );
     }
     c.diagnostics
 }
@@ -217,10 +327,20 @@ pub fn check_news_and_sponsors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         let mut ids = BTreeSet::new();
         for item in &news_rows(db).value {
             if !ids.insert(item.id.as_str()) {
-                diagnostics.push(locate_json_value(NEWS, text, &item.id, format!("duplicate news id `{}`", item.id)));
+                diagnostics.push(locate_json_value(
+                    NEWS,
+                    text,
+                    &item.id,
+                    format!("duplicate news id `{}`", item.id),
+                ));
             }
             for erp in item.erps.iter().filter(|e| !known.contains(e.as_str())) {
-                diagnostics.push(locate_json_value(NEWS, text, erp, format!("unknown ERP id `{erp}`")));
+                diagnostics.push(locate_json_value(
+                    NEWS,
+                    text,
+                    erp,
+                    format!("unknown ERP id `{erp}`"),
+                ));
             }
         }
     }
@@ -228,7 +348,12 @@ pub fn check_news_and_sponsors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         let mut ids = BTreeSet::new();
         for item in &sponsor_rows(db).value {
             if !ids.insert(item.id.as_str()) {
-                diagnostics.push(locate_json_value(SPONSORS, text, &item.id, format!("duplicate sponsor id `{}`", item.id)));
+                diagnostics.push(locate_json_value(
+                    SPONSORS,
+                    text,
+                    &item.id,
+                    format!("duplicate sponsor id `{}`", item.id),
+                ));
             }
         }
     }
@@ -245,17 +370,30 @@ pub fn check_rules(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut fact_ids = BTreeSet::new();
     for fact in &fact_labels(db).value {
         if !labels.insert(fact.label.as_str()) {
-            diagnostics.push(fact.at.error(FACTS, format!("duplicate fact label `{}`", fact.label)));
+            diagnostics.push(
+                fact.at
+                    .error(FACTS, format!("duplicate fact label `{}`", fact.label)),
+            );
         }
         if FactTopic::from_name(&fact.topic).is_none() {
             let topics: Vec<&str> = FactTopic::ALL.iter().map(|t| t.name()).collect();
-            diagnostics.push(fact.at.error(FACTS, format!("unknown topic `{}`; expected one of: {}", fact.topic, topics.join(", "))));
+            diagnostics.push(fact.at.error(
+                FACTS,
+                format!(
+                    "unknown topic `{}`; expected one of: {}",
+                    fact.topic,
+                    topics.join(", ")
+                ),
+            ));
         }
         if let Some(erp) = fact.erp.as_deref().filter(|e| !known_erps.contains(e)) {
             diagnostics.push(fact.at.error(FACTS, format!("unknown ERP id `{erp}`")));
         }
         if !fact_ids.insert((fact.topic.as_str(), fact.erp.as_deref())) {
-            diagnostics.push(fact.at.error(FACTS, format!("two labels give the same fact id (topic `{}`)", fact.topic)));
+            diagnostics.push(fact.at.error(
+                FACTS,
+                format!("two labels give the same fact id (topic `{}`)", fact.topic),
+            ));
         }
     }
 
@@ -263,44 +401,97 @@ pub fn check_rules(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut names = BTreeSet::new();
     for toggle in toggles {
         if !Toggles::NAMES.contains(&toggle.name.as_str()) {
-            diagnostics.push(toggle.at.error(TOGGLES, format!("unknown toggle `{}`; the toggles are: {}", toggle.name, Toggles::NAMES.join(", "))));
+            diagnostics.push(toggle.at.error(
+                TOGGLES,
+                format!(
+                    "unknown toggle `{}`; the toggles are: {}",
+                    toggle.name,
+                    Toggles::NAMES.join(", ")
+                ),
+            ));
         }
         if !names.insert(toggle.name.as_str()) {
-            diagnostics.push(toggle.at.error(TOGGLES, format!("toggle `{}` is defined twice", toggle.name)));
+            diagnostics.push(toggle.at.error(
+                TOGGLES,
+                format!("toggle `{}` is defined twice", toggle.name),
+            ));
         }
-        for topic in toggle.topics.iter().filter(|t| FactTopic::from_name(t).is_none()) {
+        for topic in toggle
+            .topics
+            .iter()
+            .filter(|t| FactTopic::from_name(t).is_none())
+        {
             diagnostics.push(toggle.at.error(TOGGLES, format!("unknown topic `{topic}`")));
         }
     }
     if !toggles.is_empty() || source_text(db, TOGGLES).is_ok() {
         for missing in Toggles::NAMES.iter().filter(|n| !names.contains(*n)) {
-            diagnostics.push(Diagnostic::file(TOGGLES, format!("toggle `{missing}` has no rules (give it a [[toggle]] entry)")));
+            diagnostics.push(Diagnostic::file(
+                TOGGLES,
+                format!("toggle `{missing}` has no rules (give it a [[toggle]] entry)"),
+            ));
         }
     }
 
     let mut slugs = BTreeSet::new();
     for filter in &filter_rules(db).value {
         if slugify(&filter.slug) != filter.slug {
-            diagnostics.push(filter.at.error(FILTERS, format!("filter slug `{}` must be lower-case words joined by hyphens", filter.slug)));
+            diagnostics.push(filter.at.error(
+                FILTERS,
+                format!(
+                    "filter slug `{}` must be lower-case words joined by hyphens",
+                    filter.slug
+                ),
+            ));
         }
         if !slugs.insert(filter.slug.as_str()) {
-            diagnostics.push(filter.at.error(FILTERS, format!("duplicate filter slug `{}`", filter.slug)));
+            diagnostics.push(
+                filter
+                    .at
+                    .error(FILTERS, format!("duplicate filter slug `{}`", filter.slug)),
+            );
         }
-        for name in filter.toggles.iter().filter(|n| *n != "*" && !Toggles::NAMES.contains(&n.as_str())) {
-            diagnostics.push(filter.toggles_at.error(FILTERS, format!("unknown toggle `{name}`")));
+        for name in filter
+            .toggles
+            .iter()
+            .filter(|n| *n != "*" && !Toggles::NAMES.contains(&n.as_str()))
+        {
+            diagnostics.push(
+                filter
+                    .toggles_at
+                    .error(FILTERS, format!("unknown toggle `{name}`")),
+            );
         }
         if filter.toggles.is_empty() {
-            diagnostics.push(filter.toggles_at.error(FILTERS, "a filter needs at least one toggle"));
+            diagnostics.push(
+                filter
+                    .toggles_at
+                    .error(FILTERS, "a filter needs at least one toggle"),
+            );
         }
     }
 
     let vocabulary = &vocabulary(db).value;
     let known_countries: BTreeSet<&str> = countries(db).iter().map(|c| c.code.as_str()).collect();
-    for erp in vocabulary.reporting_erps.iter().filter(|e| !known_erps.contains(e.as_str())) {
-        diagnostics.push(Diagnostic::file(VOCABULARY, format!("reporting_erps: unknown ERP id `{erp}`")));
+    for erp in vocabulary
+        .reporting_erps
+        .iter()
+        .filter(|e| !known_erps.contains(e.as_str()))
+    {
+        diagnostics.push(Diagnostic::file(
+            VOCABULARY,
+            format!("reporting_erps: unknown ERP id `{erp}`"),
+        ));
     }
-    for code in vocabulary.connector_tracked_countries.iter().filter(|c| !known_countries.contains(c.as_str())) {
-        diagnostics.push(Diagnostic::file(VOCABULARY, format!("connector_tracked_countries: unknown country `{code}`")));
+    for code in vocabulary
+        .connector_tracked_countries
+        .iter()
+        .filter(|c| !known_countries.contains(c.as_str()))
+    {
+        diagnostics.push(Diagnostic::file(
+            VOCABULARY,
+            format!("connector_tracked_countries: unknown country `{code}`"),
+        ));
     }
     diagnostics
 }

@@ -10,9 +10,9 @@ pub mod checks;
 use crate::parse::json_sources::{ErpReg, erp_register_rows};
 use crate::parse::rules::{FactLabel, fact_labels, site_rules, vocabulary};
 use crate::parse::tables::{
-    ConnectorRow, CountryFactRow, LocalErpRow, MandateRow, MatrixRow, PartnerFlagRow, PartnerRow, ReportingRow,
-    VatRow, connector_rows, country_fact_rows, country_register_rows, local_erp_rows, mandate_rows, matrix_rows,
-    partner_flag_rows, partner_rows, reporting_table, vat_rows,
+    ConnectorRow, CountryFactRow, LocalErpRow, MandateRow, MatrixRow, PartnerFlagRow, PartnerRow,
+    ReportingRow, VatRow, connector_rows, country_fact_rows, country_register_rows, local_erp_rows,
+    mandate_rows, matrix_rows, partner_flag_rows, partner_rows, reporting_table, vat_rows,
 };
 
 /// A country as a query key.
@@ -44,7 +44,12 @@ pub fn countries(db: &dyn salsa::Database) -> Vec<CountryInfo> {
     let mut list: Vec<CountryInfo> = country_register_rows(db)
         .value
         .iter()
-        .map(|r| CountryInfo { code: r.row.code.clone(), name: r.row.name.clone(), region: r.row.region.clone(), eu_member: r.row.eu_member })
+        .map(|r| CountryInfo {
+            code: r.row.code.clone(),
+            name: r.row.name.clone(),
+            region: r.row.region.clone(),
+            eu_member: r.row.eu_member,
+        })
         .collect();
     list.sort_by(|a, b| a.code.cmp(&b.code));
     list.dedup_by(|a, b| a.code == b.code);
@@ -53,15 +58,26 @@ pub fn countries(db: &dyn salsa::Database) -> Vec<CountryInfo> {
 
 /// One country of the register (a projection, so a page of France does not depend on Italy's name).
 #[salsa::tracked(returns(ref))]
-pub fn country_info<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Option<CountryInfo> {
-    countries(db).iter().find(|c| &c.code == key.code(db)).cloned()
+pub fn country_info<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Option<CountryInfo> {
+    countries(db)
+        .iter()
+        .find(|c| &c.code == key.code(db))
+        .cloned()
 }
 
 /// The ERPs of the register, in register order (which is their order everywhere).
 #[salsa::tracked(returns(ref))]
 pub fn erps(db: &dyn salsa::Database) -> Vec<ErpReg> {
     let mut seen = std::collections::BTreeSet::new();
-    erp_register_rows(db).value.iter().filter(|e| seen.insert(e.id.clone())).cloned().collect()
+    erp_register_rows(db)
+        .value
+        .iter()
+        .filter(|e| seen.insert(e.id.clone()))
+        .cloned()
+        .collect()
 }
 
 /// One ERP of the register.
@@ -72,7 +88,10 @@ pub fn erp_info<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Option<E
 
 /// Position of an ERP in the register, for sorting.
 pub fn erp_rank(db: &dyn salsa::Database, id: &str) -> usize {
-    erps(db).iter().position(|e| e.id == id).unwrap_or(usize::MAX)
+    erps(db)
+        .iter()
+        .position(|e| e.id == id)
+        .unwrap_or(usize::MAX)
 }
 
 /// Site settings that many outputs read, projected so an edit to another part of `site.toml` does not
@@ -101,7 +120,10 @@ pub struct CountryFact {
 /// The key facts of one country, in the order of `rules/facts.toml` (rows with unknown labels are left
 /// to the checks).
 #[salsa::tracked(returns(ref))]
-pub fn country_facts_of<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec<CountryFact> {
+pub fn country_facts_of<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<CountryFact> {
     let labels = &fact_labels(db).value;
     let mut facts: Vec<(usize, CountryFact)> = country_fact_rows(db)
         .value
@@ -111,7 +133,13 @@ pub fn country_facts_of<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>)
             let rank = labels.iter().position(|l| l.label == r.row.fact)?;
             let mut label = labels[rank].clone();
             label.at = Default::default();
-            Some((rank, CountryFact { label, row: r.row.clone() }))
+            Some((
+                rank,
+                CountryFact {
+                    label,
+                    row: r.row.clone(),
+                },
+            ))
         })
         .collect();
     facts.sort_by_key(|(rank, _)| *rank);
@@ -122,20 +150,35 @@ pub fn country_facts_of<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>)
 /// The VAT row of one country.
 #[salsa::tracked(returns(ref))]
 pub fn country_vat<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Option<VatRow> {
-    vat_rows(db).value.iter().find(|r| &r.row.country == key.code(db)).map(|r| r.row.clone())
+    vat_rows(db)
+        .value
+        .iter()
+        .find(|r| &r.row.country == key.code(db))
+        .map(|r| r.row.clone())
 }
 
 /// The e-invoicing mandate row of one country.
 #[salsa::tracked(returns(ref))]
-pub fn country_mandate<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Option<MandateRow> {
-    mandate_rows(db).value.iter().find(|r| &r.row.country == key.code(db)).map(|r| r.row.clone())
+pub fn country_mandate<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Option<MandateRow> {
+    mandate_rows(db)
+        .value
+        .iter()
+        .find(|r| &r.row.country == key.code(db))
+        .map(|r| r.row.clone())
 }
 
 /// The matrix rows of one country, in ERP order.
 #[salsa::tracked(returns(ref))]
 pub fn country_matrix<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec<MatrixRow> {
-    let mut rows: Vec<MatrixRow> =
-        matrix_rows(db).value.iter().filter(|r| &r.row.country == key.code(db)).map(|r| r.row.clone()).collect();
+    let mut rows: Vec<MatrixRow> = matrix_rows(db)
+        .value
+        .iter()
+        .filter(|r| &r.row.country == key.code(db))
+        .map(|r| r.row.clone())
+        .collect();
     rows.sort_by_key(|r| erp_rank(db, &r.erp));
     rows.dedup_by(|a, b| a.erp == b.erp);
     rows
@@ -144,8 +187,12 @@ pub fn country_matrix<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -
 /// The matrix rows of one ERP, sorted by country.
 #[salsa::tracked(returns(ref))]
 pub fn erp_matrix<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<MatrixRow> {
-    let mut rows: Vec<MatrixRow> =
-        matrix_rows(db).value.iter().filter(|r| &r.row.erp == key.id(db)).map(|r| r.row.clone()).collect();
+    let mut rows: Vec<MatrixRow> = matrix_rows(db)
+        .value
+        .iter()
+        .filter(|r| &r.row.erp == key.id(db))
+        .map(|r| r.row.clone())
+        .collect();
     rows.sort_by(|a, b| a.country.cmp(&b.country));
     rows.dedup_by(|a, b| a.country == b.country);
     rows
@@ -162,54 +209,106 @@ pub struct NumberedReport {
 
 /// The reporting rows of one country: vat-reporting first, then saf-t, each numbered in file order.
 #[salsa::tracked(returns(ref))]
-pub fn country_reporting<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec<NumberedReport> {
+pub fn country_reporting<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<NumberedReport> {
     let table = &reporting_table(db).value;
-    let erp_columns: Vec<String> = table.erp_columns.iter().map(|(name, _, _)| name.clone()).collect();
+    let erp_columns: Vec<String> = table
+        .erp_columns
+        .iter()
+        .map(|(name, _, _)| name.clone())
+        .collect();
     let mut out = Vec::new();
     for topic in ["vat-reporting", "saf-t"] {
-        let rows = table.rows.iter().filter(|r| &r.row.country == key.code(db) && r.row.topic == topic);
-        out.extend(rows.enumerate().map(|(i, r)| NumberedReport { n: i + 1, row: r.row.clone(), erp_columns: erp_columns.clone() }));
+        let rows = table
+            .rows
+            .iter()
+            .filter(|r| &r.row.country == key.code(db) && r.row.topic == topic);
+        out.extend(rows.enumerate().map(|(i, r)| NumberedReport {
+            n: i + 1,
+            row: r.row.clone(),
+            erp_columns: erp_columns.clone(),
+        }));
     }
     out
 }
 
 /// Local ERPs of one country, sorted by name.
 #[salsa::tracked(returns(ref))]
-pub fn country_local_erps<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec<LocalErpRow> {
-    let mut rows: Vec<LocalErpRow> =
-        local_erp_rows(db).value.iter().filter(|r| &r.row.country == key.code(db)).map(|r| r.row.clone()).collect();
-    rows.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()).then(a.name.cmp(&b.name)));
+pub fn country_local_erps<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<LocalErpRow> {
+    let mut rows: Vec<LocalErpRow> = local_erp_rows(db)
+        .value
+        .iter()
+        .filter(|r| &r.row.country == key.code(db))
+        .map(|r| r.row.clone())
+        .collect();
+    rows.sort_by(|a, b| {
+        a.name
+            .to_lowercase()
+            .cmp(&b.name.to_lowercase())
+            .then(a.name.cmp(&b.name))
+    });
     rows
 }
 
 /// Partner flags of one country, in ERP order.
 #[salsa::tracked(returns(ref))]
-pub fn country_partner_flags<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec<PartnerFlagRow> {
-    let mut rows: Vec<PartnerFlagRow> =
-        partner_flag_rows(db).value.iter().filter(|r| &r.row.country == key.code(db)).map(|r| r.row.clone()).collect();
+pub fn country_partner_flags<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<PartnerFlagRow> {
+    let mut rows: Vec<PartnerFlagRow> = partner_flag_rows(db)
+        .value
+        .iter()
+        .filter(|r| &r.row.country == key.code(db))
+        .map(|r| r.row.clone())
+        .collect();
     rows.sort_by(|a, b| a.erp.cmp(&b.erp));
     rows
 }
 
 /// Partner flags of one ERP, sorted by country.
 #[salsa::tracked(returns(ref))]
-pub fn erp_partner_flags<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<PartnerFlagRow> {
-    let mut rows: Vec<PartnerFlagRow> =
-        partner_flag_rows(db).value.iter().filter(|r| &r.row.erp == key.id(db)).map(|r| r.row.clone()).collect();
+pub fn erp_partner_flags<'db>(
+    db: &'db dyn salsa::Database,
+    key: ErpKey<'db>,
+) -> Vec<PartnerFlagRow> {
+    let mut rows: Vec<PartnerFlagRow> = partner_flag_rows(db)
+        .value
+        .iter()
+        .filter(|r| &r.row.erp == key.id(db))
+        .map(|r| r.row.clone())
+        .collect();
     rows.sort_by(|a, b| a.country.cmp(&b.country));
     rows
 }
 
 /// Sort order of partners: country, ERP, name (case-insensitive, then exact).
 pub fn partner_order(a: &PartnerRow, b: &PartnerRow) -> std::cmp::Ordering {
-    (&a.country, &a.erp, a.name.to_lowercase(), &a.name).cmp(&(&b.country, &b.erp, b.name.to_lowercase(), &b.name))
+    (&a.country, &a.erp, a.name.to_lowercase(), &a.name).cmp(&(
+        &b.country,
+        &b.erp,
+        b.name.to_lowercase(),
+        &b.name,
+    ))
 }
 
 /// Partners of one country, sorted by ERP and name.
 #[salsa::tracked(returns(ref))]
-pub fn country_partners<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec<PartnerRow> {
-    let mut rows: Vec<PartnerRow> =
-        partner_rows(db).value.iter().filter(|r| &r.row.country == key.code(db)).map(|r| r.row.clone()).collect();
+pub fn country_partners<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<PartnerRow> {
+    let mut rows: Vec<PartnerRow> = partner_rows(db)
+        .value
+        .iter()
+        .filter(|r| &r.row.country == key.code(db))
+        .map(|r| r.row.clone())
+        .collect();
     rows.sort_by(partner_order);
     rows
 }
@@ -217,26 +316,46 @@ pub fn country_partners<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>)
 /// How many partners one ERP has.
 #[salsa::tracked(returns(copy))]
 pub fn erp_partner_count<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> u64 {
-    partner_rows(db).value.iter().filter(|r| &r.row.erp == key.id(db)).count() as u64
+    partner_rows(db)
+        .value
+        .iter()
+        .filter(|r| &r.row.erp == key.id(db))
+        .count() as u64
 }
 
 /// Connector routes of one ERP, sorted by provider.
 #[salsa::tracked(returns(ref))]
 pub fn erp_connectors<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<ConnectorRow> {
-    let mut rows: Vec<ConnectorRow> =
-        connector_rows(db).value.iter().filter(|r| &r.row.erp == key.id(db)).map(|r| r.row.clone()).collect();
-    rows.sort_by(|a, b| a.provider.to_lowercase().cmp(&b.provider.to_lowercase()).then(a.provider.cmp(&b.provider)));
+    let mut rows: Vec<ConnectorRow> = connector_rows(db)
+        .value
+        .iter()
+        .filter(|r| &r.row.erp == key.id(db))
+        .map(|r| r.row.clone())
+        .collect();
+    rows.sort_by(|a, b| {
+        a.provider
+            .to_lowercase()
+            .cmp(&b.provider.to_lowercase())
+            .then(a.provider.cmp(&b.provider))
+    });
     rows
 }
 
 /// The ERP-specific country facts about one ERP (the ERP-localization facts), sorted by country.
 #[salsa::tracked(returns(ref))]
-pub fn erp_country_facts<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<CountryFactRow> {
+pub fn erp_country_facts<'db>(
+    db: &'db dyn salsa::Database,
+    key: ErpKey<'db>,
+) -> Vec<CountryFactRow> {
     let labels = &fact_labels(db).value;
     let mut rows: Vec<CountryFactRow> = country_fact_rows(db)
         .value
         .iter()
-        .filter(|r| labels.iter().any(|l| l.label == r.row.fact && l.erp.as_deref() == Some(key.id(db).as_str())))
+        .filter(|r| {
+            labels
+                .iter()
+                .any(|l| l.label == r.row.fact && l.erp.as_deref() == Some(key.id(db).as_str()))
+        })
         .map(|r| r.row.clone())
         .collect();
     rows.sort_by(|a, b| a.country.cmp(&b.country));

@@ -24,7 +24,10 @@ pub enum Header<'a> {
     Exact(&'a [&'a str]),
     /// These first columns, any number of named columns, then these last columns (the reporting table's
     /// ERP columns are checked against the rules in the model layer).
-    Around { first: &'a [&'a str], last: &'a [&'a str] },
+    Around {
+        first: &'a [&'a str],
+        last: &'a [&'a str],
+    },
 }
 
 /// The header row and the data rows of a table.
@@ -42,13 +45,18 @@ struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     fn new(text: &'a str) -> Self {
-        let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         LineIndex { text, starts }
     }
 
     fn locate(&self, offset: usize) -> (u32, u32) {
         let line = self.starts.partition_point(|&start| start <= offset) - 1;
-        let column = self.text[self.starts[line]..offset.min(self.text.len())].chars().count() + 1;
+        let column = self.text[self.starts[line]..offset.min(self.text.len())]
+            .chars()
+            .count()
+            + 1;
         (line as u32 + 1, column as u32)
     }
 }
@@ -88,7 +96,10 @@ fn field_offsets(text: &str, start: usize) -> Vec<usize> {
 pub fn read_table(path: &str, text: &str, header: Header<'_>) -> (Table, Vec<Diagnostic>) {
     let index = LineIndex::new(text);
     let mut diagnostics = Vec::new();
-    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
     let mut records = Vec::new();
     for result in reader.records() {
         match result {
@@ -100,15 +111,26 @@ pub fn read_table(path: &str, text: &str, header: Header<'_>) -> (Table, Vec<Dia
                     .enumerate()
                     .map(|(i, field)| {
                         let (line, column) = index.locate(offsets.get(i).copied().unwrap_or(start));
-                        Cell { text: field.trim().to_string(), line, column }
+                        Cell {
+                            text: field.trim().to_string(),
+                            line,
+                            column,
+                        }
                     })
                     .collect::<Vec<_>>();
                 let (line, _) = index.locate(start);
                 records.push(Row { line, cells });
             }
             Err(error) => {
-                let (line, column) = error.position().map_or((1, 1), |p| index.locate(p.byte() as usize));
-                diagnostics.push(Diagnostic::new(path, line, column, format!("malformed CSV: {error}")));
+                let (line, column) = error
+                    .position()
+                    .map_or((1, 1), |p| index.locate(p.byte() as usize));
+                diagnostics.push(Diagnostic::new(
+                    path,
+                    line,
+                    column,
+                    format!("malformed CSV: {error}"),
+                ));
                 return (Table::default(), diagnostics);
             }
         }
@@ -125,21 +147,38 @@ pub fn read_table(path: &str, text: &str, header: Header<'_>) -> (Table, Vec<Dia
     let mut rows = Vec::new();
     for row in records {
         if row.cells.len() != width {
-            let last = row.cells.last().map_or((row.line, 1), |c| (c.line, c.column));
+            let last = row
+                .cells
+                .last()
+                .map_or((row.line, 1), |c| (c.line, c.column));
             diagnostics.push(Diagnostic::new(
                 path,
                 last.0,
                 last.1,
-                format!("row has {} cells, the header has {width} columns", row.cells.len()),
+                format!(
+                    "row has {} cells, the header has {width} columns",
+                    row.cells.len()
+                ),
             ));
             continue;
         }
         rows.push(row);
     }
-    (Table { header: header_row.cells, rows }, diagnostics)
+    (
+        Table {
+            header: header_row.cells,
+            rows,
+        },
+        diagnostics,
+    )
 }
 
-fn check_header(path: &str, header: &Row, expected: &Header<'_>, diagnostics: &mut Vec<Diagnostic>) {
+fn check_header(
+    path: &str,
+    header: &Row,
+    expected: &Header<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let names: Vec<&str> = header.cells.iter().map(|c| c.text.as_str()).collect();
     let fits = match expected {
         Header::Exact(columns) => names == *columns,
@@ -154,7 +193,9 @@ fn check_header(path: &str, header: &Row, expected: &Header<'_>, diagnostics: &m
     }
     let wanted = match expected {
         Header::Exact(columns) => columns.join(","),
-        Header::Around { first, last } => format!("{},<ERP columns>,{}", first.join(","), last.join(",")),
+        Header::Around { first, last } => {
+            format!("{},<ERP columns>,{}", first.join(","), last.join(","))
+        }
     };
     // Point at the first column that differs.
     let expected_at = |i: usize| -> Option<&str> {
@@ -175,7 +216,10 @@ fn check_header(path: &str, header: &Row, expected: &Header<'_>, diagnostics: &m
         path,
         line,
         column,
-        format!("unexpected header `{}`; expected `{wanted}`", names.join(",")),
+        format!(
+            "unexpected header `{}`; expected `{wanted}`",
+            names.join(",")
+        ),
     ));
 }
 
@@ -193,7 +237,10 @@ mod tests {
         assert_eq!((row.cells[1].line, row.cells[1].column), (2, 3));
         assert_eq!((row.cells[2].line, row.cells[2].column), (3, 4));
         let row = &table.rows[1];
-        assert_eq!((row.line, row.cells[2].column, row.cells[2].text.as_str()), (4, 6, "4"));
+        assert_eq!(
+            (row.line, row.cells[2].column, row.cells[2].text.as_str()),
+            (4, 6, "4")
+        );
     }
 
     #[test]

@@ -64,38 +64,65 @@ pub struct SponsorSource {
 /// Locates the first occurrence of `value` as a JSON string in `text` (1:1 when not found).
 pub fn locate_json_value(path: &str, text: &str, value: &str, message: String) -> Diagnostic {
     let needle = serde_json::to_string(value).unwrap_or_default();
-    let (line, column) = text.find(&needle).map_or((1, 1), |offset| line_column(text, offset));
+    let (line, column) = text
+        .find(&needle)
+        .map_or((1, 1), |offset| line_column(text, offset));
     Diagnostic::new(path, line, column, message)
 }
 
 /// Parses a JSON array file into records, or a located syntax/shape error.
-fn parse_array<T: DeserializeOwned>(db: &dyn salsa::Database, path: &str) -> Result<(Vec<T>, String), Diagnostic> {
+fn parse_array<T: DeserializeOwned>(
+    db: &dyn salsa::Database,
+    path: &str,
+) -> Result<(Vec<T>, String), Diagnostic> {
     let text = source_text(db, path)?;
     match serde_json::from_str::<Vec<T>>(text) {
         Ok(items) => Ok((items, text.to_string())),
-        Err(error) => Err(Diagnostic::new(path, error.line() as u32, error.column() as u32, error.to_string())),
+        Err(error) => Err(Diagnostic::new(
+            path,
+            error.line() as u32,
+            error.column() as u32,
+            error.to_string(),
+        )),
     }
 }
 
 fn check_url(path: &str, text: &str, url: Option<&String>, diagnostics: &mut Vec<Diagnostic>) {
     if let Some(url) = url.filter(|u| !is_http_url(u)) {
-        diagnostics.push(locate_json_value(path, text, url, format!("`{url}` is not an http(s) URL")));
+        diagnostics.push(locate_json_value(
+            path,
+            text,
+            url,
+            format!("`{url}` is not an http(s) URL"),
+        ));
     }
 }
 
 fn check_date(path: &str, text: &str, date: Option<&String>, diagnostics: &mut Vec<Diagnostic>) {
     if let Some(date) = date.filter(|d| !is_iso_date(d)) {
-        diagnostics.push(locate_json_value(path, text, date, format!("`{date}` is not a date; expected YYYY-MM-DD")));
+        diagnostics.push(locate_json_value(
+            path,
+            text,
+            date,
+            format!("`{date}` is not a date; expected YYYY-MM-DD"),
+        ));
     }
 }
 
 fn check_slug(path: &str, text: &str, id: &str, diagnostics: &mut Vec<Diagnostic>) {
     let ok = !id.is_empty()
-        && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && !id.starts_with('-')
         && !id.ends_with('-');
     if !ok {
-        diagnostics.push(locate_json_value(path, text, id, format!("id `{id}` must be a lower-case hyphenated slug")));
+        diagnostics.push(locate_json_value(
+            path,
+            text,
+            id,
+            format!("id `{id}` must be a lower-case hyphenated slug"),
+        ));
     }
 }
 
@@ -124,8 +151,17 @@ pub fn news_rows(db: &dyn salsa::Database) -> Checked<Vec<NewsSource>> {
         check_slug(NEWS, &text, &item.id, &mut diagnostics);
         check_url(NEWS, &text, Some(&item.url), &mut diagnostics);
         check_date(NEWS, &text, item.date.as_ref(), &mut diagnostics);
-        if let Some(seen) = item.first_seen.as_ref().filter(|s| s.parse::<jiff::Timestamp>().is_err()) {
-            diagnostics.push(locate_json_value(NEWS, &text, seen, format!("`{seen}` is not an RFC 3339 timestamp")));
+        if let Some(seen) = item
+            .first_seen
+            .as_ref()
+            .filter(|s| s.parse::<jiff::Timestamp>().is_err())
+        {
+            diagnostics.push(locate_json_value(
+                NEWS,
+                &text,
+                seen,
+                format!("`{seen}` is not an RFC 3339 timestamp"),
+            ));
         }
     }
     Checked::new(items, diagnostics)

@@ -27,12 +27,18 @@ pub fn decoded_text(db: &dyn salsa::Database, file: SourceFile) -> Result<String
                 path,
                 line,
                 column,
-                format!("invalid UTF-8 (byte 0x{:02X}): save the file as UTF-8", bytes[error.valid_up_to()]),
+                format!(
+                    "invalid UTF-8 (byte 0x{:02X}): save the file as UTF-8",
+                    bytes[error.valid_up_to()]
+                ),
             ));
         }
     };
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
-    if let Some((offset, c)) = text.char_indices().find(|(_, c)| c.is_control() && *c != '\n' && *c != '\t') {
+    if let Some((offset, c)) = text
+        .char_indices()
+        .find(|(_, c)| c.is_control() && *c != '\n' && *c != '\t')
+    {
         let (line, column) = line_column(&text, offset);
         return Err(Diagnostic::new(
             path,
@@ -57,11 +63,16 @@ pub fn source_text<'db>(db: &'db dyn salsa::Database, path: &str) -> Result<&'db
 
 /// Whether `value` is an absolute http(s) URL with a host and no whitespace.
 pub fn is_http_url(value: &str) -> bool {
-    let rest = value.strip_prefix("https://").or_else(|| value.strip_prefix("http://"));
+    let rest = value
+        .strip_prefix("https://")
+        .or_else(|| value.strip_prefix("http://"));
     match rest {
         Some(rest) => {
             let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-            !host.is_empty() && !value.chars().any(|c| c.is_whitespace() || c == '"' || c == '<' || c == '>')
+            !host.is_empty()
+                && !value
+                    .chars()
+                    .any(|c| c.is_whitespace() || c == '"' || c == '<' || c == '>')
         }
         None => false,
     }

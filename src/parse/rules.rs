@@ -34,7 +34,10 @@ fn at<T>(text: &str, spanned: &Spanned<T>) -> At {
     At { line, column }
 }
 
-fn parse_toml<T: DeserializeOwned + Default>(db: &dyn salsa::Database, path: &str) -> (T, String, Vec<Diagnostic>) {
+fn parse_toml<T: DeserializeOwned + Default>(
+    db: &dyn salsa::Database,
+    path: &str,
+) -> (T, String, Vec<Diagnostic>) {
     let text = match source_text(db, path) {
         Ok(text) => text,
         Err(diagnostic) => return (T::default(), String::new(), vec![diagnostic]),
@@ -42,9 +45,15 @@ fn parse_toml<T: DeserializeOwned + Default>(db: &dyn salsa::Database, path: &st
     match toml::from_str::<T>(text) {
         Ok(value) => (value, text.to_string(), Vec::new()),
         Err(error) => {
-            let (line, column) = error.span().map_or((1, 1), |span| line_column(text, span.start));
+            let (line, column) = error
+                .span()
+                .map_or((1, 1), |span| line_column(text, span.start));
             let message = error.message().to_string();
-            (T::default(), text.to_string(), vec![Diagnostic::new(path, line, column, message)])
+            (
+                T::default(),
+                text.to_string(),
+                vec![Diagnostic::new(path, line, column, message)],
+            )
         }
     }
 }
@@ -111,10 +120,15 @@ pub fn site_rules(db: &dyn salsa::Database) -> Checked<SiteRules> {
             diagnostics.push(locate("base_url").error(SITE, "`base_url` must not end with `/`"));
         }
         if !is_iso_date(&site.reference_date) {
-            diagnostics.push(locate("reference_date").error(SITE, "`reference_date` must be a YYYY-MM-DD date"));
+            diagnostics.push(
+                locate("reference_date").error(SITE, "`reference_date` must be a YYYY-MM-DD date"),
+            );
         }
         if !site.api_licence.commercial_licence.starts_with('/') {
-            diagnostics.push(locate("commercial_licence").error(SITE, "`commercial_licence` must be a site-relative path"));
+            diagnostics.push(
+                locate("commercial_licence")
+                    .error(SITE, "`commercial_licence` must be a site-relative path"),
+            );
         }
     }
     Checked::new(site, diagnostics)
@@ -245,12 +259,22 @@ pub fn toggle_rules(db: &dyn salsa::Database) -> Checked<Vec<ToggleRule>> {
             match regex::Regex::new(rule.pattern.get_ref()) {
                 Ok(regex) => {
                     if rule.date.is_some() && !regex.capture_names().any(|n| n == Some("date")) {
-                        diagnostics.push(rule_at.error(TOGGLES, "a rule with `date` needs a `(?P<date>...)` group in its pattern"));
+                        diagnostics.push(rule_at.error(
+                            TOGGLES,
+                            "a rule with `date` needs a `(?P<date>...)` group in its pattern",
+                        ));
                     }
                 }
-                Err(error) => diagnostics.push(rule_at.error(TOGGLES, format!("invalid pattern: {error}"))),
+                Err(error) => {
+                    diagnostics.push(rule_at.error(TOGGLES, format!("invalid pattern: {error}")))
+                }
             }
-            rules.push(ToggleMatch { pattern: rule.pattern.into_inner(), value: rule.value, date: rule.date, at: rule_at });
+            rules.push(ToggleMatch {
+                pattern: rule.pattern.into_inner(),
+                value: rule.value,
+                date: rule.date,
+                at: rule_at,
+            });
         }
         toggles.push(ToggleRule {
             at: at(&text, &toggle.name),
@@ -357,7 +381,13 @@ pub fn fact_labels(db: &dyn salsa::Database) -> Checked<Vec<FactLabel>> {
     let labels = raw
         .fact
         .into_iter()
-        .map(|f| FactLabel { at: at(&text, &f.label), label: f.label.into_inner(), topic: f.topic, erp: f.erp, flat_file: f.flat_file })
+        .map(|f| FactLabel {
+            at: at(&text, &f.label),
+            label: f.label.into_inner(),
+            topic: f.topic,
+            erp: f.erp,
+            flat_file: f.flat_file,
+        })
         .collect();
     Checked::new(labels, diagnostics)
 }

@@ -19,7 +19,11 @@ pub struct Pos {
 impl Pos {
     /// A diagnostic pointing at cell `column_index` of this row.
     pub fn error(&self, column_index: usize, message: impl Into<String>) -> Diagnostic {
-        let (line, column) = self.cells.get(column_index).copied().unwrap_or((self.line, 1));
+        let (line, column) = self
+            .cells
+            .get(column_index)
+            .copied()
+            .unwrap_or((self.line, 1));
         Diagnostic::new(self.path, line, column, message)
     }
 }
@@ -43,12 +47,17 @@ struct RowReader<'a> {
 
 impl RowReader<'_> {
     fn pos(&self) -> Pos {
-        Pos { path: self.path, line: self.row.line, cells: self.row.cells.iter().map(|c| (c.line, c.column)).collect() }
+        Pos {
+            path: self.path,
+            line: self.row.line,
+            cells: self.row.cells.iter().map(|c| (c.line, c.column)).collect(),
+        }
     }
 
     fn error(&mut self, i: usize, message: String) {
         let cell = &self.row.cells[i];
-        self.diagnostics.push(Diagnostic::new(self.path, cell.line, cell.column, message));
+        self.diagnostics
+            .push(Diagnostic::new(self.path, cell.line, cell.column, message));
     }
 
     /// The cell's text, possibly empty.
@@ -73,7 +82,13 @@ impl RowReader<'_> {
         let text = self.text(i);
         if !allowed.contains(&text.as_str()) {
             let name = self.columns.get(i).copied().unwrap_or("?");
-            self.error(i, format!("`{name}` is `{text}`; expected one of: {}", allowed.join(", ")));
+            self.error(
+                i,
+                format!(
+                    "`{name}` is `{text}`; expected one of: {}",
+                    allowed.join(", ")
+                ),
+            );
         }
         text
     }
@@ -96,7 +111,11 @@ impl RowReader<'_> {
 
     /// Space-separated URLs.
     fn urls(&mut self, i: usize) -> Vec<String> {
-        let urls: Vec<String> = self.text(i).split_whitespace().map(str::to_string).collect();
+        let urls: Vec<String> = self
+            .text(i)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
         for url in &urls {
             if !is_http_url(url) {
                 self.error(i, format!("`{url}` is not an http(s) URL"));
@@ -112,25 +131,52 @@ impl RowReader<'_> {
 
     /// The honesty rule: a verified fact names its source and the date it was checked; an unverified one
     /// claims no check.
-    fn check_honesty(&mut self, verification: (usize, Verification), sources: (usize, bool), evidence: usize, date: usize) {
+    fn check_honesty(
+        &mut self,
+        verification: (usize, Verification),
+        sources: (usize, bool),
+        evidence: usize,
+        date: usize,
+    ) {
         let (vi, verification) = verification;
         let evidence_text = self.text(evidence);
         let checked = self.optional(date);
         match verification {
             Verification::Official | Verification::Secondary => {
                 if !sources.1 {
-                    self.error(sources.0, format!("a `{}` fact needs the URL of the source that was read", verification.as_str()));
+                    self.error(
+                        sources.0,
+                        format!(
+                            "a `{}` fact needs the URL of the source that was read",
+                            verification.as_str()
+                        ),
+                    );
                 }
                 if checked.is_none() {
-                    self.error(date, format!("a `{}` fact needs the date it was checked", verification.as_str()));
+                    self.error(
+                        date,
+                        format!(
+                            "a `{}` fact needs the date it was checked",
+                            verification.as_str()
+                        ),
+                    );
                 }
                 if evidence_text.is_empty() || evidence_text == "unverified" {
-                    self.error(evidence, format!("a `{}` fact needs `evidence` saying how its source was read", verification.as_str()));
+                    self.error(
+                        evidence,
+                        format!(
+                            "a `{}` fact needs `evidence` saying how its source was read",
+                            verification.as_str()
+                        ),
+                    );
                 }
             }
             Verification::Unverified => {
                 if checked.is_some() {
-                    self.error(date, "an `unverified` fact has no check date; leave it empty".to_string());
+                    self.error(
+                        date,
+                        "an `unverified` fact has no check date; leave it empty".to_string(),
+                    );
                 }
                 if !evidence_text.is_empty() && evidence_text != "unverified" {
                     self.error(vi, format!("evidence `{evidence_text}` says a source was read, so `verification` cannot be `unverified`"));
@@ -157,8 +203,16 @@ fn read_rows<T>(
         .rows
         .iter()
         .map(|row| {
-            let mut reader = RowReader { path, columns, row, diagnostics: &mut diagnostics };
-            Located { pos: reader.pos(), row: f(&mut reader) }
+            let mut reader = RowReader {
+                path,
+                columns,
+                row,
+                diagnostics: &mut diagnostics,
+            };
+            Located {
+                pos: reader.pos(),
+                row: f(&mut reader),
+            }
         })
         .collect();
     Checked::new(rows, diagnostics)
@@ -201,10 +255,19 @@ pub const COUNTRY_REGISTER_COLUMNS: &[&str] = &["code", "name", "region", "eu_me
 pub fn country_register_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<CountryRegRow>>> {
     read_exact(db, COUNTRY_REGISTER, COUNTRY_REGISTER_COLUMNS, |r| {
         let code = r.required(0);
-        if !code.is_empty() && !(code.len() == 2 && code.bytes().all(|b| b.is_ascii_lowercase())) {
-            r.error(0, format!("`{code}` is not a lower-case ISO 3166-1 alpha-2 code"));
+        let is_alpha2 = code.len() == 2 && code.bytes().all(|b| b.is_ascii_lowercase());
+        if !code.is_empty() && !is_alpha2 {
+            r.error(
+                0,
+                format!("`{code}` is not a lower-case ISO 3166-1 alpha-2 code"),
+            );
         }
-        CountryRegRow { code, name: r.required(1), region: r.required(2), eu_member: r.one_of(3, &["yes", "no"]) == "yes" }
+        CountryRegRow {
+            code,
+            name: r.required(1),
+            region: r.required(2),
+            eu_member: r.one_of(3, &["yes", "no"]) == "yes",
+        }
     })
 }
 
@@ -221,8 +284,15 @@ pub struct CountryFactRow {
     pub last_verified: Option<String>,
 }
 
-pub const COUNTRY_FACT_COLUMNS: &[&str] =
-    &["country_code", "fact", "value", "source", "evidence", "verification", "last_verified"];
+pub const COUNTRY_FACT_COLUMNS: &[&str] = &[
+    "country_code",
+    "fact",
+    "value",
+    "source",
+    "evidence",
+    "verification",
+    "last_verified",
+];
 
 #[salsa::tracked(returns(ref))]
 pub fn country_fact_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<CountryFactRow>>> {
@@ -231,7 +301,7 @@ pub fn country_fact_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Countr
         let verification = r.verification(5);
         r.check_honesty((5, verification), (3, !source.is_empty()), 4, 6);
         CountryFactRow {
-                        country: r.required(0),
+            country: r.required(0),
             fact: r.required(1),
             value: r.required(2),
             source,
@@ -255,14 +325,23 @@ pub struct VatRow {
     pub filing_frequency: Option<String>,
 }
 
-pub const VAT_COLUMNS: &[&str] =
-    &["country_code", "vat_name", "standard_rate", "reduced_rates", "registration_threshold", "filing_frequency"];
+pub const VAT_COLUMNS: &[&str] = &[
+    "country_code",
+    "vat_name",
+    "standard_rate",
+    "reduced_rates",
+    "registration_threshold",
+    "filing_frequency",
+];
 
 fn percent(r: &mut RowReader<'_>, i: usize, text: &str) -> Option<f64> {
     match text.parse::<f64>() {
         Ok(rate) if (0.0..=100.0).contains(&rate) => Some(rate),
         _ => {
-            r.error(i, format!("`{text}` is not a percent rate between 0 and 100"));
+            r.error(
+                i,
+                format!("`{text}` is not a percent rate between 0 and 100"),
+            );
             None
         }
     }
@@ -276,15 +355,21 @@ pub fn vat_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<VatRow>>> {
             "" => None,
             "none" => Some(Vec::new()),
             text => {
-                let rates: Vec<f64> = text.split_whitespace().filter_map(|t| percent(r, 3, t)).collect();
+                let rates: Vec<f64> = text
+                    .split_whitespace()
+                    .filter_map(|t| percent(r, 3, t))
+                    .collect();
                 if rates.contains(&0.0) {
-                    r.error(3, "the zero rate is not a reduced rate; leave it out".to_string());
+                    r.error(
+                        3,
+                        "the zero rate is not a reduced rate; leave it out".to_string(),
+                    );
                 }
                 Some(rates)
             }
         };
         VatRow {
-                        country: r.required(0),
+            country: r.required(0),
             vat_name: r.optional(1),
             standard_rate,
             reduced_rates,
@@ -308,13 +393,21 @@ pub struct MandateRow {
     pub mandate_evidence: String,
 }
 
-pub const MANDATE_COLUMNS: &[&str] =
-    &["country_code", "short_label", "mandate", "scope", "deadlines", "format", "mandate_source", "mandate_evidence"];
+pub const MANDATE_COLUMNS: &[&str] = &[
+    "country_code",
+    "short_label",
+    "mandate",
+    "scope",
+    "deadlines",
+    "format",
+    "mandate_source",
+    "mandate_evidence",
+];
 
 #[salsa::tracked(returns(ref))]
 pub fn mandate_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MandateRow>>> {
     read_exact(db, MANDATES, MANDATE_COLUMNS, |r| MandateRow {
-                country: r.required(0),
+        country: r.required(0),
         short_label: r.text(1),
         mandate: r.text(2),
         scope: r.text(3),
@@ -341,7 +434,15 @@ pub struct MatrixRow {
 }
 
 pub const MATRIX_COLUMNS: &[&str] = &[
-    "country_code", "erp", "support_type", "vendors", "notes", "erp_source", "evidence", "verification", "last_verified",
+    "country_code",
+    "erp",
+    "support_type",
+    "vendors",
+    "notes",
+    "erp_source",
+    "evidence",
+    "verification",
+    "last_verified",
 ];
 
 #[salsa::tracked(returns(ref))]
@@ -351,7 +452,7 @@ pub fn matrix_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MatrixRow>>>
         let verification = r.verification(7);
         r.check_honesty((7, verification), (5, !erp_source.is_empty()), 6, 8);
         MatrixRow {
-                        country: r.required(0),
+            country: r.required(0),
             erp: r.required(1),
             support_type: r.required(2),
             vendors: r.text(3),
@@ -393,8 +494,17 @@ pub struct ReportingTable {
 }
 
 pub const REPORTING_FIRST_COLUMNS: &[&str] = &[
-    "topic", "country_code", "report_local", "report_en", "frequency", "deadline", "channel_format", "source",
-    "source_checked", "evidence", "verification",
+    "topic",
+    "country_code",
+    "report_local",
+    "report_en",
+    "frequency",
+    "deadline",
+    "channel_format",
+    "source",
+    "source_checked",
+    "evidence",
+    "verification",
 ];
 pub const REPORTING_LAST_COLUMNS: &[&str] = &["erp_sources", "notes"];
 
@@ -404,25 +514,43 @@ pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
         Ok(text) => text,
         Err(diagnostic) => return Checked::new(ReportingTable::default(), vec![diagnostic]),
     };
-    let header = Header::Around { first: REPORTING_FIRST_COLUMNS, last: REPORTING_LAST_COLUMNS };
+    let header = Header::Around {
+        first: REPORTING_FIRST_COLUMNS,
+        last: REPORTING_LAST_COLUMNS,
+    };
     let (table, mut diagnostics) = read_table(REPORTING, text, header);
     let first = REPORTING_FIRST_COLUMNS.len();
-    let erp_count = table.header.len().saturating_sub(first + REPORTING_LAST_COLUMNS.len());
-    let erp_columns =
-        table.header.iter().skip(first).take(erp_count).map(|c| (c.text.clone(), c.line, c.column)).collect();
+    let erp_count = table
+        .header
+        .len()
+        .saturating_sub(first + REPORTING_LAST_COLUMNS.len());
+    let erp_columns = table
+        .header
+        .iter()
+        .skip(first)
+        .take(erp_count)
+        .map(|c| (c.text.clone(), c.line, c.column))
+        .collect();
     let columns: Vec<&str> = table.header.iter().map(|c| c.text.as_str()).collect();
     let rows = table
         .rows
         .iter()
         .map(|row| {
-            let r = &mut RowReader { path: REPORTING, columns: &columns, row, diagnostics: &mut diagnostics };
+            let r = &mut RowReader {
+                path: REPORTING,
+                columns: &columns,
+                row,
+                diagnostics: &mut diagnostics,
+            };
             let source = r.urls(7);
             let verification = r.verification(10);
             r.check_honesty((10, verification), (7, !source.is_empty()), 9, 8);
-            let erp_support = (first..first + erp_count).map(|i| r.one_of(i, &["native", "add-on", "unknown"])).collect();
+            let erp_support = (first..first + erp_count)
+                .map(|i| r.one_of(i, &["native", "add-on", "unknown"]))
+                .collect();
             let pos = r.pos();
             let row = ReportingRow {
-                                topic: r.one_of(0, &["vat-reporting", "saf-t"]),
+                topic: r.one_of(0, &["vat-reporting", "saf-t"]),
                 country: r.required(1),
                 report_local: r.text(2),
                 report_en: r.required(3),
@@ -461,8 +589,17 @@ pub struct ConnectorRow {
 }
 
 pub const CONNECTOR_COLUMNS: &[&str] = &[
-    "provider", "erp", "countries_covered", "countries_in_scope", "connector_type", "built_by", "direction",
-    "source_urls", "verification", "last_verified", "notes",
+    "provider",
+    "erp",
+    "countries_covered",
+    "countries_in_scope",
+    "connector_type",
+    "built_by",
+    "direction",
+    "source_urls",
+    "verification",
+    "last_verified",
+    "notes",
 ];
 
 #[salsa::tracked(returns(ref))]
@@ -472,14 +609,21 @@ pub fn connector_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Connector
         let verification = r.verification(8);
         // This table has no `evidence` column: a verified route is one whose source_urls were read.
         if verification != Verification::Unverified && source_urls.is_empty() {
-            r.error(7, "a verified connector route needs the URL of the source that was read".to_string());
+            r.error(
+                7,
+                "a verified connector route needs the URL of the source that was read".to_string(),
+            );
         }
         let last_verified = r.date(9);
         if (verification == Verification::Unverified) == last_verified.is_some() {
-            r.error(9, "`last_verified` is the date a verified route was checked; empty when unverified".to_string());
+            r.error(
+                9,
+                "`last_verified` is the date a verified route was checked; empty when unverified"
+                    .to_string(),
+            );
         }
         ConnectorRow {
-                        provider: r.required(0),
+            provider: r.required(0),
             erp: r.required(1),
             countries_covered: r.text(2),
             countries_in_scope: r.text(3).split_whitespace().map(str::to_string).collect(),
@@ -508,8 +652,16 @@ pub struct LocalErpRow {
     pub last_verified: Option<String>,
 }
 
-pub const LOCAL_ERP_COLUMNS: &[&str] =
-    &["country_code", "name", "segment", "description", "website", "source", "verification", "last_verified"];
+pub const LOCAL_ERP_COLUMNS: &[&str] = &[
+    "country_code",
+    "name",
+    "segment",
+    "description",
+    "website",
+    "source",
+    "verification",
+    "last_verified",
+];
 
 #[salsa::tracked(returns(ref))]
 pub fn local_erp_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<LocalErpRow>>> {
@@ -517,14 +669,21 @@ pub fn local_erp_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<LocalErpR
         let source = r.urls(5);
         let verification = r.verification(6);
         if verification != Verification::Unverified && source.is_empty() {
-            r.error(5, "a verified listing needs the URL of the source that was read".to_string());
+            r.error(
+                5,
+                "a verified listing needs the URL of the source that was read".to_string(),
+            );
         }
         let last_verified = r.date(7);
         if (verification == Verification::Unverified) == last_verified.is_some() {
-            r.error(7, "`last_verified` is the date a verified listing was checked; empty when unverified".to_string());
+            r.error(
+                7,
+                "`last_verified` is the date a verified listing was checked; empty when unverified"
+                    .to_string(),
+            );
         }
         LocalErpRow {
-                        country: r.required(0),
+            country: r.required(0),
             name: r.required(1),
             segment: r.text(2),
             description: r.text(3),
@@ -549,8 +708,15 @@ pub struct PartnerFlagRow {
     pub last_verified: Option<String>,
 }
 
-pub const PARTNER_FLAG_COLUMNS: &[&str] =
-    &["country_code", "erp", "flag", "note", "source", "verification", "last_verified"];
+pub const PARTNER_FLAG_COLUMNS: &[&str] = &[
+    "country_code",
+    "erp",
+    "flag",
+    "note",
+    "source",
+    "verification",
+    "last_verified",
+];
 
 #[salsa::tracked(returns(ref))]
 pub fn partner_flag_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PartnerFlagRow>>> {
@@ -558,14 +724,21 @@ pub fn partner_flag_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Partne
         let source = r.urls(4);
         let verification = r.verification(5);
         if verification != Verification::Unverified && source.is_empty() {
-            r.error(4, "a verified flag needs the URL of the source that was read".to_string());
+            r.error(
+                4,
+                "a verified flag needs the URL of the source that was read".to_string(),
+            );
         }
         let last_verified = r.date(6);
         if (verification == Verification::Unverified) == last_verified.is_some() {
-            r.error(6, "`last_verified` is the date a verified flag was checked; empty when unverified".to_string());
+            r.error(
+                6,
+                "`last_verified` is the date a verified flag was checked; empty when unverified"
+                    .to_string(),
+            );
         }
         PartnerFlagRow {
-                        country: r.required(0),
+            country: r.required(0),
             erp: r.required(1),
             flag: r.required(2),
             note: r.text(3),
@@ -590,13 +763,21 @@ pub struct PartnerRow {
     pub last_checked: Option<String>,
 }
 
-pub const PARTNER_COLUMNS: &[&str] =
-    &["country_code", "erp", "name", "partner_type", "summary", "source_urls", "source_kind", "last_checked"];
+pub const PARTNER_COLUMNS: &[&str] = &[
+    "country_code",
+    "erp",
+    "name",
+    "partner_type",
+    "summary",
+    "source_urls",
+    "source_kind",
+    "last_checked",
+];
 
 #[salsa::tracked(returns(ref))]
 pub fn partner_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PartnerRow>>> {
     read_exact(db, PARTNERS, PARTNER_COLUMNS, |r| PartnerRow {
-                country: r.required(0),
+        country: r.required(0),
         erp: r.required(1),
         name: r.required(2),
         partner_type: r.text(3),

@@ -9,15 +9,17 @@ use crate::derive::toggles::toggle_coverage;
 use crate::derive::{country_summary, erp_summary};
 use crate::model::checks::slugify;
 use crate::model::{
-    CountryKey, ErpKey, base_url, countries, country_local_erps, country_partner_flags, country_partners,
-    erp_connectors, erp_partner_flags, erps, partner_order,
+    CountryKey, ErpKey, base_url, countries, country_local_erps, country_partner_flags,
+    country_partners, erp_connectors, erp_partner_flags, erps, partner_order,
 };
 use crate::parse::json_sources::{news_rows, sponsor_rows};
 use crate::parse::rules::site_rules;
-use crate::parse::tables::{LocalErpRow, PartnerFlagRow, PartnerRow, local_erp_rows, partner_flag_rows, partner_rows};
+use crate::parse::tables::{
+    LocalErpRow, PartnerFlagRow, PartnerRow, local_erp_rows, partner_flag_rows, partner_rows,
+};
 use crate::resources::{
-    CountryDetail, Endpoint, Envelope, ErpDetail, LocalErp, Licence, Meta, NewsItem, Partner, PartnerFlag, Provider,
-    Sponsor,
+    CountryDetail, Endpoint, Envelope, ErpDetail, Licence, LocalErp, Meta, NewsItem, Partner,
+    PartnerFlag, Provider, Sponsor,
 };
 use crate::routes::{Output, Renderer, outputs};
 
@@ -51,11 +53,17 @@ fn meta(db: &dyn salsa::Database, count: usize) -> Meta {
 }
 
 fn list<T: Serialize>(db: &dyn salsa::Database, data: Vec<T>) -> Rendered {
-    Rendered::new(json_bytes(&Envelope { meta: meta(db, data.len()), data }))
+    Rendered::new(json_bytes(&Envelope {
+        meta: meta(db, data.len()),
+        data,
+    }))
 }
 
 fn detail<T: Serialize>(db: &dyn salsa::Database, data: T) -> Rendered {
-    Rendered::new(json_bytes(&Envelope { meta: meta(db, 1), data }))
+    Rendered::new(json_bytes(&Envelope {
+        meta: meta(db, 1),
+        data,
+    }))
 }
 
 pub fn local_erp(row: &LocalErpRow) -> LocalErp {
@@ -101,22 +109,32 @@ pub fn partner(row: &PartnerRow) -> Partner {
 
 /// The country keys in code order.
 fn country_keys(db: &dyn salsa::Database) -> impl Iterator<Item = CountryKey<'_>> {
-    countries(db).iter().map(move |c| CountryKey::new(db, c.code.clone()))
+    countries(db)
+        .iter()
+        .map(move |c| CountryKey::new(db, c.code.clone()))
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn api_countries(db: &dyn salsa::Database) -> Rendered {
-    let data: Vec<_> = country_keys(db).filter_map(|key| country_summary(db, key).clone()).collect();
+    let data: Vec<_> = country_keys(db)
+        .filter_map(|key| country_summary(db, key).clone())
+        .collect();
     list(db, data)
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn country_detail<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Option<CountryDetail> {
+pub fn country_detail<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Option<CountryDetail> {
     Some(CountryDetail {
         country: country_summary(db, key).clone()?,
         facts: country_facts(db, key).clone(),
         local_erps: country_local_erps(db, key).iter().map(local_erp).collect(),
-        partner_flags: country_partner_flags(db, key).iter().map(partner_flag).collect(),
+        partner_flags: country_partner_flags(db, key)
+            .iter()
+            .map(partner_flag)
+            .collect(),
         partners: country_partners(db, key).iter().map(partner).collect(),
     })
 }
@@ -128,7 +146,10 @@ pub fn api_country<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> R
 
 #[salsa::tracked(returns(ref))]
 pub fn api_erps(db: &dyn salsa::Database) -> Rendered {
-    let data: Vec<_> = erps(db).iter().filter_map(|e| erp_summary(db, ErpKey::new(db, e.id.clone())).clone()).collect();
+    let data: Vec<_> = erps(db)
+        .iter()
+        .filter_map(|e| erp_summary(db, ErpKey::new(db, e.id.clone())).clone())
+        .collect();
     list(db, data)
 }
 
@@ -151,7 +172,10 @@ pub fn erp_detail<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Option
         erp: erp_summary(db, key).clone()?,
         e_invoicing_support: erp_support_facts(db, key).clone(),
         other_facts: erp_other_facts(db, key).clone(),
-        partner_flags: erp_partner_flags(db, key).iter().map(partner_flag).collect(),
+        partner_flags: erp_partner_flags(db, key)
+            .iter()
+            .map(partner_flag)
+            .collect(),
         providers,
     })
 }
@@ -163,20 +187,25 @@ pub fn api_erp<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Rendered 
 
 #[salsa::tracked(returns(ref))]
 pub fn api_facts(db: &dyn salsa::Database) -> Rendered {
-    let data: Vec<_> = country_keys(db).flat_map(|key| country_facts(db, key).iter().cloned()).collect();
+    let data: Vec<_> = country_keys(db)
+        .flat_map(|key| country_facts(db, key).iter().cloned())
+        .collect();
     list(db, data)
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn api_local_erps(db: &dyn salsa::Database) -> Rendered {
     let mut rows: Vec<&LocalErpRow> = local_erp_rows(db).value.iter().map(|r| &r.row).collect();
-    rows.sort_by(|a, b| (&a.country, a.name.to_lowercase()).cmp(&(&b.country, b.name.to_lowercase())));
+    rows.sort_by(|a, b| {
+        (&a.country, a.name.to_lowercase()).cmp(&(&b.country, b.name.to_lowercase()))
+    });
     list(db, rows.into_iter().map(local_erp).collect())
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn api_partner_flags(db: &dyn salsa::Database) -> Rendered {
-    let mut rows: Vec<&PartnerFlagRow> = partner_flag_rows(db).value.iter().map(|r| &r.row).collect();
+    let mut rows: Vec<&PartnerFlagRow> =
+        partner_flag_rows(db).value.iter().map(|r| &r.row).collect();
     rows.sort_by(|a, b| (&a.country, &a.erp).cmp(&(&b.country, &b.erp)));
     list(db, rows.into_iter().map(partner_flag).collect())
 }
@@ -241,14 +270,23 @@ pub fn item_count(db: &dyn salsa::Database, output: &Output) -> Option<u64> {
     let n = match output.renderer {
         Renderer::ApiCountries => countries(db).len(),
         Renderer::ApiErps => erps(db).len(),
-        Renderer::ApiFacts => return Some(country_keys(db).filter_map(|k| country_summary(db, k).as_ref()).map(|c| c.counts.facts).sum()),
+        Renderer::ApiFacts => {
+            return Some(
+                country_keys(db)
+                    .filter_map(|k| country_summary(db, k).as_ref())
+                    .map(|c| c.counts.facts)
+                    .sum(),
+            );
+        }
         Renderer::ApiLocalErps => local_erp_rows(db).value.len(),
         Renderer::ApiPartnerFlags => partner_flag_rows(db).value.len(),
         Renderer::ApiPartners => partner_rows(db).value.len(),
         Renderer::ApiNews => news_rows(db).value.len(),
         Renderer::ApiSponsors => sponsor_rows(db).value.len(),
         Renderer::ApiFilter => filter_members(db, FilterKey::new(db, output.param.clone()?)).len(),
-        Renderer::DataJson | Renderer::DataCsv => super::data::flat_table(db, super::data::StemKey::new(db, output.param.clone()?)).rows.len(),
+        Renderer::DataJson | Renderer::DataCsv => {
+            super::data::flat_row_count(db, super::data::StemKey::new(db, output.param.clone()?))
+        }
         _ => return None,
     };
     Some(n as u64)
@@ -267,18 +305,30 @@ pub fn endpoints(db: &dyn salsa::Database) -> Vec<Endpoint> {
         if !rule.index {
             continue;
         }
-        let expand = rule.openapi == Some(crate::parse::rules::OpenapiMode::Expand) || output.param.is_none();
+        let expand = rule.openapi == Some(crate::parse::rules::OpenapiMode::Expand)
+            || output.param.is_none();
         if !expand {
             if templates_listed.insert(output.route) {
-                entries.push(Endpoint { path: rule.path.clone(), description: rule.description.clone().unwrap_or_default(), count: None });
+                entries.push(Endpoint {
+                    path: rule.path.clone(),
+                    description: rule.description.clone().unwrap_or_default(),
+                    count: None,
+                });
             }
             continue;
         }
         let description = match output.renderer {
-            Renderer::ApiFilter => filters.iter().find(|f| Some(&f.slug) == output.param.as_ref()).map(|f| f.description.clone()),
+            Renderer::ApiFilter => filters
+                .iter()
+                .find(|f| Some(&f.slug) == output.param.as_ref())
+                .map(|f| f.description.clone()),
             _ => rule.description.clone(),
         };
-        entries.push(Endpoint { path: output.path.clone(), description: description.unwrap_or_default(), count: item_count(db, &output) });
+        entries.push(Endpoint {
+            path: output.path.clone(),
+            description: description.unwrap_or_default(),
+            count: item_count(db, output),
+        });
     }
     entries
 }

@@ -8,10 +8,10 @@ use serde_json::{Map, Value, json};
 use super::{Rendered, json_bytes};
 use crate::model::{base_url, reference_date};
 use crate::parse::rules::{OpenapiMode, filter_rules, route_rules, site_rules, toggle_rules};
-use crate::render::data::{StemKey, flat_table, stem_description};
+use crate::render::data::{StemKey, flat_columns, stem_description};
 use crate::resources::{
-    ApiError, Country, CountryDetail, Endpoint, Envelope, Erp, ErpDetail, Fact, FilterItem, LocalErp, NewsItem,
-    Partner, PartnerFlag, Sponsor,
+    ApiError, Country, CountryDetail, Endpoint, Envelope, Erp, ErpDetail, Fact, FilterItem,
+    LocalErp, NewsItem, Partner, PartnerFlag, Sponsor,
 };
 use crate::routes::{Output, Param, Renderer, outputs, param_values};
 
@@ -31,7 +31,11 @@ fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
 }
 
 /// The response body schema of an output of `renderer` (for `{stem}` routes, of that table).
-fn response_schema(db: &dyn salsa::Database, generator: &mut SchemaGenerator, output: &Output) -> (String, Value) {
+fn response_schema(
+    db: &dyn salsa::Database,
+    generator: &mut SchemaGenerator,
+    output: &Output,
+) -> (String, Value) {
     let json = "application/json".to_string();
     match output.renderer {
         Renderer::ApiIndex => (json, schema_of::<Envelope<Vec<Endpoint>>>(generator)),
@@ -46,30 +50,56 @@ fn response_schema(db: &dyn salsa::Database, generator: &mut SchemaGenerator, ou
         Renderer::ApiNews => (json, schema_of::<Envelope<Vec<NewsItem>>>(generator)),
         Renderer::ApiSponsors => (json, schema_of::<Envelope<Vec<Sponsor>>>(generator)),
         Renderer::ApiFilter => (json, schema_of::<Envelope<Vec<FilterItem>>>(generator)),
-        Renderer::Openapi => (json, json!({"type": "object", "description": "An OpenAPI 3.1 document."})),
-        Renderer::Datapackage => (json, json!({"type": "object", "description": "A Frictionless Data Package descriptor."})),
+        Renderer::Openapi => (
+            json,
+            json!({"type": "object", "description": "An OpenAPI 3.1 document."}),
+        ),
+        Renderer::Datapackage => (
+            json,
+            json!({"type": "object", "description": "A Frictionless Data Package descriptor."}),
+        ),
         Renderer::DataJson => {
-            let table = flat_table(db, StemKey::new(db, output.param.clone().unwrap_or_default()));
-            let properties: Map<String, Value> =
-                table.columns.iter().map(|c| (c.clone(), json!({"type": "string"}))).collect();
-            let record = json!({"type": "object", "properties": properties, "required": table.columns, "additionalProperties": false});
+            let columns = flat_columns(
+                db,
+                StemKey::new(db, output.param.clone().unwrap_or_default()),
+            );
+            let properties: Map<String, Value> = columns
+                .iter()
+                .map(|c| (c.clone(), json!({"type": "string"})))
+                .collect();
+            let record = json!({"type": "object", "properties": properties, "required": columns, "additionalProperties": false});
             (json, json!({"type": "array", "items": record}))
         }
-        Renderer::DataCsv => ("text/csv".into(), json!({"type": "string", "description": "CSV (RFC 4180) with a header row."})),
-        Renderer::DataLicence | Renderer::Headers => ("text/plain".into(), json!({"type": "string"})),
+        Renderer::DataCsv => (
+            "text/csv".into(),
+            json!({"type": "string", "description": "CSV (RFC 4180) with a header row."}),
+        ),
+        Renderer::DataLicence | Renderer::Headers => {
+            ("text/plain".into(), json!({"type": "string"}))
+        }
     }
 }
 
 /// The toggles' descriptions come from `rules/toggles.toml`, with the reference date filled in.
 fn describe_toggles(db: &dyn salsa::Database, schemas: &mut Map<String, Value>) {
     let reference = reference_date(db);
-    let Some(properties) = schemas.get_mut("Toggles").and_then(|t| t.get_mut("properties")).and_then(Value::as_object_mut) else {
+    let Some(properties) = schemas
+        .get_mut("Toggles")
+        .and_then(|t| t.get_mut("properties"))
+        .and_then(Value::as_object_mut)
+    else {
         return;
     };
     for rule in &toggle_rules(db).value {
-        if let Some(property) = properties.get_mut(&rule.name).and_then(Value::as_object_mut) {
+        if let Some(property) = properties
+            .get_mut(&rule.name)
+            .and_then(Value::as_object_mut)
+        {
             let text = rule.description.replace("{reference_date}", reference);
-            property.insert("description".into(), Value::String(format!("{text} null = unknown.")));
+            property.insert(
+                "description".into(),
+                Value::String(format!("{text} null = unknown.")),
+            );
         }
     }
 }
@@ -90,17 +120,27 @@ pub fn openapi(db: &dyn salsa::Database) -> Rendered {
         if templated && !described_routes.insert(output.route) {
             continue;
         }
-        let path = if templated { rule.path.clone() } else { output.path.clone() };
+        let path = if templated {
+            rule.path.clone()
+        } else {
+            output.path.clone()
+        };
         let description = match output.renderer {
-            Renderer::ApiFilter => filters.iter().find(|f| Some(&f.slug) == output.param.as_ref()).map(|f| f.description.clone()),
-            Renderer::DataJson | Renderer::DataCsv => output
-                .param
-                .as_deref()
-                .map(|stem| format!("{} {}", stem_description(stem), rule.description.clone().unwrap_or_default())),
+            Renderer::ApiFilter => filters
+                .iter()
+                .find(|f| Some(&f.slug) == output.param.as_ref())
+                .map(|f| f.description.clone()),
+            Renderer::DataJson | Renderer::DataCsv => output.param.as_deref().map(|stem| {
+                format!(
+                    "{} {}",
+                    stem_description(stem),
+                    rule.description.clone().unwrap_or_default()
+                )
+            }),
             _ => rule.description.clone(),
         }
         .unwrap_or_default();
-        let (media_type, schema) = response_schema(db, &mut generator, &output);
+        let (media_type, schema) = response_schema(db, &mut generator, output);
         let cors = json!({"Access-Control-Allow-Origin": {"description": "Always `*`.", "schema": {"type": "string", "const": "*"}}});
         let mut responses = Map::new();
         responses.insert(
@@ -108,7 +148,9 @@ pub fn openapi(db: &dyn salsa::Database) -> Rendered {
             json!({"description": "OK", "headers": cors, "content": {media_type: {"schema": schema}}}),
         );
         let mut operation = Map::new();
-        let operation_id = path.trim_start_matches('/').replace(['/', '.', '{', '}', '-'], "_");
+        let operation_id = path
+            .trim_start_matches('/')
+            .replace(['/', '.', '{', '}', '-'], "_");
         operation.insert("operationId".into(), Value::String(operation_id));
         operation.insert("summary".into(), Value::String(description.clone()));
         if templated {

@@ -1,0 +1,261 @@
+//! The shipped dataset is complete and honest: every country has the core facts, the matrix covers every
+//! country and ERP, reporting rows carry all ten ERP values, URLs are http(s), ids are unique, and nothing
+//! claims a check it does not cite.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+fn table(name: &str) -> Vec<BTreeMap<String, String>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sources/tables")
+        .join(name);
+    let mut reader = csv::Reader::from_path(&path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            headers
+                .iter()
+                .map(str::to_string)
+                .zip(r.unwrap().iter().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+fn register() -> Vec<BTreeMap<String, String>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sources/registers/countries.csv");
+    let mut reader = csv::Reader::from_path(&path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            headers
+                .iter()
+                .map(str::to_string)
+                .zip(r.unwrap().iter().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+fn erp_ids() -> Vec<String> {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("sources/registers/erps.json"),
+    )
+    .unwrap();
+    let erps: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    erps.iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn registers_hold_the_61_countries_and_11_erps() {
+    let codes: Vec<String> = register().iter().map(|r| r["code"].clone()).collect();
+    let spec = "ad ae al ar at au ba be bg br by ca ch cn cy cz de dk ee es fi fr gb ge gr hr hu ie il in is it jp li lt lu lv mc md me mk mt mx my nl no nz pl pt ro rs sa se sg si sk tr ua us xk za";
+    assert_eq!(codes, spec.split(' ').collect::<Vec<_>>());
+    assert_eq!(
+        register()
+            .iter()
+            .filter(|r| r["eu_member"] == "yes")
+            .count(),
+        27
+    );
+    assert_eq!(
+        erp_ids(),
+        [
+            "sap-s4hana-cloud",
+            "sap-business-bydesign",
+            "sap-business-one",
+            "oracle-netsuite",
+            "oracle-fusion-cloud-erp",
+            "microsoft-dynamics-365-finance",
+            "microsoft-dynamics-365-business-central",
+            "workday-financial-management",
+            "sage-intacct",
+            "infor-cloudsuite",
+            "odoo",
+        ]
+    );
+}
+
+#[test]
+fn every_country_has_the_core_facts() {
+    let facts = table("countries.csv");
+    let core = [
+        "Currency",
+        "VAT / GST",
+        "E-invoicing",
+        "Periodic / real-time reporting",
+        "Statutory accounts / chart of accounts",
+        "Tax authority",
+        "ERP localization: Business Central",
+        "ERP localization: NetSuite",
+        "ERP localization: Odoo",
+    ];
+    for country in register() {
+        let code = &country["code"];
+        let have: BTreeSet<&str> = facts
+            .iter()
+            .filter(|f| &f["country_code"] == code)
+            .map(|f| f["fact"].as_str())
+            .collect();
+        for fact in core {
+            assert!(have.contains(fact), "{code} lacks `{fact}`");
+        }
+        assert_eq!(
+            have.contains("EU ViDA"),
+            country["eu_member"] == "yes",
+            "{code}: EU ViDA exactly for EU members"
+        );
+    }
+    for name in ["vat.csv", "mandates.csv"] {
+        let codes: Vec<String> = table(name)
+            .iter()
+            .map(|r| r["country_code"].clone())
+            .collect();
+        assert_eq!(codes.len(), 61, "{name}: one row per country");
+        assert_eq!(codes.iter().collect::<BTreeSet<_>>().len(), 61, "{name}");
+    }
+}
+
+#[test]
+fn the_matrix_covers_every_country_and_erp_once() {
+    let matrix = table("matrix.csv");
+    assert_eq!(matrix.len(), 671);
+    let cells: BTreeSet<(String, String)> = matrix
+        .iter()
+        .map(|r| (r["country_code"].clone(), r["erp"].clone()))
+        .collect();
+    assert_eq!(cells.len(), 671);
+    for country in register() {
+        for erp in erp_ids() {
+            assert!(
+                cells.contains(&(country["code"].clone(), erp.clone())),
+                "{} x {erp}",
+                country["code"]
+            );
+        }
+    }
+}
+
+#[test]
+fn reporting_rows_carry_ten_erp_values() {
+    let rows = table("reporting.csv");
+    assert!(!rows.is_empty());
+    let ten: Vec<String> = erp_ids()
+        .into_iter()
+        .filter(|e| e != "sap-business-one")
+        .collect();
+    assert_eq!(ten.len(), 10);
+    for row in &rows {
+        for erp in &ten {
+            assert!(
+                ["native", "add-on", "unknown"].contains(&row[erp].as_str()),
+                "{row:?} {erp}"
+            );
+        }
+    }
+}
+
+#[test]
+fn urls_are_http_and_verified_claims_cite_a_read_source() {
+    let url_columns = [
+        "source",
+        "mandate_source",
+        "erp_source",
+        "erp_sources",
+        "source_urls",
+        "website",
+    ];
+    for name in [
+        "countries.csv",
+        "mandates.csv",
+        "matrix.csv",
+        "reporting.csv",
+        "connectors.csv",
+        "local_erps.csv",
+        "local_partner_flags.csv",
+        "partners.csv",
+    ] {
+        for row in table(name) {
+            for column in url_columns.iter().filter(|c| row.contains_key(**c)) {
+                for url in row[*column].split_whitespace() {
+                    assert!(
+                        url.starts_with("https://") || url.starts_with("http://"),
+                        "{name}: {column} = {url}"
+                    );
+                    assert!(!url.contains("example."), "{name}: placeholder URL {url}");
+                }
+            }
+            if let Some(verification) = row.get("verification") {
+                let date = row
+                    .get("last_verified")
+                    .or(row.get("source_checked"))
+                    .cloned()
+                    .unwrap_or_default();
+                if verification == "unverified" {
+                    assert!(
+                        date.is_empty(),
+                        "{name}: unverified with a check date: {row:?}"
+                    );
+                } else {
+                    assert!(!date.is_empty(), "{name}: verified without a date: {row:?}");
+                    let cited = ["source", "erp_source", "source_urls"]
+                        .iter()
+                        .any(|c| row.get(*c).is_some_and(|v| !v.is_empty()));
+                    assert!(cited, "{name}: verified without a source: {row:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn no_two_records_share_an_id() {
+    let mut partners = BTreeSet::new();
+    for row in table("partners.csv") {
+        assert!(
+            partners.insert((
+                row["country_code"].clone(),
+                row["erp"].clone(),
+                row["name"].to_lowercase()
+            )),
+            "{row:?}"
+        );
+    }
+    let mut flags = BTreeSet::new();
+    for row in table("local_partner_flags.csv") {
+        assert!(
+            flags.insert((row["country_code"].clone(), row["erp"].clone())),
+            "{row:?}"
+        );
+    }
+    let mut locals = BTreeSet::new();
+    for row in table("local_erps.csv") {
+        assert!(
+            locals.insert((row["country_code"].clone(), row["name"].to_lowercase())),
+            "{row:?}"
+        );
+    }
+    let mut facts = BTreeSet::new();
+    for row in table("countries.csv") {
+        assert!(
+            facts.insert((row["country_code"].clone(), row["fact"].clone())),
+            "{row:?}"
+        );
+    }
+    let news: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("sources/news.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let ids: BTreeSet<&str> = news.iter().map(|n| n["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), news.len());
+    let sponsors = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("sources/sponsors.json"),
+    )
+    .unwrap();
+    assert_eq!(sponsors.trim(), "[]", "no sponsors are sold");
+}
