@@ -22,4 +22,7 @@ pub mod parse;
 pub mod render;
 pub mod resources;
 pub mod routes;
+pub mod serve;
+pub mod session;
+pub mod watch;
 pub mod workspace;

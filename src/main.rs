@@ -16,7 +16,11 @@ const EXIT_INVALID: u8 = 1;
 const EXIT_IO: u8 = 3;
 
 #[derive(Parser)]
-#[command(name = "locref", version, about = "Builds the Localization Reference Data Service from sources/ and rules/.")]
+#[command(
+    name = "locref",
+    version,
+    about = "Builds the Localization Reference Data Service from sources/ and rules/."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -41,6 +45,12 @@ enum Command {
     },
     /// Parse, validate and derive everything; write nothing. Exits 1 on any error.
     Check,
+    /// Build, then rebuild on every change under sources/ and rules/ (errors never stop it).
+    Watch {
+        /// Output folder (never watched).
+        #[arg(long, default_value = "public")]
+        out: PathBuf,
+    },
 }
 
 fn print_diagnostics(diagnostics: &[Diagnostic]) {
@@ -82,8 +92,17 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
             eprintln!("error: {reason}");
             return ExitCode::from(EXIT_IO);
         }
-        for result in [std::fs::remove_dir_all(out), std::fs::remove_file(manifest_path(out))] {
-            if let Err(e) = result.or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) }) {
+        for result in [
+            std::fs::remove_dir_all(out),
+            std::fs::remove_file(manifest_path(out)),
+        ] {
+            if let Err(e) = result.or_else(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Ok(())
+                } else {
+                    Err(e)
+                }
+            }) {
                 eprintln!("error: cannot clean {}: {e}", out.display());
                 return ExitCode::from(EXIT_IO);
             }
@@ -137,7 +156,19 @@ fn check() -> ExitCode {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Build { out, clean, force, base_url } => build(&out, clean, force, base_url),
+        Command::Build {
+            out,
+            clean,
+            force,
+            base_url,
+        } => build(&out, clean, force, base_url),
         Command::Check => check(),
+        Command::Watch { out } => match locref::watch::run(Path::new("."), &out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(EXIT_IO)
+            }
+        },
     }
 }

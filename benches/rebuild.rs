@@ -1,0 +1,191 @@
+//! Rebuild latency of the per-rebuild step that `locref watch` runs (`Session::rebuild`): a full clean
+//! build, a no-op rebuild (touch), and edit-to-files-written for the edits of tests/incremental.rs.
+//! The debounce (50 ms + 50 ms quiet) comes on top of these figures in `locref watch`.
+//!
+//! Run: `cargo bench --bench rebuild` (release). Prints the median, min and max of repeated runs.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use locref::build::render_site;
+use locref::emit::emit;
+use locref::session::{Outcome, Session};
+
+const TIME: &str = "2026-01-01T00:00:00Z";
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target)
+        } else {
+            std::fs::copy(&path, &target).map(drop).unwrap()
+        }
+    }
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["sources", "rules"] {
+        copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(sub),
+            &dir.path().join(sub),
+        );
+    }
+    dir
+}
+
+fn report(name: &str, mut samples: Vec<Duration>) {
+    samples.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "{name:<44} median {:>8.3} ms   min {:>8.3} ms   max {:>8.3} ms   (n = {})",
+        ms(samples[samples.len() / 2]),
+        ms(samples[0]),
+        ms(samples[samples.len() - 1]),
+        samples.len()
+    );
+}
+
+/// Alternates one file between two contents (so every run is a real edit) and times the rebuild.
+fn edit_bench(
+    session: &mut Session,
+    root: &Path,
+    name: &str,
+    rel: &str,
+    from: &str,
+    to: &str,
+    runs: usize,
+) {
+    let path: PathBuf = root.join(rel);
+    let a = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(a.matches(from).count(), 1, "{from}");
+    let b = a.replacen(from, to, 1);
+    let mut samples = Vec::new();
+    let mut written = 0;
+    let mut executed = 0;
+    for i in 0..runs {
+        std::fs::write(&path, if i % 2 == 0 { &b } else { &a }).unwrap();
+        let started = Instant::now();
+        let r = session.rebuild(std::slice::from_ref(&path));
+        samples.push(started.elapsed());
+        assert!(matches!(r.outcome, Outcome::Built(_)), "{r}");
+        written = r.written().len();
+        executed = r.executed.len();
+    }
+    report(
+        &format!("{name} ({executed} queries, {written} files)"),
+        samples,
+    );
+    std::fs::write(&path, &a).unwrap();
+    session.rebuild(std::slice::from_ref(&path));
+}
+
+fn main() {
+    let runs: usize = std::env::var("BENCH_RUNS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(21);
+
+    // Full clean build: load (read + hash every input), render everything, write 104 files.
+    let dir = project();
+    let root = dir.path();
+    let mut samples = Vec::new();
+    for i in 0..runs.min(11) {
+        let out = root.join(format!("clean{i}"));
+        let started = Instant::now();
+        let mut session = Session::load(root, &out).unwrap().with_fixed_time(TIME);
+        let r = session.build();
+        samples.push(started.elapsed());
+        assert_eq!(r.written().len(), 104);
+    }
+    report("full clean build (load + render + write 104)", samples);
+
+    let mut session = Session::load(root, &root.join("public"))
+        .unwrap()
+        .with_fixed_time(TIME);
+    session.build();
+
+    // No-op rebuild: a touch of the largest table (read + blake3 of its bytes; nothing runs or is written).
+    let matrix = root.join("sources/tables/matrix.csv");
+    let mut samples = Vec::new();
+    for _ in 0..runs * 5 {
+        let f = std::fs::File::options().append(true).open(&matrix).unwrap();
+        f.set_modified(std::time::SystemTime::now()).unwrap();
+        drop(f);
+        let started = Instant::now();
+        let r = session.rebuild(std::slice::from_ref(&matrix));
+        samples.push(started.elapsed());
+        assert_eq!(r.outcome, Outcome::Unchanged);
+    }
+    report("no-op rebuild (touch matrix.csv)", samples);
+
+    let edits: [(&str, &str, &str, &str); 5] = [
+        (
+            "one VAT fact text",
+            "sources/tables/countries.csv",
+            "fr,VAT / GST,TVA. Standard rate 20%",
+            "fr,VAT / GST,TVA (x). Standard rate 20%",
+        ),
+        (
+            "fact edit flipping a toggle",
+            "sources/tables/countries.csv",
+            "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no.",
+            "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
+        ),
+        (
+            "one matrix cell",
+            "sources/tables/matrix.csv",
+            "E-Invoicing for France as an Early Adopter feature",
+            "E-Invoicing for France as an early-adopter feature",
+        ),
+        (
+            "one partner",
+            "sources/tables/partners.csv",
+            "Publisher of the SprintIT Finvoice",
+            "Publisher of SprintIT's Finvoice",
+        ),
+        (
+            "one toggle rule",
+            "rules/toggles.toml",
+            r"'\bSAF-T: (required|on request)\b'",
+            r"'\bSAF-T: required\b'",
+        ),
+    ];
+    for (name, rel, from, to) in edits {
+        edit_bench(&mut session, root, name, rel, from, to, runs);
+    }
+
+    // Where the time of a single-fact edit goes: sync (read + hash), render (queries), emit (stamp + write).
+    let path = root.join("sources/tables/countries.csv");
+    let a = std::fs::read_to_string(&path).unwrap();
+    let b = a.replacen(
+        "fr,VAT / GST,TVA. Standard rate 20%",
+        "fr,VAT / GST,TVA (y). Standard rate 20%",
+        1,
+    );
+    assert_ne!(a, b);
+    let (mut sync, mut render, mut write) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..runs {
+        std::fs::write(&path, if i % 2 == 0 { &b } else { &a }).unwrap();
+        let t0 = Instant::now();
+        session
+            .project
+            .sync_paths(std::slice::from_ref(&path))
+            .unwrap();
+        let t1 = Instant::now();
+        let outputs = render_site(&session.project.db).unwrap();
+        let t2 = Instant::now();
+        emit(&session.out, &outputs, TIME).unwrap();
+        let t3 = Instant::now();
+        sync.push(t1 - t0);
+        render.push(t2 - t1);
+        write.push(t3 - t2);
+        session.project.db.take_executed();
+    }
+    report("  VAT fact: sync_paths (read + blake3)", sync);
+    report("  VAT fact: render_site (queries)", render);
+    report("  VAT fact: emit (manifest, stamp all, write)", write);
+}

@@ -1,0 +1,405 @@
+//! The dev server: serves the last good build from memory over HTTP (tiny_http), with live reload.
+//!
+//! One thread owns the salsa database and rebuilds; it publishes each good build as an immutable
+//! [`Snapshot`] swapped in whole, so a request never sees half of one build and half of another. Request
+//! threads only read the current snapshot. Live reload is a Server-Sent Events stream written on the raw
+//! connection (a tiny_http `Response` body is buffered and never flushed between events); the script that
+//! listens to it is injected only into the HTML this server sends, never into built files.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
+
+use crate::emit::Stamped;
+use crate::resources::ApiError;
+use crate::routes::media_type;
+
+/// One file of a published build.
+#[derive(Debug, Clone)]
+pub struct ServedFile {
+    pub bytes: Arc<[u8]>,
+    pub etag: String,
+}
+
+/// A detail route whose unknown ids answer with a JSON 404: `/api/v1/countries/` + id + `.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DetailRoute {
+    pub prefix: String,
+    pub suffix: String,
+    /// What the id names, for the error message (`country code`).
+    pub what: String,
+}
+
+/// An immutable build as served.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    /// Increases with every published build (good or failed).
+    pub generation: u64,
+    pub files: HashMap<String, ServedFile>,
+    pub detail_routes: Vec<DetailRoute>,
+    /// The diagnostics of the last build when it failed (shown as an overlay); the files are then those of
+    /// the last good build.
+    pub error: Option<String>,
+}
+
+/// The state shared by the builder and the request threads.
+#[derive(Default)]
+pub struct Shared {
+    snapshot: Mutex<Arc<Snapshot>>,
+    changed: Condvar,
+}
+
+impl Shared {
+    pub fn new() -> Arc<Shared> {
+        Arc::new(Shared::default())
+    }
+
+    pub fn current(&self) -> Arc<Snapshot> {
+        self.snapshot.lock().expect("snapshot lock").clone()
+    }
+
+    /// Publishes a good build; `changed` says whether any file differs from the previous one, and decides
+    /// whether open pages are told to reload.
+    pub fn publish(&self, site: &[Stamped], detail_routes: Vec<DetailRoute>) {
+        let files = site
+            .iter()
+            .map(|f| {
+                (
+                    f.path.clone(),
+                    ServedFile {
+                        bytes: Arc::from(f.bytes.as_slice()),
+                        etag: f.etag.clone(),
+                    },
+                )
+            })
+            .collect();
+        let mut current = self.snapshot.lock().expect("snapshot lock");
+        let generation = current.generation + 1;
+        *current = Arc::new(Snapshot {
+            generation,
+            files,
+            detail_routes,
+            error: None,
+        });
+        self.changed.notify_all();
+    }
+
+    /// Publishes a failed build: the files stay those of the last good build; the error is shown.
+    pub fn publish_error(&self, diagnostics: String) {
+        let mut current = self.snapshot.lock().expect("snapshot lock");
+        let previous = current.clone();
+        *current = Arc::new(Snapshot {
+            generation: previous.generation + 1,
+            files: previous.files.clone(),
+            detail_routes: previous.detail_routes.clone(),
+            error: Some(diagnostics),
+        });
+        self.changed.notify_all();
+    }
+
+    /// Blocks until a snapshot newer than `seen` is published or `timeout` passes.
+    fn wait_newer(&self, seen: u64, timeout: Duration) -> Arc<Snapshot> {
+        let guard = self.snapshot.lock().expect("snapshot lock");
+        let (guard, _) = self
+            .changed
+            .wait_timeout_while(guard, timeout, |s| s.generation <= seen)
+            .expect("snapshot lock");
+        guard.clone()
+    }
+}
+
+/// The path of the live-reload event stream.
+pub const LIVE_RELOAD_PATH: &str = "/__livereload";
+
+/// Injected before `</body>` of served HTML: reloads the page when a build changed it, and shows the
+/// diagnostics of a failed build as an overlay until it is fixed.
+const RELOAD_SCRIPT: &str = r#"<script>(()=>{const es=new EventSource("/__livereload");let page=null;
+const overlay=t=>{let o=document.getElementById("__locref_error");if(!t){if(o)o.remove();return;}
+if(!o){o=document.createElement("pre");o.id="__locref_error";o.style.cssText="position:fixed;inset:0;margin:0;padding:2em;background:rgba(20,0,0,.92);color:#fff;font:14px/1.5 monospace;white-space:pre-wrap;z-index:2147483647;overflow:auto";document.body.appendChild(o);}o.textContent="locref: the last build failed; showing the last good build.\n\n"+t;};
+es.addEventListener("build",e=>{const d=JSON.parse(e.data);const mine=d.pages[location.pathname]??null;
+if(page!==null&&mine!==page){location.reload();return;}page=mine;overlay(d.error);});})();</script>"#;
+
+fn header(name: &str, value: &str) -> Header {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
+}
+
+/// Why a request path is refused before any lookup (traversal, odd encodings).
+fn unsafe_path(raw: &str) -> bool {
+    let lower = raw.to_ascii_lowercase();
+    !raw.starts_with('/')
+        || raw.contains('\\')
+        || raw.contains("//")
+        || raw.contains('\0')
+        || lower.contains("%00")
+        || lower.contains("%5c")
+        || lower.contains("%2f")
+        || raw.split('/').any(|s| s == ".." || s == ".")
+        || lower.contains("%2e")
+}
+
+/// Percent-decodes a path (only after [`unsafe_path`] passed); `None` if not valid UTF-8.
+fn decode(path: &str) -> Option<String> {
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn inject_reload(bytes: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(bytes);
+    match text.rfind("</body>") {
+        Some(at) => format!("{}{RELOAD_SCRIPT}{}", &text[..at], &text[at..]).into_bytes(),
+        None => format!("{text}{RELOAD_SCRIPT}").into_bytes(),
+    }
+}
+
+fn json_error(status: u16, message: String) -> Response<io::Cursor<Vec<u8>>> {
+    let body = ApiError {
+        status,
+        error: if status == 404 {
+            "not_found".into()
+        } else {
+            "bad_request".into()
+        },
+        message,
+    };
+    let mut bytes = serde_json::to_vec_pretty(&body).expect("error body serializes");
+    bytes.push(b'\n');
+    Response::from_data(bytes)
+        .with_status_code(StatusCode(status))
+        .with_header(header("Content-Type", "application/json; charset=utf-8"))
+}
+
+/// Answers one request from `snapshot` (everything but the event stream).
+pub fn respond_to(
+    method: &Method,
+    url: &str,
+    if_none_match: Option<&str>,
+    snapshot: &Snapshot,
+) -> Response<io::Cursor<Vec<u8>>> {
+    let response = answer(method, url, if_none_match, snapshot);
+    response
+        .with_header(header("Access-Control-Allow-Origin", "*"))
+        .with_chunked_threshold(usize::MAX)
+}
+
+fn answer(
+    method: &Method,
+    url: &str,
+    if_none_match: Option<&str>,
+    snapshot: &Snapshot,
+) -> Response<io::Cursor<Vec<u8>>> {
+    if !matches!(method, Method::Get | Method::Head) {
+        return Response::from_string("405 method not allowed: this server only reads\n")
+            .with_status_code(StatusCode(405))
+            .with_header(header("Allow", "GET, HEAD"));
+    }
+    let raw = url.split(['?', '#']).next().unwrap_or("");
+    if unsafe_path(raw) {
+        return Response::from_string("400 bad request: path not allowed\n")
+            .with_status_code(StatusCode(400));
+    }
+    let Some(path) = decode(raw) else {
+        return Response::from_string("400 bad request: path is not UTF-8\n")
+            .with_status_code(StatusCode(400));
+    };
+    let key = if path.ends_with('/') {
+        format!("{path}index.html")
+    } else {
+        path.clone()
+    };
+    let Some(file) = snapshot.files.get(&key) else {
+        if snapshot.files.contains_key(&format!("{path}/index.html")) {
+            // `/x` for a folder page: send the browser to `/x/` so relative links resolve.
+            let location = header("Location", &format!("{path}/"));
+            return Response::from_string("")
+                .with_status_code(StatusCode(301))
+                .with_header(location);
+        }
+        return not_found(&path, snapshot);
+    };
+    let etag = format!("\"{}\"", file.etag);
+    let common = |r: Response<io::Cursor<Vec<u8>>>| {
+        r.with_header(header("ETag", &etag))
+            .with_header(header("Cache-Control", "no-cache"))
+    };
+    if if_none_match
+        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag || t.trim() == "*"))
+    {
+        return common(Response::from_data(Vec::new()).with_status_code(StatusCode(304)));
+    }
+    let bytes = if key.ends_with(".html") {
+        inject_reload(&file.bytes)
+    } else {
+        file.bytes.to_vec()
+    };
+    common(Response::from_data(bytes).with_header(header("Content-Type", media_type(&key))))
+}
+
+fn not_found(path: &str, snapshot: &Snapshot) -> Response<io::Cursor<Vec<u8>>> {
+    for route in &snapshot.detail_routes {
+        if let Some(id) = path
+            .strip_prefix(&route.prefix)
+            .and_then(|rest| rest.strip_suffix(&route.suffix))
+            && !id.contains('/')
+        {
+            return json_error(
+                404,
+                format!(
+                    "unknown {} `{id}`: ids are lower case, as listed in /api/v1/index.json",
+                    route.what
+                ),
+            );
+        }
+    }
+    let page = snapshot.files.get("/404.html");
+    let body = page.map_or_else(|| b"404 not found\n".to_vec(), |p| inject_reload(&p.bytes));
+    let media = if page.is_some() {
+        "text/html; charset=utf-8"
+    } else {
+        "text/plain; charset=utf-8"
+    };
+    Response::from_data(body)
+        .with_status_code(StatusCode(404))
+        .with_header(header("Content-Type", media))
+}
+
+/// The `build` event: the generation, the content hash of every HTML page (so a tab reloads only when its
+/// page changed) and the error of a failed build.
+fn build_event(snapshot: &Snapshot) -> String {
+    let pages: serde_json::Map<String, serde_json::Value> = snapshot
+        .files
+        .iter()
+        .filter(|(path, _)| path.ends_with(".html"))
+        .flat_map(|(path, file)| {
+            let tag = serde_json::Value::String(file.etag.clone());
+            let folder = path
+                .strip_suffix("index.html")
+                .map(|dir| (dir.to_string(), tag.clone()));
+            std::iter::once((path.clone(), tag)).chain(folder)
+        })
+        .collect();
+    let data = serde_json::json!({"generation": snapshot.generation, "pages": pages, "error": snapshot.error});
+    format!("event: build\ndata: {data}\n\n")
+}
+
+/// Streams `build` events on the raw connection until the client goes away.
+fn serve_events(request: Request, shared: &Shared) -> io::Result<()> {
+    let mut snapshot = shared.current();
+    let mut writer = request.into_writer();
+    writer.write_all(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\
+          Access-Control-Allow-Origin: *\r\nTransfer-Encoding: chunked\r\n\r\n",
+    )?;
+    let mut send = |message: String| -> io::Result<()> {
+        write!(writer, "{:x}\r\n{message}\r\n", message.len())?;
+        writer.flush()
+    };
+    send(format!("retry: 1000\n{}", build_event(&snapshot)))?;
+    loop {
+        let next = shared.wait_newer(snapshot.generation, Duration::from_secs(15));
+        if next.generation == snapshot.generation {
+            send(": keep-alive\n\n".into())?; // a closed client surfaces as a write error
+        } else {
+            snapshot = next;
+            send(build_event(&snapshot))?;
+        }
+    }
+}
+
+/// A running dev server.
+pub struct DevServer {
+    pub server: Arc<Server>,
+    pub address: String,
+}
+
+/// Binds `bind:port` (port 0 picks a free one) and serves `shared` with `workers` threads; event streams
+/// get a thread each, which ends when the client disconnects.
+pub fn start(bind: &str, port: u16, shared: Arc<Shared>, workers: usize) -> io::Result<DevServer> {
+    let server = Server::http((bind, port)).map_err(|e| {
+        let kind = e
+            .downcast_ref::<io::Error>()
+            .map_or(io::ErrorKind::Other, io::Error::kind);
+        let hint = if kind == io::ErrorKind::AddrInUse {
+            format!("; try --port {}", port.saturating_add(1))
+        } else {
+            String::new()
+        };
+        io::Error::new(kind, format!("cannot listen on {bind}:{port}: {e}{hint}"))
+    })?;
+    let server = Arc::new(server);
+    let address = server
+        .server_addr()
+        .to_ip()
+        .map(|a| a.to_string())
+        .unwrap_or_else(|| format!("{bind}:{port}"));
+    for _ in 0..workers.max(1) {
+        let (server, shared) = (server.clone(), shared.clone());
+        std::thread::spawn(move || {
+            while let Ok(request) = server.recv() {
+                if request.url().split('?').next() == Some(LIVE_RELOAD_PATH)
+                    && *request.method() == Method::Get
+                {
+                    let shared = shared.clone();
+                    std::thread::spawn(move || {
+                        let _ = serve_events(request, &shared);
+                    });
+                    continue;
+                }
+                let snapshot = shared.current();
+                let if_none_match = request
+                    .headers()
+                    .iter()
+                    .find(|h| h.field.equiv("If-None-Match"))
+                    .map(|h| h.value.as_str().to_string());
+                let response = respond_to(
+                    request.method(),
+                    request.url(),
+                    if_none_match.as_deref(),
+                    &snapshot,
+                );
+                let _ = request.respond(response);
+            }
+        });
+    }
+    Ok(DevServer { server, address })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traversal_and_odd_encodings_are_refused() {
+        for raw in [
+            "/../Cargo.toml",
+            "/api/../../etc/passwd",
+            "/%2e%2e/x",
+            "/%2E%2e%2fx",
+            "/a\\b",
+            "//etc/passwd",
+            "/a%00b",
+            "/./x",
+            "x",
+        ] {
+            assert!(unsafe_path(raw), "{raw}");
+        }
+        for raw in ["/", "/api/v1/index.json", "/it/", "/data/matrix.csv"] {
+            assert!(!unsafe_path(raw), "{raw}");
+        }
+        assert_eq!(decode("/a%20b").as_deref(), Some("/a b"));
+    }
+}

@@ -1,0 +1,220 @@
+//! One long-lived build session: a [`Project`] (the salsa database of the input files) and the output
+//! folder it publishes to. [`Session::rebuild`] is the per-rebuild step that `locref watch`, the
+//! incremental tests, the benchmarks and the dev server share:
+//!
+//! ```text
+//! watcher hints (paths) -> sync_paths (content hashes) -> diagnostics, or render -> emit -> RebuildReport
+//! ```
+//!
+//! A rebuild whose inputs did not change in content (a touch, an editor saving identical bytes) runs no
+//! query and writes nothing. A rebuild that finds errors writes nothing either: the output folder keeps
+//! the last good build until the sources are fixed.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::build::render_site;
+use crate::diagnostics::Diagnostic;
+use crate::emit::{EmitReport, Stamped, build_time, emit};
+use crate::workspace::Project;
+
+/// What one rebuild did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// No input changed in content: nothing ran, nothing was written.
+    Unchanged,
+    /// The sources or rules have errors: nothing was written, the last good output stays on disk.
+    Invalid(Vec<Diagnostic>),
+    /// The site was rendered and emitted.
+    Built(EmitReport),
+    /// Reading an input or writing an output failed; the next rebuild retries.
+    IoError(String),
+}
+
+/// The report of one rebuild: the one line `locref watch` prints, in structured form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RebuildReport {
+    /// Project-relative paths of the inputs whose content changed, appeared or vanished.
+    pub changed_inputs: Vec<String>,
+    /// Sorted names of the tracked functions that executed (one entry per execution).
+    pub executed: Vec<String>,
+    pub outcome: Outcome,
+    pub elapsed: Duration,
+}
+
+impl RebuildReport {
+    /// Site paths of the outputs written by this rebuild (empty unless it built).
+    pub fn written(&self) -> &[String] {
+        match &self.outcome {
+            Outcome::Built(report) => &report.written,
+            _ => &[],
+        }
+    }
+}
+
+/// Lists `names` in full when there are at most `max`, else gives a count.
+fn names_or_count(names: &[String], max: usize, noun: &str) -> String {
+    match names.len() {
+        0 => format!("no {noun}s"),
+        n if n <= max => names.join(", "),
+        n => format!("{n} {noun}s"),
+    }
+}
+
+impl fmt::Display for RebuildReport {
+    /// One line, for example
+    /// `changed sources/tables/vat.csv; 14 queries re-ran; wrote /api/v1/countries/fr.json; 2.1 ms`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.elapsed.as_secs_f64() * 1000.0;
+        let inputs = names_or_count(&self.changed_inputs, 3, "input");
+        match &self.outcome {
+            Outcome::Unchanged => write!(
+                f,
+                "unchanged: no input changed in content; 0 queries re-ran; wrote nothing; {ms:.1} ms"
+            ),
+            Outcome::Invalid(diagnostics) => write!(
+                f,
+                "changed {inputs}; {} queries re-ran; {} error(s), kept the last good output; {ms:.1} ms",
+                self.executed.len(),
+                diagnostics.len()
+            ),
+            Outcome::Built(report) => {
+                let mut wrote = format!("wrote {}", names_or_count(&report.written, 5, "file"));
+                if report.written.is_empty() {
+                    wrote = "wrote nothing".to_string();
+                }
+                if !report.removed.is_empty() {
+                    wrote.push_str(&format!(
+                        ", removed {}",
+                        names_or_count(&report.removed, 5, "file")
+                    ));
+                }
+                write!(
+                    f,
+                    "changed {inputs}; {} queries re-ran; {wrote}; {ms:.1} ms",
+                    self.executed.len()
+                )
+            }
+            Outcome::IoError(e) => write!(f, "changed {inputs}; i/o error: {e}; {ms:.1} ms"),
+        }
+    }
+}
+
+/// A project and the output folder it publishes to.
+pub struct Session {
+    pub project: Project,
+    pub out: PathBuf,
+    /// The `generated_at` of every build; `None` takes [`build_time`] (now, or `SOURCE_DATE_EPOCH`).
+    pub fixed_time: Option<String>,
+    /// The outputs of the last good build, as published (for the dev server).
+    pub site: Vec<Stamped>,
+    /// Whether the output folder is behind the inputs (the last rebuild failed), so the next rebuild must
+    /// render and emit even if no input changed.
+    stale: bool,
+}
+
+impl Session {
+    /// Loads every input file under `root`. Nothing is built yet: call [`Session::build`].
+    pub fn load(root: &Path, out: &Path) -> io::Result<Session> {
+        let project = Project::load(root)?;
+        Ok(Session {
+            project,
+            out: out.to_path_buf(),
+            fixed_time: None,
+            site: Vec::new(),
+            stale: true,
+        })
+    }
+
+    /// Pins `generated_at` (tests, benchmarks, reproducible builds).
+    pub fn with_fixed_time(mut self, time: impl Into<String>) -> Session {
+        self.fixed_time = Some(time.into());
+        self
+    }
+
+    /// Builds everything currently loaded and emits it (the first build of a session).
+    pub fn build(&mut self) -> RebuildReport {
+        let started = Instant::now();
+        self.run(Vec::new(), started)
+    }
+
+    /// The per-rebuild step: re-reads `paths` (a watcher's hints: changed, created or deleted files or
+    /// folders), and when any input changed in content, renders and emits.
+    pub fn rebuild(&mut self, paths: &[PathBuf]) -> RebuildReport {
+        let started = Instant::now();
+        match self.project.sync_paths(paths) {
+            Ok(changed) => self.finish(changed, started),
+            Err(e) => self.io_failure(Vec::new(), started, format!("reading inputs: {e}")),
+        }
+    }
+
+    /// Like [`Session::rebuild`], but re-reads every input folder (after a watcher overflow or error).
+    pub fn rescan(&mut self) -> RebuildReport {
+        let started = Instant::now();
+        match self.project.rescan() {
+            Ok(changed) => self.finish(changed, started),
+            Err(e) => self.io_failure(Vec::new(), started, format!("rescanning inputs: {e}")),
+        }
+    }
+
+    fn finish(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
+        if changed.is_empty() && !self.stale {
+            return RebuildReport {
+                changed_inputs: changed,
+                executed: Vec::new(),
+                outcome: Outcome::Unchanged,
+                elapsed: started.elapsed(),
+            };
+        }
+        self.run(changed, started)
+    }
+
+    fn io_failure(
+        &mut self,
+        changed: Vec<String>,
+        started: Instant,
+        message: String,
+    ) -> RebuildReport {
+        self.stale = true;
+        let executed = self.project.db.take_executed();
+        RebuildReport {
+            changed_inputs: changed,
+            executed,
+            outcome: Outcome::IoError(message),
+            elapsed: started.elapsed(),
+        }
+    }
+
+    fn run(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
+        let db = &self.project.db;
+        let outcome = match render_site(db) {
+            Err(diagnostics) => {
+                self.stale = true;
+                Outcome::Invalid(diagnostics)
+            }
+            Ok(outputs) => {
+                let time = self.fixed_time.clone().unwrap_or_else(build_time);
+                match emit(&self.out, &outputs, &time) {
+                    Ok((report, stamped)) => {
+                        self.stale = false;
+                        self.site = stamped;
+                        Outcome::Built(report)
+                    }
+                    Err(e) => {
+                        self.stale = true;
+                        Outcome::IoError(format!("writing {}: {e}", self.out.display()))
+                    }
+                }
+            }
+        };
+        let executed = self.project.db.take_executed();
+        RebuildReport {
+            changed_inputs: changed,
+            executed,
+            outcome,
+            elapsed: started.elapsed(),
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! Helpers shared by the incremental and watch tests: a tempdir copy of the shipped project, and file edits.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The build time every test build uses, so outputs compare byte for byte.
+pub const FIXED_TIME: &str = "2026-01-01T00:00:00Z";
+
+/// Copies the shipped `sources/` and `rules/` into a fresh temporary folder (the project root).
+pub fn copy_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for sub in ["sources", "rules"] {
+        copy_dir(&shipped.join(sub), &dir.path().join(sub));
+    }
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let path = entry.expect("entry").path();
+        let target = to.join(path.file_name().expect("name"));
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy");
+        }
+    }
+}
+
+/// Reads a project file as text.
+pub fn read(root: &Path, rel: &str) -> String {
+    std::fs::read_to_string(root.join(rel)).expect("read")
+}
+
+/// Replaces exactly one occurrence of `from` with `to` in a project file (plain write); returns its path.
+pub fn replace_once(root: &Path, rel: &str, from: &str, to: &str) -> PathBuf {
+    let text = read(root, rel);
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "{from:?} must occur once in {rel}"
+    );
+    let path = root.join(rel);
+    std::fs::write(&path, text.replacen(from, to, 1)).expect("write");
+    path
+}
+
+/// Saves `bytes` the way editors do: write a temporary file beside it, then rename it over the original.
+pub fn atomic_save(path: &Path, bytes: &[u8]) {
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp",
+        path.file_name().unwrap().to_str().unwrap()
+    ));
+    std::fs::write(&tmp, bytes).expect("write temp");
+    std::fs::rename(&tmp, path).expect("rename");
+}
+
+/// Every file under `dir` (relative path -> bytes).
+pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.insert(rel, std::fs::read(&p).expect("read output"));
+            }
+        }
+    }
+    out
+}
+
+/// The bytes of the manifest of `<root>/public`, if any.
+pub fn manifest_bytes(root: &Path) -> Option<Vec<u8>> {
+    std::fs::read(locref::emit::manifest_path(&root.join("public"))).ok()
+}
