@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use locref::build::render_site;
-use locref::emit::emit;
+use locref::emit::Publisher;
 use locref::session::{Outcome, Session};
 
 const TIME: &str = "2026-01-01T00:00:00Z";
@@ -168,6 +168,12 @@ fn main() {
     );
     assert_ne!(a, b);
     let (mut sync, mut render, mut write) = (Vec::new(), Vec::new(), Vec::new());
+    // The publisher a watch session keeps: warm it with one publish, as the session's first build does.
+    let mut publisher = Publisher::new(Some(&root.join("public")));
+    publisher
+        .publish(&render_site(&session.project.db).unwrap(), TIME)
+        .unwrap();
+    session.project.db.take_executed();
     for i in 0..runs {
         std::fs::write(&path, if i % 2 == 0 { &b } else { &a }).unwrap();
         let t0 = Instant::now();
@@ -178,7 +184,7 @@ fn main() {
         let t1 = Instant::now();
         let outputs = render_site(&session.project.db).unwrap();
         let t2 = Instant::now();
-        emit(&session.out, &outputs, TIME).unwrap();
+        publisher.publish(&outputs, TIME).unwrap();
         let t3 = Instant::now();
         sync.push(t1 - t0);
         render.push(t2 - t1);
@@ -187,5 +193,8 @@ fn main() {
     }
     report("  VAT fact: sync_paths (read + blake3)", sync);
     report("  VAT fact: render_site (queries)", render);
-    report("  VAT fact: emit (manifest, stamp all, write)", write);
+    report(
+        "  VAT fact: publish (stamp and write the changed outputs)",
+        write,
+    );
 }

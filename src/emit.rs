@@ -66,47 +66,6 @@ fn stamp(bytes: &[u8], time: &str) -> Vec<u8> {
     out
 }
 
-impl Manifest {
-    /// Stamps every output against this manifest and updates it: an unchanged output keeps its old
-    /// `generated_at`, a changed or new one gets `time`. Entries of outputs that no longer exist are
-    /// dropped and returned.
-    pub fn stamp_all(
-        &mut self,
-        outputs: &[(String, &Rendered)],
-        time: &str,
-    ) -> (Vec<Stamped>, Vec<String>) {
-        let mut stamped = Vec::with_capacity(outputs.len());
-        let current: BTreeSet<&str> = outputs.iter().map(|(p, _)| p.as_str()).collect();
-        for (path, rendered) in outputs {
-            let hash = rendered.hash.to_hex().to_string();
-            let (generated_at, changed) = match self.files.get(path) {
-                Some(entry) if entry.hash == hash => (entry.generated_at.clone(), false),
-                _ => (time.to_string(), true),
-            };
-            let bytes = stamp(&rendered.bytes, &generated_at);
-            let etag = blake3::hash(&bytes).to_hex()[..32].to_string();
-            self.files
-                .insert(path.clone(), ManifestEntry { hash, generated_at });
-            stamped.push(Stamped {
-                path: path.clone(),
-                bytes,
-                etag,
-                changed,
-            });
-        }
-        let stale: Vec<String> = self
-            .files
-            .keys()
-            .filter(|p| !current.contains(p.as_str()))
-            .cloned()
-            .collect();
-        for path in &stale {
-            self.files.remove(path);
-        }
-        (stamped, stale)
-    }
-}
-
 /// Where the manifest of an output folder lives: `<parent>/.locref-cache/<name>.manifest.json`.
 pub fn manifest_path(out: &Path) -> PathBuf {
     let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("site");
@@ -153,41 +112,125 @@ pub struct EmitReport {
     pub removed: Vec<String>,
 }
 
-/// Publishes `outputs` into `out`: writes what changed (or went missing on disk), removes stale files,
-/// saves the manifest.
+/// Publishes builds, to an output folder or (for the dev server) only in memory.
+///
+/// It keeps the manifest and the stamped outputs of the last build, so a rebuild stamps and writes only
+/// the outputs whose content hash changed: its cost follows the size of the change, not of the site.
+pub struct Publisher {
+    out: Option<PathBuf>,
+    manifest: Manifest,
+    site: BTreeMap<String, Stamped>,
+}
+
+impl Publisher {
+    /// A publisher for `out` (its manifest is read from disk), or an in-memory one for `None`.
+    pub fn new(out: Option<&Path>) -> Publisher {
+        let manifest = out.map(load_manifest).unwrap_or_default();
+        Publisher {
+            out: out.map(Path::to_path_buf),
+            manifest,
+            site: BTreeMap::new(),
+        }
+    }
+
+    /// The outputs of the last published build, by site path.
+    pub fn site(&self) -> &BTreeMap<String, Stamped> {
+        &self.site
+    }
+
+    /// Publishes `outputs`: stamps and writes what changed (or, on the first build, what is missing on
+    /// disk), removes outputs that no longer exist, saves the manifest.
+    pub fn publish(
+        &mut self,
+        outputs: &[(String, &Rendered)],
+        time: &str,
+    ) -> io::Result<EmitReport> {
+        let mut report = EmitReport::default();
+        let mut manifest_changed = false;
+        for (path, rendered) in outputs {
+            let hash = rendered.hash.to_hex().to_string();
+            let entry = self.manifest.files.get(path);
+            let same_content = entry.is_some_and(|e| e.hash == hash);
+            let known = self.site.contains_key(path);
+            if same_content && known {
+                report.unchanged += 1;
+                continue;
+            }
+            let generated_at = match entry {
+                Some(e) if same_content => e.generated_at.clone(),
+                _ => time.to_string(),
+            };
+            let bytes = stamp(&rendered.bytes, &generated_at);
+            let etag = blake3::hash(&bytes).to_hex()[..32].to_string();
+            let target = self.out.as_ref().map(|out| file_for(out, path));
+            // A first build in a folder of an earlier run keeps files whose content is current.
+            let on_disk = same_content && target.as_ref().is_some_and(|t| t.is_file());
+            if let Some(target) = target.filter(|_| !on_disk) {
+                write_atomic(&target, &bytes)?;
+            }
+            if on_disk {
+                report.unchanged += 1;
+            } else {
+                report.written.push(path.clone());
+            }
+            if !same_content {
+                self.manifest
+                    .files
+                    .insert(path.clone(), ManifestEntry { hash, generated_at });
+                manifest_changed = true;
+            }
+            self.site.insert(
+                path.clone(),
+                Stamped {
+                    path: path.clone(),
+                    bytes,
+                    etag,
+                    changed: !same_content,
+                },
+            );
+        }
+        let current: BTreeSet<&str> = outputs.iter().map(|(p, _)| p.as_str()).collect();
+        let stale: Vec<String> = self
+            .manifest
+            .files
+            .keys()
+            .filter(|p| !current.contains(p.as_str()))
+            .cloned()
+            .collect();
+        for path in stale {
+            self.manifest.files.remove(&path);
+            self.site.remove(&path);
+            manifest_changed = true;
+            if let Some(out) = &self.out {
+                let target = file_for(out, &path);
+                match std::fs::remove_file(&target) {
+                    Ok(()) => remove_empty_parents(out, &target),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            report.removed.push(path);
+        }
+        if let Some(out) = &self.out
+            && (manifest_changed || !manifest_path(out).is_file())
+        {
+            let mut bytes = serde_json::to_vec_pretty(&self.manifest).map_err(io::Error::other)?;
+            bytes.push(b'\n');
+            write_atomic(&manifest_path(out), &bytes)?;
+        }
+        Ok(report)
+    }
+}
+
+/// Publishes `outputs` into `out` once (what `locref build` does).
 pub fn emit(
     out: &Path,
     outputs: &[(String, &Rendered)],
     time: &str,
 ) -> io::Result<(EmitReport, Vec<Stamped>)> {
-    let mut manifest = load_manifest(out);
-    let before = manifest.clone();
-    let (stamped, stale) = manifest.stamp_all(outputs, time);
-    let mut report = EmitReport::default();
-    for file in &stamped {
-        let target = file_for(out, &file.path);
-        if file.changed || !target.is_file() {
-            write_atomic(&target, &file.bytes)?;
-            report.written.push(file.path.clone());
-        } else {
-            report.unchanged += 1;
-        }
-    }
-    for path in stale {
-        let target = file_for(out, &path);
-        match std::fs::remove_file(&target) {
-            Ok(()) => remove_empty_parents(out, &target),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
-        }
-        report.removed.push(path);
-    }
-    if manifest != before || !manifest_path(out).is_file() {
-        let mut bytes = serde_json::to_vec_pretty(&manifest).map_err(io::Error::other)?;
-        bytes.push(b'\n');
-        write_atomic(&manifest_path(out), &bytes)?;
-    }
-    Ok((report, stamped))
+    let mut publisher = Publisher::new(Some(out));
+    let report = publisher.publish(outputs, time)?;
+    Ok((report, publisher.site.into_values().collect()))
 }
 
 fn remove_empty_parents(out: &Path, file: &Path) {
@@ -271,19 +314,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stamping_keeps_generated_at_of_unchanged_content() {
+    fn publishing_keeps_generated_at_of_unchanged_content_and_drops_stale_outputs() {
         let a = Rendered::new(br#"{"generated_at":"\u0000generated_at\u0000","x":1}"#.to_vec());
-        let mut manifest = Manifest::default();
-        let (first, _) = manifest.stamp_all(&[("/a.json".into(), &a)], "2026-01-01T00:00:00Z");
+        let b = Rendered::new(br#"{"generated_at":"\u0000generated_at\u0000","x":2}"#.to_vec());
+        let mut publisher = Publisher::new(None);
+        let first = publisher
+            .publish(&[("/a.json".into(), &a)], "2026-01-01T00:00:00Z")
+            .unwrap();
+        assert_eq!(first.written, ["/a.json"]);
         assert_eq!(
-            first[0].bytes,
+            publisher.site()["/a.json"].bytes,
             br#"{"generated_at":"2026-01-01T00:00:00Z","x":1}"#
         );
-        assert!(first[0].changed);
-        let (second, stale) = manifest.stamp_all(&[("/a.json".into(), &a)], "2026-02-02T00:00:00Z");
-        assert_eq!(second[0].bytes, first[0].bytes);
-        assert!(!second[0].changed && stale.is_empty());
-        let (_, stale) = manifest.stamp_all(&[], "2026-03-03T00:00:00Z");
-        assert_eq!(stale, ["/a.json"]);
+        let second = publisher
+            .publish(&[("/a.json".into(), &a)], "2026-02-02T00:00:00Z")
+            .unwrap();
+        assert_eq!((second.written.len(), second.unchanged), (0, 1));
+        let third = publisher
+            .publish(&[("/a.json".into(), &b)], "2026-03-03T00:00:00Z")
+            .unwrap();
+        assert_eq!(third.written, ["/a.json"]);
+        assert_eq!(
+            publisher.site()["/a.json"].bytes,
+            br#"{"generated_at":"2026-03-03T00:00:00Z","x":2}"#
+        );
+        let fourth = publisher.publish(&[], "2026-04-04T00:00:00Z").unwrap();
+        assert_eq!(fourth.removed, ["/a.json"]);
+        assert!(publisher.site().is_empty());
     }
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use crate::build::render_site;
 use crate::diagnostics::Diagnostic;
-use crate::emit::{EmitReport, Stamped, build_time, emit};
+use crate::emit::{EmitReport, Publisher, Stamped, build_time};
 use crate::workspace::Project;
 
 /// What one rebuild did.
@@ -102,14 +102,14 @@ impl fmt::Display for RebuildReport {
     }
 }
 
-/// A project and the output folder it publishes to.
+/// A project and where it publishes: an output folder, or only memory (the dev server).
 pub struct Session {
     pub project: Project,
-    pub out: PathBuf,
+    /// The output folder; `None` publishes only in memory.
+    pub out: Option<PathBuf>,
+    publisher: Publisher,
     /// The `generated_at` of every build; `None` takes [`build_time`] (now, or `SOURCE_DATE_EPOCH`).
     pub fixed_time: Option<String>,
-    /// The outputs of the last good build, as published (for the dev server).
-    pub site: Vec<Stamped>,
     /// Whether the output folder is behind the inputs (the last rebuild failed), so the next rebuild must
     /// render and emit even if no input changed.
     stale: bool,
@@ -121,11 +121,28 @@ impl Session {
         let project = Project::load(root)?;
         Ok(Session {
             project,
-            out: out.to_path_buf(),
+            out: Some(out.to_path_buf()),
+            publisher: Publisher::new(Some(out)),
             fixed_time: None,
-            site: Vec::new(),
             stale: true,
         })
+    }
+
+    /// Like [`Session::load`], but publishing only in memory: nothing is written to disk.
+    pub fn in_memory(root: &Path) -> io::Result<Session> {
+        let project = Project::load(root)?;
+        Ok(Session {
+            project,
+            out: None,
+            publisher: Publisher::new(None),
+            fixed_time: None,
+            stale: true,
+        })
+    }
+
+    /// The outputs of the last good build, as published, by site path.
+    pub fn site(&self) -> &std::collections::BTreeMap<String, Stamped> {
+        self.publisher.site()
     }
 
     /// Pins `generated_at` (tests, benchmarks, reproducible builds).
@@ -196,15 +213,15 @@ impl Session {
             }
             Ok(outputs) => {
                 let time = self.fixed_time.clone().unwrap_or_else(build_time);
-                match emit(&self.out, &outputs, &time) {
-                    Ok((report, stamped)) => {
+                match self.publisher.publish(&outputs, &time) {
+                    Ok(report) => {
                         self.stale = false;
-                        self.site = stamped;
                         Outcome::Built(report)
                     }
                     Err(e) => {
                         self.stale = true;
-                        Outcome::IoError(format!("writing {}: {e}", self.out.display()))
+                        let out = self.out.as_deref().unwrap_or(Path::new("memory"));
+                        Outcome::IoError(format!("writing {}: {e}", out.display()))
                     }
                 }
             }

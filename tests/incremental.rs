@@ -244,6 +244,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             ("decoded_text", 1),
             ("toggle_rules", 1),
             ("check_rules", 1),
+            ("compiled_toggles", 1),
             ("country_toggles", 61),
             ("country_toggle_values", 4),
             ("country_facts", 4),

@@ -28,6 +28,13 @@ pub struct CompiledToggle {
     pub rules: Vec<(regex::Regex, bool, Option<DateCondition>)>,
 }
 
+/// The toggle rules, compiled once per edit of `rules/toggles.toml` (regexes are not comparable, so this
+/// query is never backdated; its readers compare their own results instead).
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn compiled_toggles(db: &dyn salsa::Database) -> Vec<CompiledToggle> {
+    toggle_rules(db).value.iter().map(compile).collect()
+}
+
 fn compile(rule: &ToggleRule) -> CompiledToggle {
     CompiledToggle {
         name: rule.name.clone(),
@@ -99,11 +106,11 @@ pub fn country_toggles<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
         .collect();
     let reference = reference_date(db);
     let mut outcome = ToggleOutcome::default();
-    for rule in &toggle_rules(db).value {
-        let Some(name) = Toggles::NAMES.iter().find(|n| **n == rule.name) else {
+    for toggle in compiled_toggles(db) {
+        let Some(name) = Toggles::NAMES.iter().find(|n| **n == toggle.name) else {
             continue;
         };
-        if let Some((value, reason)) = evaluate(&compile(rule), &facts, reference) {
+        if let Some((value, reason)) = evaluate(toggle, &facts, reference) {
             outcome.toggles.set(name, Some(value));
             outcome.reasons.insert(name, reason);
         }
