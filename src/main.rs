@@ -45,6 +45,15 @@ enum Command {
     },
     /// Parse, validate and derive everything; write nothing. Exits 1 on any error.
     Check,
+    /// Watch and serve the site from memory with live reload (built files on disk are not touched).
+    Serve {
+        /// Address to listen on (127.0.0.1: this machine only).
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+        /// Port to listen on (0 picks a free one).
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+    },
     /// Build, then rebuild on every change under sources/ and rules/ (errors never stop it).
     Watch {
         /// Output folder (never watched).
@@ -154,6 +163,17 @@ fn check() -> ExitCode {
     }
 }
 
+/// Exit code of a long-running command: it only returns on an I/O failure (bind, watcher).
+fn exit_with(result: std::io::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(EXIT_IO)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Build {
@@ -163,12 +183,7 @@ fn main() -> ExitCode {
             base_url,
         } => build(&out, clean, force, base_url),
         Command::Check => check(),
-        Command::Watch { out } => match locref::watch::run(Path::new("."), &out) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(EXIT_IO)
-            }
-        },
+        Command::Watch { out } => exit_with(locref::watch::run(Path::new("."), &out)),
+        Command::Serve { bind, port } => exit_with(locref::serve::run(Path::new("."), &bind, port)),
     }
 }

@@ -13,9 +13,13 @@ use std::time::Duration;
 
 use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
 
+use std::path::Path;
+
 use crate::emit::Stamped;
 use crate::resources::ApiError;
-use crate::routes::media_type;
+use crate::routes::{Param, media_type};
+use crate::session::{Outcome, Session};
+use crate::watch::print_report;
 
 /// One file of a published build.
 #[derive(Debug, Clone)]
@@ -63,9 +67,13 @@ impl Shared {
 
     /// Publishes a good build; `changed` says whether any file differs from the previous one, and decides
     /// whether open pages are told to reload.
-    pub fn publish(&self, site: &[Stamped], detail_routes: Vec<DetailRoute>) {
+    pub fn publish<'a>(
+        &self,
+        site: impl IntoIterator<Item = &'a Stamped>,
+        detail_routes: Vec<DetailRoute>,
+    ) {
         let files = site
-            .iter()
+            .into_iter()
             .map(|f| {
                 (
                     f.path.clone(),
@@ -376,6 +384,62 @@ pub fn start(bind: &str, port: u16, shared: Arc<Shared>, workers: usize) -> io::
         });
     }
     Ok(DevServer { server, address })
+}
+
+/// The detail routes of the route table (`{code}` and `{id}` placeholders), whose unknown ids get a JSON 404.
+pub fn detail_routes(db: &dyn salsa::Database) -> Vec<DetailRoute> {
+    crate::routes::valid_routes(db)
+        .iter()
+        .filter_map(|(_, rule, renderer)| {
+            let (placeholder, what) = match renderer.param() {
+                Param::Country => ("{code}", "country code"),
+                Param::Erp => ("{id}", "ERP id"),
+                _ => return None,
+            };
+            let (prefix, suffix) = rule.path.split_once(placeholder)?;
+            Some(DetailRoute {
+                prefix: prefix.into(),
+                suffix: suffix.into(),
+                what: what.into(),
+            })
+        })
+        .collect()
+}
+
+/// Runs `locref serve`: binds the server, then watches the project and publishes every build from memory
+/// (with the server's own address as base URL; nothing is written to disk).
+pub fn run(root: &Path, bind: &str, port: u16) -> io::Result<()> {
+    let root = root.canonicalize()?;
+    let shared = Shared::new();
+    let server = start(bind, port, shared.clone(), 4)?;
+    let base = format!("http://{}", server.address);
+    let mut announced = false;
+    crate::watch::run_with(
+        &root,
+        |root| {
+            let mut session = Session::in_memory(root)?;
+            session.project.set_base_url(Some(base.clone()));
+            Ok(session)
+        },
+        |session, report| {
+            print_report(report);
+            match &report.outcome {
+                Outcome::Built(_) => {
+                    shared.publish(session.site().values(), detail_routes(&session.project.db))
+                }
+                Outcome::Invalid(diagnostics) => {
+                    let text: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
+                    shared.publish_error(text.join("\n"));
+                }
+                Outcome::IoError(message) => shared.publish_error(message.clone()),
+                Outcome::Unchanged => {}
+            }
+            if !announced {
+                announced = true;
+                println!("serving {base}/ (live reload on)");
+            }
+        },
+    )
 }
 
 #[cfg(test)]

@@ -78,7 +78,7 @@ pub fn next_batch(events: &Receiver<DebounceEventResult>, quiet: Duration) -> Op
 }
 
 /// Prints a rebuild's line, and its diagnostics when it found errors.
-fn print_report(report: &RebuildReport) {
+pub fn print_report(report: &RebuildReport) {
     if let Outcome::Invalid(diagnostics) = &report.outcome {
         for diagnostic in diagnostics {
             eprintln!("{diagnostic}");
@@ -101,6 +101,21 @@ pub fn run(root: &Path, out: &Path) -> io::Result<()> {
             ),
         ));
     }
+    run_with(
+        &root,
+        |root| Session::load(root, out),
+        |_, report| print_report(report),
+    )
+}
+
+/// The loop `watch` and `serve` share: installs the watcher on `root`'s input folders (before the initial
+/// scan, so no edit is missed), loads the session with `load`, builds, then rebuilds on every batch of
+/// changes until the watcher fails. `after` sees every report, the first build's included.
+pub fn run_with(
+    root: &Path,
+    load: impl FnOnce(&Path) -> io::Result<Session>,
+    mut after: impl FnMut(&Session, &RebuildReport),
+) -> io::Result<()> {
     let (sender, events) = channel();
     let mut debouncer = new_debouncer(DEBOUNCE, None, sender).map_err(io::Error::other)?;
     for dir in INPUT_DIRS {
@@ -108,9 +123,9 @@ pub fn run(root: &Path, out: &Path) -> io::Result<()> {
             .watch(root.join(dir), RecursiveMode::Recursive)
             .map_err(io::Error::other)?;
     }
-    let mut session = Session::load(&root, out)?;
+    let mut session = load(root)?;
     let first = session.build();
-    print_report(&first);
+    after(&session, &first);
     println!(
         "watching {} and {} for changes (Ctrl-C to stop)",
         root.join("sources").display(),
@@ -123,7 +138,7 @@ pub fn run(root: &Path, out: &Path) -> io::Result<()> {
             let paths: Vec<PathBuf> = batch.paths.into_iter().collect();
             session.rebuild(&paths)
         };
-        print_report(&report);
+        after(&session, &report);
     }
     drop(debouncer);
     Err(io::Error::other("the file watcher stopped"))
