@@ -243,6 +243,57 @@ fn remove_empty_parents(out: &Path, file: &Path) {
     }
 }
 
+/// `path` made absolute with symlinks resolved, even when it does not exist yet: the nearest existing
+/// ancestor is canonicalized and the rest appended.
+pub fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(
+            existing
+                .file_name()
+                .map(|n| n.to_os_string())
+                .unwrap_or_default(),
+        );
+        existing = existing.parent().unwrap_or(Path::new("/"));
+    }
+    let mut resolved = existing.canonicalize()?;
+    for part in rest.iter().rev() {
+        match part.to_str() {
+            Some("..") => {
+                resolved.pop();
+            }
+            Some(".") | Some("") => {}
+            _ => resolved.push(part),
+        }
+    }
+    Ok(resolved)
+}
+
+/// Why locref may not write its output into `out`, if it may not: the project root itself, or anything
+/// inside `sources/` or `rules/` (the outputs would become inputs).
+pub fn output_refusal(out: &Path, project_root: &Path) -> Option<String> {
+    let out = match resolve(out) {
+        Ok(out) => out,
+        Err(e) => {
+            return Some(format!(
+                "cannot resolve the output folder {}: {e}",
+                out.display()
+            ));
+        }
+    };
+    let inside_inputs = crate::workspace::INPUT_DIRS
+        .iter()
+        .any(|dir| out.starts_with(project_root.join(dir)));
+    (inside_inputs || out == project_root).then(|| {
+        format!(
+            "refusing to write into {}: it is the project or inside sources/ or rules/",
+            out.display()
+        )
+    })
+}
+
 /// Why `--clean` may not delete `out`, if it may not.
 ///
 /// Never: `/`, the home folder, the project root or a folder containing it, `sources/`, `rules/` or

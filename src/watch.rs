@@ -90,16 +90,8 @@ pub fn print_report(report: &RebuildReport) {
 /// Runs `locref watch` in `root` until the watcher fails. Errors in the sources never end it.
 pub fn run(root: &Path, out: &Path) -> io::Result<()> {
     let root = root.canonicalize()?;
-    if let Ok(out) = out.canonicalize()
-        && INPUT_DIRS.iter().any(|dir| out.starts_with(root.join(dir)))
-    {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "the output folder {} is inside an input folder",
-                out.display()
-            ),
-        ));
+    if let Some(reason) = crate::emit::output_refusal(out, &root) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, reason));
     }
     run_with(
         &root,

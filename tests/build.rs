@@ -1100,3 +1100,26 @@ fn build_removes_outputs_that_no_longer_exist() {
             .contains("saft-required")
     );
 }
+
+#[test]
+fn outputs_are_never_written_into_the_project_or_its_inputs() {
+    let project = scratch_project();
+    for out in ["sources/site", "rules/x/y", ".", "sources/../rules/z"] {
+        for command in ["build", "watch"] {
+            let run = locref(project.path(), &[command, "--out", out], EPOCH);
+            assert_eq!(run.status.code(), Some(3), "{command} --out {out}");
+            assert!(
+                text(&run.stderr).contains("refusing to write into"),
+                "{command} --out {out}: {}",
+                text(&run.stderr)
+            );
+        }
+    }
+    assert!(
+        !project.path().join("sources/site").exists() && !project.path().join("rules/x").exists()
+    );
+    assert!(
+        !project.path().join("api").exists(),
+        "nothing was written into the project root"
+    );
+}
