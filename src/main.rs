@@ -88,10 +88,6 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         eprintln!("error: --base-url `{url}` is not an http(s) URL");
         return ExitCode::from(2);
     }
-    if let Some(reason) = locref::emit::output_refusal(out, &project.root) {
-        eprintln!("error: {reason}");
-        return ExitCode::from(EXIT_IO);
-    }
     project.set_base_url(base_url);
     let site = match render_site(&project.db) {
         Ok(site) => site,
@@ -120,6 +116,11 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
                 return ExitCode::from(EXIT_IO);
             }
         }
+    }
+    // After --clean's own refusal, which names what it would have deleted.
+    if let Some(reason) = locref::emit::output_refusal(out, &project.root) {
+        eprintln!("error: {reason}");
+        return ExitCode::from(EXIT_IO);
     }
     match emit(out, &site, &build_time()) {
         Ok((report, _)) => {

@@ -10,10 +10,25 @@ pub mod checks;
 use crate::parse::json_sources::{ErpReg, erp_register_rows};
 use crate::parse::rules::{FactLabel, fact_labels, site_rules, vocabulary};
 use crate::parse::tables::{
-    ConnectorRow, CountryFactRow, LocalErpRow, MandateRow, MatrixRow, PartnerFlagRow, PartnerRow,
-    ReportingRow, VatRow, connector_rows, country_fact_rows, country_register_rows, local_erp_rows,
-    mandate_rows, matrix_rows, partner_flag_rows, partner_rows, reporting_table, vat_rows,
+    ConnectorRow, CountryFactRow, LocalErpRow, Located, MandateRow, MatrixRow, PartnerFlagRow,
+    PartnerRow, ReportingRow, VatRow, connector_rows, country_fact_rows, country_register_rows,
+    local_erp_rows, mandate_rows, matrix_rows, partner_flag_rows, partner_rows, reporting_table,
+    vat_rows,
 };
+
+/// The rows of a parsed table that `keep` selects, without their positions: what a projection returns,
+/// so a row moving to another line changes nothing downstream.
+fn rows_where<T: Clone>(rows: &[Located<T>], keep: impl Fn(&T) -> bool) -> Vec<T> {
+    rows.iter()
+        .filter(|r| keep(&r.row))
+        .map(|r| r.row.clone())
+        .collect()
+}
+
+/// Orders names case-insensitively, then exactly (so the order is total and stable).
+pub fn by_name(a: &str, b: &str) -> std::cmp::Ordering {
+    a.to_lowercase().cmp(&b.to_lowercase()).then(a.cmp(b))
+}
 
 /// A country as a query key.
 #[salsa::interned(debug)]
@@ -173,12 +188,8 @@ pub fn country_mandate<'db>(
 /// The matrix rows of one country, in ERP order.
 #[salsa::tracked(returns(ref))]
 pub fn country_matrix<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec<MatrixRow> {
-    let mut rows: Vec<MatrixRow> = matrix_rows(db)
-        .value
-        .iter()
-        .filter(|r| &r.row.country == key.code(db))
-        .map(|r| r.row.clone())
-        .collect();
+    let mut rows: Vec<MatrixRow> =
+        rows_where(&matrix_rows(db).value, |r| &r.country == key.code(db));
     rows.sort_by_key(|r| erp_rank(db, &r.erp));
     rows.dedup_by(|a, b| a.erp == b.erp);
     rows
@@ -187,12 +198,7 @@ pub fn country_matrix<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -
 /// The matrix rows of one ERP, sorted by country.
 #[salsa::tracked(returns(ref))]
 pub fn erp_matrix<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<MatrixRow> {
-    let mut rows: Vec<MatrixRow> = matrix_rows(db)
-        .value
-        .iter()
-        .filter(|r| &r.row.erp == key.id(db))
-        .map(|r| r.row.clone())
-        .collect();
+    let mut rows: Vec<MatrixRow> = rows_where(&matrix_rows(db).value, |r| &r.erp == key.id(db));
     rows.sort_by(|a, b| a.country.cmp(&b.country));
     rows.dedup_by(|a, b| a.country == b.country);
     rows
@@ -240,33 +246,20 @@ pub fn country_local_erps<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
 ) -> Vec<LocalErpRow> {
-    let mut rows: Vec<LocalErpRow> = local_erp_rows(db)
-        .value
-        .iter()
-        .filter(|r| &r.row.country == key.code(db))
-        .map(|r| r.row.clone())
-        .collect();
-    rows.sort_by(|a, b| {
-        a.name
-            .to_lowercase()
-            .cmp(&b.name.to_lowercase())
-            .then(a.name.cmp(&b.name))
-    });
+    let mut rows: Vec<LocalErpRow> =
+        rows_where(&local_erp_rows(db).value, |r| &r.country == key.code(db));
+    rows.sort_by(|a, b| by_name(&a.name, &b.name));
     rows
 }
 
-/// Partner flags of one country, in ERP order.
+/// Partner flags of one country, sorted by ERP id.
 #[salsa::tracked(returns(ref))]
 pub fn country_partner_flags<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
 ) -> Vec<PartnerFlagRow> {
-    let mut rows: Vec<PartnerFlagRow> = partner_flag_rows(db)
-        .value
-        .iter()
-        .filter(|r| &r.row.country == key.code(db))
-        .map(|r| r.row.clone())
-        .collect();
+    let mut rows: Vec<PartnerFlagRow> =
+        rows_where(&partner_flag_rows(db).value, |r| &r.country == key.code(db));
     rows.sort_by(|a, b| a.erp.cmp(&b.erp));
     rows
 }
@@ -277,24 +270,17 @@ pub fn erp_partner_flags<'db>(
     db: &'db dyn salsa::Database,
     key: ErpKey<'db>,
 ) -> Vec<PartnerFlagRow> {
-    let mut rows: Vec<PartnerFlagRow> = partner_flag_rows(db)
-        .value
-        .iter()
-        .filter(|r| &r.row.erp == key.id(db))
-        .map(|r| r.row.clone())
-        .collect();
+    let mut rows: Vec<PartnerFlagRow> =
+        rows_where(&partner_flag_rows(db).value, |r| &r.erp == key.id(db));
     rows.sort_by(|a, b| a.country.cmp(&b.country));
     rows
 }
 
 /// Sort order of partners: country, ERP, name (case-insensitive, then exact).
 pub fn partner_order(a: &PartnerRow, b: &PartnerRow) -> std::cmp::Ordering {
-    (&a.country, &a.erp, a.name.to_lowercase(), &a.name).cmp(&(
-        &b.country,
-        &b.erp,
-        b.name.to_lowercase(),
-        &b.name,
-    ))
+    (&a.country, &a.erp)
+        .cmp(&(&b.country, &b.erp))
+        .then_with(|| by_name(&a.name, &b.name))
 }
 
 /// Partners of one country, sorted by ERP and name.
@@ -303,12 +289,8 @@ pub fn country_partners<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
 ) -> Vec<PartnerRow> {
-    let mut rows: Vec<PartnerRow> = partner_rows(db)
-        .value
-        .iter()
-        .filter(|r| &r.row.country == key.code(db))
-        .map(|r| r.row.clone())
-        .collect();
+    let mut rows: Vec<PartnerRow> =
+        rows_where(&partner_rows(db).value, |r| &r.country == key.code(db));
     rows.sort_by(partner_order);
     rows
 }
@@ -326,18 +308,9 @@ pub fn erp_partner_count<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) ->
 /// Connector routes of one ERP, sorted by provider.
 #[salsa::tracked(returns(ref))]
 pub fn erp_connectors<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<ConnectorRow> {
-    let mut rows: Vec<ConnectorRow> = connector_rows(db)
-        .value
-        .iter()
-        .filter(|r| &r.row.erp == key.id(db))
-        .map(|r| r.row.clone())
-        .collect();
-    rows.sort_by(|a, b| {
-        a.provider
-            .to_lowercase()
-            .cmp(&b.provider.to_lowercase())
-            .then(a.provider.cmp(&b.provider))
-    });
+    let mut rows: Vec<ConnectorRow> =
+        rows_where(&connector_rows(db).value, |r| &r.erp == key.id(db));
+    rows.sort_by(|a, b| by_name(&a.provider, &b.provider));
     rows
 }
 
