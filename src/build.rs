@@ -38,6 +38,10 @@ pub fn diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(checks::check_news_and_sponsors(db));
     all.extend_from_slice(checks::check_rules(db));
     all.extend_from_slice(check_routes(db));
+    if all.is_empty() {
+        // Pages render only from valid data; a template problem is reported at its file and line.
+        all.extend(crate::render::pages::page_errors(db));
+    }
     all.sort();
     all.dedup();
     all

@@ -59,10 +59,17 @@ pub enum Renderer {
     Datapackage,
     DataLicence,
     Headers,
+    PageHome,
+    PageHomeMd,
+    PageEInvoicing,
+    PageEInvoicingMd,
+    PageCountry,
+    PageCountryMd,
+    PageNotFound,
 }
 
 impl Renderer {
-    const ALL: [(&'static str, Renderer, Param); 18] = [
+    const ALL: [(&'static str, Renderer, Param); 25] = [
         ("api_index", Renderer::ApiIndex, Param::None),
         ("api_countries", Renderer::ApiCountries, Param::None),
         ("api_country", Renderer::ApiCountry, Param::Country),
@@ -81,6 +88,17 @@ impl Renderer {
         ("datapackage", Renderer::Datapackage, Param::None),
         ("data_licence", Renderer::DataLicence, Param::None),
         ("headers", Renderer::Headers, Param::None),
+        ("page_home", Renderer::PageHome, Param::None),
+        ("page_home_md", Renderer::PageHomeMd, Param::None),
+        ("page_e_invoicing", Renderer::PageEInvoicing, Param::None),
+        (
+            "page_e_invoicing_md",
+            Renderer::PageEInvoicingMd,
+            Param::None,
+        ),
+        ("page_country", Renderer::PageCountry, Param::Country),
+        ("page_country_md", Renderer::PageCountryMd, Param::Country),
+        ("page_not_found", Renderer::PageNotFound, Param::None),
     ];
 
     pub fn from_name(name: &str) -> Option<Renderer> {
@@ -98,17 +116,32 @@ impl Renderer {
             .map_or(Param::None, |(_, _, p)| *p)
     }
 
+    /// Whether the output is an HTML page or its Markdown twin (rendered from `rules/templates/`).
+    pub fn is_page(self) -> bool {
+        matches!(
+            self,
+            Renderer::PageHome
+                | Renderer::PageHomeMd
+                | Renderer::PageEInvoicing
+                | Renderer::PageEInvoicingMd
+                | Renderer::PageCountry
+                | Renderer::PageCountryMd
+                | Renderer::PageNotFound
+        )
+    }
+
     /// Whether the output is an API envelope (JSON with `meta` and `data`).
     pub fn is_envelope(self) -> bool {
-        !matches!(
-            self,
-            Renderer::Openapi
-                | Renderer::DataJson
-                | Renderer::DataCsv
-                | Renderer::Datapackage
-                | Renderer::DataLicence
-                | Renderer::Headers
-        )
+        !self.is_page()
+            && !matches!(
+                self,
+                Renderer::Openapi
+                    | Renderer::DataJson
+                    | Renderer::DataCsv
+                    | Renderer::Datapackage
+                    | Renderer::DataLicence
+                    | Renderer::Headers
+            )
     }
 }
 

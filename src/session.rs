@@ -54,6 +54,10 @@ impl RebuildReport {
     }
 }
 
+/// How many written or removed files a rebuild line names before it gives a count instead: enough for a
+/// single-fact edit (its API detail, the lists showing it, the flat files, the page and its twin).
+const SHOWN_FILES: usize = 8;
+
 /// Lists `names` in full when there are at most `max`, else gives a count.
 fn names_or_count(names: &[String], max: usize, noun: &str) -> String {
     match names.len() {
@@ -81,14 +85,17 @@ impl fmt::Display for RebuildReport {
                 diagnostics.len()
             ),
             Outcome::Built(report) => {
-                let mut wrote = format!("wrote {}", names_or_count(&report.written, 5, "file"));
+                let mut wrote = format!(
+                    "wrote {}",
+                    names_or_count(&report.written, SHOWN_FILES, "file")
+                );
                 if report.written.is_empty() {
                     wrote = "wrote nothing".to_string();
                 }
                 if !report.removed.is_empty() {
                     wrote.push_str(&format!(
                         ", removed {}",
-                        names_or_count(&report.removed, 5, "file")
+                        names_or_count(&report.removed, SHOWN_FILES, "file")
                     ));
                 }
                 write!(

@@ -4,9 +4,6 @@
 //! `sources/` and `rules/`, one [`Session`] (load, build, emit), then edits on disk and
 //! [`Session::rebuild`] with the edited paths as the watcher's hints. The build time is fixed, so the
 //! assertions do not depend on `SOURCE_DATE_EPOCH` or the clock.
-//!
-//! (The issue also names "one page template": there are no HTML pages or templates yet, so there is no
-//! such test.)
 
 mod common;
 
@@ -28,8 +25,8 @@ fn session(root: &Path) -> Session {
     );
     assert_eq!(
         first.written().len(),
-        104,
-        "the shipped data has 104 outputs"
+        231,
+        "the shipped data has 231 outputs"
     );
     session
 }
@@ -116,12 +113,18 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             ("flat_row_count", 1),
             ("data_json", 1),
             ("data_csv", 1),
+            // France's page and its twin show the fact text; no other country's page re-runs.
+            ("country_context", 1),
+            ("page_country", 1),
+            ("page_country_md", 1),
         ],
         &[
             "/api/v1/countries/fr.json",
             "/api/v1/facts.json",
             "/data/countries.json",
             "/data/countries.csv",
+            "/fr/index.html",
+            "/fr/index.md",
         ],
     );
 }
@@ -158,6 +161,13 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             ("flat_row_count", 1),
             ("data_json", 1),
             ("data_csv", 1),
+            // Australia's page shows the fact and the toggle; the home page's table shows the toggle.
+            ("country_context", 1),
+            ("page_country", 1),
+            ("page_country_md", 1),
+            ("home_context", 1),
+            ("page_home", 1),
+            ("page_home_md", 1),
         ],
         &[
             "/api/v1/index.json",
@@ -167,6 +177,10 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             "/api/v1/filters/saft-required.json",
             "/data/countries.json",
             "/data/countries.csv",
+            "/au/index.html",
+            "/au/index.md",
+            "/index.html",
+            "/index.md",
         ],
     );
 }
@@ -198,9 +212,16 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             ("flat_row_count", 1),
             ("data_json", 1),
             ("data_csv", 1),
+            // France's page shows the cell's notes; the matrix page does not (its data is re-checked, unchanged).
+            ("country_context", 1),
+            ("page_country", 1),
+            ("page_country_md", 1),
+            ("e_invoicing_context", 1),
         ],
         &[
             "/api/v1/countries/fr.json",
+            "/fr/index.html",
+            "/fr/index.md",
             "/api/v1/erps/sage-intacct.json",
             "/api/v1/facts.json",
             "/data/matrix.json",
@@ -227,8 +248,16 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             ("api_partners", 1),
             // The index shows the partner count, read from the rows: re-checked, unchanged.
             ("endpoints", 1),
+            ("country_context", 1),
+            ("page_country", 1),
+            ("page_country_md", 1),
         ],
-        &["/api/v1/countries/fi.json", "/api/v1/partners.json"],
+        &[
+            "/api/v1/countries/fi.json",
+            "/api/v1/partners.json",
+            "/fi/index.html",
+            "/fi/index.md",
+        ],
     );
 }
 
@@ -259,9 +288,25 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             ("api_index", 1),
             // openapi.json carries the toggles' descriptions: re-checked, unchanged.
             ("openapi", 1),
+            ("country_context", 4),
+            ("page_country", 4),
+            ("page_country_md", 4),
+            ("home_context", 1),
+            ("page_home", 1),
+            ("page_home_md", 1),
         ],
         &[
             "/api/v1/index.json",
+            "/index.html",
+            "/index.md",
+            "/at/index.html",
+            "/at/index.md",
+            "/lt/index.html",
+            "/lt/index.md",
+            "/lu/index.html",
+            "/lu/index.md",
+            "/no/index.html",
+            "/no/index.md",
             "/api/v1/countries.json",
             "/api/v1/countries/at.json",
             "/api/v1/countries/lt.json",
@@ -274,6 +319,32 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             "/api/v1/filters/e-invoicing-mandatory.json",
             "/api/v1/filters/e-invoicing-mandatory-b2g.json",
         ],
+    );
+}
+
+/// The issue's "one page template": `country.html` is read by the 61 country pages only; their Markdown
+/// twins, the other pages and every JSON output are untouched.
+#[test]
+fn one_page_template_rerenders_only_the_country_pages() {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pages: Vec<String> = read(shipped, "sources/registers/countries.csv")
+        .lines()
+        .skip(1)
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("/{}/index.html", l.split(',').next().unwrap()))
+        .collect();
+    let pages: Vec<&str> = pages.iter().map(String::as_str).collect();
+    assert_eq!(pages.len(), 61);
+    assert_edit(
+        "rules/templates/country.html",
+        "<h2 id=\"toggles\">Toggles</h2>",
+        "<h2 id=\"toggles\">Toggles (derived)</h2>",
+        &[
+            ("decoded_text", 1),
+            ("template_text", 1),
+            ("page_country", 61),
+        ],
+        &pages,
     );
 }
 

@@ -234,6 +234,16 @@ fn unknown_ids_get_a_json_404_and_other_paths_the_404_page() {
     let reply = get(&served.address, "/no/such/page/");
     assert_eq!(reply.status, 404);
     assert_eq!(reply.header("Access-Control-Allow-Origin"), Some("*"));
+    assert_eq!(
+        reply.header("Content-Type"),
+        Some("text/html; charset=utf-8")
+    );
+    let page = String::from_utf8_lossy(&reply.body);
+    assert!(page.contains("<h1>Page not found</h1>"), "{page}");
+    assert!(
+        page.contains("/__livereload"),
+        "the served 404 page gets the reload script"
+    );
 }
 
 #[test]

@@ -82,7 +82,7 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
     let root = dir.path();
     let mut watch = Watch::start(root);
     let first = watch.expect("the initial build", |l| l.contains("queries re-ran"));
-    assert!(first.contains("wrote 104 files"), "{first}");
+    assert!(first.contains("wrote 231 files"), "{first}");
     watch.expect("the watching line", |l| l.starts_with("watching "));
     let fr = root.join("public/api/v1/countries/fr.json");
     let good_fr = std::fs::read(&fr).expect("fr.json built");
@@ -106,6 +106,10 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
     );
     assert!(line.contains("/api/v1/countries/fr.json"), "{line}");
     assert!(line.contains("/api/v1/facts.json"), "{line}");
+    assert!(
+        line.contains("/fr/index.html") && line.contains("/fr/index.md"),
+        "{line}"
+    );
     assert!(line.ends_with(" ms"), "{line}");
     assert!(
         String::from_utf8(std::fs::read(&fr).unwrap())

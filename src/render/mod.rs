@@ -7,6 +7,7 @@ pub mod api;
 pub mod data;
 pub mod headers;
 pub mod openapi;
+pub mod pages;
 
 use crate::derive::filters::FilterKey;
 use crate::model::{CountryKey, ErpKey};
@@ -55,6 +56,10 @@ pub fn render<'db>(db: &'db dyn salsa::Database, output: &Output) -> &'db Render
         Renderer::Datapackage => data::datapackage(db),
         Renderer::DataLicence => data::data_licence(db),
         Renderer::Headers => headers::headers(db),
+        _ => match pages::page(db, output) {
+            Some(page) => &page.rendered,
+            None => unreachable!("every renderer is dispatched"),
+        },
     }
 }
 

@@ -77,6 +77,13 @@ fn response_schema(
         Renderer::DataLicence | Renderer::Headers => {
             ("text/plain".into(), json!({"type": "string"}))
         }
+        Renderer::PageHome
+        | Renderer::PageEInvoicing
+        | Renderer::PageCountry
+        | Renderer::PageNotFound => ("text/html".into(), json!({"type": "string"})),
+        Renderer::PageHomeMd | Renderer::PageEInvoicingMd | Renderer::PageCountryMd => {
+            ("text/markdown".into(), json!({"type": "string"}))
+        }
     }
 }
 
