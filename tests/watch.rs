@@ -15,6 +15,8 @@ struct Watch {
     child: Child,
     lines: Receiver<String>,
     seen: Vec<String>,
+    /// Lines received but not yet matched by an expectation.
+    pending: Vec<String>,
 }
 
 impl Drop for Watch {
@@ -52,11 +54,17 @@ impl Watch {
             child,
             lines,
             seen: Vec::new(),
+            pending: Vec::new(),
         }
     }
 
-    /// Waits (at most 60 s) for a printed line satisfying `predicate`; returns it.
+    /// Waits (at most 60 s) for a printed line satisfying `predicate`; returns it. stdout and stderr reach
+    /// the channel through two threads, so their relative order is not fixed: a line is consumed only when
+    /// an expectation matches it, and lines not yet matched stay available to later expectations.
     fn expect(&mut self, what: &str, predicate: impl Fn(&str) -> bool) -> String {
+        if let Some(at) = self.pending.iter().position(|l| predicate(l)) {
+            return self.pending.remove(at);
+        }
         let deadline = Instant::now() + Duration::from_secs(60);
         while let Some(left) = deadline.checked_duration_since(Instant::now()) {
             match self.lines.recv_timeout(left) {
@@ -65,6 +73,7 @@ impl Watch {
                     if predicate(&line) {
                         return line;
                     }
+                    self.pending.push(line);
                 }
                 Err(_) => break,
             }

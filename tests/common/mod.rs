@@ -1,5 +1,8 @@
-//! Helpers shared by the incremental and watch tests: a tempdir copy of the shipped project, and file edits.
+//! Helpers shared by the integration tests: a tempdir copy of the shipped project, file edits, and a
+//! running dev server.
 #![allow(dead_code)]
+
+pub mod served;
 
 use std::path::{Path, PathBuf};
 
