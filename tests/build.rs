@@ -2,6 +2,8 @@
 //! be checked on files, OpenAPI schema validation of every API body, no-op rebuilds, reproducibility,
 //! located diagnostics, and `--clean` safety.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -9,30 +11,11 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-const PROJECT: &str = env!("CARGO_MANIFEST_DIR");
+use common::{COUNTRY_CODES, ERP_IDS};
+
 const EPOCH: &str = "1790000000"; // 2026-09-21T14:13:20Z
 
-/// A scratch project: a copy of the shipped `sources/` and `rules/`.
-fn scratch_project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for sub in ["sources", "rules"] {
-        copy_dir(&Path::new(PROJECT).join(sub), &dir.path().join(sub));
-    }
-    dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target)
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
+use common::copy_project as scratch_project;
 
 fn locref(project: &Path, args: &[&str], epoch: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_locref"))
@@ -94,20 +77,6 @@ fn json_file(path: &str) -> Value {
     serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-const CODES: &str = "ad ae al ar at au ba be bg br by ca ch cn cy cz de dk ee es fi fr gb ge gr hr hu ie il in is it jp li lt lu lv mc md me mk mt mx my nl no nz pl pt ro rs sa se sg si sk tr ua us xk za";
-const ERPS: [&str; 11] = [
-    "sap-s4hana-cloud",
-    "sap-business-bydesign",
-    "sap-business-one",
-    "oracle-netsuite",
-    "oracle-fusion-cloud-erp",
-    "microsoft-dynamics-365-finance",
-    "microsoft-dynamics-365-business-central",
-    "workday-financial-management",
-    "sage-intacct",
-    "infor-cloudsuite",
-    "odoo",
-];
 const TOGGLES: [&str; 6] = [
     "e_invoicing_mandatory_b2b",
     "e_invoicing_b2b_in_force",
@@ -128,7 +97,7 @@ fn api_paths() -> Vec<&'static String> {
 #[test]
 fn every_spec_endpoint_exists_for_exactly_the_listed_ids() {
     let files = &shipped().files;
-    let codes: BTreeSet<&str> = CODES.split(' ').collect();
+    let codes: BTreeSet<&str> = COUNTRY_CODES.split(' ').collect();
     assert_eq!(codes.len(), 61);
     let built: BTreeSet<String> = files
         .keys()
@@ -141,7 +110,7 @@ fn every_spec_endpoint_exists_for_exactly_the_listed_ids() {
         .filter_map(|p| p.strip_prefix("/api/v1/erps/"))
         .map(|p| p.replace(".json", ""))
         .collect();
-    assert_eq!(built, ERPS.iter().map(|c| c.to_string()).collect());
+    assert_eq!(built, ERP_IDS.iter().map(|c| c.to_string()).collect());
     for path in [
         "/api/v1/index.json",
         "/api/v1/countries.json",
@@ -363,7 +332,7 @@ fn fact_ids_are_unique_and_composed_from_country_topic_and_erp() {
         }
     }
     // Every country fact of every detail is in facts.json, and nothing else is.
-    let from_details: usize = CODES
+    let from_details: usize = COUNTRY_CODES
         .split(' ')
         .map(|c| {
             json_file(&format!("/api/v1/countries/{c}.json"))["data"]["facts"]
@@ -473,7 +442,7 @@ fn erp_details_have_support_facts_providers_and_counts() {
         .iter()
         .map(|e| e["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ERPS);
+    assert_eq!(ids, ERP_IDS);
     let partners = json_file("/api/v1/partners.json");
     for erp in list["data"].as_array().unwrap() {
         let id = erp["id"].as_str().unwrap();
@@ -585,7 +554,7 @@ fn spec_columns(stem: &str) -> Vec<String> {
         "local_partner_flags" => "country_code,country,erp,flag,note,source,status,last_verified",
         _ => unreachable!(),
     };
-    let ten: Vec<String> = ERPS
+    let ten: Vec<String> = ERP_IDS
         .iter()
         .filter(|e| **e != "sap-business-one")
         .map(|e| e.to_string())

@@ -1,38 +1,18 @@
 //! Awkward input has a defined outcome: accepted and normalized (BOM, CRLF), or a diagnostic located at
 //! file:line:column (non-UTF-8, empty files, duplicates, bad URLs, the honesty rule, bad rules).
 
+mod common;
+
 use std::path::Path;
+
+use common::copy_project;
 
 use locref::build::{diagnostics, render_site};
 use locref::workspace::Project;
 
-fn scratch() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for sub in ["sources", "rules"] {
-        copy(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join(sub),
-            &dir.path().join(sub),
-        );
-    }
-    dir
-}
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy(&path, &target)
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 /// Diagnostics after replacing `file` with `bytes`, as displayed.
 fn diagnostics_with(file: &str, bytes: &[u8]) -> Vec<String> {
-    let dir = scratch();
+    let dir = copy_project();
     std::fs::write(dir.path().join(file), bytes).unwrap();
     let project = Project::load(dir.path()).unwrap();
     diagnostics(&project.db)
@@ -53,7 +33,7 @@ fn shipped_sources_have_no_diagnostics() {
 
 #[test]
 fn a_bom_and_crlf_line_ends_are_normalized_to_the_same_output() {
-    let dir = scratch();
+    let dir = copy_project();
     let project = Project::load(dir.path()).unwrap();
     let before: Vec<Vec<u8>> = render_site(&project.db)
         .unwrap()
@@ -90,7 +70,7 @@ fn empty_and_missing_files_are_errors() {
         diagnostics_with("sources/tables/partners.csv", b"\n  \n"),
         ["sources/tables/partners.csv:1:1: error: file is empty"]
     );
-    let dir = scratch();
+    let dir = copy_project();
     std::fs::remove_file(dir.path().join("sources/tables/local_erps.csv")).unwrap();
     let project = Project::load(dir.path()).unwrap();
     let shown: Vec<String> = diagnostics(&project.db)

@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{FIXED_TIME, copy_project, replace_once, snapshot};
+use common::{ERP_IDS, FIXED_TIME, copy_project, replace_once, snapshot};
 use locref::session::{Outcome, Session};
 
 fn build(root: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -30,20 +30,6 @@ fn codes(root: &Path) -> Vec<String> {
         .map(|l| l.split(',').next().unwrap().to_string())
         .collect()
 }
-
-const ERPS: [&str; 11] = [
-    "sap-s4hana-cloud",
-    "sap-business-bydesign",
-    "sap-business-one",
-    "oracle-netsuite",
-    "oracle-fusion-cloud-erp",
-    "microsoft-dynamics-365-finance",
-    "microsoft-dynamics-365-business-central",
-    "workday-financial-management",
-    "sage-intacct",
-    "infor-cloudsuite",
-    "odoo",
-];
 
 #[test]
 fn every_country_page_has_its_twin_anchors_and_verification() {
@@ -77,7 +63,7 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
         for id in ["e-invoicing", "vat-reporting", "saf-t"] {
             assert!(html.contains(&format!("id=\"{id}\"")), "{code}: #{id}");
         }
-        for erp in ERPS {
+        for erp in ERP_IDS {
             assert!(
                 html.contains(&format!("id=\"erp-{erp}\"")),
                 "{code}: #erp-{erp}"

@@ -6,6 +6,24 @@ pub mod served;
 
 use std::path::{Path, PathBuf};
 
+/// The 61 country codes the SPEC lists, in its order.
+pub const COUNTRY_CODES: &str = "ad ae al ar at au ba be bg br by ca ch cn cy cz de dk ee es fi fr gb ge gr hr hu ie il in is it jp li lt lu lv mc md me mk mt mx my nl no nz pl pt ro rs sa se sg si sk tr ua us xk za";
+
+/// The 11 ERP ids of DESIGN.md, in its order.
+pub const ERP_IDS: [&str; 11] = [
+    "sap-s4hana-cloud",
+    "sap-business-bydesign",
+    "sap-business-one",
+    "oracle-netsuite",
+    "oracle-fusion-cloud-erp",
+    "microsoft-dynamics-365-finance",
+    "microsoft-dynamics-365-business-central",
+    "workday-financial-management",
+    "sage-intacct",
+    "infor-cloudsuite",
+    "odoo",
+];
+
 /// The build time every test build uses, so outputs compare byte for byte.
 pub const FIXED_TIME: &str = "2026-01-01T00:00:00Z";
 
