@@ -1,6 +1,6 @@
 //! In headless Chromium, driven over WebDriver (plain HTTP + JSON to chromedriver): a page served by
-//! `locref serve` reloads by itself after an edit that changes it, shows the new content, and logs no
-//! console error. Skips with a printed reason when no browser is installed, unless
+//! `locref serve` reloads by itself after an edit that changes it and shows the new content, shows a failed
+//! build's diagnostics in an overlay until the fix, and logs no console error. Skips with a printed reason when no browser is installed, unless
 //! `LOCREF_REQUIRE_BROWSER=1` (set by `.ci/run`), in which case a missing browser fails the test.
 
 mod common;
@@ -137,7 +137,7 @@ fn dechunk(mut bytes: &[u8]) -> Vec<u8> {
 }
 
 #[test]
-fn a_served_page_reloads_by_itself_after_an_edit_and_logs_no_console_error() {
+fn a_served_page_reloads_after_an_edit_shows_build_errors_and_logs_no_console_error() {
     if browser_available().is_none() {
         return;
     }
@@ -207,6 +207,41 @@ fn a_served_page_reloads_by_itself_after_an_edit_and_logs_no_console_error() {
         assert!(
             Instant::now() < deadline,
             "the page did not reload with the edit: {state}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // A broken source shows its diagnostics over the page (which keeps the last good build); the fix
+    // clears the overlay.
+    let vat = served.project.path().join("sources/tables/vat.csv");
+    let vat_text = std::fs::read_to_string(&vat).unwrap();
+    std::fs::write(&vat, vat_text.replacen("country_code,", "country,", 1)).unwrap();
+    let overlay =
+        "const o = document.getElementById('__locref_error'); return o ? o.textContent : null";
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let shown = script(overlay);
+        if shown
+            .as_str()
+            .is_some_and(|t| t.contains("sources/tables/vat.csv:1:1"))
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no error overlay: {shown}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        script("return document.body.innerText")
+            .as_str()
+            .unwrap()
+            .contains("edited in the browser test")
+    );
+    std::fs::write(&vat, vat_text).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !script(overlay).is_null() {
+        assert!(
+            Instant::now() < deadline,
+            "the overlay did not clear after the fix"
         );
         std::thread::sleep(Duration::from_millis(100));
     }

@@ -301,3 +301,59 @@ fn concurrent_requests_during_rebuilds_all_succeed_with_whole_snapshots() {
         client.join().expect("200 requests succeeded");
     }
 }
+
+#[test]
+fn pages_and_twins_are_served_with_the_reload_script_only_in_served_html() {
+    let served = serve();
+    let page = get(&served.address, "/it/");
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.header("Content-Type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(
+        page.text().contains("/__livereload"),
+        "served HTML carries the reload script"
+    );
+    let twin = get(&served.address, "/it/index.md");
+    assert_eq!(
+        twin.header("Content-Type"),
+        Some("text/markdown; charset=utf-8")
+    );
+    assert!(
+        !twin.text().contains("__livereload"),
+        "only HTML gets the script"
+    );
+    // A folder without its slash is sent to the slash form, so relative links resolve.
+    let bare = get(&served.address, "/it");
+    assert_eq!((bare.status, bare.header("Location")), (301, Some("/it/")));
+
+    // The built files never contain it.
+    let out = served.project.path().join("built");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_locref"))
+        .args(["build", "--out", "built"])
+        .current_dir(served.project.path())
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let html = std::fs::read_to_string(out.join("it/index.html")).unwrap();
+    assert!(html.contains("Italy") && !html.contains("__livereload"));
+}
+
+#[test]
+fn a_taken_port_is_a_clear_error() {
+    let served = serve();
+    let port = served.address.rsplit(':').next().unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_locref"))
+        .args(["serve", "--port", port])
+        .current_dir(served.project.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains(&format!("cannot listen on 127.0.0.1:{port}"))
+            && stderr.contains("try --port"),
+        "{stderr}"
+    );
+}
