@@ -17,6 +17,14 @@ const EPOCH: &str = "1790000000"; // 2026-09-21T14:13:20Z
 
 use common::copy_project as scratch_project;
 
+/// A scratch project already built once into `site/` (at build time [`EPOCH`]).
+fn built_project() -> tempfile::TempDir {
+    let project = scratch_project();
+    let run = locref(project.path(), &["build", "--out", "site"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    project
+}
+
 fn locref(project: &Path, args: &[&str], epoch: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_locref"))
         .args(args)
@@ -839,12 +847,7 @@ fn a_second_build_writes_nothing_and_clean_builds_are_reproducible() {
 
 #[test]
 fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
-    let project = scratch_project();
-    assert!(
-        locref(project.path(), &["build", "--out", "site"], EPOCH)
-            .status
-            .success()
-    );
+    let project = built_project();
     let partners = project.path().join("sources/tables/partners.csv");
     let original = std::fs::read_to_string(&partners).unwrap();
     // Change one partner's summary text: the partner lists and that country (its JSON, its page and the
@@ -892,12 +895,7 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
 
 #[test]
 fn a_bad_source_reports_every_located_error_and_writes_nothing() {
-    let project = scratch_project();
-    assert!(
-        locref(project.path(), &["build", "--out", "site"], EPOCH)
-            .status
-            .success()
-    );
+    let project = built_project();
     let before = tree(&project.path().join("site"));
     let matrix = project.path().join("sources/tables/matrix.csv");
     let text_before = std::fs::read_to_string(&matrix).unwrap();
@@ -1033,12 +1031,7 @@ fn clean_refuses_folders_locref_did_not_create() {
 
 #[test]
 fn build_removes_outputs_that_no_longer_exist() {
-    let project = scratch_project();
-    assert!(
-        locref(project.path(), &["build", "--out", "site"], EPOCH)
-            .status
-            .success()
-    );
+    let project = built_project();
     let filters = project.path().join("rules/filters.toml");
     let text_before = std::fs::read_to_string(&filters).unwrap();
     let cut = text_before

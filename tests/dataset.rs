@@ -7,10 +7,9 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-fn table(name: &str) -> Vec<BTreeMap<String, String>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("sources/tables")
-        .join(name);
+/// A CSV file of the project as records (column name -> cell).
+fn read_csv(rel: &str) -> Vec<BTreeMap<String, String>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
     let mut reader = csv::Reader::from_path(&path).unwrap();
     let headers = reader.headers().unwrap().clone();
     reader
@@ -25,20 +24,12 @@ fn table(name: &str) -> Vec<BTreeMap<String, String>> {
         .collect()
 }
 
+fn table(name: &str) -> Vec<BTreeMap<String, String>> {
+    read_csv(&format!("sources/tables/{name}"))
+}
+
 fn register() -> Vec<BTreeMap<String, String>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sources/registers/countries.csv");
-    let mut reader = csv::Reader::from_path(&path).unwrap();
-    let headers = reader.headers().unwrap().clone();
-    reader
-        .records()
-        .map(|r| {
-            headers
-                .iter()
-                .map(str::to_string)
-                .zip(r.unwrap().iter().map(str::to_string))
-                .collect()
-        })
-        .collect()
+    read_csv("sources/registers/countries.csv")
 }
 
 fn erp_ids() -> Vec<String> {
