@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -32,11 +33,10 @@ pub struct Manifest {
 pub struct Stamped {
     /// Site-relative path (`/api/v1/index.json`).
     pub path: String,
-    pub bytes: Vec<u8>,
-    /// blake3 of the stamped bytes (the dev server's ETag).
+    /// Shared, so the dev server can serve a build without copying it.
+    pub bytes: Arc<[u8]>,
+    /// Identifies the stamped bytes (the dev server's ETag): a hash of the content hash and the stamp.
     pub etag: String,
-    /// Whether the content differs from the previous build's.
-    pub changed: bool,
 }
 
 /// The build time in `generated_at` form: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
@@ -184,9 +184,8 @@ impl Publisher {
                 path.clone(),
                 Stamped {
                     path: path.clone(),
-                    bytes,
+                    bytes: bytes.into(),
                     etag,
-                    changed: !same_content,
                 },
             );
         }
@@ -224,14 +223,8 @@ impl Publisher {
 }
 
 /// Publishes `outputs` into `out` once (what `locref build` does).
-pub fn emit(
-    out: &Path,
-    outputs: &[(String, &Rendered)],
-    time: &str,
-) -> io::Result<(EmitReport, Vec<Stamped>)> {
-    let mut publisher = Publisher::new(Some(out));
-    let report = publisher.publish(outputs, time)?;
-    Ok((report, publisher.site.into_values().collect()))
+pub fn emit(out: &Path, outputs: &[(String, &Rendered)], time: &str) -> io::Result<EmitReport> {
+    Publisher::new(Some(out)).publish(outputs, time)
 }
 
 fn remove_empty_parents(out: &Path, file: &Path) {
@@ -375,8 +368,8 @@ mod tests {
             .unwrap();
         assert_eq!(first.written, ["/a.json"]);
         assert_eq!(
-            publisher.site()["/a.json"].bytes,
-            br#"{"generated_at":"2026-01-01T00:00:00Z","x":1}"#
+            &*publisher.site()["/a.json"].bytes,
+            br#"{"generated_at":"2026-01-01T00:00:00Z","x":1}"#.as_slice()
         );
         let second = publisher
             .publish(&[("/a.json".into(), &a)], "2026-02-02T00:00:00Z")
@@ -387,8 +380,8 @@ mod tests {
             .unwrap();
         assert_eq!(third.written, ["/a.json"]);
         assert_eq!(
-            publisher.site()["/a.json"].bytes,
-            br#"{"generated_at":"2026-03-03T00:00:00Z","x":2}"#
+            &*publisher.site()["/a.json"].bytes,
+            br#"{"generated_at":"2026-03-03T00:00:00Z","x":2}"#.as_slice()
         );
         let fourth = publisher.publish(&[], "2026-04-04T00:00:00Z").unwrap();
         assert_eq!(fourth.removed, ["/a.json"]);

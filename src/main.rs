@@ -123,7 +123,7 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         return ExitCode::from(EXIT_IO);
     }
     match emit(out, &site, &build_time()) {
-        Ok((report, _)) => {
+        Ok(report) => {
             const SHOWN: usize = 20;
             for path in report.written.iter().take(SHOWN) {
                 println!("  wrote   {path}");

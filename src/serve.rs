@@ -21,13 +21,6 @@ use crate::routes::{Param, media_type};
 use crate::session::{Outcome, Session};
 use crate::watch::print_report;
 
-/// One file of a published build.
-#[derive(Debug, Clone)]
-pub struct ServedFile {
-    pub bytes: Arc<[u8]>,
-    pub etag: String,
-}
-
 /// A detail route whose unknown ids answer with a JSON 404: `/api/v1/countries/` + id + `.json`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DetailRoute {
@@ -42,7 +35,7 @@ pub struct DetailRoute {
 pub struct Snapshot {
     /// Increases with every published build (good or failed).
     pub generation: u64,
-    pub files: HashMap<String, ServedFile>,
+    pub files: HashMap<String, Stamped>,
     pub detail_routes: Vec<DetailRoute>,
     /// The diagnostics of the last build when it failed (shown as an overlay); the files are then those of
     /// the last good build.
@@ -65,8 +58,8 @@ impl Shared {
         self.snapshot.lock().expect("snapshot lock").clone()
     }
 
-    /// Publishes a good build; `changed` says whether any file differs from the previous one, and decides
-    /// whether open pages are told to reload.
+    /// Publishes a good build (sharing the publisher's bytes, not copying them); open pages are told,
+    /// and reload when their own page changed.
     pub fn publish<'a>(
         &self,
         site: impl IntoIterator<Item = &'a Stamped>,
@@ -74,15 +67,7 @@ impl Shared {
     ) {
         let files = site
             .into_iter()
-            .map(|f| {
-                (
-                    f.path.clone(),
-                    ServedFile {
-                        bytes: Arc::from(f.bytes.as_slice()),
-                        etag: f.etag.clone(),
-                    },
-                )
-            })
+            .map(|f| (f.path.clone(), f.clone()))
             .collect();
         let mut current = self.snapshot.lock().expect("snapshot lock");
         let generation = current.generation + 1;
