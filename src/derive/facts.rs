@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::model::{
     CountryKey, ErpKey, NumberedReport, country_facts_of, country_mandate, country_matrix,
-    country_reporting, erp_country_facts, erp_matrix, erps,
+    country_reporting, erp_country_facts, erp_matrix, erp_name,
 };
 use crate::parse::rules::{FactLabel, fact_labels};
 use crate::parse::tables::{CountryFactRow, MandateRow, MatrixRow};
@@ -57,10 +57,7 @@ pub fn support_fact(
     row: &MatrixRow,
     mandate: Option<&MandateRow>,
 ) -> Fact {
-    let erp_name = erps(db)
-        .iter()
-        .find(|e| e.id == row.erp)
-        .map_or(row.erp.as_str(), |e| e.name.as_str());
+    let erp_name = erp_name(db, &row.erp);
     let field = |f: fn(&MandateRow) -> &String| mandate.map(f).cloned().unwrap_or_default();
     let details = BTreeMap::from([
         ("mandate".to_string(), field(|m| &m.mandate)),

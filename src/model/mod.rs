@@ -101,6 +101,13 @@ pub fn erp_info<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Option<E
     erps(db).iter().find(|e| &e.id == key.id(db)).cloned()
 }
 
+/// The product name of an ERP, or its id when the register does not know it.
+pub fn erp_name(db: &dyn salsa::Database, id: &str) -> String {
+    erp_info(db, ErpKey::new(db, id.to_string()))
+        .as_ref()
+        .map_or_else(|| id.to_string(), |e| e.name.clone())
+}
+
 /// Position of an ERP in the register, for sorting.
 pub fn erp_rank(db: &dyn salsa::Database, id: &str) -> usize {
     erps(db)

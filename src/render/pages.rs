@@ -12,7 +12,7 @@ use super::Rendered;
 use super::api::country_detail;
 use crate::derive::toggles::{country_toggle_values, country_toggles};
 use crate::diagnostics::Diagnostic;
-use crate::model::{CountryKey, countries, country_matrix, erps};
+use crate::model::{CountryKey, countries, country_matrix, erp_name};
 use crate::parse::rules::site_rules;
 use crate::parse::source_text;
 use crate::resources::{FactTopic, Toggles};
@@ -173,23 +173,15 @@ pub fn home_context(db: &dyn salsa::Database) -> Json {
 /// The e-invoicing matrix page's data: every cell's support type, verification and source.
 #[salsa::tracked(returns(ref))]
 pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
-    let erp_names: Vec<(String, String)> = erps(db)
-        .iter()
-        .map(|e| (e.id.clone(), e.name.clone()))
-        .collect();
     let mut rows = Vec::new();
     for c in countries(db) {
         let key = CountryKey::new(db, c.code.clone());
         for row in country_matrix(db, key) {
-            let erp_name = erp_names
-                .iter()
-                .find(|(id, _)| *id == row.erp)
-                .map_or(row.erp.as_str(), |(_, n)| n.as_str());
             rows.push(json!({
                 "country": c.code,
                 "country_name": c.name,
                 "erp": row.erp,
-                "erp_name": erp_name,
+                "erp_name": erp_name(db, &row.erp),
                 "support": row.support_type,
                 "verification": row.verification.as_str(),
                 "source_url": row.erp_source.first(),
