@@ -34,7 +34,7 @@ pub struct Stamped {
     /// Site-relative path (`/api/v1/index.json`).
     pub path: String,
     /// Shared, so the dev server can serve a build without copying it.
-    pub bytes: Arc<[u8]>,
+    pub bytes: Arc<Vec<u8>>,
     /// Identifies the stamped bytes (the dev server's ETag): a hash of the content hash and the stamp.
     pub etag: String,
 }
@@ -184,7 +184,7 @@ impl Publisher {
                 path.clone(),
                 Stamped {
                     path: path.clone(),
-                    bytes: bytes.into(),
+                    bytes: Arc::new(bytes),
                     etag,
                 },
             );
