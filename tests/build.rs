@@ -659,6 +659,29 @@ fn flat_files_have_the_spec_columns_and_the_same_records_in_csv_and_json() {
     assert!(licence.contains("CC BY 4.0") && licence.contains("Attribution: "));
 }
 
+/// Big lists are spliced from cached per-country fragments; what is published must still be exactly the
+/// pretty-printed JSON of its own value (two-space indent, one record after another, a final newline).
+#[test]
+fn every_json_output_is_canonical_pretty_json() {
+    let mut checked = 0;
+    for (path, bytes) in &shipped().files {
+        if !path.ends_with(".json") {
+            continue;
+        }
+        let value: Value = serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut canonical = serde_json::to_vec_pretty(&value).unwrap();
+        canonical.push(b'\n');
+        assert!(
+            *bytes == canonical,
+            "{path} differs from its pretty-printed value"
+        );
+        checked += 1;
+    }
+    // 88 API bodies (index, 2 lists + 72 details, facts, 5 lists, 7 filters), openapi.json, the six flat
+    // JSON files and the data package.
+    assert_eq!(checked, 96);
+}
+
 #[test]
 fn headers_file_gives_cors_and_media_types() {
     let headers = text(&shipped().files["/_headers"]);

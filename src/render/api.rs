@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{GENERATED_AT_MARK, Rendered, json_bytes};
+use super::{GENERATED_AT_MARK, Rendered, json_bytes, json_items, splice_items};
 use crate::derive::facts::{country_facts, erp_other_facts, erp_support_facts};
 use crate::derive::filters::{FilterKey, filter_members};
 use crate::derive::toggles::toggle_coverage;
@@ -185,12 +185,32 @@ pub fn api_erp<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Rendered 
     detail(db, erp_detail(db, key))
 }
 
+/// One country's facts as a fragment of `/api/v1/facts.json` (and their count): an edit of one fact
+/// serializes one country again, and the list is spliced from the cached fragments.
+#[salsa::tracked(returns(ref))]
+pub fn country_facts_json<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> (usize, String) {
+    let facts = country_facts(db, key);
+    // The items of `data` sit two levels deep in the envelope.
+    (facts.len(), json_items(facts, 4))
+}
+
 #[salsa::tracked(returns(ref))]
 pub fn api_facts(db: &dyn salsa::Database) -> Rendered {
-    let data: Vec<_> = country_keys(db)
-        .flat_map(|key| country_facts(db, key).iter().cloned())
+    let parts: Vec<&(usize, String)> = country_keys(db)
+        .map(|key| country_facts_json(db, key))
         .collect();
-    list(db, data)
+    let count = parts.iter().map(|(n, _)| n).sum();
+    let head = json_bytes(&Envelope {
+        meta: meta(db, count),
+        data: Vec::<()>::new(),
+    });
+    Rendered::new(splice_items(
+        &head,
+        parts.iter().map(|(_, json)| json.as_str()),
+    ))
 }
 
 #[salsa::tracked(returns(ref))]

@@ -4,13 +4,13 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Rendered, json_bytes};
-use crate::model::{countries, erp_rank, reporting_erps};
-use crate::parse::rules::{fact_labels, site_rules};
-use crate::parse::tables::{
-    connector_rows, country_fact_rows, local_erp_rows, mandate_rows, matrix_rows,
-    partner_flag_rows, reporting_table,
+use super::{Rendered, json_bytes, json_items, splice_items};
+use crate::model::{
+    CountryKey, countries, country_facts_of, country_info, country_local_erps, country_mandate,
+    country_matrix, country_partner_flags, country_reporting, erp_rank, reporting_erps,
 };
+use crate::parse::rules::site_rules;
+use crate::parse::tables::connector_rows;
 use crate::routes::STEMS;
 
 /// A flat data table as a query key (`matrix`).
@@ -18,13 +18,6 @@ use crate::routes::STEMS;
 pub struct StemKey<'db> {
     #[returns(ref)]
     pub stem: String,
-}
-
-/// A table ready to publish: column names and rows of cells.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct FlatTable {
-    pub columns: Vec<String>,
-    pub rows: Vec<Vec<String>>,
 }
 
 /// The columns of each flat file, in the SPEC's order (the reporting table's ERP columns come from the
@@ -143,61 +136,80 @@ fn date(d: &Option<String>) -> String {
     d.clone().unwrap_or_default()
 }
 
-/// The columns of a flat table: a projection, so the data package and the OpenAPI document do not re-run
-/// when only a row changes.
+/// The columns of a flat table (the reporting table's ERP columns come from the rules).
 #[salsa::tracked(returns(ref))]
 pub fn flat_columns<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Vec<String> {
-    flat_table(db, key).columns.clone()
+    let mut columns: Vec<String> = Vec::new();
+    for column in stem_columns(key.stem(db)) {
+        if *column == "<erps>" {
+            columns.extend(reporting_erps(db).iter().cloned());
+        } else {
+            columns.push(column.to_string());
+        }
+    }
+    columns
+}
+
+/// A part of a flat table: one country's rows (every table but `connectors` is sorted by country first),
+/// or the whole `connectors` table (with an empty `country`). Each part is rendered on its own and the
+/// files are spliced from the parts, so an edit of one country's row re-renders one part.
+#[salsa::interned(debug)]
+pub struct FlatPart<'db> {
+    #[returns(ref)]
+    pub stem: String,
+    #[returns(ref)]
+    pub country: String,
+}
+
+/// The parts of a flat table, in file order.
+fn flat_parts<'db>(db: &'db dyn salsa::Database, stem: &str) -> Vec<FlatPart<'db>> {
+    if stem == "connectors" {
+        return vec![FlatPart::new(db, stem.to_string(), String::new())];
+    }
+    countries(db)
+        .iter()
+        .map(|c| FlatPart::new(db, stem.to_string(), c.code.clone()))
+        .collect()
 }
 
 /// The number of rows of a flat table: a projection, so the index does not re-run when a row's text changes.
 #[salsa::tracked(returns(copy))]
 pub fn flat_row_count<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> usize {
-    flat_table(db, key).rows.len()
+    flat_parts(db, key.stem(db))
+        .into_iter()
+        .map(|part| flat_rows(db, part).len())
+        .sum()
 }
 
+/// The cells of one part of a flat table, in the order of [`flat_columns`], read from the narrow
+/// per-country projections of the model.
 #[salsa::tracked(returns(ref))]
-pub fn flat_table<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> FlatTable {
-    let stem = key.stem(db).as_str();
-    let register = countries(db);
-    let name_of = |code: &str| {
-        register
-            .iter()
-            .find(|c| c.code == code)
-            .map(|c| c.name.clone())
-            .unwrap_or_default()
+pub fn flat_rows<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> Vec<Vec<String>> {
+    if part.stem(db) == "connectors" {
+        return connector_flat_rows(db);
+    }
+    let key = CountryKey::new(db, part.country(db).clone());
+    let Some(country) = country_info(db, key) else {
+        return Vec::new();
     };
-    let region_of = |code: &str| {
-        register
-            .iter()
-            .find(|c| c.code == code)
-            .map(|c| c.region.clone())
-            .unwrap_or_default()
-    };
-    let mut columns: Vec<String> = stem_columns(stem).iter().map(|c| c.to_string()).collect();
-    let rows: Vec<Vec<String>> = match stem {
+    let code = &country.code;
+    match part.stem(db).as_str() {
         "matrix" => {
-            let mandates = &mandate_rows(db).value;
-            let mut rows: Vec<_> = matrix_rows(db).value.iter().map(|r| &r.row).collect();
-            rows.sort_by_key(|r| (r.country.clone(), erp_rank(db, &r.erp)));
-            rows.into_iter()
+            let mandate = country_mandate(db, key).clone().unwrap_or_default();
+            country_matrix(db, key)
+                .iter()
                 .map(|r| {
-                    let m = mandates
-                        .iter()
-                        .find(|m| m.row.country == r.country)
-                        .map(|m| m.row.clone())
-                        .unwrap_or_default();
                     vec![
                         "e-invoicing".into(),
-                        r.country.clone(),
-                        name_of(&r.country),
-                        m.short_label,
-                        m.mandate,
-                        m.scope,
-                        m.deadlines,
-                        m.format,
-                        join(&m.mandate_source),
-                        m.mandate_evidence,
+                        code.clone(),
+                        country.name.clone(),
+                        mandate.short_label.clone(),
+                        mandate.mandate.clone(),
+                        mandate.scope.clone(),
+                        mandate.deadlines.clone(),
+                        mandate.format.clone(),
+                        join(&mandate.mandate_source),
+                        mandate.mandate_evidence.clone(),
                         r.erp.clone(),
                         r.support_type.clone(),
                         r.vendors.clone(),
@@ -210,115 +222,72 @@ pub fn flat_table<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> FlatT
                 })
                 .collect()
         }
-        "reporting" => {
-            let erps = reporting_erps(db);
-            let at = columns
-                .iter()
-                .position(|c| c == "<erps>")
-                .expect("reporting columns have <erps>");
-            columns.splice(at..at + 1, erps.iter().cloned());
-            let table = &reporting_table(db).value;
-            let mut rows: Vec<_> = table.rows.iter().map(|r| &r.row).collect();
-            // Stable: rows of one country and topic keep their file order (their `n`).
-            rows.sort_by_key(|r| (r.country.clone(), r.topic != "vat-reporting"));
-            rows.into_iter()
-                .map(|r| {
-                    let mut cells = vec![
-                        r.topic.clone(),
-                        r.country.clone(),
-                        name_of(&r.country),
-                        r.report_local.clone(),
-                        r.report_en.clone(),
-                        r.frequency.clone(),
-                        r.deadline.clone(),
-                        r.channel_format.clone(),
-                        join(&r.source),
-                        date(&r.source_checked),
-                        r.evidence.clone(),
-                        r.verification.status().as_str().into(),
-                    ];
-                    cells.extend(r.erp_support.iter().cloned());
-                    cells.extend([join(&r.erp_sources), r.notes.clone()]);
-                    cells
-                })
-                .collect()
-        }
-        "connectors" => {
-            let mut rows: Vec<_> = connector_rows(db).value.iter().map(|r| &r.row).collect();
-            rows.sort_by_key(|r| (r.provider.to_lowercase(), erp_rank(db, &r.erp)));
-            rows.into_iter()
-                .map(|r| {
-                    vec![
-                        r.provider.clone(),
-                        r.erp.clone(),
-                        r.countries_covered.clone(),
-                        r.countries_in_scope.join(" "),
-                        r.connector_type.clone(),
-                        r.built_by.clone(),
-                        r.direction.clone(),
-                        join(&r.source_urls),
-                        r.verification.status().as_str().into(),
-                        date(&r.last_verified),
-                        r.notes.clone(),
-                    ]
-                })
-                .collect()
-        }
-        "countries" => {
-            let labels = &fact_labels(db).value;
-            let mut rows: Vec<_> = country_fact_rows(db)
-                .value
-                .iter()
-                .filter_map(|r| {
-                    labels
-                        .iter()
-                        .position(|l| l.label == r.row.fact && l.flat_file)
-                        .map(|rank| (rank, &r.row))
-                })
-                .collect();
-            rows.sort_by_key(|(rank, r)| (r.country.clone(), *rank));
-            rows.into_iter()
-                .map(|(_, r)| {
-                    vec![
-                        r.country.clone(),
-                        name_of(&r.country),
-                        region_of(&r.country),
-                        r.fact.clone(),
-                        r.value.clone(),
-                        join(&r.source),
-                        r.evidence.clone(),
-                        r.verification.status().as_str().into(),
-                        date(&r.last_verified),
-                    ]
-                })
-                .collect()
-        }
-        "local_erps" => {
-            let mut rows: Vec<_> = local_erp_rows(db).value.iter().map(|r| &r.row).collect();
-            rows.sort_by_key(|r| (r.country.clone(), r.name.to_lowercase()));
-            rows.into_iter()
-                .map(|r| {
-                    vec![
-                        r.country.clone(),
-                        r.name.clone(),
-                        r.segment.clone(),
-                        r.description.clone(),
-                        r.website.clone().unwrap_or_default(),
-                        join(&r.source),
-                        r.verification.status().as_str().into(),
-                        date(&r.last_verified),
-                    ]
-                })
-                .collect()
-        }
+        // Rows of one topic keep their file order (their `n`); VAT reporting comes before SAF-T.
+        "reporting" => country_reporting(db, key)
+            .iter()
+            .map(|report| {
+                let r = &report.row;
+                let mut cells = vec![
+                    r.topic.clone(),
+                    code.clone(),
+                    country.name.clone(),
+                    r.report_local.clone(),
+                    r.report_en.clone(),
+                    r.frequency.clone(),
+                    r.deadline.clone(),
+                    r.channel_format.clone(),
+                    join(&r.source),
+                    date(&r.source_checked),
+                    r.evidence.clone(),
+                    r.verification.status().as_str().into(),
+                ];
+                cells.extend(r.erp_support.iter().cloned());
+                cells.extend([join(&r.erp_sources), r.notes.clone()]);
+                cells
+            })
+            .collect(),
+        // The key facts the rules publish in the flat file, in `rules/facts.toml` order.
+        "countries" => country_facts_of(db, key)
+            .iter()
+            .filter(|f| f.label.flat_file)
+            .map(|f| {
+                let r = &f.row;
+                vec![
+                    code.clone(),
+                    country.name.clone(),
+                    country.region.clone(),
+                    r.fact.clone(),
+                    r.value.clone(),
+                    join(&r.source),
+                    r.evidence.clone(),
+                    r.verification.status().as_str().into(),
+                    date(&r.last_verified),
+                ]
+            })
+            .collect(),
+        "local_erps" => country_local_erps(db, key)
+            .iter()
+            .map(|r| {
+                vec![
+                    code.clone(),
+                    r.name.clone(),
+                    r.segment.clone(),
+                    r.description.clone(),
+                    r.website.clone().unwrap_or_default(),
+                    join(&r.source),
+                    r.verification.status().as_str().into(),
+                    date(&r.last_verified),
+                ]
+            })
+            .collect(),
         "local_partner_flags" => {
-            let mut rows: Vec<_> = partner_flag_rows(db).value.iter().map(|r| &r.row).collect();
-            rows.sort_by_key(|r| (r.country.clone(), erp_rank(db, &r.erp)));
+            let mut rows: Vec<_> = country_partner_flags(db, key).iter().collect();
+            rows.sort_by_key(|r| erp_rank(db, &r.erp));
             rows.into_iter()
                 .map(|r| {
                     vec![
-                        r.country.clone(),
-                        name_of(&r.country),
+                        code.clone(),
+                        country.name.clone(),
                         r.erp.clone(),
                         r.flag.clone(),
                         r.note.clone(),
@@ -330,39 +299,89 @@ pub fn flat_table<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> FlatT
                 .collect()
         }
         _ => Vec::new(),
-    };
-    FlatTable { columns, rows }
+    }
 }
 
+/// The connectors table, sorted by provider and ERP: small, and not keyed by country.
+fn connector_flat_rows(db: &dyn salsa::Database) -> Vec<Vec<String>> {
+    let mut rows: Vec<_> = connector_rows(db).value.iter().map(|r| &r.row).collect();
+    rows.sort_by_key(|r| (r.provider.to_lowercase(), erp_rank(db, &r.erp)));
+    rows.into_iter()
+        .map(|r| {
+            vec![
+                r.provider.clone(),
+                r.erp.clone(),
+                r.countries_covered.clone(),
+                r.countries_in_scope.join(" "),
+                r.connector_type.clone(),
+                r.built_by.clone(),
+                r.direction.clone(),
+                join(&r.source_urls),
+                r.verification.status().as_str().into(),
+                date(&r.last_verified),
+                r.notes.clone(),
+            ]
+        })
+        .collect()
+}
+
+/// One part of a flat JSON file: its records, each value a string (the same as its CSV cell).
 #[salsa::tracked(returns(ref))]
-pub fn data_json<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {
-    let table = flat_table(db, key);
-    let records: Vec<Map<String, Value>> = table
-        .rows
+pub fn flat_part_json<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> String {
+    let columns = flat_columns(db, StemKey::new(db, part.stem(db).clone()));
+    let records: Vec<Map<String, Value>> = flat_rows(db, part)
         .iter()
         .map(|row| {
-            table
-                .columns
+            columns
                 .iter()
                 .cloned()
                 .zip(row.iter().map(|c| Value::String(c.clone())))
                 .collect()
         })
         .collect();
-    Rendered::new(json_bytes(&records))
+    // The records are the items of the top-level array.
+    json_items(&records, 2)
+}
+
+/// One part of a flat CSV file: its records, without the header row.
+#[salsa::tracked(returns(ref))]
+pub fn flat_part_csv<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> String {
+    let mut writer = csv_writer();
+    for row in flat_rows(db, part) {
+        writer.write_record(row).expect("in-memory CSV");
+    }
+    String::from_utf8(writer.into_inner().expect("in-memory CSV")).expect("cells are UTF-8")
+}
+
+fn csv_writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new())
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn data_json<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {
+    let parts = flat_parts(db, key.stem(db));
+    let head = json_bytes(&Vec::<()>::new());
+    Rendered::new(splice_items(
+        &head,
+        parts
+            .into_iter()
+            .map(|part| flat_part_json(db, part).as_str()),
+    ))
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn data_csv<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {
-    let table = flat_table(db, key);
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::new());
-    writer.write_record(&table.columns).expect("in-memory CSV");
-    for row in &table.rows {
-        writer.write_record(row).expect("in-memory CSV");
+    let mut writer = csv_writer();
+    writer
+        .write_record(flat_columns(db, key))
+        .expect("in-memory CSV");
+    let mut bytes = writer.into_inner().expect("in-memory CSV");
+    for part in flat_parts(db, key.stem(db)) {
+        bytes.extend_from_slice(flat_part_csv(db, part).as_bytes());
     }
-    Rendered::new(writer.into_inner().expect("in-memory CSV"))
+    Rendered::new(bytes)
 }
 
 /// The Frictionless type of a flat-file column: the check dates are dates, everything else text (an empty

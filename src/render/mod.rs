@@ -69,3 +69,86 @@ pub fn json_bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
     bytes.push(b'\n');
     bytes
 }
+
+/// Items of a JSON array, pretty-printed and indented by `indent` spaces, joined by `,\n`: a fragment of
+/// a big list, cached per country, so that one edit re-serializes one country's items and not 1 MB.
+/// [`splice_items`] assembles the fragments into the same bytes as [`json_bytes`] of the whole value.
+pub fn json_items<T: serde::Serialize>(items: &[T], indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        let text = serde_json::to_string_pretty(item).expect("resources serialize");
+        // Strings in JSON never hold a raw line break, so every line start is a place to indent.
+        for (j, line) in text.split('\n').enumerate() {
+            if j > 0 {
+                out.push('\n');
+            }
+            out.push_str(&pad);
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// `head` ([`json_bytes`] of a value whose last array is empty) with that array filled by `fragments`
+/// (from [`json_items`], indented one level deeper than the array's line).
+pub fn splice_items<'a>(head: &[u8], fragments: impl IntoIterator<Item = &'a str>) -> Vec<u8> {
+    let at = memchr::memmem::rfind(head, b"[]").expect("the head ends with an empty array");
+    let line_start = head[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let indent = head[line_start..]
+        .iter()
+        .take_while(|&&b| b == b' ')
+        .count();
+    let mut out = head[..=at].to_vec();
+    let mut empty = true;
+    for fragment in fragments.into_iter().filter(|f| !f.is_empty()) {
+        out.extend_from_slice(if empty { b"\n" } else { b",\n" });
+        out.extend_from_slice(fragment.as_bytes());
+        empty = false;
+    }
+    if empty {
+        return head.to_vec();
+    }
+    out.push(b'\n');
+    out.extend(std::iter::repeat_n(b' ', indent));
+    out.extend_from_slice(&head[at + 1..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn spliced_fragments_are_the_bytes_of_the_whole_value() {
+        let items = [
+            json!({"id": "a", "nested": {"list": [1, 2], "empty": [], "none": {}}, "text": "two\nlines"}),
+            json!({"id": "b", "urls": ["https://x.example/"]}),
+            json!({"id": "c"}),
+        ];
+        let whole = json!({"meta": {"count": 3}, "data": items});
+        let head = json!({"meta": {"count": 3}, "data": []});
+        // Fragments of any split (an empty one included) give the bytes of the whole value.
+        let fragments = [
+            json_items(&items[..1], 4),
+            String::new(),
+            json_items(&items[1..], 4),
+        ];
+        let spliced = splice_items(&json_bytes(&head), fragments.iter().map(String::as_str));
+        assert_eq!(
+            String::from_utf8(spliced).unwrap(),
+            String::from_utf8(json_bytes(&whole)).unwrap()
+        );
+        // A top-level array, and an empty list.
+        let top = splice_items(&json_bytes(&json!([])), [json_items(&items, 2).as_str()]);
+        assert_eq!(top, json_bytes(&json!(items)));
+        assert_eq!(splice_items(&json_bytes(&head), [""]), json_bytes(&head));
+    }
+}
