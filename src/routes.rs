@@ -59,6 +59,8 @@ pub enum Renderer {
     Datapackage,
     DataLicence,
     Headers,
+    /// A static file of `rules/assets/` (`/assets/site.css` is `rules/assets/site.css`).
+    Asset,
     PageHome,
     PageHomeMd,
     PageEInvoicing,
@@ -69,7 +71,7 @@ pub enum Renderer {
 }
 
 impl Renderer {
-    const ALL: [(&'static str, Renderer, Param); 25] = [
+    const ALL: [(&'static str, Renderer, Param); 26] = [
         ("api_index", Renderer::ApiIndex, Param::None),
         ("api_countries", Renderer::ApiCountries, Param::None),
         ("api_country", Renderer::ApiCountry, Param::Country),
@@ -88,6 +90,7 @@ impl Renderer {
         ("datapackage", Renderer::Datapackage, Param::None),
         ("data_licence", Renderer::DataLicence, Param::None),
         ("headers", Renderer::Headers, Param::None),
+        ("asset", Renderer::Asset, Param::None),
         ("page_home", Renderer::PageHome, Param::None),
         ("page_home_md", Renderer::PageHomeMd, Param::None),
         ("page_e_invoicing", Renderer::PageEInvoicing, Param::None),
@@ -116,18 +119,17 @@ impl Renderer {
             .map_or(Param::None, |(_, _, p)| *p)
     }
 
+    /// The renderer's name in `rules/routes.toml`.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, r, _)| *r == self)
+            .map_or("", |(n, _, _)| *n)
+    }
+
     /// Whether the output is an HTML page or its Markdown twin (rendered from `rules/templates/`).
     pub fn is_page(self) -> bool {
-        matches!(
-            self,
-            Renderer::PageHome
-                | Renderer::PageHomeMd
-                | Renderer::PageEInvoicing
-                | Renderer::PageEInvoicingMd
-                | Renderer::PageCountry
-                | Renderer::PageCountryMd
-                | Renderer::PageNotFound
-        )
+        self.name().starts_with("page_")
     }
 
     /// Whether the output is an API envelope (JSON with `meta` and `data`).
@@ -141,6 +143,7 @@ impl Renderer {
                     | Renderer::Datapackage
                     | Renderer::DataLicence
                     | Renderer::Headers
+                    | Renderer::Asset
             )
     }
 }
@@ -223,10 +226,33 @@ fn route_problem(rule: &RouteRule, renderer: Renderer) -> Option<String> {
             ),
         });
     }
+    if renderer == Renderer::Asset && !is_asset_path(&rule.path) {
+        return Some(format!(
+            "an asset route serves a file of rules/assets/: its path is `/assets/<file name>`, not `{}`",
+            rule.path
+        ));
+    }
     if renderer == Renderer::ApiFilter && rule.description.is_some() {
         return Some("a {filter} route takes each filter's description from rules/filters.toml; remove `description`".into());
     }
     None
+}
+
+/// Whether `path` names one file directly under `/assets/` (so an asset route cannot reach outside
+/// `rules/assets/`).
+fn is_asset_path(path: &str) -> bool {
+    path.strip_prefix("/assets/").is_some_and(|name| {
+        !name.is_empty()
+            && !name.starts_with('.')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    })
+}
+
+/// The project file an asset route serves: `/assets/site.css` -> `rules/assets/site.css`.
+pub fn asset_source(path: &str) -> String {
+    format!("rules{path}")
 }
 
 /// Every output file, in route-table order.

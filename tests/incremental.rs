@@ -25,8 +25,8 @@ fn session(root: &Path) -> Session {
     );
     assert_eq!(
         first.written().len(),
-        231,
-        "the shipped data has 231 outputs"
+        233,
+        "the shipped data has 233 outputs"
     );
     session
 }
@@ -345,6 +345,19 @@ fn one_page_template_rerenders_only_the_country_pages() {
             ("page_country", 61),
         ],
         &pages,
+    );
+}
+
+/// The stylesheet is a file of its own: editing it re-runs its one query and rewrites it alone (the pages
+/// link to it and do not change).
+#[test]
+fn the_stylesheet_rewrites_only_itself() {
+    assert_edit(
+        "rules/assets/site.css",
+        "thead th { background: #f3f3f3; }",
+        "thead th { background: #eee; }",
+        &[("decoded_text", 1), ("asset", 1)],
+        &["/assets/site.css"],
     );
 }
 

@@ -31,6 +31,77 @@ fn codes(root: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The attribute values of `name` (`src`, `href`) in double quotes, within tags starting with `tag`.
+fn attributes<'a>(html: &'a str, tag: &str, name: &str) -> Vec<&'a str> {
+    html.match_indices(tag)
+        .flat_map(|(i, _)| {
+            let element = &html[i..i + html[i..].find('>').unwrap()];
+            let pattern = format!(" {name}=\"");
+            element
+                .match_indices(&pattern)
+                .map(|(j, p)| {
+                    let value = &element[j + p.len()..];
+                    &value[..value.find('"').unwrap()]
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// What a strict `Content-Security-Policy: default-src 'self'; img-src 'self' data:` needs: no inline
+/// style or script, no event-handler attributes, and every loaded resource from the site itself.
+fn assert_strict_csp(path: &str, html: &str) {
+    let lower = html.to_ascii_lowercase();
+    assert!(!lower.contains("<style"), "{path}: inline <style>");
+    assert!(!lower.contains(" style="), "{path}: style attribute");
+    let handler = regex::Regex::new(r#"<[^>]*\son[a-z]+\s*="#).unwrap();
+    assert!(!handler.is_match(&lower), "{path}: event-handler attribute");
+    for (i, _) in lower.match_indices("<script") {
+        let tag = &lower[i..i + lower[i..].find('>').unwrap()];
+        assert!(tag.contains(" src=\""), "{path}: inline <script>: {tag}");
+        assert!(
+            lower[i..].starts_with(&format!("{tag}></script>")),
+            "{path}: a script element with a src has no content"
+        );
+    }
+    let same_origin = |v: &&str| v.starts_with('/') && !v.starts_with("//");
+    for src in attributes(html, "<", "src") {
+        assert!(same_origin(&src), "{path}: src {src}");
+    }
+    for href in attributes(html, "<link", "href") {
+        assert!(
+            same_origin(&href) || href.starts_with("data:"),
+            "{path}: <link href={href}>"
+        );
+    }
+}
+
+#[test]
+fn every_html_page_works_under_a_strict_csp() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let pages: Vec<&String> = files.keys().filter(|k| k.ends_with(".html")).collect();
+    assert!(pages.len() > 61, "{}", pages.len());
+    for path in pages {
+        assert_strict_csp(path, text(&files, path));
+    }
+    // The stylesheet and the home page's one script are files of their own.
+    assert!(text(&files, "assets/site.css").contains(".table-wrap"));
+    let home = text(&files, "index.html");
+    assert!(home.contains("<script src=\"/assets/forward.js\" defer></script>"));
+    assert!(
+        text(&files, "assets/forward.js").contains("location.replace(\"/e-invoicing/\" + m[0])"),
+        "forwarding script"
+    );
+    assert_eq!(
+        text(&files, "e-invoicing/index.html")
+            .matches("<script")
+            .count(),
+        0,
+        "only the home page loads the forwarding script"
+    );
+}
+
 #[test]
 fn every_country_page_has_its_twin_anchors_and_verification() {
     let dir = copy_project();
@@ -46,19 +117,9 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
             "{code}"
         );
         assert!(html.contains("<meta name=\"viewport\""), "{code}");
-        assert_eq!(
-            html.matches("<style>").count(),
-            1,
-            "{code}: one inline stylesheet"
-        );
-        // The only <link> is the empty data: icon (it stops the browser asking for /favicon.ico).
-        let links: Vec<&str> = html
-            .match_indices("<link ")
-            .map(|(i, _)| &html[i..i + html[i..].find('>').unwrap()])
-            .collect();
         assert!(
-            links.iter().all(|l| l.contains("href=\"data:")) && !html.contains("src=\""),
-            "{code}: no external assets: {links:?}"
+            html.contains("<link rel=\"stylesheet\" href=\"/assets/site.css\">"),
+            "{code}"
         );
         for id in ["e-invoicing", "vat-reporting", "saf-t"] {
             assert!(html.contains(&format!("id=\"{id}\"")), "{code}: #{id}");
@@ -117,10 +178,6 @@ fn matrix_home_and_404_pages() {
     );
 
     let home = text(&files, "index.html");
-    assert!(
-        home.contains("location.replace(\"/e-invoicing/\" + m[0])"),
-        "forwarding script"
-    );
     assert!(home.contains("not tax or legal advice"));
     assert!(home.contains("/api/openapi.json") && home.contains("/api/v1/index.json"));
     assert_eq!(home.matches("<tr><th scope=\"row\">").count(), 61);
@@ -152,7 +209,7 @@ fn hostile_data_renders_as_text_and_keeps_markdown_tables_whole() {
         "escaped in HTML"
     );
     assert!(
-        html.contains("&lt;script&gt;alert(1)&lt;&#x2f;script&gt;"),
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
         "shown as text"
     );
     let md = text(&files, "fi/index.md");
@@ -193,5 +250,45 @@ fn a_broken_template_is_a_located_diagnostic() {
     assert!(
         !root.join("public/fr/index.html").exists(),
         "nothing written"
+    );
+}
+
+/// The diagnostics of a build of `root` that must fail.
+fn failed_build(root: &Path) -> Vec<String> {
+    let mut session = Session::load(root, &root.join("public"))
+        .expect("load")
+        .with_fixed_time(FIXED_TIME);
+    let report = session.build();
+    let Outcome::Invalid(diagnostics) = &report.outcome else {
+        panic!("expected errors: {report}")
+    };
+    diagnostics.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn a_missing_asset_is_a_diagnostic_and_an_asset_route_stays_in_rules_assets() {
+    let dir = copy_project();
+    let root = dir.path();
+    std::fs::remove_file(root.join("rules/assets/forward.js")).expect("delete");
+    let messages = failed_build(root);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with("rules/assets/forward.js") && messages[0].contains("missing"),
+        "{messages:?}"
+    );
+
+    let dir = copy_project();
+    let root = dir.path();
+    replace_once(
+        root,
+        "rules/routes.toml",
+        "path = \"/assets/site.css\"",
+        "path = \"/assets/../site.toml\"",
+    );
+    let messages = failed_build(root);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with("rules/routes.toml") && messages[0].contains("/assets/<file name>"),
+        "{messages:?}"
     );
 }

@@ -3,9 +3,10 @@
 //! Each template file is read and syntax-checked by its own query ([`template_text`]), so an edit of
 //! `country.html` re-runs only the pages that load it. Each page reads a narrow context query (a JSON
 //! value), so a page and its twin render again only when the data they show changed. HTML templates are
-//! auto-escaped (by their `.html` name); Markdown templates escape table cells with the `md` filter.
+//! auto-escaped (by their `.html` name, see [`html_formatter`]); Markdown templates escape table cells with
+//! the `md` filter and link targets with `md_url`.
 
-use minijinja::{Environment, Value};
+use minijinja::{AutoEscape, Environment, Error, State, Value};
 use serde_json::{Value as Json, json};
 
 use super::Rendered;
@@ -16,7 +17,7 @@ use crate::model::{CountryKey, countries, country_matrix, erp_name};
 use crate::parse::rules::site_rules;
 use crate::parse::source_text;
 use crate::resources::{FactTopic, Toggles};
-use crate::routes::{Output, Renderer, STEMS, outputs};
+use crate::routes::{Output, Renderer, STEMS};
 
 /// The folder of the page templates.
 pub const TEMPLATES: &str = "rules/templates";
@@ -67,6 +68,44 @@ pub fn template_text<'db>(
     Ok(text.to_string())
 }
 
+/// The auto-escape of `.html` templates. minijinja's own HTML escape also writes `/` as `&#x2f;`, which
+/// makes every `href` unreadable; this one escapes what HTML needs, inside text and quoted attributes alike.
+const HTML: AutoEscape = AutoEscape::Custom("html");
+
+fn auto_escape(name: &str) -> AutoEscape {
+    if name.ends_with(".html") {
+        HTML
+    } else {
+        AutoEscape::None
+    }
+}
+
+/// Escapes `& < > " '`: enough for HTML text and for attribute values in double or single quotes.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Writes every value of an `.html` template escaped by [`escape_html`], except values marked safe
+/// (macro output, already escaped).
+fn html_formatter(out: &mut minijinja::Output, state: &State, value: &Value) -> Result<(), Error> {
+    if state.auto_escape() != HTML || value.is_safe() {
+        return minijinja::escape_formatter(out, state, value);
+    }
+    out.write_str(&escape_html(&value.to_string()))
+        .map_err(Error::from)
+}
+
 /// Escapes a value for a Markdown table cell (and Markdown text): backslashes, `|` and `<` are
 /// backslash-escaped, line breaks become `<br>`.
 pub fn md_cell(value: Value) -> String {
@@ -88,12 +127,34 @@ pub fn md_cell(value: Value) -> String {
     out
 }
 
+/// Makes a URL safe as a Markdown link target inside a table: `(`, `)`, `|`, `\` and spaces are
+/// percent-encoded (the same URL to a browser; source URLs are checked to be http(s) with no whitespace).
+pub fn md_url(value: Value) -> String {
+    let mut out = String::new();
+    for c in value.to_string().chars() {
+        match c {
+            '(' => out.push_str("%28"),
+            ')' => out.push_str("%29"),
+            '|' => out.push_str("%7C"),
+            '\\' => out.push_str("%5C"),
+            ' ' => out.push_str("%20"),
+            '<' => out.push_str("%3C"),
+            '>' => out.push_str("%3E"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Renders `names` (the last is the page; the others are the templates it extends or includes).
 fn render_page(db: &dyn salsa::Database, names: &[&str], context: &Json) -> Page {
     let mut env = Environment::new();
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
+    env.set_auto_escape_callback(auto_escape);
+    env.set_formatter(html_formatter);
     env.add_filter("md", md_cell);
+    env.add_filter("md_url", md_url);
     for name in names {
         match template_text(db, TemplateKey::new(db, name.to_string())) {
             Ok(text) => {
@@ -289,12 +350,4 @@ pub fn page<'db>(db: &'db dyn salsa::Database, output: &Output) -> Option<&'db P
         Renderer::PageNotFound => page_not_found(db),
         _ => return None,
     })
-}
-
-/// The template problems of every page of the route table (not a query of its own: each page is).
-pub fn page_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
-    outputs(db)
-        .iter()
-        .filter_map(|output| page(db, output)?.error.clone())
-        .collect()
 }
