@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod assets;
+pub mod contexts;
 pub mod data;
 pub mod headers;
 pub mod openapi;
