@@ -40,7 +40,7 @@ pub fn diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(check_routes(db));
     if all.is_empty() {
         // Pages render only from valid data; a template problem is reported at its file and line.
-        all.extend(crate::render::pages::page_errors(db));
+        all.extend(crate::render::render_errors(db));
     }
     all.sort();
     all.dedup();

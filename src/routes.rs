@@ -59,17 +59,41 @@ pub enum Renderer {
     Datapackage,
     DataLicence,
     Headers,
+    /// A static file of `rules/assets/` (`/assets/site.css` is `rules/assets/site.css`).
+    Asset,
     PageHome,
     PageHomeMd,
     PageEInvoicing,
     PageEInvoicingMd,
     PageCountry,
     PageCountryMd,
+    PageErps,
+    PageErpsMd,
+    PageErp,
+    PageErpMd,
+    PageVatReporting,
+    PageVatReportingMd,
+    PageSaft,
+    PageSaftMd,
+    PagePartners,
+    PagePartnersMd,
+    PageLocalErps,
+    PageLocalErpsMd,
+    PageNews,
+    PageNewsMd,
+    PageSponsors,
+    PageSponsorsMd,
+    PageLicence,
+    PageLicenceMd,
+    PageFilters,
+    PageFiltersMd,
+    PageFilter,
+    PageFilterMd,
     PageNotFound,
 }
 
 impl Renderer {
-    const ALL: [(&'static str, Renderer, Param); 25] = [
+    const ALL: [(&'static str, Renderer, Param); 48] = [
         ("api_index", Renderer::ApiIndex, Param::None),
         ("api_countries", Renderer::ApiCountries, Param::None),
         ("api_country", Renderer::ApiCountry, Param::Country),
@@ -88,6 +112,7 @@ impl Renderer {
         ("datapackage", Renderer::Datapackage, Param::None),
         ("data_licence", Renderer::DataLicence, Param::None),
         ("headers", Renderer::Headers, Param::None),
+        ("asset", Renderer::Asset, Param::None),
         ("page_home", Renderer::PageHome, Param::None),
         ("page_home_md", Renderer::PageHomeMd, Param::None),
         ("page_e_invoicing", Renderer::PageEInvoicing, Param::None),
@@ -98,6 +123,36 @@ impl Renderer {
         ),
         ("page_country", Renderer::PageCountry, Param::Country),
         ("page_country_md", Renderer::PageCountryMd, Param::Country),
+        ("page_erps", Renderer::PageErps, Param::None),
+        ("page_erps_md", Renderer::PageErpsMd, Param::None),
+        ("page_erp", Renderer::PageErp, Param::Erp),
+        ("page_erp_md", Renderer::PageErpMd, Param::Erp),
+        (
+            "page_vat_reporting",
+            Renderer::PageVatReporting,
+            Param::None,
+        ),
+        (
+            "page_vat_reporting_md",
+            Renderer::PageVatReportingMd,
+            Param::None,
+        ),
+        ("page_saft", Renderer::PageSaft, Param::None),
+        ("page_saft_md", Renderer::PageSaftMd, Param::None),
+        ("page_partners", Renderer::PagePartners, Param::None),
+        ("page_partners_md", Renderer::PagePartnersMd, Param::None),
+        ("page_local_erps", Renderer::PageLocalErps, Param::None),
+        ("page_local_erps_md", Renderer::PageLocalErpsMd, Param::None),
+        ("page_news", Renderer::PageNews, Param::None),
+        ("page_news_md", Renderer::PageNewsMd, Param::None),
+        ("page_sponsors", Renderer::PageSponsors, Param::None),
+        ("page_sponsors_md", Renderer::PageSponsorsMd, Param::None),
+        ("page_licence", Renderer::PageLicence, Param::None),
+        ("page_licence_md", Renderer::PageLicenceMd, Param::None),
+        ("page_filters", Renderer::PageFilters, Param::None),
+        ("page_filters_md", Renderer::PageFiltersMd, Param::None),
+        ("page_filter", Renderer::PageFilter, Param::Filter),
+        ("page_filter_md", Renderer::PageFilterMd, Param::Filter),
         ("page_not_found", Renderer::PageNotFound, Param::None),
     ];
 
@@ -116,18 +171,17 @@ impl Renderer {
             .map_or(Param::None, |(_, _, p)| *p)
     }
 
+    /// The renderer's name in `rules/routes.toml`.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, r, _)| *r == self)
+            .map_or("", |(n, _, _)| *n)
+    }
+
     /// Whether the output is an HTML page or its Markdown twin (rendered from `rules/templates/`).
     pub fn is_page(self) -> bool {
-        matches!(
-            self,
-            Renderer::PageHome
-                | Renderer::PageHomeMd
-                | Renderer::PageEInvoicing
-                | Renderer::PageEInvoicingMd
-                | Renderer::PageCountry
-                | Renderer::PageCountryMd
-                | Renderer::PageNotFound
-        )
+        self.name().starts_with("page_")
     }
 
     /// Whether the output is an API envelope (JSON with `meta` and `data`).
@@ -141,6 +195,7 @@ impl Renderer {
                     | Renderer::Datapackage
                     | Renderer::DataLicence
                     | Renderer::Headers
+                    | Renderer::Asset
             )
     }
 }
@@ -223,10 +278,33 @@ fn route_problem(rule: &RouteRule, renderer: Renderer) -> Option<String> {
             ),
         });
     }
+    if renderer == Renderer::Asset && !is_asset_path(&rule.path) {
+        return Some(format!(
+            "an asset route serves a file of rules/assets/: its path is `/assets/<file name>`, not `{}`",
+            rule.path
+        ));
+    }
     if renderer == Renderer::ApiFilter && rule.description.is_some() {
         return Some("a {filter} route takes each filter's description from rules/filters.toml; remove `description`".into());
     }
     None
+}
+
+/// Whether `path` names one file directly under `/assets/` (so an asset route cannot reach outside
+/// `rules/assets/`).
+fn is_asset_path(path: &str) -> bool {
+    path.strip_prefix("/assets/").is_some_and(|name| {
+        !name.is_empty()
+            && !name.starts_with('.')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    })
+}
+
+/// The project file an asset route serves: `/assets/site.css` -> `rules/assets/site.css`.
+pub fn asset_source(path: &str) -> String {
+    format!("rules{path}")
 }
 
 /// Every output file, in route-table order.

@@ -270,15 +270,24 @@ fn not_found(path: &str, snapshot: &Snapshot) -> Response<io::Cursor<Vec<u8>>> {
         .with_header(header("Content-Type", media))
 }
 
-/// The `build` event: the generation, the content hash of every HTML page (so a tab reloads only when its
-/// page changed) and the error of a failed build.
+/// The `build` event: the generation, a tag per HTML page (so a tab reloads only when its page changed)
+/// and the error of a failed build. A page's tag covers its own bytes and the assets every page loads
+/// (`/assets/`), so an edit of the stylesheet reloads the open tabs too.
 fn build_event(snapshot: &Snapshot) -> String {
+    let mut assets: Vec<(&String, &str)> = snapshot
+        .files
+        .iter()
+        .filter(|(path, _)| path.starts_with("/assets/"))
+        .map(|(path, file)| (path, file.etag.as_str()))
+        .collect();
+    assets.sort();
+    let assets = blake3::hash(format!("{assets:?}").as_bytes()).to_hex();
     let pages: serde_json::Map<String, serde_json::Value> = snapshot
         .files
         .iter()
         .filter(|(path, _)| path.ends_with(".html"))
         .flat_map(|(path, file)| {
-            let tag = serde_json::Value::String(file.etag.clone());
+            let tag = serde_json::Value::String(format!("{}-{}", file.etag, &assets[..16]));
             let folder = path
                 .strip_suffix("index.html")
                 .map(|dir| (dir.to_string(), tag.clone()));

@@ -873,8 +873,8 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
     let project = built_project();
     let partners = project.path().join("sources/tables/partners.csv");
     let original = std::fs::read_to_string(&partners).unwrap();
-    // Change one partner's summary text: the partner lists and that country (its JSON, its page and the
-    // page's Markdown twin) change; nothing else.
+    // Change one partner's summary text: the partner lists (JSON and page) and that country (its JSON,
+    // its page and the pages' Markdown twins) change; nothing else.
     let mut reader = csv::Reader::from_reader(original.as_bytes());
     let record = reader.records().next().unwrap().unwrap();
     let (country, summary) = (record[0].to_string(), record[4].to_string());
@@ -889,6 +889,8 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
         .collect();
     let expected: BTreeSet<String> = [
         "/api/v1/partners.json".to_string(),
+        "/partners/index.html".to_string(),
+        "/partners/index.md".to_string(),
         format!("/api/v1/countries/{country}.json"),
         format!("/{country}/index.html"),
         format!("/{country}/index.md"),

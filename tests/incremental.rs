@@ -25,8 +25,8 @@ fn session(root: &Path) -> Session {
     );
     assert_eq!(
         first.written().len(),
-        231,
-        "the shipped data has 231 outputs"
+        287,
+        "the shipped data has 287 outputs"
     );
     session
 }
@@ -173,6 +173,13 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             ("home_context", 1),
             ("page_home", 1),
             ("page_home_md", 1),
+            // Australia joins the saft-required filter page; the filter index shows its new count.
+            ("filter_context", 1),
+            ("page_filter", 1),
+            ("page_filter_md", 1),
+            ("filters_context", 1),
+            ("page_filters", 1),
+            ("page_filters_md", 1),
         ],
         &[
             "/api/v1/index.json",
@@ -186,6 +193,10 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             "/au/index.md",
             "/index.html",
             "/index.md",
+            "/filters/saft-required/index.html",
+            "/filters/saft-required/index.md",
+            "/filters/index.html",
+            "/filters/index.md",
         ],
     );
 }
@@ -225,12 +236,19 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             ("page_country", 1),
             ("page_country_md", 1),
             ("e_invoicing_context", 1),
+            // Sage Intacct's page shows the cell's notes; no other ERP page re-runs, and the ERP index
+            // (names and counts) is re-checked through erp_summary, unchanged.
+            ("erp_context", 1),
+            ("page_erp", 1),
+            ("page_erp_md", 1),
         ],
         &[
             "/api/v1/countries/fr.json",
             "/fr/index.html",
             "/fr/index.md",
             "/api/v1/erps/sage-intacct.json",
+            "/erp/sage-intacct/index.html",
+            "/erp/sage-intacct/index.md",
             "/api/v1/facts.json",
             "/data/matrix.json",
             "/data/matrix.csv",
@@ -259,12 +277,18 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             ("country_context", 1),
             ("page_country", 1),
             ("page_country_md", 1),
+            // The partners page reads the partner rows.
+            ("partners_context", 1),
+            ("page_partners", 1),
+            ("page_partners_md", 1),
         ],
         &[
             "/api/v1/countries/fi.json",
             "/api/v1/partners.json",
             "/fi/index.html",
             "/fi/index.md",
+            "/partners/index.html",
+            "/partners/index.md",
         ],
     );
 }
@@ -302,11 +326,30 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             ("home_context", 1),
             ("page_home", 1),
             ("page_home_md", 1),
+            // The toggles' labels are re-read from the edited file: unchanged, so no page re-runs for them.
+            ("toggle_labels", 1),
+            // The four filter pages whose members or members' toggles changed, and the index (new counts).
+            ("filter_context", 4),
+            ("page_filter", 4),
+            ("page_filter_md", 4),
+            ("filters_context", 1),
+            ("page_filters", 1),
+            ("page_filters_md", 1),
         ],
         &[
             "/api/v1/index.json",
             "/index.html",
             "/index.md",
+            "/filters/index.html",
+            "/filters/index.md",
+            "/filters/saft-required/index.html",
+            "/filters/saft-required/index.md",
+            "/filters/toggles-unknown/index.html",
+            "/filters/toggles-unknown/index.md",
+            "/filters/e-invoicing-mandatory/index.html",
+            "/filters/e-invoicing-mandatory/index.md",
+            "/filters/e-invoicing-mandatory-b2g/index.html",
+            "/filters/e-invoicing-mandatory-b2g/index.md",
             "/at/index.html",
             "/at/index.md",
             "/lt/index.html",
@@ -353,6 +396,83 @@ fn one_page_template_rerenders_only_the_country_pages() {
             ("page_country", 61),
         ],
         &pages,
+    );
+}
+
+/// A VAT reporting row: its country's page and the VAT reporting page show it; the SAF-T page re-checks its
+/// rows (the same per-country projection holds both topics) and stays as it is.
+#[test]
+fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
+    assert_edit(
+        "sources/tables/reporting.csv",
+        "Dichiarazione IVA annuale,Annual VAT return,Annual,30 April of the following year",
+        "Dichiarazione IVA annuale,Annual VAT return,Annual,30 April of the following year (edited)",
+        &[
+            ("decoded_text", 1),
+            ("reporting_table", 1),
+            ("check_reporting", 1),
+            // Every country's reporting projection re-runs (a cheap filter); only Italy's changes.
+            ("country_reporting", 61),
+            ("country_facts", 1),
+            // The Country resource reads the facts through their counts: re-checked, unchanged.
+            ("country_summary", 1),
+            ("country_detail", 1),
+            ("api_country", 1),
+            ("api_facts", 1),
+            ("flat_table", 1),
+            ("flat_columns", 1),
+            ("flat_row_count", 1),
+            ("data_json", 1),
+            ("data_csv", 1),
+            ("country_context", 1),
+            ("page_country", 1),
+            ("page_country_md", 1),
+            ("vat_reporting_context", 1),
+            ("page_vat_reporting", 1),
+            ("page_vat_reporting_md", 1),
+            // Italy's projection also holds its SAF-T rows: the SAF-T page's data is re-checked, unchanged.
+            ("saft_context", 1),
+        ],
+        &[
+            "/api/v1/countries/it.json",
+            "/api/v1/facts.json",
+            "/data/reporting.json",
+            "/data/reporting.csv",
+            "/it/index.html",
+            "/it/index.md",
+            "/vat-reporting/index.html",
+            "/vat-reporting/index.md",
+        ],
+    );
+}
+
+/// The ERP page template is read by the eleven ERP pages only.
+#[test]
+fn the_erp_page_template_rerenders_only_the_erp_pages() {
+    let pages: Vec<String> = common::ERP_IDS
+        .iter()
+        .map(|id| format!("/erp/{id}/index.html"))
+        .collect();
+    let pages: Vec<&str> = pages.iter().map(String::as_str).collect();
+    assert_edit(
+        "rules/templates/erp.html",
+        "<h2>E-invoicing providers</h2>",
+        "<h2>E-invoicing providers and connectors</h2>",
+        &[("decoded_text", 1), ("template_text", 1), ("page_erp", 11)],
+        &pages,
+    );
+}
+
+/// The stylesheet is a file of its own: editing it re-runs its one query and rewrites it alone (the pages
+/// link to it and do not change).
+#[test]
+fn the_stylesheet_rewrites_only_itself() {
+    assert_edit(
+        "rules/assets/site.css",
+        "thead th { background: #f3f3f3; }",
+        "thead th { background: #eee; }",
+        &[("decoded_text", 1), ("asset", 1)],
+        &["/assets/site.css"],
     );
 }
 

@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{ERP_IDS, FIXED_TIME, copy_project, replace_once, snapshot};
+use common::{COUNTRY_CODES, ERP_IDS, FIXED_TIME, copy_project, replace_once, snapshot};
 use locref::session::{Outcome, Session};
 
 fn build(root: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -31,6 +31,77 @@ fn codes(root: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The attribute values of `name` (`src`, `href`) in double quotes, within tags starting with `tag`.
+fn attributes<'a>(html: &'a str, tag: &str, name: &str) -> Vec<&'a str> {
+    html.match_indices(tag)
+        .flat_map(|(i, _)| {
+            let element = &html[i..i + html[i..].find('>').unwrap()];
+            let pattern = format!(" {name}=\"");
+            element
+                .match_indices(&pattern)
+                .map(|(j, p)| {
+                    let value = &element[j + p.len()..];
+                    &value[..value.find('"').unwrap()]
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// What a strict `Content-Security-Policy: default-src 'self'; img-src 'self' data:` needs: no inline
+/// style or script, no event-handler attributes, and every loaded resource from the site itself.
+fn assert_strict_csp(path: &str, html: &str) {
+    let lower = html.to_ascii_lowercase();
+    assert!(!lower.contains("<style"), "{path}: inline <style>");
+    assert!(!lower.contains(" style="), "{path}: style attribute");
+    let handler = regex::Regex::new(r#"<[^>]*\son[a-z]+\s*="#).unwrap();
+    assert!(!handler.is_match(&lower), "{path}: event-handler attribute");
+    for (i, _) in lower.match_indices("<script") {
+        let tag = &lower[i..i + lower[i..].find('>').unwrap()];
+        assert!(tag.contains(" src=\""), "{path}: inline <script>: {tag}");
+        assert!(
+            lower[i..].starts_with(&format!("{tag}></script>")),
+            "{path}: a script element with a src has no content"
+        );
+    }
+    let same_origin = |v: &&str| v.starts_with('/') && !v.starts_with("//");
+    for src in attributes(html, "<", "src") {
+        assert!(same_origin(&src), "{path}: src {src}");
+    }
+    for href in attributes(html, "<link", "href") {
+        assert!(
+            same_origin(&href) || href.starts_with("data:"),
+            "{path}: <link href={href}>"
+        );
+    }
+}
+
+#[test]
+fn every_html_page_works_under_a_strict_csp() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let pages: Vec<&String> = files.keys().filter(|k| k.ends_with(".html")).collect();
+    assert!(pages.len() > 61, "{}", pages.len());
+    for path in pages {
+        assert_strict_csp(path, text(&files, path));
+    }
+    // The stylesheet and the home page's one script are files of their own.
+    assert!(text(&files, "assets/site.css").contains(".table-wrap"));
+    let home = text(&files, "index.html");
+    assert!(home.contains("<script src=\"/assets/forward.js\" defer></script>"));
+    assert!(
+        text(&files, "assets/forward.js").contains("location.replace(\"/e-invoicing/\" + m[0])"),
+        "forwarding script"
+    );
+    assert_eq!(
+        text(&files, "e-invoicing/index.html")
+            .matches("<script")
+            .count(),
+        0,
+        "only the home page loads the forwarding script"
+    );
+}
+
 #[test]
 fn every_country_page_has_its_twin_anchors_and_verification() {
     let dir = copy_project();
@@ -46,19 +117,9 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
             "{code}"
         );
         assert!(html.contains("<meta name=\"viewport\""), "{code}");
-        assert_eq!(
-            html.matches("<style>").count(),
-            1,
-            "{code}: one inline stylesheet"
-        );
-        // The only <link> is the empty data: icon (it stops the browser asking for /favicon.ico).
-        let links: Vec<&str> = html
-            .match_indices("<link ")
-            .map(|(i, _)| &html[i..i + html[i..].find('>').unwrap()])
-            .collect();
         assert!(
-            links.iter().all(|l| l.contains("href=\"data:")) && !html.contains("src=\""),
-            "{code}: no external assets: {links:?}"
+            html.contains("<link rel=\"stylesheet\" href=\"/assets/site.css\">"),
+            "{code}"
         );
         for id in ["e-invoicing", "vat-reporting", "saf-t"] {
             assert!(html.contains(&format!("id=\"{id}\"")), "{code}: #{id}");
@@ -88,12 +149,15 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
     }
     // France: a verified fact shows its verification, check date and source link; toggles their reason.
     let fr = text(&files, "fr/index.html");
-    assert!(fr.contains("<td>secondary</td><td>2026-11-21</td>"), "{fr}");
+    assert!(
+        fr.contains("<td class=\"verified\">verified (secondary)</td><td>2026-11-21</td>"),
+        "{fr}"
+    );
     assert!(fr.contains(
         "<a href=\"#fr-e-invoicing\">fr-e-invoicing</a>: “B2B: mandatory from 2026-09-01”"
     ));
     let fr_md = text(&files, "fr/index.md");
-    assert!(fr_md.contains("| saft required | no | fr-periodic-reporting: \"SAF-T: no\" |"));
+    assert!(fr_md.contains("| SAF-T required | no | fr-periodic-reporting: \"SAF-T: no\" |"));
     // Andorra's toggles are all unknown.
     assert_eq!(
         text(&files, "ad/index.html")
@@ -117,10 +181,6 @@ fn matrix_home_and_404_pages() {
     );
 
     let home = text(&files, "index.html");
-    assert!(
-        home.contains("location.replace(\"/e-invoicing/\" + m[0])"),
-        "forwarding script"
-    );
     assert!(home.contains("not tax or legal advice"));
     assert!(home.contains("/api/openapi.json") && home.contains("/api/v1/index.json"));
     assert_eq!(home.matches("<tr><th scope=\"row\">").count(), 61);
@@ -135,6 +195,22 @@ fn matrix_home_and_404_pages() {
     assert!(!index.contains("index.html") && !index.contains("index.md"));
 }
 
+/// The Markdown table row of `md` that contains `needle`; asserts it has exactly `cells` cells (every
+/// unescaped `|` is a separator).
+fn md_row<'a>(md: &'a str, needle: &str, cells: usize) -> &'a str {
+    let row = md
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("a row with {needle:?}"));
+    let separators = row.replace("\\|", "").matches('|').count();
+    assert_eq!(separators, cells + 1, "{row}");
+    row
+}
+
+const HOSTILE: &str = "<script>alert(1)</script> | x";
+const HOSTILE_HTML: &str = "&lt;script&gt;alert(1)&lt;/script&gt; | x";
+const HOSTILE_MD: &str = "\\<script>alert(1)\\</script> \\| x";
+
 #[test]
 fn hostile_data_renders_as_text_and_keeps_markdown_tables_whole() {
     let dir = copy_project();
@@ -143,31 +219,44 @@ fn hostile_data_renders_as_text_and_keeps_markdown_tables_whole() {
         root,
         "sources/tables/partners.csv",
         "fi,odoo,SprintIT,module publisher,Publisher of the SprintIT",
-        "fi,odoo,<script>alert(1)</script>,module publisher,Publisher | of the SprintIT",
+        &format!("fi,odoo,{HOSTILE},module publisher,Publisher | of the SprintIT"),
+    );
+    replace_once(
+        root,
+        "sources/tables/local_erps.csv",
+        "ar,Tango Gestión,",
+        &format!("ar,{HOSTILE},"),
+    );
+    replace_once(
+        root,
+        "sources/news.json",
+        "\"title\": \"Embedded Receivables",
+        &format!("\"title\": \"{HOSTILE} Embedded Receivables"),
     );
     let files = build(root);
-    let html = text(&files, "fi/index.html");
+    for page in ["fi", "ar", "partners", "local-erps", "news"] {
+        let html = text(&files, &format!("{page}/index.html"));
+        assert!(!html.contains("<script>alert"), "{page}: escaped in HTML");
+        assert!(html.contains(HOSTILE_HTML), "{page}: shown as text");
+    }
+    // Markdown: the value is one escaped cell; the row keeps its table's cell count.
+    let row = md_row(text(&files, "fi/index.md"), "alert(1)", 4);
     assert!(
-        !html.contains("<script>alert(1)</script>"),
-        "escaped in HTML"
-    );
-    assert!(
-        html.contains("&lt;script&gt;alert(1)&lt;&#x2f;script&gt;"),
-        "shown as text"
-    );
-    let md = text(&files, "fi/index.md");
-    let row = md
-        .lines()
-        .find(|l| l.contains("alert(1)"))
-        .expect("the partner row");
-    assert!(
-        row.starts_with("| \\<script>alert(1)\\</script> | odoo |"),
+        row.starts_with(&format!("| {HOSTILE_MD} | Odoo |")),
         "{row}"
     );
     assert!(row.contains("Publisher \\| of the SprintIT"), "{row}");
-    // The row has the table's four cells: unescaped pipes are exactly the five separators.
-    let separators = row.replace("\\|", "").matches('|').count();
-    assert_eq!(separators, 5, "{row}");
+    let row = md_row(text(&files, "partners/index.md"), "alert(1)", 8);
+    assert!(row.contains(&format!("| {HOSTILE_MD} |")), "{row}");
+    let row = md_row(text(&files, "ar/index.md"), "alert(1)", 5);
+    assert!(row.starts_with(&format!("| {HOSTILE_MD} |")), "{row}");
+    let row = md_row(text(&files, "local-erps/index.md"), "alert(1)", 8);
+    assert!(row.contains(&format!("| {HOSTILE_MD} |")), "{row}");
+    let row = md_row(text(&files, "news/index.md"), "alert(1)", 4);
+    assert!(
+        row.contains(&format!("[{HOSTILE_MD} Embedded Receivables")),
+        "{row}"
+    );
 }
 
 #[test]
@@ -189,9 +278,417 @@ fn a_broken_template_is_a_located_diagnostic() {
     };
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
     assert_eq!(diagnostics[0].path, "rules/templates/country.html");
-    assert_eq!(diagnostics[0].line, 6);
+    assert_eq!(diagnostics[0].line, 7);
     assert!(
         !root.join("public/fr/index.html").exists(),
         "nothing written"
     );
+}
+
+/// The diagnostics of a build of `root` that must fail.
+fn failed_build(root: &Path) -> Vec<String> {
+    let mut session = Session::load(root, &root.join("public"))
+        .expect("load")
+        .with_fixed_time(FIXED_TIME);
+    let report = session.build();
+    let Outcome::Invalid(diagnostics) = &report.outcome else {
+        panic!("expected errors: {report}")
+    };
+    diagnostics.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn a_missing_asset_is_a_diagnostic_and_an_asset_route_stays_in_rules_assets() {
+    let dir = copy_project();
+    let root = dir.path();
+    std::fs::remove_file(root.join("rules/assets/forward.js")).expect("delete");
+    let messages = failed_build(root);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with("rules/assets/forward.js") && messages[0].contains("missing"),
+        "{messages:?}"
+    );
+
+    let dir = copy_project();
+    let root = dir.path();
+    replace_once(
+        root,
+        "rules/routes.toml",
+        "path = \"/assets/site.css\"",
+        "path = \"/assets/../site.toml\"",
+    );
+    let messages = failed_build(root);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with("rules/routes.toml") && messages[0].contains("/assets/<file name>"),
+        "{messages:?}"
+    );
+}
+
+/// Elements that have no end tag in HTML5.
+const VOID: [&str; 6] = ["meta", "link", "br", "hr", "img", "input"];
+
+/// A light HTML5 check of one page: the document shell, every non-void element closed in order, ids
+/// unique, and every table semantic (column headers) and wrapped so it scrolls on a phone.
+fn assert_well_formed(path: &str, html: &str) {
+    assert!(
+        html.starts_with("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">"),
+        "{path}"
+    );
+    assert!(
+        html.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"),
+        "{path}"
+    );
+    assert_eq!(html.matches("<h1>").count(), 1, "{path}: one h1");
+    let tag = regex::Regex::new(r"<(/?)([a-z][a-z0-9]*)\b[^>]*>").unwrap();
+    let mut open: Vec<&str> = Vec::new();
+    for m in tag.captures_iter(html) {
+        let name = m.get(2).unwrap().as_str();
+        if VOID.contains(&name) {
+            continue;
+        }
+        if m[1].is_empty() {
+            open.push(name);
+        } else {
+            let top = open.pop();
+            assert_eq!(top, Some(name), "{path}: </{name}> closes {top:?}");
+        }
+    }
+    assert!(open.is_empty(), "{path}: unclosed {open:?}");
+    let id = regex::Regex::new(r#" id="([^"]*)""#).unwrap();
+    let mut ids = std::collections::BTreeSet::new();
+    for m in id.captures_iter(html) {
+        assert!(
+            ids.insert(m[1].to_string()),
+            "{path}: duplicate id {}",
+            &m[1]
+        );
+    }
+    let tables = html.matches("<table>").count();
+    assert_eq!(
+        html.matches("<div class=\"table-wrap\">\n<table>\n<thead><tr><th scope=\"col\">")
+            .count(),
+        tables,
+        "{path}: every table is wrapped and has column headers"
+    );
+}
+
+#[test]
+fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let html: Vec<&String> = files.keys().filter(|k| k.ends_with(".html")).collect();
+    let twins: Vec<&String> = files.keys().filter(|k| k.ends_with(".md")).collect();
+    // The home page, the matrix, 61 countries, the ERP index and 11 ERPs, the two reporting pages,
+    // partners, local ERPs, news, sponsors, licence, the filter index and 7 filters; and the 404 page.
+    assert_eq!(html.len(), 1 + 1 + 61 + 1 + 11 + 2 + 5 + 1 + 7 + 1);
+    for path in &html {
+        let page = text(&files, path);
+        assert_well_formed(path, page);
+        assert!(page.contains("not tax or legal advice"), "{path}: notice");
+        if *path == "404.html" {
+            continue;
+        }
+        let twin = path.replace("index.html", "index.md");
+        let md = text(&files, &twin);
+        assert!(md.starts_with("# "), "{twin}");
+        assert!(md.contains("not tax or legal advice"), "{twin}: notice");
+        assert!(
+            !md.contains("<td") && !md.contains("<a "),
+            "{twin}: Markdown, not HTML"
+        );
+        assert!(
+            page.contains("<a href=\"index.md\">"),
+            "{path}: links its twin"
+        );
+    }
+    assert_eq!(
+        twins.len(),
+        html.len() - 1,
+        "every page but 404.html has a twin"
+    );
+    for twin in twins {
+        assert!(
+            files.contains_key(&twin.replace("index.md", "index.html")),
+            "{twin} twins a page"
+        );
+    }
+}
+
+#[test]
+fn every_erp_page_has_a_row_per_country_and_its_sections() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let index = text(&files, "erp/index.html");
+    let index_md = text(&files, "erp/index.md");
+    for erp in ERP_IDS {
+        assert!(
+            index.contains(&format!("<a href=\"/erp/{erp}/\">")),
+            "{erp}"
+        );
+        assert!(
+            index_md.contains(&format!("](/erp/{erp}/index.md) |")),
+            "{erp}"
+        );
+        let html = text(&files, &format!("erp/{erp}/index.html"));
+        let md = text(&files, &format!("erp/{erp}/index.md"));
+        for code in COUNTRY_CODES.split(' ') {
+            assert!(
+                html.contains(&format!("<tr id=\"{code}\">")),
+                "{erp}: #{code}"
+            );
+            assert!(
+                md.contains(&format!("](/{code}/index.md) |")),
+                "{erp}: {code}"
+            );
+        }
+        for id in ["e-invoicing", "providers", "partner-flags", "other-facts"] {
+            assert!(html.contains(&format!("id=\"{id}\"")), "{erp}: #{id}");
+        }
+        assert!(html.contains(&format!("<a href=\"/api/v1/erps/{erp}.json\">JSON</a>")));
+    }
+    // A verified cell: its support, verification, check date and source; linked from the country page.
+    let intacct = text(&files, "erp/sage-intacct/index.html");
+    let row = intacct
+        .lines()
+        .find(|l| l.starts_with("<tr id=\"fr\">"))
+        .unwrap();
+    assert!(row.contains("<td>native</td>"), "{row}");
+    assert!(
+        row.contains("<td class=\"verified\">verified (official)</td><td>2026-11-21</td>"),
+        "{row}"
+    );
+    assert!(
+        row.contains("<a href=\"https://preview.intacct.com/"),
+        "{row}"
+    );
+    assert!(
+        text(&files, "fr/index.html").contains("<a href=\"/erp/sage-intacct/#fr\">"),
+        "country page links the ERP row"
+    );
+    // An unverified cell says so; providers and partner flags come from their tables.
+    assert!(
+        intacct.contains("<tr id=\"ad\"><th scope=\"row\"><a href=\"/ad/#erp-sage-intacct\">Andorra</a></th><td>unknown/unverified</td>")
+    );
+    let fusion = text(&files, "erp/oracle-fusion-cloud-erp/index.html");
+    assert!(fusion.contains("<tr><th scope=\"row\">Thomson Reuters</th>"));
+    // Every partner flag of the source table is on its ERP's page, linked to its country.
+    let flags = common::read(dir.path(), "sources/tables/local_partner_flags.csv");
+    for line in flags.lines().skip(1).filter(|l| !l.is_empty()) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let (code, erp) = (fields[0], fields[1]);
+        let html = text(&files, &format!("erp/{erp}/index.html"));
+        assert!(
+            html.contains(&format!("<a href=\"/{code}/#partner-flags\">")),
+            "{erp}: flag of {code}"
+        );
+    }
+}
+
+#[test]
+fn reporting_rows_have_their_anchors_on_the_topic_pages_and_the_country_pages() {
+    let dir = copy_project();
+    let root = dir.path();
+    let files = build(root);
+    let table = common::read(root, "sources/tables/reporting.csv");
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for line in table.lines().skip(1).filter(|l| !l.is_empty()) {
+        let mut fields = line.split(',');
+        let (topic, code) = (fields.next().unwrap(), fields.next().unwrap());
+        let n = seen.entry((topic.into(), code.into())).or_default();
+        *n += 1;
+        let anchor = format!("{topic}-{code}-{n}");
+        let page = text(&files, &format!("{topic}/index.html"));
+        assert!(
+            page.contains(&format!(
+                "<tr id=\"{anchor}\"><th scope=\"row\"><a href=\"/{code}/#{anchor}\">"
+            )),
+            "{anchor} on /{topic}/"
+        );
+        let country = text(&files, &format!("{code}/index.html"));
+        assert!(
+            country.contains(&format!("<tr id=\"{anchor}\">"))
+                && country.contains(&format!("<a href=\"/{topic}/#{anchor}\">all countries</a>")),
+            "{anchor} on /{code}/"
+        );
+    }
+    for topic in ["vat-reporting", "saf-t"] {
+        let rows: usize = seen
+            .iter()
+            .filter(|((t, _), _)| t == topic)
+            .map(|(_, n)| n)
+            .sum();
+        let page = text(&files, &format!("{topic}/index.html"));
+        assert_eq!(page.matches("<tr id=\"").count(), rows, "{topic}");
+        // The ten ERP columns, headed by product names.
+        for erp in ERP_IDS.iter().filter(|e| **e != "sap-business-one") {
+            assert!(
+                page.contains(&format!("<th scope=\"col\"><a href=\"/erp/{erp}/\">")),
+                "{topic}: {erp}"
+            );
+        }
+        let md = text(&files, &format!("{topic}/index.md"));
+        assert_eq!(
+            md.lines().filter(|l| l.starts_with("| [")).count(),
+            rows,
+            "{topic} twin"
+        );
+    }
+    assert!(seen.contains_key(&("vat-reporting".into(), "it".into())));
+    assert!(seen.contains_key(&("saf-t".into(), "pt".into())));
+}
+
+#[test]
+fn licence_sponsors_news_partners_and_filters_pages() {
+    let dir = copy_project();
+    let root = dir.path();
+    let files = build(root);
+    let licence = text(&files, "licence/index.html");
+    for id in ["api", "commercial", "data"] {
+        assert!(licence.contains(&format!("<section id=\"{id}\">")), "#{id}");
+    }
+    assert!(licence.contains("CC BY-NC 4.0") && licence.contains("CC BY 4.0"));
+    assert!(licence.contains(
+        "<a href=\"mailto:licensing@locref.example.org\">licensing@locref.example.org</a>"
+    ));
+    assert!(licence.contains("<q>Localization Reference Data Service (locref), CC BY-NC 4.0</q>"));
+    assert!(licence.contains("<q>Localization Reference Data Service (locref), CC BY 4.0</q>"));
+
+    let notice = "Sponsored content: paid placements, not part of the verified dataset.";
+    let sponsors = text(&files, "sponsors/index.html");
+    assert!(sponsors.contains(&format!("<p class=\"sponsored\" id=\"notice\">{notice}")));
+    assert!(sponsors.contains("<p>There are no sponsors at present.</p>"));
+    assert!(text(&files, "sponsors/index.md").contains(&format!("> **{notice}")));
+
+    // News: titles link to the vendor; a missing date says so.
+    let news = text(&files, "news/index.html");
+    assert_eq!(news.matches("<tr id=\"").count(), 3);
+    assert!(news.contains("<td>date not stated</td>"));
+    assert!(news.contains("<a href=\"https://learn.microsoft.com/en-us/dynamics365/release-plan/2026wave1/smb/dynamics365-business-central/enable-embedded-verifactu-mode-spain\">Enable embedded Verifactu mode in Spain</a>"));
+
+    // Partners: one row per source row, in the API's order (country, ERP, name).
+    let api: serde_json::Value =
+        serde_json::from_slice(&files["api/v1/partners.json"]).expect("json");
+    let ids: Vec<&str> = api["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    let partners = text(&files, "partners/index.html");
+    let positions: Vec<usize> = ids
+        .iter()
+        .map(|id| partners.find(&format!("<tr id=\"{id}\">")).expect(id))
+        .collect();
+    assert!(
+        positions.windows(2).all(|w| w[0] < w[1]),
+        "sorted as the API"
+    );
+    assert_eq!(partners.matches("<tr id=\"").count(), ids.len());
+
+    // Local ERPs: every source row.
+    let local = common::read(root, "sources/tables/local_erps.csv");
+    assert_eq!(
+        text(&files, "local-erps/index.html")
+            .matches("<tr id=\"")
+            .count(),
+        local.lines().skip(1).filter(|l| !l.is_empty()).count()
+    );
+
+    // Filters: the index links every filter; each page lists exactly the API's members.
+    let filters = text(&files, "filters/index.html");
+    for (path, bytes) in files
+        .iter()
+        .filter(|(p, _)| p.starts_with("api/v1/filters/"))
+    {
+        let slug = path
+            .trim_start_matches("api/v1/filters/")
+            .trim_end_matches(".json");
+        assert!(
+            filters.contains(&format!("<a href=\"/filters/{slug}/\">")),
+            "{slug}"
+        );
+        let api: serde_json::Value = serde_json::from_slice(bytes).expect("json");
+        let page = text(&files, &format!("filters/{slug}/index.html"));
+        let members = api["data"].as_array().unwrap();
+        assert_eq!(page.matches("<tr id=\"").count(), members.len(), "{slug}");
+        for m in members {
+            let code = m["code"].as_str().unwrap();
+            assert!(
+                page.contains(&format!(
+                    "<tr id=\"{code}\"><th scope=\"row\"><a href=\"/{code}/#toggles\">"
+                )),
+                "{slug}: {code}"
+            );
+        }
+        assert!(
+            page.contains("<th scope=\"col\">SAF-T required</th>"),
+            "{slug}: labels"
+        );
+    }
+}
+
+#[test]
+fn home_links_every_section_and_the_machine_readable_files() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let home = text(&files, "index.html");
+    for href in [
+        "/e-invoicing/",
+        "/vat-reporting/",
+        "/saf-t/",
+        "/erp/",
+        "/partners/",
+        "/local-erps/",
+        "/filters/",
+        "/news/",
+        "/sponsors/",
+        "/licence/",
+        "/licence/#commercial",
+        "/api/",
+        "/api/v1/index.json",
+        "/api/openapi.json",
+        "/data/datapackage.json",
+        "/data/matrix.csv",
+        "/llms.txt",
+        "/llms-full.txt",
+        "/index.md",
+    ] {
+        assert!(home.contains(&format!("<a href=\"{href}\">")), "{href}");
+    }
+    for erp in ERP_IDS {
+        assert!(home.contains(&format!("<a href=\"/erp/{erp}/\">")), "{erp}");
+    }
+    // Toggle columns are headed by their labels from rules/toggles.toml, explained on hover.
+    assert!(home.contains("<th scope=\"col\"><abbr title=\"Domestic B2B e-invoicing mandate in force, or enacted with a date.\">B2B e-invoicing mandate</abbr></th>"));
+    // The navigation of every page reaches the main sections.
+    let nav = "<nav aria-label=\"Sections\"><a href=\"/\">Home</a>";
+    assert!(text(&files, "erp/odoo/index.html").contains(nav));
+}
+
+#[test]
+fn a_sponsor_is_marked_as_paid_and_kept_off_every_other_page() {
+    let dir = copy_project();
+    let root = dir.path();
+    std::fs::write(
+        root.join("sources/sponsors.json"),
+        r#"[{"id": "acme", "name": "Acme <b>Tax</b>", "tagline": "Compliance | made easy", "url": "https://acme.example/"}]"#,
+    )
+    .expect("write");
+    let files = build(root);
+    let page = text(&files, "sponsors/index.html");
+    assert!(page.contains("<p class=\"sponsored\" id=\"notice\">Sponsored content:"));
+    assert!(page.contains(
+        "<tr id=\"acme\"><th scope=\"row\"><a href=\"https://acme.example/\" rel=\"sponsored\">Acme &lt;b&gt;Tax&lt;/b&gt;</a></th><td>Sponsored: Compliance | made easy</td>"
+    ));
+    let row = md_row(text(&files, "sponsors/index.md"), "Acme", 6);
+    assert!(row.contains("Sponsored: Compliance \\| made easy"), "{row}");
+    for (path, bytes) in &files {
+        if (path.ends_with(".html") || path.ends_with(".md")) && !path.starts_with("sponsors/") {
+            assert!(
+                !String::from_utf8_lossy(bytes).contains("Acme"),
+                "{path} shows a sponsor"
+            );
+        }
+    }
 }

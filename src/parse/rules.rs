@@ -219,6 +219,8 @@ struct RawMatch {
 #[serde(deny_unknown_fields)]
 struct RawToggle {
     name: Spanned<String>,
+    #[serde(default)]
+    label: Option<String>,
     description: String,
     topics: Vec<String>,
     rules: Vec<RawMatch>,
@@ -242,6 +244,8 @@ pub struct ToggleMatch {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToggleRule {
     pub name: String,
+    /// The short heading pages show (`B2B mandate`); the name with spaces when absent.
+    pub label: Option<String>,
     pub description: String,
     pub topics: Vec<String>,
     pub rules: Vec<ToggleMatch>,
@@ -279,6 +283,7 @@ pub fn toggle_rules(db: &dyn salsa::Database) -> Checked<Vec<ToggleRule>> {
         toggles.push(ToggleRule {
             at: at(&text, &toggle.name),
             name: toggle.name.into_inner(),
+            label: toggle.label,
             description: toggle.description,
             topics: toggle.topics,
             rules,

@@ -237,8 +237,8 @@ pub fn api_partners(db: &dyn salsa::Database) -> Rendered {
     list(db, rows.into_iter().map(partner).collect())
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn api_news(db: &dyn salsa::Database) -> Rendered {
+/// The news items, newest first; undated items last; ties by id (the API's and the news page's order).
+pub fn news_items(db: &dyn salsa::Database) -> Vec<NewsItem> {
     let mut items: Vec<NewsItem> = news_rows(db)
         .value
         .iter()
@@ -252,13 +252,17 @@ pub fn api_news(db: &dyn salsa::Database) -> Rendered {
             source: n.source.clone(),
         })
         .collect();
-    // Newest first; undated items last; ties by id.
     items.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.id.cmp(&b.id)));
-    list(db, items)
+    items
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn api_sponsors(db: &dyn salsa::Database) -> Rendered {
+pub fn api_news(db: &dyn salsa::Database) -> Rendered {
+    list(db, news_items(db))
+}
+
+/// The sponsors, sorted by id; each marked `sponsored`.
+pub fn sponsor_items(db: &dyn salsa::Database) -> Vec<Sponsor> {
     let mut items: Vec<Sponsor> = sponsor_rows(db)
         .value
         .iter()
@@ -275,6 +279,12 @@ pub fn api_sponsors(db: &dyn salsa::Database) -> Rendered {
         })
         .collect();
     items.sort_by(|a, b| a.id.cmp(&b.id));
+    items
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn api_sponsors(db: &dyn salsa::Database) -> Rendered {
+    let items = sponsor_items(db);
     let mut meta = meta(db, items.len());
     meta.notice = Some(site_rules(db).value.sponsors.notice.clone());
     Rendered::new(json_bytes(&Envelope { meta, data: items }))

@@ -4,6 +4,8 @@
 //! the build time, and the emit step stamps the time of the build that last changed the content.
 
 pub mod api;
+pub mod assets;
+pub mod contexts;
 pub mod data;
 pub mod headers;
 pub mod openapi;
@@ -56,11 +58,26 @@ pub fn render<'db>(db: &'db dyn salsa::Database, output: &Output) -> &'db Render
         Renderer::Datapackage => data::datapackage(db),
         Renderer::DataLicence => data::data_licence(db),
         Renderer::Headers => headers::headers(db),
+        Renderer::Asset => &assets::asset(db, assets::AssetKey::new(db, output.path.clone())).0,
         _ => match pages::page(db, output) {
             Some(page) => &page.rendered,
             None => unreachable!("every renderer is dispatched"),
         },
     }
+}
+
+/// Problems found while rendering (a broken template, a missing asset): reported by the build like any
+/// diagnostic. Only pages and assets can fail; every other output renders from validated data.
+pub fn render_errors(db: &dyn salsa::Database) -> Vec<crate::diagnostics::Diagnostic> {
+    crate::routes::outputs(db)
+        .iter()
+        .filter_map(|output| match output.renderer {
+            Renderer::Asset => assets::asset(db, assets::AssetKey::new(db, output.path.clone()))
+                .1
+                .clone(),
+            _ => pages::page(db, output)?.error.clone(),
+        })
+        .collect()
 }
 
 /// Pretty JSON with a final newline: what every JSON output looks like.

@@ -77,12 +77,11 @@ fn response_schema(
         Renderer::DataLicence | Renderer::Headers => {
             ("text/plain".into(), json!({"type": "string"}))
         }
-        Renderer::PageHome
-        | Renderer::PageEInvoicing
-        | Renderer::PageCountry
-        | Renderer::PageNotFound => ("text/html".into(), json!({"type": "string"})),
-        Renderer::PageHomeMd | Renderer::PageEInvoicingMd | Renderer::PageCountryMd => {
-            ("text/markdown".into(), json!({"type": "string"}))
+        // Pages, their twins and assets: text of the media type their path names.
+        _ => {
+            let media = crate::routes::media_type(&output.path);
+            let media = media.split(';').next().unwrap_or(media);
+            (media.to_string(), json!({"type": "string"}))
         }
     }
 }

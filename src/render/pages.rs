@@ -3,20 +3,19 @@
 //! Each template file is read and syntax-checked by its own query ([`template_text`]), so an edit of
 //! `country.html` re-runs only the pages that load it. Each page reads a narrow context query (a JSON
 //! value), so a page and its twin render again only when the data they show changed. HTML templates are
-//! auto-escaped (by their `.html` name); Markdown templates escape table cells with the `md` filter.
+//! auto-escaped (by their `.html` name, see [`html_formatter`]); Markdown templates escape table cells with
+//! the `md` filter and link targets with `md_url`.
 
-use minijinja::{Environment, Value};
+use minijinja::{AutoEscape, Environment, Error, State, Value};
 use serde_json::{Value as Json, json};
 
 use super::Rendered;
-use super::api::country_detail;
-use crate::derive::toggles::{country_toggle_values, country_toggles};
+use super::contexts::*;
+use crate::derive::filters::FilterKey;
 use crate::diagnostics::Diagnostic;
-use crate::model::{CountryKey, countries, country_matrix, erp_name};
-use crate::parse::rules::site_rules;
+use crate::model::{CountryKey, ErpKey};
 use crate::parse::source_text;
-use crate::resources::{FactTopic, Toggles};
-use crate::routes::{Output, Renderer, STEMS, outputs};
+use crate::routes::{Output, Renderer};
 
 /// The folder of the page templates.
 pub const TEMPLATES: &str = "rules/templates";
@@ -67,6 +66,44 @@ pub fn template_text<'db>(
     Ok(text.to_string())
 }
 
+/// The auto-escape of `.html` templates. minijinja's own HTML escape also writes `/` as `&#x2f;`, which
+/// makes every `href` unreadable; this one escapes what HTML needs, inside text and quoted attributes alike.
+const HTML: AutoEscape = AutoEscape::Custom("html");
+
+fn auto_escape(name: &str) -> AutoEscape {
+    if name.ends_with(".html") {
+        HTML
+    } else {
+        AutoEscape::None
+    }
+}
+
+/// Escapes `& < > " '`: enough for HTML text and for attribute values in double or single quotes.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Writes every value of an `.html` template escaped by [`escape_html`], except values marked safe
+/// (macro output, already escaped).
+fn html_formatter(out: &mut minijinja::Output, state: &State, value: &Value) -> Result<(), Error> {
+    if state.auto_escape() != HTML || value.is_safe() {
+        return minijinja::escape_formatter(out, state, value);
+    }
+    out.write_str(&escape_html(&value.to_string()))
+        .map_err(Error::from)
+}
+
 /// Escapes a value for a Markdown table cell (and Markdown text): backslashes, `|` and `<` are
 /// backslash-escaped, line breaks become `<br>`.
 pub fn md_cell(value: Value) -> String {
@@ -88,12 +125,34 @@ pub fn md_cell(value: Value) -> String {
     out
 }
 
+/// Makes a URL safe as a Markdown link target inside a table: `(`, `)`, `|`, `\` and spaces are
+/// percent-encoded (the same URL to a browser; source URLs are checked to be http(s) with no whitespace).
+pub fn md_url(value: Value) -> String {
+    let mut out = String::new();
+    for c in value.to_string().chars() {
+        match c {
+            '(' => out.push_str("%28"),
+            ')' => out.push_str("%29"),
+            '|' => out.push_str("%7C"),
+            '\\' => out.push_str("%5C"),
+            ' ' => out.push_str("%20"),
+            '<' => out.push_str("%3C"),
+            '>' => out.push_str("%3E"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Renders `names` (the last is the page; the others are the templates it extends or includes).
-fn render_page(db: &dyn salsa::Database, names: &[&str], context: &Json) -> Page {
+fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> Page {
     let mut env = Environment::new();
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
+    env.set_auto_escape_callback(auto_escape);
+    env.set_formatter(html_formatter);
     env.add_filter("md", md_cell);
+    env.add_filter("md_url", md_url);
     for name in names {
         match template_text(db, TemplateKey::new(db, name.to_string())) {
             Ok(text) => {
@@ -104,7 +163,7 @@ fn render_page(db: &dyn salsa::Database, names: &[&str], context: &Json) -> Page
             Err(diagnostic) => return Page::failed(diagnostic.clone()),
         }
     }
-    let main = names.last().copied().unwrap_or_default();
+    let main = names.last().map_or("", String::as_str);
     let rendered = env
         .get_template(main)
         .and_then(|t| t.render(Value::from_serialize(context)));
@@ -125,160 +184,114 @@ fn render_page(db: &dyn salsa::Database, names: &[&str], context: &Json) -> Page
     }
 }
 
-/// What every page shows of `rules/site.toml`.
-#[salsa::tracked(returns(ref))]
-pub fn site_context(db: &dyn salsa::Database) -> Json {
-    let site = &site_rules(db).value;
-    json!({
-        "title": site.title,
-        "description": site.description,
-        "notice": site.informational_notice,
-        "reference_date": site.reference_date,
-        "api_licence": { "name": site.api_licence.name, "url": site.api_licence.url },
-        "data_licence": { "name": site.data_licence.name, "url": site.data_licence.url },
-    })
+/// The templates of a page: the layout, the shared macros, then the page's own template (last).
+fn html(name: &str) -> [String; 3] {
+    [
+        "base.html".into(),
+        "macros.html".into(),
+        format!("{name}.html"),
+    ]
 }
 
-fn toggle_list(toggles: &Toggles) -> Vec<Json> {
-    toggles
-        .values()
-        .iter()
-        .map(|(name, value)| json!({ "name": name, "value": value }))
-        .collect()
+/// The templates of a Markdown twin (same order as [`html`]).
+fn md(name: &str) -> [String; 3] {
+    ["base.md".into(), "macros.md".into(), format!("{name}.md")]
 }
 
-/// The home page's data: each country's name, region and toggle values (not its fact texts).
-#[salsa::tracked(returns(ref))]
-pub fn home_context(db: &dyn salsa::Database) -> Json {
-    let rows: Vec<Json> = countries(db)
-        .iter()
-        .map(|c| {
-            let key = CountryKey::new(db, c.code.clone());
-            json!({
-                "code": c.code,
-                "name": c.name,
-                "region": c.region,
-                "toggles": toggle_list(&country_toggle_values(db, key)),
-            })
-        })
-        .collect();
-    json!({
-        "site": site_context(db),
-        "toggle_names": Toggles::NAMES,
-        "countries": rows,
-        "stems": STEMS,
-    })
-}
-
-/// The e-invoicing matrix page's data: every cell's support type, verification and source.
-#[salsa::tracked(returns(ref))]
-pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
-    let mut rows = Vec::new();
-    for c in countries(db) {
-        let key = CountryKey::new(db, c.code.clone());
-        for row in country_matrix(db, key) {
-            rows.push(json!({
-                "country": c.code,
-                "country_name": c.name,
-                "erp": row.erp,
-                "erp_name": erp_name(db, &row.erp),
-                "support": row.support_type,
-                "verification": row.verification.as_str(),
-                "source_url": row.erp_source.first(),
-            }));
+/// An HTML page and its Markdown twin over one context without a key; each is a query of its own.
+macro_rules! page_pair {
+    ($html:ident, $md:ident, $template:literal, $context:path) => {
+        #[salsa::tracked(returns(ref))]
+        pub fn $html(db: &dyn salsa::Database) -> Page {
+            render_page(db, &html($template), $context(db))
         }
-    }
-    json!({ "site": site_context(db), "rows": rows })
-}
 
-/// One country page's data: its facts by section, toggles with the fact text that set them, local ERPs,
-/// partner flags and partners.
-#[salsa::tracked(returns(ref))]
-pub fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Json {
-    let Some(detail) = country_detail(db, key) else {
-        return Json::Null;
+        #[salsa::tracked(returns(ref))]
+        pub fn $md(db: &dyn salsa::Database) -> Page {
+            render_page(db, &md($template), $context(db))
+        }
     };
-    let outcome = country_toggles(db, key);
-    let toggles: Vec<Json> = outcome
-        .toggles
-        .values()
-        .iter()
-        .map(|(name, value)| {
-            let reason = outcome.reasons.get(name);
-            json!({
-                "name": name,
-                "value": value,
-                "fact_id": reason.map(|r| r.fact_id.as_str()),
-                "matched": reason.map(|r| r.matched.as_str()),
-            })
-        })
-        .collect();
-    let of = |pred: &dyn Fn(FactTopic) -> bool| -> Vec<Json> {
-        detail
-            .facts
-            .iter()
-            .filter(|f| pred(f.topic))
-            .map(|f| serde_json::to_value(f).expect("facts serialize"))
-            .collect()
-    };
-    json!({
-        "site": site_context(db),
-        "country": detail.country,
-        "toggles": toggles,
-        "key_facts": of(&|t| !matches!(t, FactTopic::EInvoicing | FactTopic::EInvoicingErpSupport | FactTopic::VatReporting | FactTopic::Saft)),
-        "e_invoicing": of(&|t| t == FactTopic::EInvoicing),
-        "matrix": of(&|t| t == FactTopic::EInvoicingErpSupport),
-        "vat_reporting": of(&|t| t == FactTopic::VatReporting),
-        "saft": of(&|t| t == FactTopic::Saft),
-        "local_erps": detail.local_erps,
-        "partner_flags": detail.partner_flags,
-        "partners": detail.partners,
-    })
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn page_home(db: &dyn salsa::Database) -> Page {
-    render_page(db, &["base.html", "home.html"], home_context(db))
-}
-
-#[salsa::tracked(returns(ref))]
-pub fn page_home_md(db: &dyn salsa::Database) -> Page {
-    render_page(db, &["home.md"], home_context(db))
-}
-
-#[salsa::tracked(returns(ref))]
-pub fn page_e_invoicing(db: &dyn salsa::Database) -> Page {
-    render_page(
-        db,
-        &["base.html", "e-invoicing.html"],
-        e_invoicing_context(db),
-    )
-}
-
-#[salsa::tracked(returns(ref))]
-pub fn page_e_invoicing_md(db: &dyn salsa::Database) -> Page {
-    render_page(db, &["e-invoicing.md"], e_invoicing_context(db))
-}
+page_pair!(page_home, page_home_md, "home", home_context);
+page_pair!(
+    page_e_invoicing,
+    page_e_invoicing_md,
+    "e-invoicing",
+    e_invoicing_context
+);
+page_pair!(page_erps, page_erps_md, "erps", erps_context);
+page_pair!(
+    page_vat_reporting,
+    page_vat_reporting_md,
+    "reporting",
+    vat_reporting_context
+);
+page_pair!(page_saft, page_saft_md, "reporting", saft_context);
+page_pair!(
+    page_partners,
+    page_partners_md,
+    "partners",
+    partners_context
+);
+page_pair!(
+    page_local_erps,
+    page_local_erps_md,
+    "local-erps",
+    local_erps_context
+);
+page_pair!(page_news, page_news_md, "news", news_context);
+page_pair!(
+    page_sponsors,
+    page_sponsors_md,
+    "sponsors",
+    sponsors_context
+);
+page_pair!(page_licence, page_licence_md, "licence", licence_context);
+page_pair!(page_filters, page_filters_md, "filters", filters_context);
 
 #[salsa::tracked(returns(ref))]
 pub fn page_country<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Page {
-    render_page(db, &["base.html", "country.html"], country_context(db, key))
+    render_page(db, &html("country"), country_context(db, key))
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn page_country_md<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Page {
-    render_page(db, &["country.md"], country_context(db, key))
+    render_page(db, &md("country"), country_context(db, key))
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn page_erp<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Page {
+    render_page(db, &html("erp"), erp_context(db, key))
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn page_erp_md<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Page {
+    render_page(db, &md("erp"), erp_context(db, key))
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn page_filter<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Page {
+    render_page(db, &html("filter"), filter_context(db, key))
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn page_filter_md<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Page {
+    render_page(db, &md("filter"), filter_context(db, key))
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn page_not_found(db: &dyn salsa::Database) -> Page {
     let context = json!({ "site": site_context(db) });
-    render_page(db, &["base.html", "404.html"], &context)
+    render_page(db, &html("404"), &context)
 }
 
 /// The page an output is, if it is one.
 pub fn page<'db>(db: &'db dyn salsa::Database, output: &Output) -> Option<&'db Page> {
-    let country = || CountryKey::new(db, output.param.clone().unwrap_or_default());
+    let param = || output.param.clone().unwrap_or_default();
+    let country = || CountryKey::new(db, param());
+    let erp = || ErpKey::new(db, param());
+    let filter = || FilterKey::new(db, param());
     Some(match output.renderer {
         Renderer::PageHome => page_home(db),
         Renderer::PageHomeMd => page_home_md(db),
@@ -286,15 +299,29 @@ pub fn page<'db>(db: &'db dyn salsa::Database, output: &Output) -> Option<&'db P
         Renderer::PageEInvoicingMd => page_e_invoicing_md(db),
         Renderer::PageCountry => page_country(db, country()),
         Renderer::PageCountryMd => page_country_md(db, country()),
+        Renderer::PageErps => page_erps(db),
+        Renderer::PageErpsMd => page_erps_md(db),
+        Renderer::PageErp => page_erp(db, erp()),
+        Renderer::PageErpMd => page_erp_md(db, erp()),
+        Renderer::PageVatReporting => page_vat_reporting(db),
+        Renderer::PageVatReportingMd => page_vat_reporting_md(db),
+        Renderer::PageSaft => page_saft(db),
+        Renderer::PageSaftMd => page_saft_md(db),
+        Renderer::PagePartners => page_partners(db),
+        Renderer::PagePartnersMd => page_partners_md(db),
+        Renderer::PageLocalErps => page_local_erps(db),
+        Renderer::PageLocalErpsMd => page_local_erps_md(db),
+        Renderer::PageNews => page_news(db),
+        Renderer::PageNewsMd => page_news_md(db),
+        Renderer::PageSponsors => page_sponsors(db),
+        Renderer::PageSponsorsMd => page_sponsors_md(db),
+        Renderer::PageLicence => page_licence(db),
+        Renderer::PageLicenceMd => page_licence_md(db),
+        Renderer::PageFilters => page_filters(db),
+        Renderer::PageFiltersMd => page_filters_md(db),
+        Renderer::PageFilter => page_filter(db, filter()),
+        Renderer::PageFilterMd => page_filter_md(db, filter()),
         Renderer::PageNotFound => page_not_found(db),
         _ => return None,
     })
-}
-
-/// The template problems of every page of the route table (not a query of its own: each page is).
-pub fn page_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
-    outputs(db)
-        .iter()
-        .filter_map(|output| page(db, output)?.error.clone())
-        .collect()
 }

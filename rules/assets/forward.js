@@ -1,0 +1,6 @@
+// Old links /#<country>-<erp> pointed at matrix rows on the home page; the rows now live on /e-invoicing/.
+// Loaded by the home page only (a file, not inline, so the page works under a strict CSP).
+(function () {
+  var m = /^#[a-z]{2}-[a-z0-9-]+$/.exec(location.hash);
+  if (m) { location.replace("/e-invoicing/" + m[0]); }
+})();
