@@ -117,6 +117,9 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             ("country_context", 1),
             ("page_country", 1),
             ("page_country_md", 1),
+            // The link check re-parses France's page only; its links and ids are unchanged, so no page's
+            // links are resolved again.
+            ("page_links", 1),
         ],
         &[
             "/api/v1/countries/fr.json",
@@ -168,6 +171,12 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             ("home_context", 1),
             ("page_home", 1),
             ("page_home_md", 1),
+            // Both HTML pages are re-parsed. Australia's toggle now links to the fact that set it, so its
+            // links are resolved again; its ids (which the matrix page links into) are re-read, unchanged,
+            // so the matrix page's links are not. The home page's links are unchanged.
+            ("page_links", 2),
+            ("broken_links", 1),
+            ("page_ids", 1),
         ],
         &[
             "/api/v1/index.json",
@@ -217,6 +226,8 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             ("page_country", 1),
             ("page_country_md", 1),
             ("e_invoicing_context", 1),
+            // France's page is re-parsed; its links and ids are unchanged.
+            ("page_links", 1),
         ],
         &[
             "/api/v1/countries/fr.json",
@@ -251,6 +262,8 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             ("country_context", 1),
             ("page_country", 1),
             ("page_country_md", 1),
+            // Finland's page is re-parsed; its links and ids are unchanged.
+            ("page_links", 1),
         ],
         &[
             "/api/v1/countries/fi.json",
@@ -294,6 +307,12 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             ("home_context", 1),
             ("page_home", 1),
             ("page_home_md", 1),
+            // The five changed HTML pages are re-parsed. The four countries lost a toggle's link to its
+            // fact: their links are resolved again and their ids re-read (unchanged, so the matrix page
+            // that links into them is not re-checked).
+            ("page_links", 5),
+            ("broken_links", 4),
+            ("page_ids", 4),
         ],
         &[
             "/api/v1/index.json",
@@ -343,6 +362,8 @@ fn one_page_template_rerenders_only_the_country_pages() {
             ("decoded_text", 1),
             ("template_text", 1),
             ("page_country", 61),
+            // The link check re-parses the 61 changed pages; their links and ids are unchanged.
+            ("page_links", 61),
         ],
         &pages,
     );
