@@ -1,6 +1,6 @@
 //! The link check of `locref check` and `locref build`: every internal `href`/`src` of every HTML page
-//! resolves to an output of the route table, every `#fragment` to an element of its target page, and
-//! every page parses as HTML5 without an error.
+//! (and every link of its Markdown twin) resolves to an output of the route table, every `#fragment` to an
+//! element of its target page, and every HTML page parses as HTML5 without an error.
 //!
 //! Pages are parsed by html5ever (the WHATWG parser of Servo and `scraper`) through a sink that keeps no
 //! tree: the tree builder decides the parse errors from its own state, and the sink records what the check
@@ -9,7 +9,7 @@
 //! The check is a layer of salsa queries, so it costs what the edit changed:
 //!
 //! ```text
-//! page_links(page)    parses one rendered page once: its ids, internal links (located), HTML errors
+//! page_links(page)    parses one rendered page or twin once: its ids, internal links (located), HTML errors
 //! page_ids(page)      the ids alone: the early-cutoff point for the pages linking into `page`
 //! output_paths()      the route table's outputs by site path
 //! broken_links(page)  resolves one page's links against output_paths and the targets' page_ids
@@ -75,7 +75,11 @@ pub fn page_links<'db>(db: &'db dyn salsa::Database, page: PageKey<'db>) -> Page
     let output = page.output(db);
     let bytes = &render(db, output).bytes;
     let text = String::from_utf8_lossy(bytes);
-    scan(&output.path, &text, base_url(db))
+    if is_markdown(&output.path) {
+        scan_markdown(&output.path, &text, base_url(db))
+    } else {
+        scan(&output.path, &text, base_url(db))
+    }
 }
 
 /// The ids of one page (an early-cutoff point: a page edit that keeps its ids re-checks no other page).
@@ -93,9 +97,19 @@ pub fn output_paths(db: &dyn salsa::Database) -> BTreeMap<String, Output> {
         .collect()
 }
 
-/// Whether an output is an HTML page (the files the link check parses).
+/// Whether an output is an HTML page (parsed as HTML5; its ids are what `#fragment`s can point at).
 pub fn is_html(path: &str) -> bool {
     path.ends_with(".html")
+}
+
+/// Whether an output is a Markdown twin (its links are checked too; it has no ids).
+pub fn is_markdown(path: &str) -> bool {
+    path.ends_with(".md")
+}
+
+/// The outputs whose links the check follows: HTML pages and their Markdown twins.
+fn is_checked(path: &str) -> bool {
+    is_html(path) || is_markdown(path)
 }
 
 /// The links of one page that do not resolve, each located at its attribute and saying what was expected.
@@ -147,10 +161,10 @@ pub fn broken_links<'db>(db: &'db dyn salsa::Database, page: PageKey<'db>) -> Ve
     broken
 }
 
-/// The link and HTML problems of every page of the site: a loop over the per-page queries.
+/// The link and HTML problems of every page and twin of the site: a loop over the per-page queries.
 pub fn problems(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut all = Vec::new();
-    for output in outputs(db).iter().filter(|o| is_html(&o.path)) {
+    for output in outputs(db).iter().filter(|o| is_checked(&o.path)) {
         let page = PageKey::new(db, output.clone());
         all.extend_from_slice(&page_links(db, page).errors);
         all.extend_from_slice(broken_links(db, page));
@@ -158,9 +172,10 @@ pub fn problems(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     all
 }
 
-/// How many HTML pages and internal links the check covers (`locref check` prints it).
+/// How many pages (HTML and Markdown twins) and internal links the check covers (`locref check` prints
+/// it).
 pub fn coverage(db: &dyn salsa::Database) -> (usize, usize) {
-    let pages = outputs(db).iter().filter(|o| is_html(&o.path));
+    let pages = outputs(db).iter().filter(|o| is_checked(&o.path));
     pages.fold((0, 0), |(pages, links), output| {
         let page = PageKey::new(db, output.clone());
         (pages + 1, links + page_links(db, page).links.len())
@@ -580,6 +595,37 @@ pub fn scan(path: &str, text: &str, base_url: &str) -> PageLinks {
     result
 }
 
+/// The links of one Markdown twin (CommonMark with tables, by pulldown-cmark), each located at its
+/// destination. A twin has no ids: a `#fragment` pointing into one is an error.
+pub fn scan_markdown(path: &str, text: &str, base_url: &str) -> PageLinks {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    let lines = Lines::new(text);
+    let mut result = PageLinks::default();
+    for (event, range) in Parser::new_ext(text, Options::ENABLE_TABLES).into_offset_iter() {
+        let (Event::Start(Tag::Link { dest_url, .. }) | Event::Start(Tag::Image { dest_url, .. })) =
+            event
+        else {
+            continue;
+        };
+        let Some((target, fragment)) = resolve(path, &dest_url, base_url) else {
+            continue;
+        };
+        // The destination as written comes after the link text: the last occurrence in the link's span.
+        let offset = text[range.clone()]
+            .rfind(&*dest_url)
+            .map_or(range.start, |i| range.start + i);
+        let (line, column) = lines.position(offset);
+        result.links.push(Link {
+            href: dest_url.to_string(),
+            target,
+            fragment,
+            line,
+            column,
+        });
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -688,6 +734,40 @@ mod tests {
         assert!(
             messages.iter().any(|m| m.starts_with("/p.html:4:")),
             "{messages:?}"
+        );
+    }
+
+    #[test]
+    fn scans_markdown_links_at_their_destination() {
+        let md = "# T\n\n| a | b |\n|---|---|\n| [France](/fr/index.md) | [source](https://example.com/) |\n\nSee [the matrix](../e-invoicing/#fr-odoo) and ![x](/i.png).\n";
+        let page = scan_markdown("/fr/index.md", md, BASE);
+        assert!(page.ids.is_empty() && page.errors.is_empty());
+        let found: Vec<(&str, &str, Option<&str>, u32, u32)> = page
+            .links
+            .iter()
+            .map(|l| {
+                (
+                    l.href.as_str(),
+                    l.target.as_str(),
+                    l.fragment.as_deref(),
+                    l.line,
+                    l.column,
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("/fr/index.md", "/fr/index.md", None, 5, 12),
+                (
+                    "../e-invoicing/#fr-odoo",
+                    "/e-invoicing/index.html",
+                    Some("fr-odoo"),
+                    7,
+                    18
+                ),
+                ("/i.png", "/i.png", None, 7, 52),
+            ]
         );
     }
 

@@ -43,8 +43,8 @@ enum Command {
         #[arg(long)]
         base_url: Option<String>,
     },
-    /// Parse, validate, derive and render everything, and check every page's HTML and internal links;
-    /// write nothing. Exits 1 on any error.
+    /// Parse, validate, derive and render everything, and check every page's HTML and internal links
+    /// (and its Markdown twin's); write nothing. Exits 1 on any error.
     Check,
     /// Watch and serve the site from memory with live reload (built files on disk are not touched).
     Serve {
@@ -161,7 +161,7 @@ fn check() -> ExitCode {
         Ok(site) => {
             let (pages, links) = locref::linkcheck::coverage(&project.db);
             println!(
-                "ok: {} outputs, no errors; {pages} HTML pages valid, {links} internal links resolve",
+                "ok: {} outputs, no errors; {pages} pages and twins checked, {links} internal links resolve",
                 site.len()
             );
             ExitCode::SUCCESS

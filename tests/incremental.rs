@@ -117,9 +117,9 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             ("country_context", 1),
             ("page_country", 1),
             ("page_country_md", 1),
-            // The link check re-parses France's page only; its links and ids are unchanged, so no page's
-            // links are resolved again.
-            ("page_links", 1),
+            // The link check re-parses France's page and twin only; their links and ids are unchanged, so no
+            // page's links are resolved again.
+            ("page_links", 2),
         ],
         &[
             "/api/v1/countries/fr.json",
@@ -171,10 +171,10 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             ("home_context", 1),
             ("page_home", 1),
             ("page_home_md", 1),
-            // Both HTML pages are re-parsed. Australia's toggle now links to the fact that set it, so its
-            // links are resolved again; its ids (which the matrix page links into) are re-read, unchanged,
-            // so the matrix page's links are not. The home page's links are unchanged.
-            ("page_links", 2),
+            // The four changed pages and twins are re-parsed. Australia's toggle now links to the fact that
+            // set it, so its page's links are resolved again; its ids (which the matrix page links into)
+            // are re-read, unchanged, so the matrix page's links are not. The other links are unchanged.
+            ("page_links", 4),
             ("broken_links", 1),
             ("page_ids", 1),
         ],
@@ -226,8 +226,8 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             ("page_country", 1),
             ("page_country_md", 1),
             ("e_invoicing_context", 1),
-            // France's page is re-parsed; its links and ids are unchanged.
-            ("page_links", 1),
+            // France's page and twin are re-parsed; their links and ids are unchanged.
+            ("page_links", 2),
         ],
         &[
             "/api/v1/countries/fr.json",
@@ -262,8 +262,8 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             ("country_context", 1),
             ("page_country", 1),
             ("page_country_md", 1),
-            // Finland's page is re-parsed; its links and ids are unchanged.
-            ("page_links", 1),
+            // Finland's page and twin are re-parsed; their links and ids are unchanged.
+            ("page_links", 2),
         ],
         &[
             "/api/v1/countries/fi.json",
@@ -307,10 +307,10 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             ("home_context", 1),
             ("page_home", 1),
             ("page_home_md", 1),
-            // The five changed HTML pages are re-parsed. The four countries lost a toggle's link to its
-            // fact: their links are resolved again and their ids re-read (unchanged, so the matrix page
+            // The ten changed pages and twins are re-parsed. The four country pages lost a toggle's link to
+            // its fact: their links are resolved again and their ids re-read (unchanged, so the matrix page
             // that links into them is not re-checked).
-            ("page_links", 5),
+            ("page_links", 10),
             ("broken_links", 4),
             ("page_ids", 4),
         ],

@@ -75,7 +75,7 @@ fn the_shipped_project_passes_check_and_build() {
     let out = stdout(&check);
     assert!(
         out.starts_with("ok: ")
-            && out.contains("HTML pages valid")
+            && out.contains("pages and twins checked")
             && out.contains("internal links resolve"),
         "{out}"
     );
@@ -165,6 +165,30 @@ fn a_link_to_a_missing_page_is_reported_on_every_page_that_has_it() {
     assert!(
         found.contains(&format!(
             "/404.html:{slashless}: error: broken link \"/e-invoicing\": no output /e-invoicing; the page is /e-invoicing/index.html (link to /e-invoicing/)"
+        )),
+        "{found:#?}"
+    );
+}
+
+/// A Markdown twin's links are checked too, located at the link's destination.
+#[test]
+fn a_broken_link_in_a_markdown_twin() {
+    let (dir, good) = built();
+    let root = dir.path();
+    replace_once(
+        root,
+        "rules/templates/country.md",
+        "[HTML](/{{ country.code }}/)",
+        "[HTML](/{{ country.code }}/#vat)",
+    );
+    let check = locref(root, &["check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    let found = diagnostics(&check);
+    assert_eq!(found.len(), 61, "{found:#?}");
+    let at = position(page(&good, "fr/index.md"), "[HTML](/fr/)", "[HTML](".len());
+    assert!(
+        found.contains(&format!(
+            "/fr/index.md:{at}: error: broken link \"/fr/#vat\": no element with id \"vat\" on /fr/index.html"
         )),
         "{found:#?}"
     );
@@ -304,7 +328,7 @@ fn session(root: &Path) -> Session {
     session
 }
 
-/// A one-fact edit re-parses the one page whose bytes changed, and nothing resolves links again.
+/// A one-fact edit re-parses the one page (and twin) whose bytes changed, and nothing resolves links again.
 #[test]
 fn a_fact_edit_reparses_only_the_changed_page() {
     let dir = copy_project();
@@ -319,7 +343,12 @@ fn a_fact_edit_reparses_only_the_changed_page() {
     let report = session.rebuild(&[path]);
     assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
     assert!(report.written().contains(&"/fr/index.html".to_string()));
-    assert_eq!(link_queries(&report.executed), ["page_links"], "{report}");
+    // France's page and its Markdown twin.
+    assert_eq!(
+        link_queries(&report.executed),
+        ["page_links", "page_links"],
+        "{report}"
+    );
 }
 
 /// Removing the anchors that another page links to is caught on the next rebuild, at the linking page;
