@@ -89,7 +89,7 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(21);
 
-    // Full clean build: load (read + hash every input), render everything, write 287 files.
+    // Full clean build: load (read + hash every input), render everything, write 292 files.
     let dir = project();
     let root = dir.path();
     let mut samples = Vec::new();
@@ -99,9 +99,9 @@ fn main() {
         let mut session = Session::load(root, &out).unwrap().with_fixed_time(TIME);
         let r = session.build();
         samples.push(started.elapsed());
-        assert_eq!(r.written().len(), 287);
+        assert_eq!(r.written().len(), 292);
     }
-    report("full clean build (load + render + write 287)", samples);
+    report("full clean build (load + render + write 292)", samples);
 
     let mut session = Session::load(root, &root.join("public"))
         .unwrap()

@@ -1,4 +1,5 @@
-//! One build: gather every diagnostic, and when there is none, render every output of the route table.
+//! One build: gather every diagnostic (sources, rules, templates, then the rendered pages' HTML and
+//! links), and when there is none, render every output of the route table.
 
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
@@ -41,6 +42,10 @@ pub fn diagnostics(db: &Db) -> Vec<Diagnostic> {
     if all.is_empty() {
         // Pages render only from valid data; a template problem is reported at its file and line.
         all.extend(crate::render::render_errors(db));
+    }
+    if all.is_empty() {
+        // Links are checked on the rendered pages: every internal href and #anchor resolves.
+        all.extend(crate::linkcheck::problems(db));
     }
     all.sort();
     all.dedup();

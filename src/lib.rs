@@ -9,6 +9,7 @@
 //! model      registers, cross-file checks, per-country / per-ERP projections (early cutoff)
 //! derive     facts, toggles, counts, filters
 //! render     one query per output file -> bytes
+//! linkcheck  every page parses as HTML5 and its internal links and anchors resolve
 //! emit       manifest, generated_at, atomic writes, stale removal
 //! ```
 
@@ -17,6 +18,7 @@ pub mod db;
 pub mod derive;
 pub mod diagnostics;
 pub mod emit;
+pub mod linkcheck;
 pub mod model;
 pub mod parse;
 pub mod render;

@@ -43,7 +43,8 @@ enum Command {
         #[arg(long)]
         base_url: Option<String>,
     },
-    /// Parse, validate and derive everything; write nothing. Exits 1 on any error.
+    /// Parse, validate, derive and render everything, and check every page's HTML and internal links
+    /// (and its Markdown twin's); write nothing. Exits 1 on any error.
     Check,
     /// Watch and serve the site from memory with live reload (built files on disk are not touched).
     Serve {
@@ -158,7 +159,11 @@ fn check() -> ExitCode {
     };
     match render_site(&project.db) {
         Ok(site) => {
-            println!("ok: {} outputs, no errors", site.len());
+            let (pages, links) = locref::linkcheck::coverage(&project.db);
+            println!(
+                "ok: {} outputs, no errors; {pages} pages and twins checked, {links} internal links resolve",
+                site.len()
+            );
             ExitCode::SUCCESS
         }
         Err(diagnostics) => {

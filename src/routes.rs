@@ -89,11 +89,17 @@ pub enum Renderer {
     PageFiltersMd,
     PageFilter,
     PageFilterMd,
+    PageApi,
+    PageApiMd,
     PageNotFound,
+    /// `/llms.txt`: the index of the site for language models.
+    Llms,
+    /// `/llms-full.txt`: every Markdown twin in one file.
+    LlmsFull,
 }
 
 impl Renderer {
-    const ALL: [(&'static str, Renderer, Param); 48] = [
+    const ALL: [(&'static str, Renderer, Param); 52] = [
         ("api_index", Renderer::ApiIndex, Param::None),
         ("api_countries", Renderer::ApiCountries, Param::None),
         ("api_country", Renderer::ApiCountry, Param::Country),
@@ -153,7 +159,11 @@ impl Renderer {
         ("page_filters_md", Renderer::PageFiltersMd, Param::None),
         ("page_filter", Renderer::PageFilter, Param::Filter),
         ("page_filter_md", Renderer::PageFilterMd, Param::Filter),
+        ("page_api", Renderer::PageApi, Param::None),
+        ("page_api_md", Renderer::PageApiMd, Param::None),
         ("page_not_found", Renderer::PageNotFound, Param::None),
+        ("llms", Renderer::Llms, Param::None),
+        ("llms_full", Renderer::LlmsFull, Param::None),
     ];
 
     pub fn from_name(name: &str) -> Option<Renderer> {
@@ -196,6 +206,8 @@ impl Renderer {
                     | Renderer::DataLicence
                     | Renderer::Headers
                     | Renderer::Asset
+                    | Renderer::Llms
+                    | Renderer::LlmsFull
             )
     }
 }

@@ -891,6 +891,8 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
         "/api/v1/partners.json".to_string(),
         "/partners/index.html".to_string(),
         "/partners/index.md".to_string(),
+        // Every Markdown twin is part of llms-full.txt.
+        "/llms-full.txt".to_string(),
         format!("/api/v1/countries/{country}.json"),
         format!("/{country}/index.html"),
         format!("/{country}/index.md"),

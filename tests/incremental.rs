@@ -25,8 +25,8 @@ fn session(root: &Path) -> Session {
     );
     assert_eq!(
         first.written().len(),
-        287,
-        "the shipped data has 287 outputs"
+        292,
+        "the shipped data has 292 outputs"
     );
     session
 }
@@ -120,8 +120,15 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             ("country_context", 1),
             ("page_country", 1),
             ("page_country_md", 1),
+            // The link check re-parses France's page and twin only; their links and ids are unchanged, so no
+            // page's links are resolved again.
+            ("page_links", 2),
+            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+            ("twin_title", 1),
+            ("llms_full_txt", 1),
         ],
         &[
+            "/llms-full.txt",
             "/api/v1/countries/fr.json",
             "/api/v1/facts.json",
             "/data/countries.json",
@@ -180,8 +187,20 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             ("filters_context", 1),
             ("page_filters", 1),
             ("page_filters_md", 1),
+            // The four changed pages and twins are re-parsed. Australia's toggle now links to the fact that
+            // set it, so its page's links are resolved again; its ids (which the matrix page links into)
+            // are re-read, unchanged, so the matrix page's links are not. The other links are unchanged.
+            // The filter page and the filter index (and their twins) are re-parsed too: the filter page's new
+            // member row and the index's moved links are resolved again.
+            ("page_links", 8),
+            ("broken_links", 3),
+            ("page_ids", 1),
+            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+            ("twin_title", 4),
+            ("llms_full_txt", 1),
         ],
         &[
+            "/llms-full.txt",
             "/api/v1/index.json",
             "/api/v1/countries.json",
             "/api/v1/countries/au.json",
@@ -241,8 +260,14 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             ("erp_context", 1),
             ("page_erp", 1),
             ("page_erp_md", 1),
+            // France's page, Sage Intacct's page and their twins are re-parsed; their links and ids are unchanged.
+            ("page_links", 4),
+            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+            ("twin_title", 2),
+            ("llms_full_txt", 1),
         ],
         &[
+            "/llms-full.txt",
             "/api/v1/countries/fr.json",
             "/fr/index.html",
             "/fr/index.md",
@@ -281,8 +306,14 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             ("partners_context", 1),
             ("page_partners", 1),
             ("page_partners_md", 1),
+            // Finland's page, the partners page and their twins are re-parsed; their links and ids are unchanged.
+            ("page_links", 4),
+            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+            ("twin_title", 2),
+            ("llms_full_txt", 1),
         ],
         &[
+            "/llms-full.txt",
             "/api/v1/countries/fi.json",
             "/api/v1/partners.json",
             "/fi/index.html",
@@ -318,8 +349,9 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             ("toggle_coverage", 1),
             ("endpoints", 1),
             ("api_index", 1),
-            // openapi.json carries the toggles' descriptions: re-checked, unchanged.
-            ("openapi", 1),
+            // openapi.json carries the toggles' descriptions: the document is re-checked, unchanged, so
+            // neither openapi.json nor the API docs page re-renders.
+            ("openapi_document", 1),
             ("country_context", 4),
             ("page_country", 4),
             ("page_country_md", 4),
@@ -335,8 +367,18 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             ("filters_context", 1),
             ("page_filters", 1),
             ("page_filters_md", 1),
+            // The ten changed pages and twins are re-parsed. The four country pages lost a toggle's link to
+            // its fact: their links are resolved again and their ids re-read (unchanged, so the matrix page
+            // that links into them is not re-checked).
+            ("page_links", 20),
+            ("broken_links", 8),
+            ("page_ids", 4),
+            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+            ("twin_title", 10),
+            ("llms_full_txt", 1),
         ],
         &[
+            "/llms-full.txt",
             "/api/v1/index.json",
             "/index.html",
             "/index.md",
@@ -394,6 +436,8 @@ fn one_page_template_rerenders_only_the_country_pages() {
             ("decoded_text", 1),
             ("template_text", 1),
             ("page_country", 61),
+            // The link check re-parses the 61 changed pages; their links and ids are unchanged.
+            ("page_links", 61),
         ],
         &pages,
     );
@@ -418,9 +462,11 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             ("country_summary", 1),
             ("country_detail", 1),
             ("api_country", 1),
+            ("country_facts_json", 1),
             ("api_facts", 1),
-            ("flat_table", 1),
-            ("flat_columns", 1),
+            ("flat_rows", 1),
+            ("flat_part_json", 1),
+            ("flat_part_csv", 1),
             ("flat_row_count", 1),
             ("data_json", 1),
             ("data_csv", 1),
@@ -432,8 +478,14 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             ("page_vat_reporting_md", 1),
             // Italy's projection also holds its SAF-T rows: the SAF-T page's data is re-checked, unchanged.
             ("saft_context", 1),
+            // Italy's page and the VAT reporting page (and their twins) are re-parsed; their links are unchanged.
+            ("page_links", 4),
+            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+            ("twin_title", 2),
+            ("llms_full_txt", 1),
         ],
         &[
+            "/llms-full.txt",
             "/api/v1/countries/it.json",
             "/api/v1/facts.json",
             "/data/reporting.json",
@@ -458,7 +510,13 @@ fn the_erp_page_template_rerenders_only_the_erp_pages() {
         "rules/templates/erp.html",
         "<h2>E-invoicing providers</h2>",
         "<h2>E-invoicing providers and connectors</h2>",
-        &[("decoded_text", 1), ("template_text", 1), ("page_erp", 11)],
+        &[
+            ("decoded_text", 1),
+            ("template_text", 1),
+            ("page_erp", 11),
+            // The eleven changed pages are re-parsed; their links are unchanged.
+            ("page_links", 11),
+        ],
         &pages,
     );
 }

@@ -91,7 +91,7 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
     let root = dir.path();
     let mut watch = Watch::start(root);
     let first = watch.expect("the initial build", |l| l.contains("queries re-ran"));
-    assert!(first.contains("wrote 287 files"), "{first}");
+    assert!(first.contains("wrote 292 files"), "{first}");
     watch.expect("the watching line", |l| l.starts_with("watching "));
     let fr = root.join("public/api/v1/countries/fr.json");
     let good_fr = std::fs::read(&fr).expect("fr.json built");

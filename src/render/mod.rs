@@ -4,10 +4,12 @@
 //! the build time, and the emit step stamps the time of the build that last changed the content.
 
 pub mod api;
+pub mod api_docs;
 pub mod assets;
 pub mod contexts;
 pub mod data;
 pub mod headers;
+pub mod llms;
 pub mod openapi;
 pub mod pages;
 
@@ -58,6 +60,8 @@ pub fn render<'db>(db: &'db dyn salsa::Database, output: &Output) -> &'db Render
         Renderer::Datapackage => data::datapackage(db),
         Renderer::DataLicence => data::data_licence(db),
         Renderer::Headers => headers::headers(db),
+        Renderer::Llms => llms::llms_txt(db),
+        Renderer::LlmsFull => llms::llms_full_txt(db),
         Renderer::Asset => &assets::asset(db, assets::AssetKey::new(db, output.path.clone())).0,
         _ => match pages::page(db, output) {
             Some(page) => &page.rendered,

@@ -112,6 +112,12 @@ fn describe_toggles(db: &dyn salsa::Database, schemas: &mut Map<String, Value>) 
 
 #[salsa::tracked(returns(ref))]
 pub fn openapi(db: &dyn salsa::Database) -> Rendered {
+    Rendered::new(json_bytes(openapi_document(db)))
+}
+
+/// The OpenAPI document as a value: `/api/openapi.json`, and what the API docs page is generated from.
+#[salsa::tracked(returns(ref))]
+pub fn openapi_document(db: &dyn salsa::Database) -> Value {
     let site = &site_rules(db).value;
     let rules = &route_rules(db).value;
     let filters = &filter_rules(db).value;
@@ -184,7 +190,7 @@ pub fn openapi(db: &dyn salsa::Database) -> Rendered {
     let mut schemas = generator.take_definitions(true);
     describe_toggles(db, &mut schemas);
     let base = base_url(db);
-    let document = json!({
+    json!({
         "openapi": "3.1.0",
         "info": {
             "title": site.title,
@@ -196,6 +202,5 @@ pub fn openapi(db: &dyn salsa::Database) -> Rendered {
         "servers": [{"url": base}],
         "paths": paths,
         "components": {"schemas": schemas},
-    });
-    Rendered::new(json_bytes(&document))
+    })
 }

@@ -10,6 +10,7 @@ use minijinja::{AutoEscape, Environment, Error, State, Value};
 use serde_json::{Value as Json, json};
 
 use super::Rendered;
+use super::api_docs::api_docs_context;
 use super::contexts::*;
 use crate::derive::filters::FilterKey;
 use crate::diagnostics::Diagnostic;
@@ -153,6 +154,9 @@ fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> Pa
     env.set_formatter(html_formatter);
     env.add_filter("md", md_cell);
     env.add_filter("md_url", md_url);
+    env.add_filter("slug", |value: String| {
+        crate::model::checks::slugify(&value)
+    });
     for name in names {
         match template_text(db, TemplateKey::new(db, name.to_string())) {
             Ok(text) => {
@@ -249,6 +253,7 @@ page_pair!(
 );
 page_pair!(page_licence, page_licence_md, "licence", licence_context);
 page_pair!(page_filters, page_filters_md, "filters", filters_context);
+page_pair!(page_api, page_api_md, "api", api_docs_context);
 
 #[salsa::tracked(returns(ref))]
 pub fn page_country<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Page {
@@ -321,6 +326,8 @@ pub fn page<'db>(db: &'db dyn salsa::Database, output: &Output) -> Option<&'db P
         Renderer::PageFiltersMd => page_filters_md(db),
         Renderer::PageFilter => page_filter(db, filter()),
         Renderer::PageFilterMd => page_filter_md(db, filter()),
+        Renderer::PageApi => page_api(db),
+        Renderer::PageApiMd => page_api_md(db),
         Renderer::PageNotFound => page_not_found(db),
         _ => return None,
     })

@@ -1,0 +1,164 @@
+//! `/llms.txt` and `/llms-full.txt` (the llms.txt convention): a Markdown index of the site for language
+//! models, with absolute links to the Markdown twins of every page, the API and the data files; and the
+//! full text of every twin in one file.
+//!
+//! Both are built from the route table: a new page or data file appears here without a list of its own.
+//! `llms.txt` reads each twin's title through [`twin_title`], so a fact edit, which changes a twin's
+//! body but not its title, does not rebuild the index.
+
+use super::Rendered;
+use crate::model::base_url;
+use crate::parse::rules::{filter_rules, route_rules, site_rules};
+use crate::render::data::stem_description;
+use crate::routes::{Output, Param, outputs};
+
+/// An output as a query key.
+#[salsa::interned(debug)]
+pub struct TwinKey<'db> {
+    #[returns(ref)]
+    pub output: Output,
+}
+
+/// Whether an output is a page's Markdown twin (`<page>/index.md`).
+fn is_twin(output: &Output) -> bool {
+    output.renderer.is_page() && output.path.ends_with("/index.md")
+}
+
+/// The title of a Markdown twin: its first `# ` heading.
+#[salsa::tracked(returns(ref))]
+pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: TwinKey<'db>) -> String {
+    let bytes = &super::render(db, key.output(db)).bytes;
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .find_map(|line| line.strip_prefix("# "))
+        .unwrap_or(key.output(db).path.as_str())
+        .trim()
+        .to_string()
+}
+
+/// The sections of llms.txt in their order, and the one a twin is listed in (by what its route
+/// expands over).
+const SECTIONS: [&str; 4] = ["Pages", "Countries", "ERP products", "Country filters"];
+
+fn section(param: Param) -> &'static str {
+    match param {
+        Param::Country => SECTIONS[1],
+        Param::Erp => SECTIONS[2],
+        Param::Filter => SECTIONS[3],
+        _ => SECTIONS[0],
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
+    let site = &site_rules(db).value;
+    let rules = &route_rules(db).value;
+    let base = base_url(db);
+    let mut text = format!(
+        "# {title}\n\n> {description}\n\n{notice} Data version {version}; time-dependent facts are judged on \
+         {reference_date}. Each fact carries its verification status and source. API data: {api} \
+         (commercial use needs a separate licence: {base}/licence/); flat data files: {data}.\n\n\
+         The pages below are Markdown twins of the HTML pages. [{base}/llms-full.txt]({base}/llms-full.txt) \
+         holds all of them in one file.\n",
+        title = site.title,
+        description = site.description,
+        notice = site.informational_notice,
+        version = site.version,
+        reference_date = site.reference_date,
+        api = site.api_licence.name,
+        data = site.data_licence.name,
+    );
+    // The twins, grouped by section in route-table order; a page without a parameter carries the
+    // description of its HTML route.
+    let mut sections: Vec<(&str, Vec<String>)> = Vec::new();
+    for output in outputs(db).iter().filter(|o| is_twin(o)) {
+        let title = twin_title(db, TwinKey::new(db, output.clone()));
+        let param = output.renderer.param();
+        let html = output.path.replace("/index.md", "/index.html");
+        let description = rules
+            .iter()
+            .find(|r| r.path == html && param == Param::None)
+            .and_then(|r| r.description.as_deref());
+        let mut line = format!("- [{title}]({base}{})", output.path);
+        if let Some(description) = description {
+            line.push_str(&format!(": {description}"));
+        }
+        let name = section(param);
+        match sections.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, lines)) => lines.push(line),
+            None => sections.push((name, vec![line])),
+        }
+    }
+    sections.sort_by_key(|(name, _)| SECTIONS.iter().position(|s| s == name));
+    for (name, lines) in &sections {
+        text.push_str(&format!("\n## {name}\n\n{}\n", lines.join("\n")));
+    }
+    // The API and the data files: one line per route of the index; a route over the countries or ERPs
+    // links its first output as an example, a route over the filters or tables lists each of them.
+    let filters = &filter_rules(db).value;
+    let mut api = Vec::new();
+    let mut data = Vec::new();
+    for (i, rule) in rules.iter().enumerate() {
+        if !rule.index {
+            continue;
+        }
+        let route_outputs: Vec<&Output> = outputs(db).iter().filter(|o| o.route == i).collect();
+        let description = rule.description.clone().unwrap_or_default();
+        let mut lines = Vec::new();
+        for output in &route_outputs {
+            let param = output.param.as_deref().unwrap_or_default();
+            let line = match output.renderer.param() {
+                Param::Country | Param::Erp => format!(
+                    "- [{}]({base}{}): {description} Example: {param}.",
+                    rule.path, output.path
+                ),
+                Param::Filter => {
+                    let filter = filters.iter().find(|f| f.slug == param);
+                    let text = filter.map_or("", |f| f.description.as_str());
+                    format!("- [{}]({base}{}): {text}", output.path, output.path)
+                }
+                Param::Stem => format!(
+                    "- [{}]({base}{}): {} {description}",
+                    output.path,
+                    output.path,
+                    stem_description(param)
+                ),
+                Param::None => format!("- [{}]({base}{}): {description}", rule.path, output.path),
+            };
+            lines.push(line);
+            if matches!(output.renderer.param(), Param::Country | Param::Erp) {
+                break;
+            }
+        }
+        if rule.path.starts_with("/data/") {
+            data.extend(lines);
+        } else {
+            api.extend(lines);
+        }
+    }
+    text.push_str(&format!("\n## API\n\n{}\n", api.join("\n")));
+    text.push_str(&format!("\n## Data files\n\n{}\n", data.join("\n")));
+    text.push_str(&format!(
+        "\n## Optional\n\n- [Full content]({base}/llms-full.txt): every page above in one Markdown file\n"
+    ));
+    Rendered::new(text.into_bytes())
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn llms_full_txt(db: &dyn salsa::Database) -> Rendered {
+    let site = &site_rules(db).value;
+    let base = base_url(db);
+    let mut bytes = format!(
+        "# {title}: full content\n\n> {description}\n\nEvery page of {base}/ as Markdown, in the order of \
+         {base}/llms.txt. {notice}\n",
+        title = site.title,
+        description = site.description,
+        notice = site.informational_notice,
+    )
+    .into_bytes();
+    for output in outputs(db).iter().filter(|o| is_twin(o)) {
+        bytes.extend_from_slice(format!("\n---\n\nSource: {base}{}\n\n", output.path).as_bytes());
+        bytes.extend_from_slice(&super::render(db, output).bytes);
+    }
+    Rendered::new(bytes)
+}

@@ -1,0 +1,409 @@
+//! The link check (`locref check`, `locref build`, watch and serve): every internal `href`/`src` and
+//! `#anchor` of every HTML page resolves, and every page is valid HTML5. Real files through the real
+//! binary, and the rebuild step of `locref watch` for what re-runs after an edit.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{FIXED_TIME, atomic_save, copy_project, read, replace_once, snapshot};
+use locref::session::{Outcome, Session};
+
+const EPOCH: &str = "1790000000";
+
+fn locref(project: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_locref"))
+        .args(args)
+        .current_dir(project)
+        .env("SOURCE_DATE_EPOCH", EPOCH)
+        .output()
+        .expect("run locref")
+}
+
+fn stdout(run: &Output) -> String {
+    String::from_utf8_lossy(&run.stdout).into_owned()
+}
+
+fn stderr(run: &Output) -> String {
+    String::from_utf8_lossy(&run.stderr).into_owned()
+}
+
+/// The diagnostic lines of a failed run (without the closing count line).
+fn diagnostics(run: &Output) -> Vec<String> {
+    stderr(run)
+        .lines()
+        .filter(|l| l.contains(": error: "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A copy of the shipped project built once into `site/`, with the built files.
+fn built() -> (tempfile::TempDir, BTreeMap<String, Vec<u8>>) {
+    let dir = copy_project();
+    let run = locref(dir.path(), &["build", "--out", "site"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let files = snapshot(&dir.path().join("site"));
+    (dir, files)
+}
+
+fn page<'a>(files: &'a BTreeMap<String, Vec<u8>>, rel: &str) -> &'a str {
+    std::str::from_utf8(&files[rel]).expect("utf-8")
+}
+
+/// `line:column` (1-based, columns in characters) of the first `needle` in `text`, plus `skip` bytes.
+fn position(text: &str, needle: &str, skip: usize) -> String {
+    let offset = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} in the page"))
+        + skip;
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .chars()
+        .count()
+        + 1;
+    format!("{line}:{column}")
+}
+
+#[test]
+fn the_shipped_project_passes_check_and_build() {
+    let dir = copy_project();
+    let check = locref(dir.path(), &["check"]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    let out = stdout(&check);
+    assert!(
+        out.starts_with("ok: ")
+            && out.contains("pages and twins checked")
+            && out.contains("internal links resolve"),
+        "{out}"
+    );
+    assert!(!dir.path().join("public").exists(), "check writes nothing");
+    let build = locref(dir.path(), &["build", "--out", "public"]);
+    assert!(build.status.success(), "{}", stderr(&build));
+}
+
+/// The issue's test: a link to an anchor that no element has fails `locref check`, located at the href
+/// in the published page; `locref build` then leaves the last good output exactly as it was.
+#[test]
+fn a_broken_anchor_fails_check_and_build_leaves_the_output_untouched() {
+    let (dir, good) = built();
+    let root = dir.path();
+    let manifest =
+        std::fs::read(locref::emit::manifest_path(&root.join("site"))).expect("manifest");
+    let link = "<a href=\"/e-invoicing/\">E-invoicing matrix</a>: every";
+    let at = position(page(&good, "index.html"), link, "<a href=\"".len());
+    replace_once(
+        root,
+        "rules/templates/home.html",
+        link,
+        "<a href=\"/e-invoicing/#zz-nothing\">E-invoicing matrix</a>: every",
+    );
+
+    let expected = [format!(
+        "/index.html:{at}: error: broken link \"/e-invoicing/#zz-nothing\": no element with id \"zz-nothing\" on /e-invoicing/index.html"
+    )];
+    let check = locref(root, &["check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    assert_eq!(diagnostics(&check), expected);
+    assert!(stderr(&check).contains("1 error(s); nothing was written"));
+
+    let build = locref(root, &["build", "--out", "site"]);
+    assert_eq!(build.status.code(), Some(1), "{}", stderr(&build));
+    assert_eq!(diagnostics(&build), expected);
+    assert_eq!(
+        snapshot(&root.join("site")),
+        good,
+        "the output folder is untouched"
+    );
+    assert_eq!(
+        std::fs::read(locref::emit::manifest_path(&root.join("site"))).expect("manifest"),
+        manifest
+    );
+}
+
+#[test]
+fn a_link_to_a_missing_page_is_reported_on_every_page_that_has_it() {
+    let (dir, good) = built();
+    let root = dir.path();
+    let markdown = "<a href=\"/{{ country.code }}/index.md\">Markdown</a>";
+    replace_once(
+        root,
+        "rules/templates/country.html",
+        markdown,
+        &format!("{markdown} · <a href=\"/{{{{ country.code }}}}/data.json\">data</a>"),
+    );
+    replace_once(
+        root,
+        "rules/templates/404.html",
+        "<a href=\"/e-invoicing/\">e-invoicing matrix",
+        "<a href=\"/e-invoicing\">e-invoicing matrix",
+    );
+    let check = locref(root, &["check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    let found = diagnostics(&check);
+    assert_eq!(found.len(), 61 + 1, "{found:#?}");
+    // Where the new link's href is in France's page as the edited template renders it.
+    let fr_page = page(&good, "fr/index.html").replacen(
+        "<a href=\"/fr/index.md\">Markdown</a>",
+        "<a href=\"/fr/index.md\">Markdown</a> · <a href=\"/fr/data.json\">data</a>",
+        1,
+    );
+    let fr = position(&fr_page, "/fr/data.json", 0);
+    assert!(
+        found.contains(&format!(
+            "/fr/index.html:{fr}: error: broken link \"/fr/data.json\": no output /fr/data.json on the site"
+        )),
+        "{found:#?}"
+    );
+    let slashless = position(
+        page(&good, "404.html"),
+        "<a href=\"/e-invoicing/\">e-invoicing matrix",
+        "<a href=\"".len(),
+    );
+    assert!(
+        found.contains(&format!(
+            "/404.html:{slashless}: error: broken link \"/e-invoicing\": no output /e-invoicing; the page is /e-invoicing/index.html (link to /e-invoicing/)"
+        )),
+        "{found:#?}"
+    );
+}
+
+/// A Markdown twin's links are checked too, located at the link's destination.
+#[test]
+fn a_broken_link_in_a_markdown_twin() {
+    let (dir, good) = built();
+    let root = dir.path();
+    replace_once(
+        root,
+        "rules/templates/country.md",
+        "[HTML](/{{ country.code }}/)",
+        "[HTML](/{{ country.code }}/#vat)",
+    );
+    let check = locref(root, &["check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    let found = diagnostics(&check);
+    assert_eq!(found.len(), 61, "{found:#?}");
+    let at = position(page(&good, "fr/index.md"), "[HTML](/fr/)", "[HTML](".len());
+    assert!(
+        found.contains(&format!(
+            "/fr/index.md:{at}: error: broken link \"/fr/#vat\": no element with id \"vat\" on /fr/index.html"
+        )),
+        "{found:#?}"
+    );
+}
+
+/// `#anchor` alone points into the page itself; an absolute URL under the site's base URL is checked like
+/// a site-relative one; links to other hosts, `mailto:` and protocol-relative URLs are not followed.
+#[test]
+fn same_page_anchors_base_url_links_and_external_links() {
+    let dir = copy_project();
+    let root = dir.path();
+    let base = read(root, "rules/site.toml")
+        .lines()
+        .find_map(|l| l.strip_prefix("base_url = \""))
+        .expect("base_url")
+        .trim_end_matches('"')
+        .to_string();
+    replace_once(
+        root,
+        "rules/templates/404.html",
+        "<h1>Page not found</h1>",
+        &format!(
+            "<h1 id=\"start\">Page not found</h1>\n<p><a href=\"#start\">top of this page</a>, <a href=\"#\">top</a>, \
+             <a href=\"{base}/e-invoicing/#fr-odoo\">Odoo in France</a>, <a href=\"{base}\">home</a>, \
+             <a href=\"{base}/fr/index.md\">twin</a>, <a href=\"https://example.com/#nothing\">elsewhere</a>, \
+             <a href=\"mailto:someone@example.com\">mail</a>, <a href=\"//cdn.example.com/x.js\">cdn</a>.</p>"
+        ),
+    );
+    let check = locref(root, &["check"]);
+    assert!(check.status.success(), "{}", stderr(&check));
+
+    replace_once(
+        root,
+        "rules/templates/404.html",
+        "<a href=\"#start\">",
+        "<a href=\"#nowhere\">",
+    );
+    replace_once(
+        root,
+        "rules/templates/404.html",
+        "/e-invoicing/#fr-odoo\"",
+        "/e-invoicing/#fr-nothing\"",
+    );
+    replace_once(
+        root,
+        "rules/templates/404.html",
+        "/fr/index.md\"",
+        "/fr/index.md#saf-t\"",
+    );
+    let check = locref(root, &["check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    let found: Vec<String> = diagnostics(&check)
+        .iter()
+        .map(|d| d.split_once(": error: ").expect("located").1.to_string())
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "broken link \"#nowhere\": no element with id \"nowhere\" on /404.html".to_string(),
+            format!(
+                "broken link \"{base}/e-invoicing/#fr-nothing\": no element with id \"fr-nothing\" on /e-invoicing/index.html"
+            ),
+            format!(
+                "broken link \"{base}/fr/index.md#saf-t\": #saf-t points into /fr/index.md, which is not an HTML page"
+            ),
+        ]
+    );
+    assert!(
+        diagnostics(&check)
+            .iter()
+            .all(|d| d.starts_with("/404.html:")),
+        "{}",
+        stderr(&check)
+    );
+}
+
+#[test]
+fn html_errors_are_reported_where_they_are() {
+    let (dir, good) = built();
+    let root = dir.path();
+    let not_found = page(&good, "404.html");
+    // A stray end tag, an element left open (closed by </main> of base.html), and a duplicate id.
+    let heading = "<h1>Page not found</h1>";
+    let edited = not_found.replacen(heading, "<h1 id=\"main\">Page not found</h1></div>", 1);
+    let stray = position(&edited, "</h1></div>", "</h1>".len());
+    let main_end = position(not_found, "</main>", 0);
+    replace_once(
+        root,
+        "rules/templates/404.html",
+        heading,
+        "<h1 id=\"main\">Page not found</h1></div>",
+    );
+    replace_once(
+        root,
+        "rules/templates/404.html",
+        "<p>There is no page",
+        "<div id=\"main\"><p>There is no page",
+    );
+    let check = locref(root, &["check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    let found = diagnostics(&check);
+    let h1_line: usize = stray.split(':').next().unwrap().parse().unwrap();
+    let mut expected = vec![
+        format!("/404.html:{stray}: error: invalid HTML: unexpected </div> (in body)"),
+        format!(
+            "/404.html:{}:1: error: duplicate id \"main\" (first on line {h1_line}); an id names one element",
+            h1_line + 1
+        ),
+        format!(
+            "/404.html:{main_end}: error: invalid HTML: Unexpected open element while closing </main>"
+        ),
+    ];
+    expected.sort();
+    assert_eq!(found, expected);
+}
+
+/// The link-check queries among the queries a rebuild executed.
+fn link_queries(executed: &[String]) -> Vec<&str> {
+    executed
+        .iter()
+        .map(String::as_str)
+        .filter(|n| {
+            matches!(
+                *n,
+                "page_links" | "page_ids" | "broken_links" | "output_paths"
+            )
+        })
+        .collect()
+}
+
+fn session(root: &Path) -> Session {
+    let mut session = Session::load(root, &root.join("public"))
+        .expect("load")
+        .with_fixed_time(FIXED_TIME);
+    let first = session.build();
+    assert!(matches!(first.outcome, Outcome::Built(_)), "{first}");
+    session
+}
+
+/// A one-fact edit re-parses the one page (and twin) whose bytes changed, and nothing resolves links again.
+#[test]
+fn a_fact_edit_reparses_only_the_changed_page() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut session = session(root);
+    let path = replace_once(
+        root,
+        "sources/tables/countries.csv",
+        "fr,VAT / GST,TVA. Standard rate 20%",
+        "fr,VAT / GST,TVA (taxe sur la valeur ajoutee). Standard rate 20%",
+    );
+    let report = session.rebuild(&[path]);
+    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+    assert!(report.written().contains(&"/fr/index.html".to_string()));
+    // France's page and its Markdown twin.
+    assert_eq!(
+        link_queries(&report.executed),
+        ["page_links", "page_links"],
+        "{report}"
+    );
+}
+
+/// Removing the anchors that another page links to is caught on the next rebuild, at the linking page;
+/// putting them back recovers with the last good output unchanged.
+#[test]
+fn removing_linked_anchors_breaks_the_pages_that_link_to_them() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut session = session(root);
+    let before = snapshot(&root.join("public"));
+    let matrix = page(&before, "e-invoicing/index.html");
+    // The matrix rows and the ERP pages' country rows link to the country pages' ERP rows.
+    let linking: Vec<String> = std::iter::once("/e-invoicing/index.html".to_string())
+        .chain(
+            common::ERP_IDS
+                .iter()
+                .map(|id| format!("/erp/{id}/index.html")),
+        )
+        .collect();
+    let links_in: usize = linking
+        .iter()
+        .map(|p| page(&before, &p[1..]).matches("/#erp-").count())
+        .sum();
+    assert_eq!(links_in, 2 * 671);
+    let original = read(root, "rules/templates/country.html");
+    let path = replace_once(
+        root,
+        "rules/templates/country.html",
+        "<tr id=\"erp-{{ f.erp }}\">",
+        "<tr id=\"row-{{ f.erp }}\">",
+    );
+    let broken = session.rebuild(std::slice::from_ref(&path));
+    let Outcome::Invalid(found) = &broken.outcome else {
+        panic!("expected broken links: {broken}")
+    };
+    assert_eq!(found.len(), links_in, "{broken}");
+    assert!(found.iter().all(|d| linking.contains(&d.path)), "{found:?}");
+    let fr_odoo = position(matrix, "href=\"/fr/#erp-odoo\"", "href=\"".len());
+    assert!(
+        found.iter().any(|d| d.to_string()
+            == format!("/e-invoicing/index.html:{fr_odoo}: error: broken link \"/fr/#erp-odoo\": no element with id \"erp-odoo\" on /fr/index.html")),
+        "{found:?}"
+    );
+    // The 61 changed pages are re-parsed; their ids changed, so the links of every page that links into
+    // a country page with a fragment are resolved again: the matrix, 11 ERP pages, 7 filter pages, the
+    // two reporting pages, partners and local ERPs (and each country page's own).
+    let mut expected = vec!["broken_links"; 61 + 1 + 11 + 7 + 2 + 2];
+    expected.extend(["page_ids"; 61]);
+    expected.extend(["page_links"; 61]);
+    assert_eq!(link_queries(&broken.executed), expected);
+    assert_eq!(snapshot(&root.join("public")), before, "nothing written");
+
+    atomic_save(&path, original.as_bytes());
+    let fixed = session.rebuild(std::slice::from_ref(&path));
+    assert!(matches!(fixed.outcome, Outcome::Built(_)), "{fixed}");
+    assert!(fixed.written().is_empty(), "{fixed}");
+    assert_eq!(snapshot(&root.join("public")), before);
+}
