@@ -37,6 +37,8 @@ pub struct Snapshot {
     pub generation: u64,
     pub files: HashMap<String, Stamped>,
     pub detail_routes: Vec<DetailRoute>,
+    /// Headers sent with every page, as `_headers` gives them to a static host (the CSP).
+    pub page_headers: Vec<(String, String)>,
     /// The diagnostics of the last build when it failed (shown as an overlay); the files are then those of
     /// the last good build.
     pub error: Option<String>,
@@ -64,6 +66,7 @@ impl Shared {
         &self,
         site: impl IntoIterator<Item = &'a Stamped>,
         detail_routes: Vec<DetailRoute>,
+        page_headers: Vec<(String, String)>,
     ) {
         let files = site
             .into_iter()
@@ -75,6 +78,7 @@ impl Shared {
             generation,
             files,
             detail_routes,
+            page_headers,
             error: None,
         });
         self.changed.notify_all();
@@ -88,6 +92,7 @@ impl Shared {
             generation: previous.generation + 1,
             files: previous.files.clone(),
             detail_routes: previous.detail_routes.clone(),
+            page_headers: previous.page_headers.clone(),
             error: Some(diagnostics),
         });
         self.changed.notify_all();
@@ -107,13 +112,49 @@ impl Shared {
 /// The path of the live-reload event stream.
 pub const LIVE_RELOAD_PATH: &str = "/__livereload";
 
-/// Injected before `</body>` of served HTML: reloads the page when a build changed it, and shows the
-/// diagnostics of a failed build as an overlay until it is fixed.
-const RELOAD_SCRIPT: &str = r#"<script>(()=>{const es=new EventSource("/__livereload");let page=null;
-const overlay=t=>{let o=document.getElementById("__locref_error");if(!t){if(o)o.remove();return;}
-if(!o){o=document.createElement("pre");o.id="__locref_error";o.style.cssText="position:fixed;inset:0;margin:0;padding:2em;background:rgba(20,0,0,.92);color:#fff;font:14px/1.5 monospace;white-space:pre-wrap;z-index:2147483647;overflow:auto";document.body.appendChild(o);}o.textContent="locref: the last build failed; showing the last good build.\n\n"+t;};
-es.addEventListener("build",e=>{const d=JSON.parse(e.data);const mine=d.pages[location.pathname]??null;
-if(page!==null&&mine!==page){location.reload();return;}page=mine;overlay(d.error);});})();</script>"#;
+/// The live-reload script, served at [`RELOAD_SCRIPT_PATH`]: reloads the page when a build changed it,
+/// and shows the diagnostics of a failed build as an overlay until it is fixed. A file, not inline, so the
+/// pages keep working under the site's Content-Security-Policy.
+const RELOAD_SCRIPT: &str = r#"// locref serve: live reload.
+(() => {
+  // The tag of this page in the last build; a build that changes it reloads the page.
+  let page = null;
+  let events = null;
+  const overlay = (text) => {
+    let o = document.getElementById("__locref_error");
+    if (!text) { if (o) o.remove(); return; }
+    if (!o) {
+      o = document.createElement("pre");
+      o.id = "__locref_error";
+      o.style.cssText = "position:fixed;inset:0;margin:0;padding:2em;background:rgba(20,0,0,.92);color:#fff;" +
+        "font:14px/1.5 monospace;white-space:pre-wrap;z-index:2147483647;overflow:auto";
+      document.body.appendChild(o);
+    }
+    o.textContent = "locref: the last build failed; showing the last good build.\n\n" + text;
+  };
+  const connect = () => {
+    events = new EventSource("/__livereload");
+    events.addEventListener("build", (e) => {
+      const d = JSON.parse(e.data);
+      const mine = d.pages[location.pathname] ?? null;
+      if (page !== null && mine !== page) { location.reload(); return; }
+      page = mine;
+      overlay(d.error);
+    });
+  };
+  // A page left for another (or kept in the back/forward cache) closes its stream: a browser opens at
+  // most six connections to a host, and streams of pages no longer shown would use them all up.
+  addEventListener("pagehide", () => { if (events) { events.close(); events = null; } });
+  addEventListener("pageshow", (e) => { if (e.persisted) connect(); });
+  connect();
+})();
+"#;
+
+/// Where the dev server serves [`RELOAD_SCRIPT`].
+pub const RELOAD_SCRIPT_PATH: &str = "/__livereload.js";
+
+/// What is injected before `</body>` of served HTML.
+const RELOAD_TAG: &str = r#"<script src="/__livereload.js"></script>"#;
 
 fn header(name: &str, value: &str) -> Header {
     Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
@@ -154,8 +195,8 @@ fn decode(path: &str) -> Option<String> {
 fn inject_reload(bytes: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(bytes);
     match text.rfind("</body>") {
-        Some(at) => format!("{}{RELOAD_SCRIPT}{}", &text[..at], &text[at..]).into_bytes(),
-        None => format!("{text}{RELOAD_SCRIPT}").into_bytes(),
+        Some(at) => format!("{}{RELOAD_TAG}{}", &text[..at], &text[at..]).into_bytes(),
+        None => format!("{text}{RELOAD_TAG}").into_bytes(),
     }
 }
 
@@ -209,6 +250,11 @@ fn answer(
         return Response::from_string("400 bad request: path is not UTF-8\n")
             .with_status_code(StatusCode(400));
     };
+    if path == RELOAD_SCRIPT_PATH {
+        return Response::from_string(RELOAD_SCRIPT)
+            .with_header(header("Content-Type", "text/javascript; charset=utf-8"))
+            .with_header(header("Cache-Control", "no-cache"));
+    }
     let key = if path.ends_with('/') {
         format!("{path}index.html")
     } else {
@@ -234,12 +280,12 @@ fn answer(
     {
         return common(Response::from_data(Vec::new()).with_status_code(StatusCode(304)));
     }
-    let bytes = if key.ends_with(".html") {
-        inject_reload(&file.bytes)
+    let response = if key.ends_with(".html") {
+        with_page_headers(Response::from_data(inject_reload(&file.bytes)), snapshot)
     } else {
-        file.bytes.to_vec()
+        Response::from_data(file.bytes.to_vec())
     };
-    common(Response::from_data(bytes).with_header(header("Content-Type", media_type(&key))))
+    common(response.with_header(header("Content-Type", media_type(&key))))
 }
 
 fn not_found(path: &str, snapshot: &Snapshot) -> Response<io::Cursor<Vec<u8>>> {
@@ -265,9 +311,19 @@ fn not_found(path: &str, snapshot: &Snapshot) -> Response<io::Cursor<Vec<u8>>> {
     } else {
         "text/plain; charset=utf-8"
     };
-    Response::from_data(body)
+    with_page_headers(Response::from_data(body), snapshot)
         .with_status_code(StatusCode(404))
         .with_header(header("Content-Type", media))
+}
+
+fn with_page_headers(
+    mut response: Response<io::Cursor<Vec<u8>>>,
+    snapshot: &Snapshot,
+) -> Response<io::Cursor<Vec<u8>>> {
+    for (name, value) in &snapshot.page_headers {
+        response = response.with_header(header(name, value));
+    }
+    response
 }
 
 /// The `build` event: the generation, a tag per HTML page (so a tab reloads only when its page changed)
@@ -400,6 +456,15 @@ pub fn detail_routes(db: &dyn salsa::Database) -> Vec<DetailRoute> {
         .collect()
 }
 
+/// The headers every page is sent with (the site's Content-Security-Policy).
+pub fn page_headers(db: &dyn salsa::Database) -> Vec<(String, String)> {
+    let site = &crate::parse::rules::site_rules(db).value;
+    site.content_security_policy
+        .iter()
+        .map(|csp| ("Content-Security-Policy".to_string(), csp.clone()))
+        .collect()
+}
+
 /// Runs `locref serve`: binds the server, then watches the project and publishes every build from memory
 /// (with the server's own address as base URL; nothing is written to disk).
 pub fn run(root: &Path, bind: &str, port: u16) -> io::Result<()> {
@@ -419,7 +484,8 @@ pub fn run(root: &Path, bind: &str, port: u16) -> io::Result<()> {
             print_report(report);
             match &report.outcome {
                 Outcome::Built(_) => {
-                    shared.publish(session.site().values(), detail_routes(&session.project.db))
+                    let db = &session.project.db;
+                    shared.publish(session.site().values(), detail_routes(db), page_headers(db))
                 }
                 Outcome::Invalid(diagnostics) => {
                     let text: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();

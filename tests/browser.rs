@@ -1,6 +1,13 @@
-//! In headless Chromium, driven over WebDriver (plain HTTP + JSON to chromedriver): a page served by
-//! `locref serve` reloads by itself after an edit that changes it and shows the new content, shows a failed
-//! build's diagnostics in an overlay until the fix, and logs no console error. Skips with a printed reason when no browser is installed, unless
+//! In headless Chromium, driven over WebDriver (plain HTTP + JSON to chromedriver), against `locref serve`
+//! (which sends the site's strict Content-Security-Policy with every page):
+//! - a page reloads by itself after an edit that changes it, and shows a failed build's diagnostics in an
+//!   overlay until the fix;
+//! - the try-it control of `/api/` fetches `/api/v1/countries/it.json` and shows it;
+//! - an old `/#<country>-<erp>` link lands on the matrix row;
+//! - no page of the site logs a console error (a CSP violation would be one).
+//!
+//! Screenshots of the home, a country, the matrix and the API pages (desktop and phone widths) are saved
+//! to `target/screenshots/` for review. Skips with a printed reason when no browser is installed, unless
 //! `LOCREF_REQUIRE_BROWSER=1` (set by `.ci/run`), in which case a missing browser fails the test.
 
 mod common;
@@ -13,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::served::serve;
+use common::served::{Served, serve};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -136,52 +143,155 @@ fn dechunk(mut bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The WebDriver element reference key.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// A headless Chromium session on its own chromedriver; the session ends on drop.
+struct Browser {
+    driver: Driver,
+    id: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        self.driver
+            .call("DELETE", &format!("/session/{}", self.id), None);
+    }
+}
+
+impl Browser {
+    fn start() -> Browser {
+        let driver = Driver::start();
+        let profile = tempfile::tempdir().unwrap();
+        let capabilities = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                         "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                         "--window-size=1280,900",
+                         format!("--user-data-dir={}", profile.path().display())]
+            },
+            "goog:loggingPrefs": {"browser": "ALL"}
+        }}});
+        let session = driver.call("POST", "/session", Some(capabilities));
+        let id = session["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {session}"))
+            .to_string();
+        Browser {
+            driver,
+            id,
+            _profile: profile,
+        }
+    }
+
+    fn command(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        self.driver
+            .call(method, &format!("/session/{}{path}", self.id), body)["value"]
+            .clone()
+    }
+
+    fn goto(&self, url: &str) {
+        self.command("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    fn script(&self, code: &str) -> Value {
+        self.command(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": code, "args": []})),
+        )
+    }
+
+    /// Clicks the element matching `css`, as a user would (WebDriver element click).
+    fn click(&self, css: &str) {
+        let found = self.command(
+            "POST",
+            "/element",
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        let element = found[ELEMENT]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}: {found}"))
+            .to_string();
+        let clicked = self.command(
+            "POST",
+            &format!("/element/{element}/click"),
+            Some(json!({})),
+        );
+        assert!(clicked.is_null(), "click on {css}: {clicked}");
+    }
+
+    /// Polls `code` until it returns `true`.
+    fn wait_for(&self, what: &str, code: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.script(code) != json!(true) {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The console entries logged as errors since the last call (reading the log clears it).
+    fn console_errors(&self) -> Vec<Value> {
+        let logs = self.command("POST", "/se/log", Some(json!({"type": "browser"})));
+        logs.as_array()
+            .map(|l| {
+                l.iter()
+                    .filter(|e| e["level"] == "SEVERE")
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn resize(&self, width: u32, height: u32) {
+        self.command(
+            "POST",
+            "/window/rect",
+            Some(json!({"width": width, "height": height})),
+        );
+    }
+
+    /// Saves a PNG of the viewport to `target/screenshots/<name>.png`.
+    fn screenshot(&self, name: &str) {
+        use base64::Engine;
+        let data = self.command("GET", "/screenshot", None);
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(data.as_str().expect("screenshot data"))
+            .expect("base64 PNG");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .parent()
+            .unwrap()
+            .join("screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+}
+
+fn url(served: &Served, path: &str) -> String {
+    format!("http://{}{path}", served.address)
+}
+
 #[test]
 fn a_served_page_reloads_after_an_edit_shows_build_errors_and_logs_no_console_error() {
     if browser_available().is_none() {
         return;
     }
     let served = serve();
-    let driver = Driver::start();
-    let profile = tempfile::tempdir().unwrap();
-    let capabilities = json!({"capabilities": {"alwaysMatch": {
-        "browserName": "chrome",
-        "goog:chromeOptions": {
-            "binary": CHROMIUM,
-            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-                     "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     format!("--user-data-dir={}", profile.path().display())]
-        },
-        "goog:loggingPrefs": {"browser": "ALL"}
-    }}});
-    let session = driver.call("POST", "/session", Some(capabilities));
-    let id = session["value"]["sessionId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no session: {session}"))
-        .to_string();
-    let script = |code: &str| {
-        driver.call(
-            "POST",
-            &format!("/session/{id}/execute/sync"),
-            Some(json!({"script": code, "args": []})),
-        )["value"]
-            .clone()
-    };
-
-    driver.call(
-        "POST",
-        &format!("/session/{id}/url"),
-        Some(json!({"url": format!("http://{}/it/", served.address)})),
-    );
-    assert_eq!(script("return document.documentElement.lang"), "en");
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/it/"));
+    assert_eq!(browser.script("return document.documentElement.lang"), "en");
     assert!(
-        script("return document.body.innerText")
+        browser
+            .script("return document.body.innerText")
             .as_str()
             .unwrap()
             .contains("Italy")
     );
     // Mark this page load; a reload clears the mark. Give the event stream a moment to connect.
-    script("window.__locref_mark = 1; return true");
+    browser.script("window.__locref_mark = 1; return true");
     std::thread::sleep(Duration::from_millis(500));
 
     let countries = served.project.path().join("sources/tables/countries.csv");
@@ -195,66 +305,176 @@ fn a_served_page_reloads_after_an_edit_shows_build_errors_and_logs_no_console_er
         ),
     )
     .unwrap();
-
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let state = script(
-            "return [window.__locref_mark === undefined, document.body.innerText.includes('edited in the browser test')]",
-        );
-        if state == json!([true, true]) {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the page did not reload with the edit: {state}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    browser.wait_for(
+        "the page to reload with the edit",
+        "return window.__locref_mark === undefined && document.body.innerText.includes('edited in the browser test')",
+    );
 
     // A broken source shows its diagnostics over the page (which keeps the last good build); the fix
     // clears the overlay.
     let vat = served.project.path().join("sources/tables/vat.csv");
     let vat_text = std::fs::read_to_string(&vat).unwrap();
     std::fs::write(&vat, vat_text.replacen("country_code,", "country,", 1)).unwrap();
-    let overlay =
-        "const o = document.getElementById('__locref_error'); return o ? o.textContent : null";
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let shown = script(overlay);
-        if shown
-            .as_str()
-            .is_some_and(|t| t.contains("sources/tables/vat.csv:1:1"))
-        {
-            break;
-        }
-        assert!(Instant::now() < deadline, "no error overlay: {shown}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    browser.wait_for(
+        "the error overlay",
+        "const o = document.getElementById('__locref_error'); return !!o && o.textContent.includes('sources/tables/vat.csv:1:1')",
+    );
     assert!(
-        script("return document.body.innerText")
+        browser
+            .script("return document.body.innerText")
             .as_str()
             .unwrap()
             .contains("edited in the browser test")
     );
     std::fs::write(&vat, vat_text).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !script(overlay).is_null() {
-        assert!(
-            Instant::now() < deadline,
-            "the overlay did not clear after the fix"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-
-    let logs = driver.call(
-        "POST",
-        &format!("/session/{id}/se/log"),
-        Some(json!({"type": "browser"})),
+    browser.wait_for(
+        "the overlay to clear after the fix",
+        "return document.getElementById('__locref_error') === null",
     );
-    let errors: Vec<&Value> = logs["value"]
-        .as_array()
-        .map(|l| l.iter().filter(|e| e["level"] == "SEVERE").collect())
-        .unwrap_or_default();
+    let errors = browser.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
-    driver.call("DELETE", &format!("/session/{id}"), None);
+}
+
+#[test]
+fn try_it_fetches_a_country_and_shows_it_with_the_curl_line() {
+    if browser_available().is_none() {
+        return;
+    }
+    let served = serve();
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/api/"));
+    // The country parameter appears with its endpoint, and only then.
+    assert_eq!(
+        browser.script("return document.getElementById('try-code').closest('p').hidden"),
+        true
+    );
+    browser.click("#try-endpoint option[value='/api/v1/countries/{code}.json']");
+    assert_eq!(
+        browser.script("return document.getElementById('try-code').closest('p').hidden"),
+        false
+    );
+    browser.click("#try-code option[value='it']");
+    let expected = url(&served, "/api/v1/countries/it.json");
+    assert_eq!(
+        browser.script("return document.getElementById('try-curl').textContent"),
+        format!("curl -sS '{expected}'")
+    );
+    browser.click("#try-send");
+    browser.wait_for(
+        "the response",
+        "return document.getElementById('try-status').textContent.startsWith('200')",
+    );
+    let body = browser.script("return document.getElementById('try-body').textContent");
+    let shown: Value = serde_json::from_str(body.as_str().unwrap()).expect("the body is JSON");
+    assert_eq!(shown["data"]["code"], "it");
+    assert_eq!(shown["data"]["name"], "Italy");
+    assert!(
+        body.as_str().unwrap().contains("\n  \"meta\": {"),
+        "formatted with indentation"
+    );
+    let headers = browser.script("return document.getElementById('try-headers').innerText");
+    let headers = headers.as_str().unwrap();
+    assert!(
+        headers.contains("application/json") && headers.contains("access-control-allow-origin"),
+        "{headers}"
+    );
+    browser.screenshot("api-try-it");
+    // Another endpoint: the ERP parameter replaces the country one.
+    browser.click("#try-endpoint option[value='/api/v1/erps/{id}.json']");
+    assert_eq!(
+        browser.script("return [document.getElementById('try-code').closest('p').hidden, document.getElementById('try-id').closest('p').hidden]"),
+        json!([true, false])
+    );
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+#[test]
+fn an_old_home_page_link_lands_on_the_matrix_row() {
+    if browser_available().is_none() {
+        return;
+    }
+    let served = serve();
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/#it-odoo"));
+    browser.wait_for(
+        "the forward to the matrix",
+        "return location.pathname === '/e-invoicing/' && location.hash === '#it-odoo'",
+    );
+    browser.wait_for(
+        "the page to load",
+        "return document.readyState === 'complete'",
+    );
+    assert_eq!(
+        browser.script("const t = document.querySelector(':target'); return t && t.id"),
+        "it-odoo"
+    );
+    // The row is scrolled to the top of the viewport (its collapsed border may sit half a pixel above).
+    let rect = browser.script("const r = document.getElementById('it-odoo').getBoundingClientRect(); return [r.top, r.bottom, innerHeight, scrollY]");
+    let at = |i: usize| rect[i].as_f64().unwrap();
+    assert!(
+        at(0) > -2.0 && at(1) < at(2) && at(3) > 0.0,
+        "the row is not in view: [top, bottom, innerHeight, scrollY] = {rect}"
+    );
+    assert!(
+        browser
+            .script("return document.getElementById('it-odoo').innerText")
+            .as_str()
+            .unwrap()
+            .contains("Odoo")
+    );
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+#[test]
+fn no_page_logs_a_console_error_under_the_sites_csp() {
+    if browser_available().is_none() {
+        return;
+    }
+    let served = serve();
+    let mut session = locref::session::Session::in_memory(served.project.path()).unwrap();
+    session.build();
+    let pages: Vec<String> = session
+        .site()
+        .keys()
+        .filter(|p| p.ends_with(".html"))
+        .map(|p| p.strip_suffix("index.html").unwrap_or(p).to_string())
+        .collect();
+    assert!(pages.len() > 90, "{} pages", pages.len());
+    let browser = Browser::start();
+    let mut failures = Vec::new();
+    for page in &pages {
+        browser.goto(&url(&served, page));
+        browser.wait_for(page, "return document.readyState === 'complete'");
+        let errors = browser.console_errors();
+        if !errors.is_empty() {
+            failures.push(format!("{page}: {errors:?}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "console errors:\n{}",
+        failures.join("\n")
+    );
+    // Screenshots for review, at desktop and phone widths.
+    for (name, page) in [
+        ("home", "/"),
+        ("country-it", "/it/"),
+        ("matrix", "/e-invoicing/"),
+        ("api", "/api/"),
+    ] {
+        browser.resize(1280, 900);
+        browser.goto(&url(&served, page));
+        browser.screenshot(&format!("{name}-desktop"));
+        browser.resize(390, 844);
+        browser.goto(&url(&served, page));
+        browser.screenshot(&format!("{name}-phone"));
+        // On a phone the page itself never scrolls sideways; wide tables scroll in their wrapper.
+        assert_eq!(
+            browser.script("return document.documentElement.scrollWidth <= innerWidth"),
+            true,
+            "{page} scrolls sideways on a phone"
+        );
+    }
 }

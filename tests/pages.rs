@@ -150,7 +150,9 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
     // France: a verified fact shows its verification, check date and source link; toggles their reason.
     let fr = text(&files, "fr/index.html");
     assert!(
-        fr.contains("<td class=\"verified\">verified (secondary)</td><td>2026-11-21</td>"),
+        fr.contains(
+            "<td class=\"verified\">verified (secondary)</td><td class=\"date\">2026-11-21</td>"
+        ),
         "{fr}"
     );
     assert!(fr.contains(
@@ -456,7 +458,9 @@ fn every_erp_page_has_a_row_per_country_and_its_sections() {
         .unwrap();
     assert!(row.contains("<td>native</td>"), "{row}");
     assert!(
-        row.contains("<td class=\"verified\">verified (official)</td><td>2026-11-21</td>"),
+        row.contains(
+            "<td class=\"verified\">verified (official)</td><td class=\"date\">2026-11-21</td>"
+        ),
         "{row}"
     );
     assert!(
@@ -692,4 +696,136 @@ fn a_sponsor_is_marked_as_paid_and_kept_off_every_other_page() {
             );
         }
     }
+}
+
+/// The API docs page is generated from the OpenAPI document: every path, every resource schema, and a
+/// try-it control offering exactly the API's paths.
+#[test]
+fn the_api_docs_page_documents_every_path_and_schema_of_the_openapi_document() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let openapi: serde_json::Value =
+        serde_json::from_str(text(&files, "api/openapi.json")).expect("openapi.json");
+    let html = text(&files, "api/index.html");
+    let md = text(&files, "api/index.md");
+    let paths: Vec<&String> = openapi["paths"].as_object().unwrap().keys().collect();
+    assert!(paths.len() > 20);
+    for path in &paths {
+        let id = path
+            .trim_matches('/')
+            .replace(['/', '.', '{', '}', '_'], "-")
+            .replace("--", "-")
+            .trim_end_matches('-')
+            .to_string();
+        assert!(
+            html.contains(&format!("<tr id=\"{id}\"><th scope=\"row\"><code>")),
+            "{path}: row #{id}"
+        );
+        assert!(md.contains(&format!("| `{path}` |")), "{path} in the twin");
+    }
+    // The try-it control offers the API paths (with the templated detail paths), and nothing else.
+    let options: Vec<&str> = html
+        .split("<option value=\"")
+        .skip(1)
+        .map(|o| &o[..o.find('"').unwrap()])
+        .filter(|v| v.starts_with('/'))
+        .collect();
+    let api: Vec<&str> = paths
+        .iter()
+        .map(|p| p.as_str())
+        .filter(|p| p.starts_with("/api/"))
+        .collect();
+    assert_eq!(options, api);
+    assert!(html.contains("<option value=\"/api/v1/countries/{code}.json\" data-param=\"code\">"));
+    assert!(html.contains("<option value=\"it\" selected>it</option>"));
+    assert!(html.contains("<script src=\"/assets/try-it.js\" defer></script>"));
+    for (name, schema) in openapi["components"]["schemas"].as_object().unwrap() {
+        if name.starts_with("Envelope_") {
+            continue;
+        }
+        assert!(
+            html.contains(&format!("<section id=\"schema-{name}\"")),
+            "{name}"
+        );
+        assert!(md.contains(&format!("### {name}\n")), "{name} in the twin");
+        for (field, _) in schema["properties"].as_object().into_iter().flatten() {
+            assert!(
+                html.contains(&format!("<tr><th scope=\"row\"><code>{field}</code></th>")),
+                "{name}.{field}"
+            );
+        }
+    }
+    // Required-ness is the schema's: a Country's `code` is required, its `vat_name` is not.
+    let country = &html[html.find("id=\"schema-Country\"").unwrap()..];
+    let country = &country[..country.find("</section>").unwrap()];
+    assert!(
+        country.contains("<code>code</code></th><td>string</td><td>yes</td>"),
+        "{country}"
+    );
+    assert!(
+        country.contains("<code>vat_name</code></th><td>string or null</td><td>no</td>"),
+        "{country}"
+    );
+}
+
+/// llms.txt follows the llms.txt convention (title, summary, sections of links) and links every twin by
+/// its absolute URL; llms-full.txt holds every twin.
+#[test]
+fn llms_txt_links_every_twin_and_llms_full_txt_holds_them() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let llms = text(&files, "llms.txt");
+    let full = text(&files, "llms-full.txt");
+    let base = "https://locref.example.org";
+    let mut lines = llms.lines();
+    assert_eq!(lines.next(), Some("# Localization Reference Data Service"));
+    assert_eq!(lines.next(), Some(""));
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("> Per-country reference data")
+    );
+    for section in [
+        "## Pages",
+        "## Countries",
+        "## ERP products",
+        "## Country filters",
+        "## API",
+        "## Data files",
+        "## Optional",
+    ] {
+        assert!(llms.contains(&format!("\n{section}\n")), "{section}");
+    }
+    let twins: Vec<&String> = files.keys().filter(|k| k.ends_with("index.md")).collect();
+    assert_eq!(
+        twins.len(),
+        92 - 1,
+        "every page but the 404 page has a twin"
+    );
+    for twin in &twins {
+        let title = text(&files, twin)
+            .lines()
+            .next()
+            .unwrap()
+            .trim_start_matches("# ");
+        assert!(
+            llms.contains(&format!("- [{title}]({base}/{twin})")),
+            "{twin} ({title}) is not linked from llms.txt"
+        );
+        assert!(
+            full.contains(&format!(
+                "\nSource: {base}/{twin}\n\n{}",
+                text(&files, twin)
+            )),
+            "{twin} in llms-full.txt"
+        );
+    }
+    assert!(llms.contains(&format!("- [Italy]({base}/it/index.md)")));
+    assert!(llms.contains(&format!("- [/api/openapi.json]({base}/api/openapi.json)")));
+    assert!(llms.contains(&format!(
+        "- [/data/countries.csv]({base}/data/countries.csv)"
+    )));
+    assert!(llms.contains(&format!("- [Full content]({base}/llms-full.txt)")));
+    assert!(llms.contains("not tax or legal advice"));
 }

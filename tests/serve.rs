@@ -311,10 +311,28 @@ fn pages_and_twins_are_served_with_the_reload_script_only_in_served_html() {
         page.header("Content-Type"),
         Some("text/html; charset=utf-8")
     );
+    // The reload script is a file, so the page keeps to the site's Content-Security-Policy, which the
+    // server sends with every page as `_headers` gives it to a static host.
     assert!(
-        page.text().contains("/__livereload"),
-        "served HTML carries the reload script"
+        page.text()
+            .contains(r#"<script src="/__livereload.js"></script></body>"#),
+        "served HTML loads the reload script"
     );
+    let csp = page.header("Content-Security-Policy").expect("a CSP");
+    assert!(csp.starts_with("default-src 'self'"), "{csp}");
+    let headers_file = get(&served.address, "/_headers").text();
+    assert!(
+        headers_file.contains(&format!("  Content-Security-Policy: {csp}\n")),
+        "{headers_file}"
+    );
+    let script = get(&served.address, "/__livereload.js");
+    assert_eq!(
+        (script.status, script.header("Content-Type")),
+        (200, Some("text/javascript; charset=utf-8"))
+    );
+    assert!(script.text().contains("new EventSource(\"/__livereload\")"));
+    let json = get(&served.address, "/api/v1/countries/it.json");
+    assert_eq!(json.header("Content-Security-Policy"), None, "pages only");
     let twin = get(&served.address, "/it/index.md");
     assert_eq!(
         twin.header("Content-Type"),

@@ -93,6 +93,9 @@ pub struct SiteRules {
     pub version: String,
     pub reference_date: String,
     pub informational_notice: String,
+    /// Sent with every page (`_headers`, and by the dev server): the pages need nothing from elsewhere.
+    #[serde(default)]
+    pub content_security_policy: Option<String>,
     pub api_licence: ApiLicence,
     pub data_licence: DataLicence,
     pub sponsors: SponsorRules,
