@@ -684,24 +684,29 @@ mod tests {
         }
     }
 
+    /// Each link as (href, target, fragment, line, column).
+    fn link_summary(page: &PageLinks) -> Vec<(&str, &str, Option<&str>, u32, u32)> {
+        page.links
+            .iter()
+            .map(|l| {
+                let fragment = l.fragment.as_deref();
+                (
+                    l.href.as_str(),
+                    l.target.as_str(),
+                    fragment,
+                    l.line,
+                    l.column,
+                )
+            })
+            .collect()
+    }
+
     #[test]
     fn scans_ids_links_positions_and_errors() {
         let html = "<!doctype html>\n<html lang=\"en\"><head><title>t</title>\n<link rel=\"icon\" href=\"data:,\"></head>\n<body><p id=\"a\">x <a href=\"#a\">1</a> <a name=\"b\" href=\"/x/#c\">2</a></p>\n<img src=\"/i.png\" alt=\"\"><a href=\"https://example.com/\">e</a>\n</div></body></html>\n";
         let page = scan("/p/index.html", html, BASE);
         assert_eq!(page.ids, BTreeSet::from(["a".to_string(), "b".to_string()]));
-        let found: Vec<(&str, &str, Option<&str>, u32, u32)> = page
-            .links
-            .iter()
-            .map(|l| {
-                (
-                    l.href.as_str(),
-                    l.target.as_str(),
-                    l.fragment.as_deref(),
-                    l.line,
-                    l.column,
-                )
-            })
-            .collect();
+        let found = link_summary(&page);
         assert_eq!(
             found,
             [
@@ -754,19 +759,7 @@ mod tests {
         let md = "# T\n\n| a | b |\n|---|---|\n| [France](/fr/index.md) | [source](https://example.com/) |\n\nSee [the matrix](../e-invoicing/#fr-odoo) and ![x](/i.png).\n";
         let page = scan_markdown("/fr/index.md", md, BASE);
         assert!(page.ids.is_empty() && page.errors.is_empty());
-        let found: Vec<(&str, &str, Option<&str>, u32, u32)> = page
-            .links
-            .iter()
-            .map(|l| {
-                (
-                    l.href.as_str(),
-                    l.target.as_str(),
-                    l.fragment.as_deref(),
-                    l.line,
-                    l.column,
-                )
-            })
-            .collect();
+        let found = link_summary(&page);
         assert_eq!(
             found,
             [

@@ -737,7 +737,7 @@ fn the_api_docs_page_documents_every_path_and_schema_of_the_openapi_document() {
         .collect();
     assert_eq!(options, api);
     assert!(html.contains("<option value=\"/api/v1/countries/{code}.json\" data-param=\"code\">"));
-    assert!(html.contains("<option value=\"it\" selected>it</option>"));
+    assert!(html.contains("<option value=\"it\" selected>it (Italy)</option>"));
     assert!(html.contains("<script src=\"/assets/try-it.js\" defer></script>"));
     for (name, schema) in openapi["components"]["schemas"].as_object().unwrap() {
         if name.starts_with("Envelope_") {

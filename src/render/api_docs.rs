@@ -8,7 +8,7 @@ use serde_json::{Map, Value as Json, json};
 
 use super::contexts::site_context;
 use super::openapi::openapi_document;
-use crate::model::base_url;
+use crate::model::{base_url, countries, erps};
 
 /// The schema name a `$ref` points to (`#/components/schemas/Country` -> `Country`).
 fn ref_name(schema: &Json) -> Option<&str> {
@@ -99,6 +99,24 @@ fn fields(schema: &Json) -> Vec<Json> {
         .collect()
 }
 
+/// A parameter value with the name of what it identifies (a country or an ERP).
+fn value_label(db: &dyn salsa::Database, value: &str) -> String {
+    let name = countries(db)
+        .iter()
+        .find(|c| c.code == value)
+        .map(|c| c.name.clone())
+        .or_else(|| {
+            erps(db)
+                .iter()
+                .find(|e| e.id == value)
+                .map(|e| e.name.clone())
+        });
+    match name {
+        Some(name) => format!("{value} ({name})"),
+        None => value.to_string(),
+    }
+}
+
 /// What the API docs page shows: the base URL, every path of the OpenAPI document (with the allowed
 /// values of its parameter), and the resource schemas with their fields.
 #[salsa::tracked(returns(ref))]
@@ -115,10 +133,20 @@ pub fn api_docs_context(db: &dyn salsa::Database) -> Json {
         .map(|(path, item)| {
             let get = &item["get"];
             let parameter = get["parameters"].get(0).map(|p| {
+                let values: Vec<&str> = p["schema"]["enum"]
+                    .as_array()
+                    .map(|v| v.iter().filter_map(Json::as_str).collect())
+                    .unwrap_or_default();
+                // The try-it control names each value: `it (Italy)`, `odoo (Odoo)`.
+                let options: Vec<Json> = values
+                    .iter()
+                    .map(|v| json!({"value": v, "label": value_label(db, v)}))
+                    .collect();
                 json!({
                     "name": p["name"],
                     "placeholder": format!("{{{}}}", p["name"].as_str().unwrap_or_default()),
-                    "values": p["schema"]["enum"],
+                    "values": values,
+                    "options": options,
                     "description": p["description"],
                 })
             });
