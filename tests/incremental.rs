@@ -435,6 +435,8 @@ fn one_page_template_rerenders_only_the_country_pages() {
         &[
             ("decoded_text", 1),
             ("template_text", 1),
+            // The country page's templates are compiled once, for the 61 pages.
+            ("compiled_templates", 1),
             ("page_country", 61),
             // The link check re-parses the 61 changed pages; their links and ids are unchanged.
             ("page_links", 61),
@@ -513,6 +515,7 @@ fn the_erp_page_template_rerenders_only_the_erp_pages() {
         &[
             ("decoded_text", 1),
             ("template_text", 1),
+            ("compiled_templates", 1),
             ("page_erp", 11),
             // The eleven changed pages are re-parsed; their links are unchanged.
             ("page_links", 11),

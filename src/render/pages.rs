@@ -145,8 +145,22 @@ pub fn md_url(value: Value) -> String {
     out
 }
 
-/// Renders `names` (the last is the page; the others are the templates it extends or includes).
-fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> Page {
+/// The templates of one kind of page (`["base.html", "macros.html", "country.html"]`, the page's own
+/// last) as a query key.
+#[salsa::interned(debug)]
+pub struct TemplateSet<'db> {
+    #[returns(ref)]
+    pub names: Vec<String>,
+}
+
+/// The templates of one kind of page, compiled once per edit of one of them (not once per page: the 61
+/// country pages share one compiled set). Compiled templates are not comparable, so this query is never
+/// backdated; the pages compare their own bytes instead.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn compiled_templates<'db>(
+    db: &'db dyn salsa::Database,
+    set: TemplateSet<'db>,
+) -> Result<Environment<'static>, Diagnostic> {
     let mut env = Environment::new();
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
@@ -157,16 +171,22 @@ fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> Pa
     env.add_filter("slug", |value: String| {
         crate::model::checks::slugify(&value)
     });
-    for name in names {
-        match template_text(db, TemplateKey::new(db, name.to_string())) {
-            Ok(text) => {
-                if let Err(e) = env.add_template_owned(name.to_string(), text.clone()) {
-                    return Page::failed(template_error(&format!("{TEMPLATES}/{name}"), &e));
-                }
-            }
-            Err(diagnostic) => return Page::failed(diagnostic.clone()),
-        }
+    for name in set.names(db) {
+        let text = template_text(db, TemplateKey::new(db, name.clone())).clone()?;
+        env.add_template_owned(name.clone(), text)
+            .map_err(|e| template_error(&format!("{TEMPLATES}/{name}"), &e))?;
     }
+    Ok(env)
+}
+
+/// Renders a page from `names` (the last is the page; the others are the templates it extends or
+/// includes).
+fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> Page {
+    let set = TemplateSet::new(db, names.to_vec());
+    let env = match compiled_templates(db, set) {
+        Ok(env) => env,
+        Err(diagnostic) => return Page::failed(diagnostic.clone()),
+    };
     let main = names.last().map_or("", String::as_str);
     let rendered = env
         .get_template(main)
