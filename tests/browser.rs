@@ -6,8 +6,8 @@
 //! - an old `/#<country>-<erp>` link lands on the matrix row;
 //! - no page of the site logs a console error (a CSP violation would be one).
 //!
-//! Screenshots of the home, a country, the matrix and the API pages (desktop and phone widths) are saved
-//! to `target/screenshots/` for review. Skips with a printed reason when no browser is installed, unless
+//! Screenshots of the home, a country, the matrix, the API, an ERP, the VAT reporting and the licence pages
+//! (desktop and phone widths) are saved to `target/screenshots/` for review. Skips with a printed reason when no browser is installed, unless
 //! `LOCREF_REQUIRE_BROWSER=1` (set by `.ci/run`), in which case a missing browser fails the test.
 
 mod common;
@@ -463,6 +463,9 @@ fn no_page_logs_a_console_error_under_the_sites_csp() {
         ("country-it", "/it/"),
         ("matrix", "/e-invoicing/"),
         ("api", "/api/"),
+        ("erp-odoo", "/erp/odoo/"),
+        ("vat-reporting", "/vat-reporting/"),
+        ("licence", "/licence/"),
     ] {
         browser.resize(1280, 900);
         browser.goto(&url(&served, page));
