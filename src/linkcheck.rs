@@ -193,29 +193,9 @@ fn fragment_resolves(fragment: &str, ids: &BTreeSet<String>) -> bool {
 
 /// `%XX` escapes decoded (invalid escapes and non-UTF-8 results are kept as written).
 fn percent_decode(text: &str) -> Cow<'_, str> {
-    if !text.contains('%') {
-        return Cow::Borrowed(text);
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    match String::from_utf8(out) {
-        Ok(decoded) => Cow::Owned(decoded),
-        Err(_) => Cow::Borrowed(text),
-    }
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8()
+        .unwrap_or(Cow::Borrowed(text))
 }
 
 /// Resolves `href` on the page at `page` (a site path) to a site path and fragment, or `None` for a link

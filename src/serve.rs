@@ -176,20 +176,10 @@ fn unsafe_path(raw: &str) -> bool {
 
 /// Percent-decodes a path (only after [`unsafe_path`] passed); `None` if not valid UTF-8.
 fn decode(path: &str) -> Option<String> {
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
+    let decoded = percent_encoding::percent_decode_str(path)
+        .decode_utf8()
+        .ok()?;
+    Some(decoded.into_owned())
 }
 
 fn inject_reload(bytes: &[u8]) -> Vec<u8> {
