@@ -176,6 +176,16 @@ fn matrix_home_and_404_pages() {
     let matrix = text(&files, "e-invoicing/index.html");
     assert_eq!(matrix.matches("<tr id=\"").count(), 671);
     assert!(matrix.contains("<tr id=\"fr-sage-intacct\">"));
+    // Grouped by country, each group headed by the country's mandate as mandates.csv states it.
+    assert_eq!(matrix.matches("<tr class=\"group\">").count(), 61);
+    let mandates = common::read(dir.path(), "sources/tables/mandates.csv");
+    let italy = mandates.lines().find(|l| l.starts_with("it,")).unwrap();
+    let label = italy.split(',').nth(1).unwrap();
+    assert!(
+        matrix.contains(&format!("<tbody id=\"it\">\n<tr class=\"group\"><th scope=\"colgroup\" colspan=\"5\"><a href=\"/it/#e-invoicing\">Italy</a>: {label}.")),
+        "Italy's group heading with {label}"
+    );
+    assert!(matrix.contains("<a href=\"/ad/#e-invoicing\">Andorra</a>: mandate unknown</th>"));
     let matrix_md = text(&files, "e-invoicing/index.md");
     assert_eq!(
         matrix_md.lines().filter(|l| l.starts_with("| [")).count(),

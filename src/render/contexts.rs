@@ -16,8 +16,8 @@ use crate::derive::erp_summary;
 use crate::derive::filters::{FilterKey, filter_members, filter_rule};
 use crate::derive::toggles::{country_toggle_values, country_toggles};
 use crate::model::{
-    CountryKey, ErpKey, countries, country_matrix, country_reporting, erp_name, erps,
-    partner_order, reporting_erps,
+    CountryKey, ErpKey, countries, country_mandate, country_matrix, country_reporting, erp_name,
+    erps, partner_order, reporting_erps,
 };
 use crate::parse::rules::{FilterMatch, filter_rules, site_rules, toggle_rules};
 use crate::parse::tables::{LocalErpRow, PartnerRow, local_erp_rows, partner_rows};
@@ -133,22 +133,36 @@ pub fn home_context(db: &dyn salsa::Database) -> Json {
 /// The e-invoicing matrix page's data: every cell's support type, verification and source.
 #[salsa::tracked(returns(ref))]
 pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
-    let mut rows = Vec::new();
-    for c in countries(db) {
-        let key = CountryKey::new(db, c.code.clone());
-        for row in country_matrix(db, key) {
-            rows.push(json!({
-                "country": c.code,
-                "country_name": c.name,
-                "erp": row.erp,
-                "erp_name": erp_name(db, &row.erp),
-                "support": row.support_type,
-                "verification": row.verification.as_str(),
-                "source_url": row.erp_source.first(),
-            }));
-        }
-    }
-    json!({ "site": site_context(db), "rows": rows })
+    let groups: Vec<Json> = countries(db)
+        .iter()
+        .map(|c| {
+            let key = CountryKey::new(db, c.code.clone());
+            let rows: Vec<Json> = country_matrix(db, key)
+                .iter()
+                .map(|row| {
+                    json!({
+                        "country": c.code,
+                        "country_name": c.name,
+                        "erp": row.erp,
+                        "erp_name": erp_name(db, &row.erp),
+                        "support": row.support_type,
+                        "verification": row.verification.as_str(),
+                        "source_url": row.erp_source.first(),
+                    })
+                })
+                .collect();
+            // The country's mandate as its mandates row states it ("unknown" is a value there too).
+            let mandate = country_mandate(db, key).as_ref().map(|m| {
+                json!({
+                    "short_label": m.short_label,
+                    "mandate": m.mandate,
+                    "deadlines": m.deadlines,
+                })
+            });
+            json!({ "code": c.code, "name": c.name, "mandate": mandate, "rows": rows })
+        })
+        .collect();
+    json!({ "site": site_context(db), "countries": groups })
 }
 
 fn fact_json(fact: &Fact) -> Json {
