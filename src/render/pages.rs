@@ -275,35 +275,36 @@ page_pair!(page_licence, page_licence_md, "licence", licence_context);
 page_pair!(page_filters, page_filters_md, "filters", filters_context);
 page_pair!(page_api, page_api_md, "api", api_docs_context);
 
-#[salsa::tracked(returns(ref))]
-pub fn page_country<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Page {
-    render_page(db, &html("country"), country_context(db, key))
+/// An HTML page and its Markdown twin per register entry (a country, an ERP, a filter).
+macro_rules! keyed_page_pair {
+    ($html:ident, $md:ident, $template:literal, $key:ident, $context:path) => {
+        #[salsa::tracked(returns(ref))]
+        pub fn $html<'db>(db: &'db dyn salsa::Database, key: $key<'db>) -> Page {
+            render_page(db, &html($template), $context(db, key))
+        }
+
+        #[salsa::tracked(returns(ref))]
+        pub fn $md<'db>(db: &'db dyn salsa::Database, key: $key<'db>) -> Page {
+            render_page(db, &md($template), $context(db, key))
+        }
+    };
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn page_country_md<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Page {
-    render_page(db, &md("country"), country_context(db, key))
-}
-
-#[salsa::tracked(returns(ref))]
-pub fn page_erp<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Page {
-    render_page(db, &html("erp"), erp_context(db, key))
-}
-
-#[salsa::tracked(returns(ref))]
-pub fn page_erp_md<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Page {
-    render_page(db, &md("erp"), erp_context(db, key))
-}
-
-#[salsa::tracked(returns(ref))]
-pub fn page_filter<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Page {
-    render_page(db, &html("filter"), filter_context(db, key))
-}
-
-#[salsa::tracked(returns(ref))]
-pub fn page_filter_md<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Page {
-    render_page(db, &md("filter"), filter_context(db, key))
-}
+keyed_page_pair!(
+    page_country,
+    page_country_md,
+    "country",
+    CountryKey,
+    country_context
+);
+keyed_page_pair!(page_erp, page_erp_md, "erp", ErpKey, erp_context);
+keyed_page_pair!(
+    page_filter,
+    page_filter_md,
+    "filter",
+    FilterKey,
+    filter_context
+);
 
 #[salsa::tracked(returns(ref))]
 pub fn page_not_found(db: &dyn salsa::Database) -> Page {
