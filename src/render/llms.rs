@@ -8,8 +8,7 @@
 
 use super::Rendered;
 use crate::model::base_url;
-use crate::parse::rules::{filter_rules, route_rules, site_rules};
-use crate::render::data::stem_description;
+use crate::parse::rules::{route_rules, site_rules};
 use crate::routes::{Output, Param, outputs};
 
 /// An output as a query key.
@@ -95,34 +94,25 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
     }
     // The API and the data files: one line per route of the index; a route over the countries or ERPs
     // links its first output as an example, a route over the filters or tables lists each of them.
-    let filters = &filter_rules(db).value;
     let mut api = Vec::new();
     let mut data = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
         if !rule.index {
             continue;
         }
-        let route_outputs: Vec<&Output> = outputs(db).iter().filter(|o| o.route == i).collect();
-        let description = rule.description.clone().unwrap_or_default();
         let mut lines = Vec::new();
-        for output in &route_outputs {
-            let param = output.param.as_deref().unwrap_or_default();
+        for output in outputs(db).iter().filter(|o| o.route == i) {
+            let description = super::output_description(db, output);
             let line = match output.renderer.param() {
                 Param::Country | Param::Erp => format!(
-                    "- [{}]({base}{}): {description} Example: {param}.",
-                    rule.path, output.path
+                    "- [{}]({base}{}): {description} Example: {}.",
+                    rule.path,
+                    output.path,
+                    output.param.as_deref().unwrap_or_default()
                 ),
-                Param::Filter => {
-                    let filter = filters.iter().find(|f| f.slug == param);
-                    let text = filter.map_or("", |f| f.description.as_str());
-                    format!("- [{}]({base}{}): {text}", output.path, output.path)
+                Param::Filter | Param::Stem => {
+                    format!("- [{}]({base}{}): {description}", output.path, output.path)
                 }
-                Param::Stem => format!(
-                    "- [{}]({base}{}): {} {description}",
-                    output.path,
-                    output.path,
-                    stem_description(param)
-                ),
                 Param::None => format!("- [{}]({base}{}): {description}", rule.path, output.path),
             };
             lines.push(line);

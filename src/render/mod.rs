@@ -84,6 +84,27 @@ pub fn render_errors(db: &dyn salsa::Database) -> Vec<crate::diagnostics::Diagno
         .collect()
 }
 
+/// What one output holds, for the documents that describe outputs one by one (`openapi.json`,
+/// `llms.txt`): its route's description, or for a filter the filter's own description, or for a flat
+/// file its table's description followed by the route's.
+pub fn output_description(db: &dyn salsa::Database, output: &Output) -> String {
+    let rules = &crate::parse::rules::route_rules(db).value;
+    let rule_description = rules[output.route].description.clone().unwrap_or_default();
+    let param = output.param.as_deref().unwrap_or_default();
+    match output.renderer {
+        Renderer::ApiFilter => crate::parse::rules::filter_rules(db)
+            .value
+            .iter()
+            .find(|f| f.slug == param)
+            .map(|f| f.description.clone())
+            .unwrap_or_default(),
+        Renderer::DataJson | Renderer::DataCsv => {
+            format!("{} {rule_description}", data::stem_description(param))
+        }
+        _ => rule_description,
+    }
+}
+
 /// Pretty JSON with a final newline: what every JSON output looks like.
 pub fn json_bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(value).expect("resources serialize");

@@ -7,8 +7,8 @@ use serde_json::{Map, Value, json};
 
 use super::{Rendered, json_bytes};
 use crate::model::{base_url, reference_date};
-use crate::parse::rules::{OpenapiMode, filter_rules, route_rules, site_rules, toggle_rules};
-use crate::render::data::{StemKey, flat_columns, stem_description};
+use crate::parse::rules::{OpenapiMode, route_rules, site_rules, toggle_rules};
+use crate::render::data::{StemKey, flat_columns};
 use crate::resources::{
     ApiError, Country, CountryDetail, Endpoint, Envelope, Erp, ErpDetail, Fact, FilterItem,
     LocalErp, NewsItem, Partner, PartnerFlag, Sponsor,
@@ -120,7 +120,6 @@ pub fn openapi(db: &dyn salsa::Database) -> Rendered {
 pub fn openapi_document(db: &dyn salsa::Database) -> Value {
     let site = &site_rules(db).value;
     let rules = &route_rules(db).value;
-    let filters = &filter_rules(db).value;
     let mut generator = generator();
     let mut paths = Map::new();
     let mut described_routes = std::collections::BTreeSet::new();
@@ -137,21 +136,7 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
         } else {
             output.path.clone()
         };
-        let description = match output.renderer {
-            Renderer::ApiFilter => filters
-                .iter()
-                .find(|f| Some(&f.slug) == output.param.as_ref())
-                .map(|f| f.description.clone()),
-            Renderer::DataJson | Renderer::DataCsv => output.param.as_deref().map(|stem| {
-                format!(
-                    "{} {}",
-                    stem_description(stem),
-                    rule.description.clone().unwrap_or_default()
-                )
-            }),
-            _ => rule.description.clone(),
-        }
-        .unwrap_or_default();
+        let description = super::output_description(db, output);
         let (media_type, schema) = response_schema(db, &mut generator, output);
         let cors = json!({"Access-Control-Allow-Origin": {"description": "Always `*`.", "schema": {"type": "string", "const": "*"}}});
         let mut responses = Map::new();
