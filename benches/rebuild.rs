@@ -3,6 +3,8 @@
 //! The debounce (50 ms + 50 ms quiet) comes on top of these figures in `locref watch`.
 //!
 //! Run: `cargo bench --bench rebuild` (release). Prints the median, min and max of repeated runs.
+//! `BENCH_RUNS=N` sets the repetition count; `BENCH_ONLY=text` runs only the cases whose name contains
+//! `text` (for profiling one case with `perf record`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -88,12 +90,19 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(21);
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    let wanted = |name: &str| name.contains(only.as_str());
 
     // Full clean build: load (read + hash every input), render everything, write 292 files.
     let dir = project();
     let root = dir.path();
     let mut samples = Vec::new();
-    for i in 0..runs.min(11) {
+    let clean_runs = if wanted("full clean build") {
+        runs.min(11)
+    } else {
+        0
+    };
+    for i in 0..clean_runs {
         let out = root.join(format!("clean{i}"));
         let started = Instant::now();
         let mut session = Session::load(root, &out).unwrap().with_fixed_time(TIME);
@@ -101,7 +110,9 @@ fn main() {
         samples.push(started.elapsed());
         assert_eq!(r.written().len(), 292);
     }
-    report("full clean build (load + render + write 292)", samples);
+    if clean_runs > 0 {
+        report("full clean build (load + render + write 292)", samples);
+    }
 
     let mut session = Session::load(root, &root.join("public"))
         .unwrap()
@@ -111,7 +122,8 @@ fn main() {
     // No-op rebuild: a touch of the largest table (read + blake3 of its bytes; nothing runs or is written).
     let matrix = root.join("sources/tables/matrix.csv");
     let mut samples = Vec::new();
-    for _ in 0..runs * 5 {
+    let noop_runs = if wanted("no-op rebuild") { runs * 5 } else { 0 };
+    for _ in 0..noop_runs {
         let f = std::fs::File::options().append(true).open(&matrix).unwrap();
         f.set_modified(std::time::SystemTime::now()).unwrap();
         drop(f);
@@ -120,7 +132,9 @@ fn main() {
         samples.push(started.elapsed());
         assert_eq!(r.outcome, Outcome::Unchanged);
     }
-    report("no-op rebuild (touch matrix.csv)", samples);
+    if noop_runs > 0 {
+        report("no-op rebuild (touch matrix.csv)", samples);
+    }
 
     let edits: [(&str, &str, &str, &str); 5] = [
         (
@@ -154,11 +168,17 @@ fn main() {
             r"'\bSAF-T: required\b'",
         ),
     ];
-    for (name, rel, from, to) in edits {
+    for (name, rel, from, to) in edits.into_iter().filter(|e| wanted(e.0)) {
         edit_bench(&mut session, root, name, rel, from, to, runs);
     }
 
-    // Where the time of a single-fact edit goes: sync (read + hash), render (queries), emit (stamp + write).
+    if wanted("VAT fact: breakdown") {
+        vat_breakdown(&mut session, root, runs);
+    }
+}
+
+/// Where the time of a single-fact edit goes: sync (read + hash), render (queries), emit (stamp + write).
+fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
     let path = root.join("sources/tables/countries.csv");
     let a = std::fs::read_to_string(&path).unwrap();
     let b = a.replacen(
@@ -191,10 +211,10 @@ fn main() {
         write.push(t3 - t2);
         session.project.db.take_executed();
     }
-    report("  VAT fact: sync_paths (read + blake3)", sync);
-    report("  VAT fact: render_site (queries)", render);
+    report("VAT fact: breakdown: sync_paths (read + blake3)", sync);
+    report("VAT fact: breakdown: render_site (queries)", render);
     report(
-        "  VAT fact: publish (stamp and write the changed outputs)",
+        "VAT fact: breakdown: publish (stamp and write the changed outputs)",
         write,
     );
 }
