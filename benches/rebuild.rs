@@ -6,6 +6,10 @@
 //! `BENCH_RUNS=N` sets the repetition count; `BENCH_ONLY=text` runs only the cases whose name contains
 //! `text` (for profiling one case with `perf record`).
 
+// The allocator of the `locref` binary, so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
