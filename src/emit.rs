@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::render::{GENERATED_AT_JSON, Rendered};
+use crate::replace::Replacer;
 
 /// What the manifest remembers of one output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,16 +82,21 @@ pub fn load_manifest(out: &Path) -> Manifest {
         .unwrap_or_default()
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename, so readers never see half a file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = dir.join(format!(".{name}.locref-tmp-{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+/// Where the spares of an output folder's files live (see [`crate::replace`]):
+/// `<parent>/.locref-cache/<name>.spare/`, a tree shaped like the output folder's.
+pub fn spare_root(out: &Path) -> PathBuf {
+    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("site");
+    out.parent()
+        .unwrap_or(Path::new("."))
+        .join(".locref-cache")
+        .join(format!("{name}.spare"))
+}
+
+/// The spare of the manifest itself, beside it.
+fn manifest_spare(out: &Path) -> PathBuf {
+    let mut path = manifest_path(out).into_os_string();
+    path.push(".spare");
+    PathBuf::from(path)
 }
 
 /// The file an output path is written to (`/x/` -> `x/index.html`).
@@ -119,6 +125,8 @@ pub struct Publisher {
     out: Option<PathBuf>,
     manifest: Manifest,
     site: BTreeMap<String, Stamped>,
+    /// Writes changed files through reusable spares where the filesystem allows it.
+    replacer: Replacer,
 }
 
 impl Publisher {
@@ -129,6 +137,7 @@ impl Publisher {
             out: out.map(Path::to_path_buf),
             manifest,
             site: BTreeMap::new(),
+            replacer: Replacer::default(),
         }
     }
 
@@ -166,8 +175,10 @@ impl Publisher {
             let target = self.out.as_ref().map(|out| file_for(out, path));
             // A first build in a folder of an earlier run keeps files whose content is current.
             let on_disk = same_content && target.as_ref().is_some_and(|t| t.is_file());
-            if let Some(target) = target.filter(|_| !on_disk) {
-                write_atomic(&target, &bytes)?;
+            if let (Some(out), Some(target)) = (&self.out, target.filter(|_| !on_disk)) {
+                // Only a file published before has a version to exchange with a spare.
+                let spare = entry.map(|_| file_for(&spare_root(out), path));
+                self.replacer.replace(&target, spare.as_deref(), &bytes)?;
             }
             if on_disk {
                 report.unchanged += 1;
@@ -208,6 +219,10 @@ impl Publisher {
                     Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                     Err(e) => return Err(e),
                 }
+                let spare = file_for(&spare_root(out), &path);
+                if std::fs::remove_file(&spare).is_ok() {
+                    remove_empty_parents(&spare_root(out), &spare);
+                }
             }
             report.removed.push(path);
         }
@@ -216,7 +231,8 @@ impl Publisher {
         {
             let mut bytes = serde_json::to_vec_pretty(&self.manifest).map_err(io::Error::other)?;
             bytes.push(b'\n');
-            write_atomic(&manifest_path(out), &bytes)?;
+            self.replacer
+                .replace(&manifest_path(out), Some(&manifest_spare(out)), &bytes)?;
         }
         Ok(report)
     }

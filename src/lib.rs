@@ -10,7 +10,7 @@
 //! derive     facts, toggles, counts, filters
 //! render     one query per output file -> bytes
 //! linkcheck  every page parses as HTML5 and its internal links and anchors resolve
-//! emit       manifest, generated_at, atomic writes, stale removal
+//! emit       manifest, generated_at, atomic writes (replace: spares exchanged into place), stale removal
 //! ```
 
 pub mod build;
@@ -22,6 +22,7 @@ pub mod linkcheck;
 pub mod model;
 pub mod parse;
 pub mod render;
+pub mod replace;
 pub mod resources;
 pub mod routes;
 pub mod serve;

@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 
 use locref::build::render_site;
 use locref::diagnostics::Diagnostic;
-use locref::emit::{build_time, clean_refusal, emit, manifest_path};
+use locref::emit::{build_time, clean_refusal, emit, manifest_path, spare_root};
 use locref::workspace::Project;
 
 // A rebuild allocates and frees many small values (parsed rows, page strings, salsa's memos of the last
@@ -110,6 +110,8 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         for result in [
             std::fs::remove_dir_all(out),
             std::fs::remove_file(manifest_path(out)),
+            // The spares hold earlier versions of the outputs being deleted.
+            std::fs::remove_dir_all(spare_root(out)),
         ] {
             if let Err(e) = result.or_else(|e| {
                 if e.kind() == std::io::ErrorKind::NotFound {

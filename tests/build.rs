@@ -1057,6 +1057,55 @@ fn clean_refuses_folders_locref_did_not_create() {
 }
 
 #[test]
+fn rebuilds_keep_spare_files_outside_the_output_and_clean_removes_them() {
+    let project = built_project();
+    let root = project.path();
+    let out = root.join("site");
+    let mut session = locref::session::Session::load(root, &out)
+        .unwrap()
+        .with_fixed_time("2027-01-01T00:00:00Z");
+    assert!(session.build().written().is_empty());
+    let countries = root.join("sources/tables/countries.csv");
+    let original = std::fs::read_to_string(&countries).unwrap();
+    let edited = original.replacen(
+        "fr,VAT / GST,TVA. Standard rate 20%",
+        "fr,VAT / GST,TVA (spare check). Standard rate 20%",
+        1,
+    );
+    for text in [&edited, &original] {
+        std::fs::write(&countries, text).unwrap();
+        let report = session.rebuild(std::slice::from_ref(&countries));
+        assert!(
+            report.written().contains(&"/api/v1/facts.json".to_string()),
+            "{report}"
+        );
+    }
+    // The output folder holds the outputs and nothing else: no temporary or spare file is published.
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(locref::emit::manifest_path(&out)).unwrap()).unwrap();
+    let published: BTreeSet<String> = manifest["files"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(tree(&out).into_keys().collect::<BTreeSet<_>>(), published);
+    assert_eq!(
+        std::fs::read(out.join("api/v1/facts.json")).unwrap(),
+        session.site()["/api/v1/facts.json"].bytes.as_slice()
+    );
+    if cfg!(target_os = "linux") {
+        // The spare of facts.json holds the version before the last write: the edited one.
+        let spare = locref::emit::spare_root(&out).join("api/v1/facts.json");
+        assert!(text(&std::fs::read(&spare).unwrap()).contains("TVA (spare check)"));
+    }
+    let run = locref(root, &["build", "--out", "site", "--clean"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(!locref::emit::spare_root(&out).exists());
+    assert!(out.join("api/v1/facts.json").is_file());
+}
+
+#[test]
 fn build_removes_outputs_that_no_longer_exist() {
     let project = built_project();
     let filters = project.path().join("rules/filters.toml");

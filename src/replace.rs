@@ -1,0 +1,226 @@
+//! Atomic replacement of an output file: a reader that opens the path sees the old file or the new one,
+//! never a mix.
+//!
+//! The portable way is a new temporary file and a `rename` over the target ([`write_atomic`]). It costs a
+//! new inode and fresh page-cache pages on every write, and freeing the replaced inode: for the 1 MB
+//! `facts.json` that is most of a rebuild's write time. So on Linux a [`Replacer`] keeps one *spare* file
+//! per output, outside the output folder, and writes a new version by overwriting the spare in place and
+//! exchanging it with the target (`renameat2(RENAME_EXCHANGE)`). The exchange is as atomic as a rename,
+//! and the spare then holds the previous version, ready to be overwritten by the next write. Filesystems
+//! without the exchange (or a spare folder on another filesystem) fall back to the rename.
+//!
+//! A spare is only ever overwritten when no other name links to it, so a hard-linked copy of an earlier
+//! output (`cp -al`, rsync `--link-dest`) is never changed. A process that holds the old file open across
+//! two rebuilds, though, would see it change under it: spares are for the output folder of a session,
+//! where rebuilds are a human edit apart and the dev server serves from memory.
+
+use std::io;
+use std::path::Path;
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so readers never see half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let tmp = dir.join(format!(".{name}.locref-tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// Replaces files atomically, through spares where the platform and filesystem allow it.
+#[derive(Debug)]
+pub struct Replacer {
+    /// Whether to try the spare exchange; cleared for good the first time the filesystem refuses it.
+    exchange: bool,
+}
+
+impl Default for Replacer {
+    fn default() -> Self {
+        Replacer {
+            exchange: cfg!(target_os = "linux"),
+        }
+    }
+}
+
+impl Replacer {
+    /// A replacer that always uses a temporary file and a rename (no spares are created).
+    pub fn rename_only() -> Replacer {
+        Replacer { exchange: false }
+    }
+
+    /// Whether the last writes went through spares (false after a fallback to renames).
+    pub fn uses_spares(&self) -> bool {
+        self.exchange
+    }
+
+    /// Replaces `target` with `bytes`, using (and creating, if needed) the spare file `spare`, which must
+    /// not be inside a folder that is published. Without a spare (a file written for the first time,
+    /// which has no earlier version to exchange), a temporary file and a rename.
+    pub fn replace(&mut self, target: &Path, spare: Option<&Path>, bytes: &[u8]) -> io::Result<()> {
+        if let Some(spare) = spare.filter(|_| self.exchange) {
+            match exchange::replace(target, spare, bytes) {
+                Ok(()) => return Ok(()),
+                Err(e) if exchange::unsupported(&e) => {
+                    self.exchange = false;
+                    let _ = std::fs::remove_file(spare);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        write_atomic(target, bytes)
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod exchange {
+    use std::fs::File;
+    use std::io::{self, Write};
+    use std::os::unix::fs::MetadataExt;
+    use std::path::Path;
+
+    use rustix::fs::{CWD, Mode, OFlags, RenameFlags};
+
+    /// Overwrites the spare with `bytes`, then exchanges it with `target` (or moves it there when the
+    /// target does not exist yet).
+    pub fn replace(target: &Path, spare: &Path, bytes: &[u8]) -> io::Result<()> {
+        let mut file = open_spare(spare)?;
+        // Overwriting in place and cutting to length reuses the spare's blocks and cached pages, where
+        // truncating first would free them and allocate them again.
+        file.write_all(bytes)?;
+        file.set_len(bytes.len() as u64)?;
+        drop(file);
+        match rustix::fs::renameat_with(CWD, spare, CWD, target, RenameFlags::EXCHANGE) {
+            Ok(()) => Ok(()),
+            Err(rustix::io::Errno::NOENT) => {
+                if let Some(dir) = target.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                std::fs::rename(spare, target)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Opens the spare for overwriting, creating it (and its folder) when missing. Anything that is not a
+    /// plain file of its own (a symlink, a folder, a file with other hard links) is replaced by a new
+    /// empty file rather than written through.
+    fn open_spare(spare: &Path) -> io::Result<File> {
+        let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        match rustix::fs::openat(CWD, spare, flags, Mode::empty()) {
+            Ok(fd) => {
+                let file = File::from(fd);
+                let meta = file.metadata()?;
+                if meta.is_file() && meta.nlink() == 1 {
+                    return Ok(file);
+                }
+                drop(file);
+                std::fs::remove_file(spare)?;
+            }
+            Err(rustix::io::Errno::NOENT) => {
+                if let Some(dir) = spare.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+            }
+            // A symlink (ELOOP with NOFOLLOW) or a folder: not ours to write through.
+            Err(_) => std::fs::remove_file(spare)?,
+        }
+        std::fs::File::create_new(spare)
+    }
+
+    /// Whether `e` says the filesystem cannot exchange these two paths, so renames must do.
+    pub fn unsupported(e: &io::Error) -> bool {
+        matches!(
+            rustix::io::Errno::from_io_error(e),
+            Some(rustix::io::Errno::INVAL | rustix::io::Errno::XDEV | rustix::io::Errno::NOSYS)
+                | Some(rustix::io::Errno::OPNOTSUPP)
+        )
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod exchange {
+    use std::io;
+    use std::path::Path;
+
+    pub fn replace(_: &Path, _: &Path, _: &[u8]) -> io::Result<()> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+
+    pub fn unsupported(_: &io::Error) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_exchange_leaves_the_new_bytes_at_the_target_and_the_old_ones_in_the_spare() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out/a/facts.json");
+        let spare = dir.path().join("cache/a/facts.json");
+        let mut replacer = Replacer::default();
+        // First write: no target yet, so the spare moves into place.
+        replacer
+            .replace(&target, Some(&spare), b"first version")
+            .unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"first version");
+        assert!(!spare.exists());
+        // Second: a new spare, exchanged; the spare now holds the first version.
+        replacer.replace(&target, Some(&spare), b"second").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"second");
+        assert_eq!(std::fs::read(&spare).unwrap(), b"first version");
+        let first_inode = std::fs::metadata(&spare).unwrap().ino();
+        // Third: the spare is overwritten in place (shorter content is cut to length) and exchanged.
+        replacer.replace(&target, Some(&spare), b"3rd").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"3rd");
+        assert_eq!(std::fs::metadata(&target).unwrap().ino(), first_inode);
+        assert_eq!(std::fs::read(&spare).unwrap(), b"second");
+        assert!(replacer.uses_spares());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_hard_linked_or_symlinked_spare_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out/index.html");
+        let spare = dir.path().join("cache/index.html");
+        let mut replacer = Replacer::default();
+        replacer.replace(&target, Some(&spare), b"one").unwrap();
+        replacer.replace(&target, Some(&spare), b"two").unwrap();
+        // A snapshot of the output folder made with hard links, then one more exchange: the spare is
+        // the snapshot's file and must not be overwritten.
+        let snapshot = dir.path().join("snapshot.html");
+        std::fs::hard_link(&target, &snapshot).unwrap();
+        replacer.replace(&target, Some(&spare), b"three").unwrap();
+        replacer.replace(&target, Some(&spare), b"four").unwrap();
+        assert_eq!(std::fs::read(&snapshot).unwrap(), b"two");
+        assert_eq!(std::fs::read(&target).unwrap(), b"four");
+        // A symlink in the spare's place is replaced, not followed.
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, b"keep me").unwrap();
+        std::fs::remove_file(&spare).unwrap();
+        std::os::unix::fs::symlink(&victim, &spare).unwrap();
+        replacer.replace(&target, Some(&spare), b"five").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+        assert_eq!(std::fs::read(&target).unwrap(), b"five");
+    }
+
+    #[test]
+    fn rename_only_creates_no_spare() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out/x.csv");
+        let spare = dir.path().join("cache/x.csv");
+        let mut replacer = Replacer::rename_only();
+        replacer.replace(&target, Some(&spare), b"a").unwrap();
+        replacer.replace(&target, Some(&spare), b"b").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"b");
+        assert!(!spare.exists());
+        assert!(!dir.path().join("cache").exists());
+    }
+}
