@@ -1,15 +1,37 @@
 //! One build: gather every diagnostic (sources, rules, templates, then the rendered pages' HTML and
 //! links), and when there is none, render every output of the route table.
+//!
+//! Once the sources and rules are valid, the pages and the other outputs depend on them but not on each
+//! other, so the build runs them on two threads, each with its own handle on the same database: this
+//! one renders and checks the pages, a worker renders the API and the data files. A query both need runs
+//! once; the other thread waits for it.
 
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::model::checks;
 use crate::parse::{json_sources, rules, tables};
 use crate::render::{Rendered, render};
-use crate::routes::{check_routes, outputs};
+use crate::routes::{Output, Renderer, check_routes, outputs};
+
+/// Whether an output is a page or twin, or is made from them (`llms.txt`, `llms-full.txt`): the work of
+/// the thread that renders and checks the pages.
+fn reads_pages(output: &Output) -> bool {
+    crate::linkcheck::is_checked(&output.path)
+        || matches!(output.renderer, Renderer::Llms | Renderer::LlmsFull)
+}
+
+/// Every problem in the sources and rules, then (when there is none) in the rendered pages, sorted by
+/// file and position.
+pub fn diagnostics(db: &Db) -> Vec<Diagnostic> {
+    let mut all = source_diagnostics(db);
+    if all.is_empty() {
+        all = page_diagnostics(db);
+    }
+    all
+}
 
 /// Every problem in the sources and rules, sorted by file and position.
-pub fn diagnostics(db: &Db) -> Vec<Diagnostic> {
+fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     let mut all: Vec<Diagnostic> = Vec::new();
     all.extend_from_slice(&tables::country_register_rows(db).diagnostics);
     all.extend_from_slice(&json_sources::erp_register_rows(db).diagnostics);
@@ -39,13 +61,17 @@ pub fn diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(checks::check_news_and_sponsors(db));
     all.extend_from_slice(checks::check_rules(db));
     all.extend_from_slice(check_routes(db));
+    all.sort();
+    all.dedup();
+    all
+}
+
+/// The problems of the rendered pages, from valid sources: template errors at their file and line, then
+/// (when the pages render) HTML errors and internal links or anchors that do not resolve.
+fn page_diagnostics(db: &Db) -> Vec<Diagnostic> {
+    let mut all = crate::render::render_errors(db);
     if all.is_empty() {
-        // Pages render only from valid data; a template problem is reported at its file and line.
-        all.extend(crate::render::render_errors(db));
-    }
-    if all.is_empty() {
-        // Links are checked on the rendered pages: every internal href and #anchor resolves.
-        all.extend(crate::linkcheck::problems(db));
+        all = crate::linkcheck::problems(db);
     }
     all.sort();
     all.dedup();
@@ -54,7 +80,25 @@ pub fn diagnostics(db: &Db) -> Vec<Diagnostic> {
 
 /// Every output of the route table with its rendered bytes, or every diagnostic when there is any.
 pub fn render_site(db: &Db) -> Result<Vec<(String, &Rendered)>, Vec<Diagnostic>> {
-    let diagnostics = diagnostics(db);
+    let diagnostics = source_diagnostics(db);
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
+    }
+    let worker_db = db.clone();
+    let diagnostics = std::thread::scope(|scope| {
+        let worker = scope.spawn(move || {
+            for output in outputs(&worker_db).iter() {
+                if !reads_pages(output) {
+                    render(&worker_db, output);
+                }
+            }
+        });
+        let diagnostics = page_diagnostics(db);
+        if let Err(panic) = worker.join() {
+            std::panic::resume_unwind(panic);
+        }
+        diagnostics
+    });
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }

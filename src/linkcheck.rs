@@ -108,7 +108,7 @@ pub fn is_markdown(path: &str) -> bool {
 }
 
 /// The outputs whose links the check follows: HTML pages and their Markdown twins.
-fn is_checked(path: &str) -> bool {
+pub fn is_checked(path: &str) -> bool {
     is_html(path) || is_markdown(path)
 }
 
