@@ -35,7 +35,10 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     let mut all: Vec<Diagnostic> = Vec::new();
     all.extend_from_slice(&tables::country_register_rows(db).diagnostics);
     all.extend_from_slice(&json_sources::erp_register_rows(db).diagnostics);
-    all.extend_from_slice(&tables::country_fact_rows(db).diagnostics);
+    all.extend_from_slice(&tables::country_fact_runs(db).diagnostics);
+    for rows in tables::country_fact_rows_by_key(db) {
+        all.extend_from_slice(&rows.diagnostics);
+    }
     all.extend_from_slice(&tables::vat_rows(db).diagnostics);
     all.extend_from_slice(&tables::mandate_rows(db).diagnostics);
     all.extend_from_slice(&tables::matrix_rows(db).diagnostics);

@@ -157,9 +157,12 @@ fn the_honesty_rule_is_enforced() {
             "sources/tables/local_partner_flags.csv:3:30: error: `last_verified` is the date a verified flag was checked; empty when unverified",
         ]
     );
+    // The facts table is parsed country by country: a row far down the file, in a later country's run,
+    // is still located at its own line of the file.
     let text = shipped("sources/tables/countries.csv");
     let row = text
         .lines()
+        .rev()
         .find(|l| l.ends_with(",unverified,unverified,"))
         .unwrap();
     let claimed = row.replace(",unverified,unverified,", ",fetched,unverified,");
@@ -178,6 +181,32 @@ fn the_honesty_rule_is_enforced() {
             "evidence `fetched` says a source was read, so `verification` cannot be `unverified`"
         ),
         "{shown:?}"
+    );
+    assert!(line > 600, "{line}");
+    // A run of an unknown code between two countries, and a second row for a fact France already has.
+    let france = text
+        .lines()
+        .find(|l| l.starts_with("fr,Currency,"))
+        .unwrap();
+    let france_line = text.lines().position(|l| l == france).unwrap() + 1;
+    let edited = text.replacen(
+        france,
+        &format!("{france}\nzz,Currency,EUR,,unverified,unverified,\n{france}"),
+        1,
+    );
+    let shown = diagnostics_with("sources/tables/countries.csv", edited.as_bytes());
+    assert_eq!(
+        shown,
+        [
+            format!(
+                "sources/tables/countries.csv:{}:1: error: unknown country code `zz` (not in sources/registers/countries.csv)",
+                france_line + 1
+            ),
+            format!(
+                "sources/tables/countries.csv:{}:4: error: duplicate fact `fr / Currency` (first on line {france_line})",
+                france_line + 2
+            ),
+        ]
     );
 }
 

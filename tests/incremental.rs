@@ -97,10 +97,15 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
         "fr,VAT / GST,TVA (taxe sur la valeur ajoutee). Standard rate 20%",
         &[
             ("decoded_text", 1),
-            ("country_fact_rows", 1),
-            ("check_country_facts", 1),
-            // The per-country and per-ERP projections all re-run (each a cheap filter); only France's changes.
-            ("country_facts_of", 61),
+            // The table is split into runs by country (record boundaries only); every country's run is
+            // looked up again, and only France's changed, so only France's rows are parsed and checked.
+            ("country_fact_runs", 1),
+            ("country_fact_keys", 1),
+            ("country_fact_runs_of", 61),
+            ("country_fact_rows_of", 1),
+            ("check_country_facts_of", 1),
+            ("country_facts_of", 1),
+            // Each ERP's localization facts are gathered from every country's rows again.
             ("erp_country_facts", 11),
             ("country_facts", 1),
             ("country_toggles", 1),
@@ -148,9 +153,12 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
         &[
             ("decoded_text", 1),
-            ("country_fact_rows", 1),
-            ("check_country_facts", 1),
-            ("country_facts_of", 61),
+            ("country_fact_runs", 1),
+            ("country_fact_keys", 1),
+            ("country_fact_runs_of", 61),
+            ("country_fact_rows_of", 1),
+            ("check_country_facts_of", 1),
+            ("country_facts_of", 1),
             ("erp_country_facts", 11),
             ("country_facts", 1),
             ("country_toggles", 1),

@@ -14,8 +14,9 @@ use crate::parse::rules::{
 };
 use crate::parse::source_text;
 use crate::parse::tables::{
-    Pos, REPORTING, connector_rows, country_fact_rows, country_register_rows, local_erp_rows,
-    mandate_rows, matrix_rows, partner_flag_rows, partner_rows, reporting_table, vat_rows,
+    Pos, REPORTING, RunKey, connector_rows, country_fact_keys, country_fact_rows_of,
+    country_register_rows, local_erp_rows, mandate_rows, matrix_rows, partner_flag_rows,
+    partner_rows, reporting_table, vat_rows,
 };
 use crate::resources::{FactTopic, Toggles};
 
@@ -121,13 +122,27 @@ pub fn check_registers(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     diagnostics
 }
 
+/// The facts table's checks, key by key: every check concerns one country's rows (its code, its labels,
+/// one fact per label), so an edit re-checks only the countries whose rows changed.
 #[salsa::tracked(returns(ref))]
 pub fn check_country_facts(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    country_fact_keys(db)
+        .iter()
+        .flat_map(|key| check_country_facts_of(db, RunKey::new(db, key.clone())))
+        .cloned()
+        .collect()
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn check_country_facts_of<'db>(
+    db: &'db dyn salsa::Database,
+    key: RunKey<'db>,
+) -> Vec<Diagnostic> {
     let mut c = Checker::new(db);
     let labels = &fact_labels(db).value;
     let evidence = &vocabulary(db).value.evidence;
     let mut seen = BTreeMap::new();
-    for r in &country_fact_rows(db).value {
+    for r in &country_fact_rows_of(db, key).value {
         c.country(&r.pos, 0, &r.row.country);
         if !labels.iter().any(|l| l.label == r.row.fact) {
             let known: Vec<&str> = labels.iter().map(|l| l.label.as_str()).collect();

@@ -11,9 +11,9 @@ use crate::parse::json_sources::{ErpReg, erp_register_rows};
 use crate::parse::rules::{FactLabel, fact_labels, site_rules, vocabulary};
 use crate::parse::tables::{
     ConnectorRow, CountryFactRow, LocalErpRow, Located, MandateRow, MatrixRow, PartnerFlagRow,
-    PartnerRow, ReportingRow, VatRow, connector_rows, country_fact_rows, country_register_rows,
-    local_erp_rows, mandate_rows, matrix_rows, partner_flag_rows, partner_rows, reporting_table,
-    vat_rows,
+    PartnerRow, ReportingRow, RunKey, VatRow, connector_rows, country_fact_rows_by_key,
+    country_fact_rows_of, country_register_rows, local_erp_rows, mandate_rows, matrix_rows,
+    partner_flag_rows, partner_rows, reporting_table, vat_rows,
 };
 
 /// The rows of a parsed table that `keep` selects, without their positions: what a projection returns,
@@ -147,10 +147,11 @@ pub fn country_facts_of<'db>(
     key: CountryKey<'db>,
 ) -> Vec<CountryFact> {
     let labels = &fact_labels(db).value;
-    let mut facts: Vec<(usize, CountryFact)> = country_fact_rows(db)
+    // Only this country's run of the facts table: other countries' edits do not reach here.
+    let rows = country_fact_rows_of(db, RunKey::new(db, key.code(db).clone()));
+    let mut facts: Vec<(usize, CountryFact)> = rows
         .value
         .iter()
-        .filter(|r| &r.row.country == key.code(db))
         .filter_map(|r| {
             let rank = labels.iter().position(|l| l.label == r.row.fact)?;
             let mut label = labels[rank].clone();
@@ -328,9 +329,8 @@ pub fn erp_country_facts<'db>(
     key: ErpKey<'db>,
 ) -> Vec<CountryFactRow> {
     let labels = &fact_labels(db).value;
-    let mut rows: Vec<CountryFactRow> = country_fact_rows(db)
-        .value
-        .iter()
+    let mut rows: Vec<CountryFactRow> = country_fact_rows_by_key(db)
+        .flat_map(|rows| &rows.value)
         .filter(|r| {
             labels
                 .iter()

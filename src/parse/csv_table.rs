@@ -41,14 +41,20 @@ pub struct Table {
 struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// Added to every line number: the text is a run of a larger file (see [`split_runs`]).
+    line_offset: u32,
 }
 
 impl<'a> LineIndex<'a> {
-    fn new(text: &'a str) -> Self {
+    fn new(text: &'a str, line_offset: u32) -> Self {
         let starts = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            starts,
+            line_offset,
+        }
     }
 
     fn locate(&self, offset: usize) -> (u32, u32) {
@@ -57,7 +63,7 @@ impl<'a> LineIndex<'a> {
             .chars()
             .count()
             + 1;
-        (line as u32 + 1, column as u32)
+        (line as u32 + 1 + self.line_offset, column as u32)
     }
 }
 
@@ -94,7 +100,30 @@ fn field_offsets(text: &str, start: usize) -> Vec<usize> {
 
 /// Reads `text` (already normalized to LF) as a CSV table whose header must match `header`.
 pub fn read_table(path: &str, text: &str, header: Header<'_>) -> (Table, Vec<Diagnostic>) {
-    let index = LineIndex::new(text);
+    read_table_at(path, text, Some(header), 0)
+}
+
+/// Reads one run of a table (see [`split_runs`]): `text` is the header line followed by the run's
+/// records, whose first line is line `first_line` of the file. The header is not checked again.
+pub fn read_run(path: &str, header_line: &str, run: &Run) -> (Table, Vec<Diagnostic>) {
+    let text = format!("{header_line}{}", run.text);
+    // In `text` the run starts on the line after the header; in the file, on `first_line`.
+    let header_lines = header_line.matches('\n').count() as u32;
+    read_table_at(
+        path,
+        &text,
+        None,
+        run.first_line.saturating_sub(header_lines + 1),
+    )
+}
+
+fn read_table_at(
+    path: &str,
+    text: &str,
+    header: Option<Header<'_>>,
+    line_offset: u32,
+) -> (Table, Vec<Diagnostic>) {
+    let index = LineIndex::new(text, line_offset);
     let mut diagnostics = Vec::new();
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -142,7 +171,9 @@ pub fn read_table(path: &str, text: &str, header: Header<'_>) -> (Table, Vec<Dia
         diagnostics.push(Diagnostic::file(path, "file has no header row"));
         return (Table::default(), diagnostics);
     };
-    check_header(path, &header_row, &header, &mut diagnostics);
+    if let Some(header) = header {
+        check_header(path, &header_row, &header, &mut diagnostics);
+    }
     let width = header_row.cells.len();
     let mut rows = Vec::new();
     for row in records {
@@ -171,6 +202,104 @@ pub fn read_table(path: &str, text: &str, header: Header<'_>) -> (Table, Vec<Dia
         },
         diagnostics,
     )
+}
+
+/// A table split into runs of consecutive records with the same first cell (a country code, in the
+/// tables keyed by country), so that each run can be parsed on its own: an edit re-parses only the runs
+/// whose text or position changed.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Runs {
+    /// The header record, with its line end.
+    pub header_line: String,
+    pub runs: Vec<Run>,
+}
+
+/// Consecutive records of a table that share their first cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    /// The trimmed first cell of the run's records.
+    pub key: String,
+    /// The file line the run starts on (1-based).
+    pub first_line: u32,
+    /// The records, with their line ends (and any blank lines between them).
+    pub text: String,
+}
+
+/// Splits `text` (normalized to LF) into its header line and runs of records by first cell.
+///
+/// Only record boundaries are found here (the csv crate, reusing one record buffer); cells, widths and
+/// positions are the business of [`read_run`]. Malformed CSV ends the splitting: the rest of the file
+/// becomes one run, whose parse reports the error at its line.
+pub fn split_runs(text: &str) -> Runs {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut record = csv::ByteRecord::new();
+    // (byte offset, line, key) of each record start after the header.
+    let mut starts: Vec<(usize, u32, String)> = Vec::new();
+    let mut header_end = None;
+    let mut complete = true;
+    loop {
+        match reader.read_byte_record(&mut record) {
+            Ok(true) => {
+                let position = record
+                    .position()
+                    .expect("records read from text have positions");
+                let (byte, line) = (position.byte() as usize, position.line() as u32);
+                if header_end.is_none() {
+                    // Like `read_table`, the header is the first record that is not blank.
+                    if record.iter().any(|cell| !cell.trim_ascii().is_empty()) {
+                        header_end = Some(reader.position().byte() as usize);
+                    }
+                    continue;
+                }
+                let key = record.get(0).unwrap_or_default();
+                let key = String::from_utf8_lossy(key).trim().to_string();
+                starts.push((byte, line, key));
+            }
+            Ok(false) => break,
+            Err(_) => {
+                complete = false;
+                break;
+            }
+        }
+    }
+    let Some(header_end) = header_end else {
+        return Runs::default();
+    };
+    let mut runs: Vec<Run> = Vec::new();
+    let mut run_starts: Vec<usize> = Vec::new();
+    for (byte, line, key) in starts {
+        // A record with an empty first cell stays with its run (it is blank or reported there).
+        let same = runs.last().is_some_and(|r| key.is_empty() || r.key == key);
+        if !same {
+            runs.push(Run {
+                key,
+                first_line: line,
+                text: String::new(),
+            });
+            run_starts.push(byte);
+        }
+    }
+    let header_line = text[..header_end].to_string();
+    if !complete {
+        // From the first record the reader could not read, everything is the last run's.
+        if runs.is_empty() {
+            let line = header_line.matches('\n').count() as u32 + 1;
+            runs.push(Run {
+                key: String::new(),
+                first_line: line,
+                text: String::new(),
+            });
+            run_starts.push(header_end);
+        }
+    }
+    for i in 0..runs.len() {
+        let end = run_starts.get(i + 1).copied().unwrap_or(text.len());
+        runs[i].text = text[run_starts[i]..end].to_string();
+    }
+    Runs { header_line, runs }
 }
 
 fn check_header(
@@ -254,5 +383,84 @@ mod tests {
                 "t.csv:2:3: error: row has 2 cells, the header has 3 columns"
             ]
         );
+    }
+}
+
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+
+    /// Parsing a table run by run gives the rows, positions and diagnostics of parsing it whole.
+    fn assert_runs_agree(text: &str, columns: &[&str]) -> Runs {
+        let (whole, whole_diagnostics) = read_table("t.csv", text, Header::Exact(columns));
+        let runs = split_runs(text);
+        let (mut rows, mut diagnostics) = (Vec::new(), Vec::new());
+        if runs.header_line.is_empty() {
+            diagnostics = whole_diagnostics.clone();
+        } else {
+            let (_, header_diagnostics) =
+                read_table("t.csv", &runs.header_line, Header::Exact(columns));
+            diagnostics.extend(header_diagnostics);
+        }
+        for run in &runs.runs {
+            let (table, run_diagnostics) = read_run("t.csv", &runs.header_line, run);
+            rows.extend(table.rows);
+            diagnostics.extend(run_diagnostics);
+        }
+        assert_eq!(rows, whole.rows, "{text:?}");
+        assert_eq!(diagnostics, whole_diagnostics, "{text:?}");
+        runs
+    }
+
+    #[test]
+    fn runs_group_consecutive_records_by_first_cell_and_keep_positions() {
+        let text = "k,v\nfr,1\nfr,\"a\nb\"\n\nit,2\n,\nfr,3\n";
+        let runs = assert_runs_agree(text, &["k", "v"]);
+        let shown: Vec<(&str, u32, &str)> = runs
+            .runs
+            .iter()
+            .map(|r| (r.key.as_str(), r.first_line, r.text.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("fr", 2, "fr,1\nfr,\"a\nb\"\n"),
+                ("it", 5, "\nit,2\n,\n"),
+                ("fr", 8, "fr,3\n")
+            ]
+        );
+        assert_eq!(runs.header_line, "k,v\n");
+    }
+
+    #[test]
+    fn errors_in_runs_are_located_as_in_the_whole_file() {
+        for text in [
+            "k,v\nfr,1\nit,2,3\n",
+            "k,v\nfr,1\nit,\"open\n",
+            "k,x\nfr,1\n",
+            "k,v\n\"broken,1\n",
+            "",
+            "k,v",
+            "\n ,\nk,v\nfr,1\n",
+        ] {
+            assert_runs_agree(text, &["k", "v"]);
+        }
+    }
+
+    #[test]
+    fn the_shipped_facts_table_parses_the_same_by_runs() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/sources/tables/countries.csv");
+        let text = std::fs::read_to_string(path).unwrap();
+        let columns = [
+            "country_code",
+            "fact",
+            "value",
+            "source",
+            "evidence",
+            "verification",
+            "last_verified",
+        ];
+        let runs = assert_runs_agree(&text, &columns);
+        assert!(runs.runs.len() > 50, "{}", runs.runs.len());
     }
 }

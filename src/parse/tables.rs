@@ -4,7 +4,7 @@
 //! fixed enums and the honesty rule that ties `verification` to its source and date. Checks against other
 //! files (registers, rule vocabularies) happen in [`crate::model`], located through each row's [`Pos`].
 
-use super::csv_table::{Header, Row, read_table};
+use super::csv_table::{Header, Row, Runs, Table, read_run, read_table, split_runs};
 use super::{is_http_url, is_iso_date, source_text};
 use crate::diagnostics::{Checked, Diagnostic};
 
@@ -192,13 +192,24 @@ fn read_rows<T>(
     path: &'static str,
     header: Header<'_>,
     columns: &[&str],
-    mut f: impl FnMut(&mut RowReader<'_>) -> T,
+    f: impl FnMut(&mut RowReader<'_>) -> T,
 ) -> Checked<Vec<Located<T>>> {
     let text = match source_text(db, path) {
         Ok(text) => text,
         Err(diagnostic) => return Checked::new(Vec::new(), vec![diagnostic]),
     };
-    let (table, mut diagnostics) = read_table(path, text, header);
+    let (table, diagnostics) = read_table(path, text, header);
+    map_rows(path, columns, &table, diagnostics, f)
+}
+
+/// Maps each row of a parsed table with `f`, which adds its diagnostics to `diagnostics`.
+fn map_rows<T>(
+    path: &'static str,
+    columns: &[&str],
+    table: &Table,
+    mut diagnostics: Vec<Diagnostic>,
+    mut f: impl FnMut(&mut RowReader<'_>) -> T,
+) -> Checked<Vec<Located<T>>> {
     let rows = table
         .rows
         .iter()
@@ -294,22 +305,111 @@ pub const COUNTRY_FACT_COLUMNS: &[&str] = &[
     "last_verified",
 ];
 
+/// The facts table split into runs of rows by country code (see [`split_runs`]), with the problems of its
+/// header. It re-runs on every edit of the file, but only finds record boundaries; the rows of each
+/// country are parsed by [`country_fact_rows_of`], so an edit re-parses only the countries it touches.
 #[salsa::tracked(returns(ref))]
-pub fn country_fact_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<CountryFactRow>>> {
-    read_exact(db, COUNTRY_FACTS, COUNTRY_FACT_COLUMNS, |r| {
-        let source = r.urls(3);
-        let verification = r.verification(5);
-        r.check_honesty((5, verification), (3, !source.is_empty()), 4, 6);
-        CountryFactRow {
-            country: r.required(0),
-            fact: r.required(1),
-            value: r.required(2),
-            source,
-            evidence: r.text(4),
-            verification,
-            last_verified: r.date(6),
+pub fn country_fact_runs(db: &dyn salsa::Database) -> Checked<Runs> {
+    let text = match source_text(db, COUNTRY_FACTS) {
+        Ok(text) => text,
+        Err(diagnostic) => return Checked::new(Runs::default(), vec![diagnostic]),
+    };
+    let runs = split_runs(text);
+    // The header is checked once, here. Without one, the whole file is read to say why.
+    let header_text = if runs.header_line.is_empty() {
+        text
+    } else {
+        &runs.header_line
+    };
+    let (_, diagnostics) = read_table(
+        COUNTRY_FACTS,
+        header_text,
+        Header::Exact(COUNTRY_FACT_COLUMNS),
+    );
+    Checked::new(runs, diagnostics)
+}
+
+/// A first cell of a table split into runs: a country code, or whatever a curator wrote there.
+#[salsa::interned(debug)]
+pub struct RunKey<'db> {
+    #[returns(ref)]
+    pub key: String,
+}
+
+/// The distinct first cells of the facts table, in file order.
+#[salsa::tracked(returns(ref))]
+pub fn country_fact_keys(db: &dyn salsa::Database) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for run in &country_fact_runs(db).value.runs {
+        if !keys.contains(&run.key) {
+            keys.push(run.key.clone());
         }
-    })
+    }
+    keys
+}
+
+/// The header line and the runs of one key: the early-cutoff point between the whole file and one
+/// country's rows. It re-runs for every key on every edit (a scan and a copy of a few KB), and keeps its
+/// revision unless that key's text or position changed.
+#[salsa::tracked(returns(ref))]
+pub fn country_fact_runs_of<'db>(
+    db: &'db dyn salsa::Database,
+    key: RunKey<'db>,
+) -> (String, Vec<super::csv_table::Run>) {
+    let runs = &country_fact_runs(db).value;
+    let own = runs
+        .runs
+        .iter()
+        .filter(|r| &r.key == key.key(db))
+        .cloned()
+        .collect();
+    (runs.header_line.clone(), own)
+}
+
+/// The rows of the facts table whose first cell is `key`, parsed and checked on their own.
+#[salsa::tracked(returns(ref))]
+pub fn country_fact_rows_of<'db>(
+    db: &'db dyn salsa::Database,
+    key: RunKey<'db>,
+) -> Checked<Vec<Located<CountryFactRow>>> {
+    let (header_line, runs) = country_fact_runs_of(db, key);
+    let mut all = Checked::new(Vec::new(), Vec::new());
+    for run in runs {
+        let (table, diagnostics) = read_run(COUNTRY_FACTS, header_line, run);
+        let parsed = map_rows(
+            COUNTRY_FACTS,
+            COUNTRY_FACT_COLUMNS,
+            &table,
+            diagnostics,
+            |r| {
+                let source = r.urls(3);
+                let verification = r.verification(5);
+                r.check_honesty((5, verification), (3, !source.is_empty()), 4, 6);
+                CountryFactRow {
+                    country: r.required(0),
+                    fact: r.required(1),
+                    value: r.required(2),
+                    source,
+                    evidence: r.text(4),
+                    verification,
+                    last_verified: r.date(6),
+                }
+            },
+        );
+        all.value.extend(parsed.value);
+        all.diagnostics.extend(parsed.diagnostics);
+    }
+    all
+}
+
+/// The rows of the facts table by key, in file order of the keys: for the checks and views that need
+/// every row (each key's rows are still parsed and cached on their own).
+pub fn country_fact_rows_by_key<'db>(
+    db: &'db dyn salsa::Database,
+) -> impl Iterator<Item = &'db Checked<Vec<Located<CountryFactRow>>>> + 'db {
+    country_fact_keys(db)
+        .iter()
+        .map(move |key| country_fact_rows_of(db, RunKey::new(db, key.clone())))
 }
 
 // ---------------------------------------------------------------- tables/vat.csv
