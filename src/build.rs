@@ -8,6 +8,7 @@
 
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
+use crate::linkcheck::is_checked;
 use crate::model::checks;
 use crate::parse::{json_sources, rules, tables};
 use crate::render::{Rendered, render};
@@ -16,8 +17,7 @@ use crate::routes::{Output, Renderer, check_routes, outputs};
 /// Whether an output is a page or twin, or is made from them (`llms.txt`, `llms-full.txt`): the work of
 /// the thread that renders and checks the pages.
 fn reads_pages(output: &Output) -> bool {
-    crate::linkcheck::is_checked(&output.path)
-        || matches!(output.renderer, Renderer::Llms | Renderer::LlmsFull)
+    is_checked(&output.path) || matches!(output.renderer, Renderer::Llms | Renderer::LlmsFull)
 }
 
 /// Every problem in the sources and rules, then (when there is none) in the rendered pages, sorted by
@@ -90,10 +90,27 @@ pub fn render_site(db: &Db) -> Result<Vec<(String, &Rendered)>, Vec<Diagnostic>>
     let worker_db = db.clone();
     let diagnostics = std::thread::scope(|scope| {
         let worker = scope.spawn(move || {
-            for output in outputs(&worker_db).iter() {
-                if !reads_pages(output) {
-                    render(&worker_db, output);
-                }
+            let all = outputs(&worker_db);
+            // First the outputs that read no page: the API, the data files, the headers, the assets.
+            for output in all.iter().filter(|o| !reads_pages(o)) {
+                render(&worker_db, output);
+            }
+            // Then a share of the page work, which the other thread finds done: the Markdown twins'
+            // link check, and the llms files made from the twins.
+            for output in all
+                .iter()
+                .filter(|o| crate::linkcheck::is_markdown(&o.path))
+            {
+                crate::linkcheck::page_links(
+                    &worker_db,
+                    crate::linkcheck::PageKey::new(&worker_db, output.clone()),
+                );
+            }
+            for output in all
+                .iter()
+                .filter(|o| reads_pages(o) && !is_checked(&o.path))
+            {
+                render(&worker_db, output);
             }
         });
         let diagnostics = page_diagnostics(db);
