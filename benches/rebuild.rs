@@ -43,6 +43,16 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
+/// The time between an edit and its rebuild (`BENCH_PAUSE_MS`, default 0: back to back). `locref watch`
+/// rebuilds after at least 100 ms of debounce, with the process idle meanwhile.
+fn pause() -> std::time::Duration {
+    let ms = std::env::var("BENCH_PAUSE_MS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    std::time::Duration::from_millis(ms)
+}
+
 fn report(name: &str, mut samples: Vec<Duration>) {
     samples.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -74,6 +84,7 @@ fn edit_bench(
     let mut executed = 0;
     for i in 0..runs {
         std::fs::write(&path, if i % 2 == 0 { &b } else { &a }).unwrap();
+        std::thread::sleep(pause());
         let started = Instant::now();
         let r = session.rebuild(std::slice::from_ref(&path));
         samples.push(started.elapsed());
@@ -161,6 +172,9 @@ fn main() {
     if wanted("VAT fact: breakdown") {
         vat_breakdown(&mut session, root, runs);
     }
+    if wanted("locref watch") {
+        watch_latency(root, runs);
+    }
 
     // Full clean build: load (read + hash every input), render everything, write 292 files. Last, so
     // the write-back of its files (about 5 MB a build) does not run during the edit measurements.
@@ -202,6 +216,7 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
     session.project.db.take_executed();
     for i in 0..runs {
         std::fs::write(&path, if i % 2 == 0 { &b } else { &a }).unwrap();
+        std::thread::sleep(pause());
         let t0 = Instant::now();
         session
             .project
@@ -223,4 +238,64 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
         "VAT fact: breakdown: publish (stamp and write the changed outputs)",
         write,
     );
+}
+
+/// The single-fact edit through a running `locref watch` (release binary): from the write of the file to
+/// the rebuild's line on stdout (printed after the files are written), so the debounce is included; and
+/// the rebuild time the line itself reports (from the end of the debounce to the files written).
+fn watch_latency(root: &Path, runs: usize) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_locref"))
+        .args(["watch", "--out", "watched"])
+        .current_dir(root)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (lines_tx, lines) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if lines_tx.send((Instant::now(), line)).is_err() {
+                break;
+            }
+        }
+    });
+    let next = |what: &str| loop {
+        let (at, line) = lines.recv_timeout(Duration::from_secs(30)).unwrap();
+        if line.contains(what) {
+            return (at, line);
+        }
+    };
+    next("watching");
+    let path = root.join("sources/tables/countries.csv");
+    let a = std::fs::read_to_string(&path).unwrap();
+    let b = a.replacen(
+        "fr,VAT / GST,TVA. Standard rate 20%",
+        "fr,VAT / GST,TVA (w). Standard rate 20%",
+        1,
+    );
+    let (mut end_to_end, mut reported) = (Vec::new(), Vec::new());
+    for i in 0..runs {
+        // An editor's pace, not a burst: each edit is its own rebuild.
+        std::thread::sleep(Duration::from_millis(300));
+        let started = Instant::now();
+        std::fs::write(&path, if i % 2 == 0 { &b } else { &a }).unwrap();
+        let (at, line) = next("changed sources/tables/countries.csv");
+        assert!(line.contains("/api/v1/facts.json"), "{line}");
+        end_to_end.push(at - started);
+        let ms: f64 = line
+            .rsplit("; ")
+            .next()
+            .and_then(|t| t.strip_suffix(" ms"))
+            .and_then(|t| t.parse().ok())
+            .unwrap();
+        reported.push(Duration::from_secs_f64(ms / 1000.0));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::fs::write(&path, &a).unwrap();
+    report("locref watch: one VAT fact, edit to line", end_to_end);
+    report("locref watch: one VAT fact, rebuild as printed", reported);
 }
