@@ -232,6 +232,8 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
         write.push(t3 - t2);
         session.project.db.take_executed();
     }
+    std::fs::write(&path, &a).unwrap();
+    session.rebuild(std::slice::from_ref(&path));
     report("VAT fact: breakdown: sync_paths (read + blake3)", sync);
     report("VAT fact: breakdown: render_site (queries)", render);
     report(
@@ -276,6 +278,7 @@ fn watch_latency(root: &Path, runs: usize) {
         "fr,VAT / GST,TVA (w). Standard rate 20%",
         1,
     );
+    assert_ne!(a, b);
     let (mut end_to_end, mut reported) = (Vec::new(), Vec::new());
     for i in 0..runs {
         // An editor's pace, not a burst: each edit is its own rebuild.
