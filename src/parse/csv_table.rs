@@ -451,16 +451,7 @@ mod run_tests {
     fn the_shipped_facts_table_parses_the_same_by_runs() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/sources/tables/countries.csv");
         let text = std::fs::read_to_string(path).unwrap();
-        let columns = [
-            "country_code",
-            "fact",
-            "value",
-            "source",
-            "evidence",
-            "verification",
-            "last_verified",
-        ];
-        let runs = assert_runs_agree(&text, &columns);
+        let runs = assert_runs_agree(&text, crate::parse::tables::COUNTRY_FACT_COLUMNS);
         assert!(runs.runs.len() > 50, "{}", runs.runs.len());
     }
 }
