@@ -377,17 +377,26 @@ pub struct DevServer {
 /// Binds `bind:port` (port 0 picks a free one) and serves `shared` with `workers` threads; event streams
 /// get a thread each, which ends when the client disconnects.
 pub fn start(bind: &str, port: u16, shared: Arc<Shared>, workers: usize) -> io::Result<DevServer> {
-    let server = Server::http((bind, port)).map_err(|e| {
-        let kind = e
-            .downcast_ref::<io::Error>()
-            .map_or(io::ErrorKind::Other, io::Error::kind);
-        let hint = if kind == io::ErrorKind::AddrInUse {
+    let cannot_listen = |e: io::Error| {
+        let hint = if e.kind() == io::ErrorKind::AddrInUse {
             format!("; try --port {}", port.saturating_add(1))
         } else {
             String::new()
         };
-        io::Error::new(kind, format!("cannot listen on {bind}:{port}: {e}{hint}"))
-    })?;
+        io::Error::new(
+            e.kind(),
+            format!("cannot listen on {bind}:{port}: {e}{hint}"),
+        )
+    };
+    let listener = std::net::TcpListener::bind((bind, port)).map_err(cannot_listen)?;
+    // Without TCP_NODELAY, every response after the first on a kept-alive connection waits for the
+    // browser's delayed ACK (40 ms on Linux) before its last segment leaves: tiny_http writes the head and
+    // the body separately. Accepted connections inherit the option from the listener.
+    socket2::SockRef::from(&listener)
+        .set_tcp_nodelay(true)
+        .map_err(cannot_listen)?;
+    let server = Server::from_listener(listener, None)
+        .map_err(|e| cannot_listen(io::Error::other(e.to_string())))?;
     let server = Arc::new(server);
     let address = server
         .server_addr()
