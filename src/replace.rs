@@ -211,6 +211,41 @@ mod tests {
         assert_eq!(std::fs::read(&target).unwrap(), b"five");
     }
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_spare_on_another_filesystem_falls_back_to_renames() {
+        use std::os::unix::fs::MetadataExt;
+        // /dev/shm is a tmpfs, so a spare there cannot be exchanged with a file in the temporary folder.
+        let Ok(other) = tempfile::tempdir_in("/dev/shm") else {
+            eprintln!("no /dev/shm here; nothing to test");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        if std::fs::metadata(other.path()).unwrap().dev()
+            == std::fs::metadata(dir.path()).unwrap().dev()
+        {
+            eprintln!("/dev/shm and the temporary folder share a filesystem here; nothing to test");
+            return;
+        }
+        let target = dir.path().join("out/facts.json");
+        let spare = other.path().join("facts.json");
+        let mut replacer = Replacer::default();
+        replacer.replace(&target, Some(&spare), b"one").unwrap();
+        replacer.replace(&target, Some(&spare), b"two").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"two");
+        assert!(
+            !replacer.uses_spares(),
+            "the cross-device exchange must switch to renames"
+        );
+        assert!(
+            !spare.exists(),
+            "the spare of the failed exchange is removed"
+        );
+        replacer.replace(&target, Some(&spare), b"three").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"three");
+        assert!(!spare.exists());
+    }
+
     #[test]
     fn rename_only_creates_no_spare() {
         let dir = tempfile::tempdir().unwrap();
