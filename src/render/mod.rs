@@ -18,11 +18,20 @@ use crate::model::{CountryKey, ErpKey};
 use crate::routes::{Output, Renderer};
 
 /// The bytes of one output, with [`GENERATED_AT_MARK`] where the build time goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Eq)]
 pub struct Rendered {
     pub bytes: Vec<u8>,
     /// blake3 of `bytes`: the content hash the manifest compares.
     pub hash: blake3::Hash,
+}
+
+/// Equal when the content hashes are: salsa compares a re-rendered output with its last value to decide
+/// whether anything downstream must run, and comparing a 1 MB output byte by byte costs more than the 32
+/// bytes of a blake3 hash (which identifies the content).
+impl PartialEq for Rendered {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash
+    }
 }
 
 impl Rendered {
