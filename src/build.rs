@@ -114,6 +114,14 @@ pub fn render_site(db: &Db) -> Result<Vec<(String, &Rendered)>, Vec<Diagnostic>>
             }
         });
         let diagnostics = page_diagnostics(db);
+        if diagnostics.is_empty() {
+            // Meet the worker from the other end of its list: when it started late (a core waking from
+            // idle takes up to a few milliseconds), this thread does its share instead of waiting.
+            let all = outputs(db);
+            for output in all.iter().rev().filter(|o| !is_checked(&o.path)) {
+                render(db, output);
+            }
+        }
         if let Err(panic) = worker.join() {
             std::panic::resume_unwind(panic);
         }
