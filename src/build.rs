@@ -3,8 +3,9 @@
 //!
 //! Once the sources and rules are valid, the pages and the other outputs depend on them but not on each
 //! other, so the build runs them on two threads, each with its own handle on the same database: this
-//! one renders and checks the pages, a worker renders the API and the data files. A query both need runs
-//! once; the other thread waits for it.
+//! one renders and checks the pages, a worker renders the API and the data files, then takes a share of
+//! the page work; when this thread is done with the pages it works through the worker's list from the
+//! other end. A query both need runs once; the other thread waits for it.
 
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
