@@ -15,10 +15,15 @@ use crate::parse::{json_sources, rules, tables};
 use crate::render::{Rendered, render};
 use crate::routes::{Output, Renderer, check_routes, outputs};
 
-/// Whether an output is a page or twin, or is made from them (`llms.txt`, `llms-full.txt`): the work of
-/// the thread that renders and checks the pages.
+/// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
+fn is_made_from_twins(output: &Output) -> bool {
+    matches!(output.renderer, Renderer::Llms | Renderer::LlmsFull)
+}
+
+/// Whether an output is a page or twin, or is made from them: the work of the thread that renders and
+/// checks the pages.
 fn reads_pages(output: &Output) -> bool {
-    is_checked(&output.path) || matches!(output.renderer, Renderer::Llms | Renderer::LlmsFull)
+    is_checked(&output.path) || is_made_from_twins(output)
 }
 
 /// Every problem in the sources and rules, then (when there is none) in the rendered pages, sorted by
@@ -107,10 +112,7 @@ pub fn render_site(db: &Db) -> Result<Vec<(String, &Rendered)>, Vec<Diagnostic>>
                     crate::linkcheck::PageKey::new(&worker_db, output.clone()),
                 );
             }
-            for output in all
-                .iter()
-                .filter(|o| reads_pages(o) && !is_checked(&o.path))
-            {
+            for output in all.iter().filter(|o| is_made_from_twins(o)) {
                 render(&worker_db, output);
             }
         });
