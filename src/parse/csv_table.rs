@@ -283,17 +283,15 @@ pub fn split_runs(text: &str) -> Runs {
         }
     }
     let header_line = text[..header_end].to_string();
-    if !complete {
-        // From the first record the reader could not read, everything is the last run's.
-        if runs.is_empty() {
-            let line = header_line.matches('\n').count() as u32 + 1;
-            runs.push(Run {
-                key: String::new(),
-                first_line: line,
-                text: String::new(),
-            });
-            run_starts.push(header_end);
-        }
+    // From the first record the reader could not read, everything belongs to the last run; when it could
+    // read none after the header, that is a run of its own.
+    if !complete && runs.is_empty() {
+        runs.push(Run {
+            key: String::new(),
+            first_line: header_line.matches('\n').count() as u32 + 1,
+            text: String::new(),
+        });
+        run_starts.push(header_end);
     }
     for i in 0..runs.len() {
         let end = run_starts.get(i + 1).copied().unwrap_or(text.len());
