@@ -219,9 +219,10 @@ impl Publisher {
                     Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                     Err(e) => return Err(e),
                 }
-                let spare = file_for(&spare_root(out), &path);
+                let spares = spare_root(out);
+                let spare = file_for(&spares, &path);
                 if std::fs::remove_file(&spare).is_ok() {
-                    remove_empty_parents(&spare_root(out), &spare);
+                    remove_empty_parents(&spares, &spare);
                 }
             }
             report.removed.push(path);
