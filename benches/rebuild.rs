@@ -19,6 +19,20 @@ use locref::session::{Outcome, Session};
 
 const TIME: &str = "2026-01-01T00:00:00Z";
 
+/// The single-fact edit: France's VAT fact text in the facts table.
+const FACTS_TABLE: &str = "sources/tables/countries.csv";
+const VAT_FACT: &str = "fr,VAT / GST,TVA. Standard rate 20%";
+const VAT_FACT_EDITED: &str = "fr,VAT / GST,TVA (x). Standard rate 20%";
+
+/// The facts table's path, its shipped text and its text with the single-fact edit.
+fn vat_fact_versions(root: &Path) -> (PathBuf, String, String) {
+    let path = root.join(FACTS_TABLE);
+    let shipped = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(shipped.matches(VAT_FACT).count(), 1);
+    let edited = shipped.replacen(VAT_FACT, VAT_FACT_EDITED, 1);
+    (path, shipped, edited)
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -134,15 +148,10 @@ fn main() {
     }
 
     let edits: [(&str, &str, &str, &str); 5] = [
-        (
-            "one VAT fact text",
-            "sources/tables/countries.csv",
-            "fr,VAT / GST,TVA. Standard rate 20%",
-            "fr,VAT / GST,TVA (x). Standard rate 20%",
-        ),
+        ("one VAT fact text", FACTS_TABLE, VAT_FACT, VAT_FACT_EDITED),
         (
             "fact edit flipping a toggle",
-            "sources/tables/countries.csv",
+            FACTS_TABLE,
             "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no.",
             "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
         ),
@@ -199,14 +208,7 @@ fn main() {
 
 /// Where the time of a single-fact edit goes: sync (read + hash), render (queries), emit (stamp + write).
 fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
-    let path = root.join("sources/tables/countries.csv");
-    let a = std::fs::read_to_string(&path).unwrap();
-    let b = a.replacen(
-        "fr,VAT / GST,TVA. Standard rate 20%",
-        "fr,VAT / GST,TVA (y). Standard rate 20%",
-        1,
-    );
-    assert_ne!(a, b);
+    let (path, a, b) = vat_fact_versions(root);
     let (mut sync, mut render, mut write) = (Vec::new(), Vec::new(), Vec::new());
     // The publisher a watch session keeps: warm it with one publish, as the session's first build does.
     let mut publisher = Publisher::new(Some(&root.join("public")));
@@ -271,21 +273,14 @@ fn watch_latency(root: &Path, runs: usize) {
         }
     };
     next("watching");
-    let path = root.join("sources/tables/countries.csv");
-    let a = std::fs::read_to_string(&path).unwrap();
-    let b = a.replacen(
-        "fr,VAT / GST,TVA. Standard rate 20%",
-        "fr,VAT / GST,TVA (w). Standard rate 20%",
-        1,
-    );
-    assert_ne!(a, b);
+    let (path, a, b) = vat_fact_versions(root);
     let (mut end_to_end, mut reported) = (Vec::new(), Vec::new());
     for i in 0..runs {
         // An editor's pace, not a burst: each edit is its own rebuild.
         std::thread::sleep(Duration::from_millis(300));
         let started = Instant::now();
         std::fs::write(&path, if i % 2 == 0 { &b } else { &a }).unwrap();
-        let (at, line) = next("changed sources/tables/countries.csv");
+        let (at, line) = next(&format!("changed {FACTS_TABLE}"));
         assert!(line.contains("/api/v1/facts.json"), "{line}");
         end_to_end.push(at - started);
         let ms: f64 = line
