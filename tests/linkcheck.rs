@@ -305,6 +305,55 @@ fn html_errors_are_reported_where_they_are() {
     assert_eq!(found, expected);
 }
 
+/// The check parses a valid page once on html5ever's fast path and re-parses exactly only when there is
+/// something to report: on every shipped page and twin-free HTML output, the result is that of an exact
+/// parse (ids, links with their positions, no errors).
+#[test]
+fn the_fast_parse_finds_what_the_exact_parse_finds_on_every_shipped_page() {
+    let (_dir, files) = built();
+    let base = "https://locref.example.org";
+    let mut pages = 0;
+    for (rel, bytes) in files.iter().filter(|(rel, _)| rel.ends_with(".html")) {
+        let path = format!("/{rel}");
+        let text = std::str::from_utf8(bytes).expect("utf-8");
+        let fast = locref::linkcheck::scan(&path, text, base);
+        assert_eq!(
+            fast,
+            locref::linkcheck::scan_exact(&path, text, base),
+            "{path}"
+        );
+        assert!(fast.errors.is_empty(), "{path}: {:?}", fast.errors);
+        pages += 1;
+    }
+    assert_eq!(pages, 92, "HTML pages of the shipped site");
+}
+
+/// A noncharacter in a page's text (the sources refuse control characters, not these) is an error only
+/// html5ever's exact mode reports; the check still reports it, located.
+#[test]
+fn a_noncharacter_in_a_page_is_reported() {
+    let (dir, good) = built();
+    let root = dir.path();
+    let heading = "<h1>Page not found</h1>";
+    let edited = page(&good, "404.html").replacen(heading, "<h1>Page not\u{FDD0} found</h1>", 1);
+    let at = position(&edited, "\u{FDD0}", 0);
+    let line = at.split(':').next().unwrap();
+    replace_once(
+        root,
+        "rules/templates/404.html",
+        heading,
+        "<h1>Page not\u{FDD0} found</h1>",
+    );
+    let check = locref(root, &["check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    assert_eq!(
+        diagnostics(&check),
+        [format!(
+            "/404.html:{line}:1: error: invalid HTML: Bad character \u{FDD0}"
+        )]
+    );
+}
+
 /// The link-check queries among the queries a rebuild executed.
 fn link_queries(executed: &[String]) -> Vec<&str> {
     executed
