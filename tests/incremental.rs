@@ -105,8 +105,9 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             ("country_fact_rows_of", 1),
             ("check_country_facts_of", 1),
             ("country_facts_of", 1),
-            // Each ERP's localization facts are gathered from every country's rows again.
-            ("erp_country_facts", 11),
+            // France's ERP-localization facts are picked out again; they are unchanged, so no ERP's list
+            // of them re-runs.
+            ("country_erp_fact_rows", 1),
             ("country_facts", 1),
             ("country_toggles", 1),
             ("country_summary", 1),
@@ -159,7 +160,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             ("country_fact_rows_of", 1),
             ("check_country_facts_of", 1),
             ("country_facts_of", 1),
-            ("erp_country_facts", 11),
+            ("country_erp_fact_rows", 1),
             ("country_facts", 1),
             ("country_toggles", 1),
             ("country_toggle_values", 1),
@@ -224,6 +225,68 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             "/filters/saft-required/index.md",
             "/filters/index.html",
             "/filters/index.md",
+        ],
+    );
+}
+
+/// An ERP-localization fact is shown on its country's page and on its ERP's page: only those two (and the
+/// lists that show fact texts) change, and no other ERP's list of these facts re-runs.
+#[test]
+fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
+    assert_edit(
+        "sources/tables/countries.csv",
+        "Odoo ships a fiscal localization package for France (listed",
+        "Odoo ships a fiscal localization package for France (it is listed",
+        &[
+            ("decoded_text", 1),
+            ("country_fact_runs", 1),
+            ("country_fact_keys", 1),
+            ("country_fact_runs_of", 61),
+            ("country_fact_rows_of", 1),
+            ("check_country_facts_of", 1),
+            ("country_facts_of", 1),
+            // France's ERP-localization facts changed: every ERP picks its own out of them again; only
+            // Odoo's list changed, so only Odoo's outputs re-render.
+            ("country_erp_fact_rows", 1),
+            ("erp_country_facts", 11),
+            ("erp_other_facts", 1),
+            ("erp_detail", 1),
+            ("api_erp", 1),
+            ("erp_context", 1),
+            ("page_erp", 1),
+            ("page_erp_md", 1),
+            ("country_facts", 1),
+            ("country_toggles", 1),
+            ("country_summary", 1),
+            ("country_detail", 1),
+            ("api_country", 1),
+            ("country_facts_json", 1),
+            ("api_facts", 1),
+            ("flat_rows", 1),
+            ("flat_part_json", 1),
+            ("flat_part_csv", 1),
+            ("flat_row_count", 1),
+            ("data_json", 1),
+            ("data_csv", 1),
+            ("country_context", 1),
+            ("page_country", 1),
+            ("page_country_md", 1),
+            // France's and Odoo's pages and twins are re-parsed; their links and ids are unchanged.
+            ("page_links", 4),
+            ("twin_title", 2),
+            ("llms_full_txt", 1),
+        ],
+        &[
+            "/llms-full.txt",
+            "/api/v1/countries/fr.json",
+            "/api/v1/erps/odoo.json",
+            "/api/v1/facts.json",
+            "/data/countries.json",
+            "/data/countries.csv",
+            "/fr/index.html",
+            "/fr/index.md",
+            "/erp/odoo/index.html",
+            "/erp/odoo/index.md",
         ],
     );
 }

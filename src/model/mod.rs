@@ -11,7 +11,7 @@ use crate::parse::json_sources::{ErpReg, erp_register_rows};
 use crate::parse::rules::{FactLabel, fact_labels, site_rules, vocabulary};
 use crate::parse::tables::{
     ConnectorRow, CountryFactRow, LocalErpRow, Located, MandateRow, MatrixRow, PartnerFlagRow,
-    PartnerRow, ReportingRow, RunKey, VatRow, connector_rows, country_fact_rows_by_key,
+    PartnerRow, ReportingRow, RunKey, VatRow, connector_rows, country_fact_keys,
     country_fact_rows_of, country_register_rows, local_erp_rows, mandate_rows, matrix_rows,
     partner_flag_rows, partner_rows, reporting_table, vat_rows,
 };
@@ -322,6 +322,19 @@ pub fn erp_connectors<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Ve
     rows
 }
 
+/// One country's ERP-localization facts (the rows whose label names an ERP), in file order: the narrow
+/// value [`erp_country_facts`] reads, so an edit of another of that country's facts re-runs no ERP's list.
+#[salsa::tracked(returns(ref))]
+pub fn country_erp_fact_rows<'db>(
+    db: &'db dyn salsa::Database,
+    key: RunKey<'db>,
+) -> Vec<CountryFactRow> {
+    let labels = &fact_labels(db).value;
+    rows_where(&country_fact_rows_of(db, key).value, |r| {
+        labels.iter().any(|l| l.label == r.fact && l.erp.is_some())
+    })
+}
+
 /// The ERP-specific country facts about one ERP (the ERP-localization facts), sorted by country.
 #[salsa::tracked(returns(ref))]
 pub fn erp_country_facts<'db>(
@@ -329,14 +342,16 @@ pub fn erp_country_facts<'db>(
     key: ErpKey<'db>,
 ) -> Vec<CountryFactRow> {
     let labels = &fact_labels(db).value;
-    let mut rows: Vec<CountryFactRow> = country_fact_rows_by_key(db)
-        .flat_map(|rows| &rows.value)
+    let erp = key.id(db).as_str();
+    let mut rows: Vec<CountryFactRow> = country_fact_keys(db)
+        .iter()
+        .flat_map(|k| country_erp_fact_rows(db, RunKey::new(db, k.clone())))
         .filter(|r| {
             labels
                 .iter()
-                .any(|l| l.label == r.row.fact && l.erp.as_deref() == Some(key.id(db).as_str()))
+                .any(|l| l.label == r.fact && l.erp.as_deref() == Some(erp))
         })
-        .map(|r| r.row.clone())
+        .cloned()
         .collect();
     rows.sort_by(|a, b| a.country.cmp(&b.country));
     rows.dedup_by(|a, b| a.country == b.country);
