@@ -34,11 +34,12 @@ pub fn decoded_text(db: &dyn salsa::Database, file: SourceFile) -> Result<String
             ));
         }
     };
-    let text = text.replace("\r\n", "\n").replace('\r', "\n");
-    if let Some((offset, c)) = text
-        .char_indices()
-        .find(|(_, c)| c.is_control() && *c != '\n' && *c != '\t')
-    {
+    let text = if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text.to_string()
+    };
+    if let Some((offset, c)) = first_control(&text) {
         let (line, column) = line_column(&text, offset);
         return Err(Diagnostic::new(
             path,
@@ -51,6 +52,34 @@ pub fn decoded_text(db: &dyn salsa::Database, file: SourceFile) -> Result<String
         return Err(Diagnostic::file(path, "file is empty"));
     }
     Ok(text)
+}
+
+/// The first control character other than LF and tab (Unicode's Cc: U+0000-U+001F, U+007F-U+009F), and
+/// its byte offset. The bytes are scanned a block at a time (C0 controls and DEL are single bytes; a C1
+/// control starts with 0xC2), and only a block holding such a byte is decoded.
+fn first_control(text: &str) -> Option<(usize, char)> {
+    const BLOCK: usize = 64;
+    let bytes = text.as_bytes();
+    let suspect = |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') | (b == 0x7F) | (b == 0xC2);
+    for (i, block) in bytes.chunks(BLOCK).enumerate() {
+        if !block.iter().fold(false, |any, &b| any | suspect(b)) {
+            continue;
+        }
+        // Decode from the char boundary at or before the block to the end of the char that ends it.
+        let mut start = i * BLOCK;
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let end = (i + 1) * BLOCK;
+        let found = text[start..]
+            .char_indices()
+            .take_while(|(at, _)| start + at < end)
+            .find(|(_, c)| c.is_control() && *c != '\n' && *c != '\t');
+        if let Some((at, c)) = found {
+            return Some((start + at, c));
+        }
+    }
+    None
 }
 
 /// The decoded text of the project file at `path`, or why it cannot be read.
@@ -81,4 +110,48 @@ pub fn is_http_url(value: &str) -> bool {
 /// Whether `value` is an ISO calendar date `YYYY-MM-DD` that exists.
 pub fn is_iso_date(value: &str) -> bool {
     value.len() == 10 && value.parse::<jiff::civil::Date>().is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_control;
+    use proptest::prelude::*;
+
+    /// The definition the block scan must agree with: the first char that is a control but not LF or tab.
+    fn first_control_by_chars(text: &str) -> Option<(usize, char)> {
+        text.char_indices()
+            .find(|(_, c)| c.is_control() && *c != '\n' && *c != '\t')
+    }
+
+    #[test]
+    fn finds_c0_c1_and_del_at_any_position_and_nothing_else() {
+        let filler = "é".repeat(40); // two bytes each: blocks of 64 bytes end inside and between chars
+        for at in 0..140 {
+            let prefix: String = filler
+                .chars()
+                .chain("abc".chars().cycle())
+                .take(at)
+                .collect();
+            for control in [
+                '\u{0}', '\u{1}', '\u{1F}', '\u{7F}', '\u{80}', '\u{85}', '\u{9F}',
+            ] {
+                let text = format!("{prefix}{control}\u{A0}tail");
+                assert_eq!(
+                    first_control(&text),
+                    Some((prefix.len(), control)),
+                    "{text:?}"
+                );
+            }
+            // No-break space (0xC2 0xA0), tab and line feed are not controls.
+            let text = format!("{prefix}\u{A0}\t\n\u{BF}x");
+            assert_eq!(first_control(&text), None, "{text:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn agrees_with_a_scan_of_the_chars(text in "(\\PC|[\\x00-\\x1F\\x7F\\u{80}-\\u{A0}é€😀]){0,300}") {
+            prop_assert_eq!(first_control(&text), first_control_by_chars(&text));
+        }
+    }
 }
