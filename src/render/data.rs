@@ -378,8 +378,13 @@ pub fn data_csv<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendere
         .write_record(flat_columns(db, key))
         .expect("in-memory CSV");
     let mut bytes = writer.into_inner().expect("in-memory CSV");
-    for part in flat_parts(db, key.stem(db)) {
-        bytes.extend_from_slice(flat_part_csv(db, part).as_bytes());
+    let parts: Vec<&str> = flat_parts(db, key.stem(db))
+        .iter()
+        .map(|part| flat_part_csv(db, *part).as_str())
+        .collect();
+    bytes.reserve(parts.iter().map(|part| part.len()).sum());
+    for part in parts {
+        bytes.extend_from_slice(part.as_bytes());
     }
     Rendered::new(bytes)
 }

@@ -156,9 +156,13 @@ pub fn splice_items<'a>(head: &[u8], fragments: impl IntoIterator<Item = &'a str
         .iter()
         .take_while(|&&b| b == b' ')
         .count();
-    let mut out = head[..=at].to_vec();
+    let fragments: Vec<&str> = fragments.into_iter().filter(|f| !f.is_empty()).collect();
+    // Sized once: a 1 MB output grown by doubling would be copied and faulted in several times over.
+    let size = head.len() + fragments.iter().map(|f| f.len() + 2).sum::<usize>() + indent + 1;
+    let mut out = Vec::with_capacity(size);
+    out.extend_from_slice(&head[..=at]);
     let mut empty = true;
-    for fragment in fragments.into_iter().filter(|f| !f.is_empty()) {
+    for fragment in fragments {
         out.extend_from_slice(if empty { b"\n" } else { b",\n" });
         out.extend_from_slice(fragment.as_bytes());
         empty = false;
