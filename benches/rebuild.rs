@@ -13,8 +13,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use locref::build::render_site;
+use locref::build::render_site_with;
 use locref::emit::Publisher;
+use locref::helper::Helper;
 use locref::session::{Outcome, Session};
 
 const TIME: &str = "2026-01-01T00:00:00Z";
@@ -212,8 +213,13 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
     let (mut sync, mut render, mut write) = (Vec::new(), Vec::new(), Vec::new());
     // The publisher a watch session keeps: warm it with one publish, as the session's first build does.
     let mut publisher = Publisher::new(Some(&root.join("public")));
+    // And its second thread, kept between rebuilds.
+    let mut helper = Helper::new();
     publisher
-        .publish(&render_site(&session.project.db).unwrap(), TIME)
+        .publish(
+            &render_site_with(&session.project.db, &mut helper).unwrap(),
+            TIME,
+        )
         .unwrap();
     session.project.db.take_executed();
     for i in 0..runs {
@@ -225,7 +231,7 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
             .sync_paths(std::slice::from_ref(&path))
             .unwrap();
         let t1 = Instant::now();
-        let outputs = render_site(&session.project.db).unwrap();
+        let outputs = render_site_with(&session.project.db, &mut helper).unwrap();
         let t2 = Instant::now();
         publisher.publish(&outputs, TIME).unwrap();
         let t3 = Instant::now();

@@ -3,12 +3,13 @@
 //!
 //! Once the sources and rules are valid, the pages and the other outputs depend on them but not on each
 //! other, so the build runs them on two threads, each with its own handle on the same database: this
-//! one renders and checks the pages, a worker renders the API and the data files, then takes a share of
-//! the page work; when this thread is done with the pages it works through the worker's list from the
-//! other end. A query both need runs once; the other thread waits for it.
+//! one renders and checks the pages, the [`Helper`] thread renders the API and the data files, then
+//! takes a share of the page work; when this thread is done with the pages it works through the
+//! helper's list from the other end. A query both need runs once; the other thread waits for it.
 
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
+use crate::helper::Helper;
 use crate::linkcheck::is_checked;
 use crate::model::checks;
 use crate::parse::{json_sources, rules, tables};
@@ -87,46 +88,52 @@ fn page_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all
 }
 
-/// Every output of the route table with its rendered bytes, or every diagnostic when there is any.
+/// Every output of the route table with its rendered bytes, or every diagnostic when there is any (a
+/// one-off build: the second thread lives for this call only).
 pub fn render_site(db: &Db) -> Result<Vec<(String, &Rendered)>, Vec<Diagnostic>> {
+    render_site_with(db, &mut Helper::new())
+}
+
+/// [`render_site`] with a session's [`Helper`] as the second thread.
+pub fn render_site_with<'db>(
+    db: &'db Db,
+    helper: &mut Helper,
+) -> Result<Vec<(String, &'db Rendered)>, Vec<Diagnostic>> {
     let diagnostics = source_diagnostics(db);
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
     let worker_db = db.clone();
-    let diagnostics = std::thread::scope(|scope| {
-        let worker = scope.spawn(move || {
-            let all = outputs(&worker_db);
-            // First the outputs that read no page: the API, the data files, the headers, the assets.
-            for output in all.iter().filter(|o| !reads_pages(o)) {
-                render(&worker_db, output);
-            }
-            // Then a share of the page work, which the other thread finds done: the Markdown twins'
-            // link check, and the llms files made from the twins.
-            for output in all
-                .iter()
-                .filter(|o| crate::linkcheck::is_markdown(&o.path))
-            {
-                crate::linkcheck::page_links(
-                    &worker_db,
-                    crate::linkcheck::PageKey::new(&worker_db, output.clone()),
-                );
-            }
-            for output in all.iter().filter(|o| is_made_from_twins(o)) {
-                render(&worker_db, output);
-            }
-        });
+    let worker = move || {
+        let all = outputs(&worker_db);
+        // First the outputs that read no page: the API, the data files, the headers, the assets.
+        for output in all.iter().filter(|o| !reads_pages(o)) {
+            render(&worker_db, output);
+        }
+        // Then a share of the page work, which the other thread finds done: the Markdown twins' link
+        // check, and the llms files made from the twins.
+        for output in all
+            .iter()
+            .filter(|o| crate::linkcheck::is_markdown(&o.path))
+        {
+            crate::linkcheck::page_links(
+                &worker_db,
+                crate::linkcheck::PageKey::new(&worker_db, output.clone()),
+            );
+        }
+        for output in all.iter().filter(|o| is_made_from_twins(o)) {
+            render(&worker_db, output);
+        }
+    };
+    let diagnostics = helper.run_beside(worker, || {
         let diagnostics = page_diagnostics(db);
         if diagnostics.is_empty() {
-            // Meet the worker from the other end of its list: when it started late (a core waking from
-            // idle takes up to a few milliseconds), this thread does its share instead of waiting.
+            // Meet the helper from the other end of its list: when it starts late, this thread does
+            // its share instead of waiting.
             let all = outputs(db);
             for output in all.iter().rev().filter(|o| !is_checked(&o.path)) {
                 render(db, output);
             }
-        }
-        if let Err(panic) = worker.join() {
-            std::panic::resume_unwind(panic);
         }
         diagnostics
     });

@@ -18,6 +18,7 @@ pub mod db;
 pub mod derive;
 pub mod diagnostics;
 pub mod emit;
+pub mod helper;
 pub mod linkcheck;
 pub mod model;
 pub mod parse;

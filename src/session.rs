@@ -15,9 +15,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::build::render_site;
+use crate::build::render_site_with;
 use crate::diagnostics::Diagnostic;
 use crate::emit::{EmitReport, Publisher, Stamped, build_time};
+use crate::helper::Helper;
 use crate::workspace::Project;
 
 /// What one rebuild did.
@@ -120,6 +121,8 @@ pub struct Session {
     /// Whether the output folder is behind the inputs (the last rebuild failed), so the next rebuild must
     /// render and emit even if no input changed.
     stale: bool,
+    /// The build's second thread, parked between rebuilds.
+    helper: Helper,
 }
 
 impl Session {
@@ -132,6 +135,7 @@ impl Session {
             publisher: Publisher::new(Some(out)),
             fixed_time: None,
             stale: true,
+            helper: Helper::new(),
         })
     }
 
@@ -144,6 +148,7 @@ impl Session {
             publisher: Publisher::new(None),
             fixed_time: None,
             stale: true,
+            helper: Helper::new(),
         })
     }
 
@@ -213,7 +218,7 @@ impl Session {
 
     fn run(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
         let db = &self.project.db;
-        let outcome = match render_site(db) {
+        let outcome = match render_site_with(db, &mut self.helper) {
             Err(diagnostics) => {
                 self.stale = true;
                 Outcome::Invalid(diagnostics)
