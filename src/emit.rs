@@ -4,6 +4,7 @@
 //! The manifest (path -> content hash, generated_at) lives in `.locref-cache/` beside the output folder, so
 //! it is never deployed. An output whose content hash is unchanged keeps its file and its `generated_at`.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -29,15 +30,60 @@ pub struct Manifest {
     pub files: BTreeMap<String, ManifestEntry>,
 }
 
-/// One output ready to publish.
+/// One output as published: its rendered bytes with the build time in place of each `generated_at`
+/// placeholder. The rendered bytes are shared with the build, and the stamp is applied as they are
+/// written (a vectored write) or served, so publishing a 1 MB output copies it nowhere in user space.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stamped {
     /// Site-relative path (`/api/v1/index.json`).
     pub path: String,
-    /// Shared, so the dev server can serve a build without copying it.
-    pub bytes: Arc<Vec<u8>>,
+    rendered: Arc<Vec<u8>>,
+    /// Where the placeholders start in `rendered`.
+    marks: Vec<usize>,
+    generated_at: String,
     /// Identifies the stamped bytes (the dev server's ETag): a hash of the content hash and the stamp.
     pub etag: String,
+}
+
+impl Stamped {
+    fn new(path: &str, rendered: &Rendered, generated_at: &str) -> Stamped {
+        let hash = rendered.hash.to_hex();
+        Stamped {
+            path: path.to_string(),
+            rendered: rendered.bytes.clone(),
+            // memchr's SIMD search: outputs reach 1 MB.
+            marks: memchr::memmem::find_iter(&rendered.bytes, GENERATED_AT_JSON.as_bytes())
+                .collect(),
+            generated_at: generated_at.to_string(),
+            // The stamped bytes are a function of the content hash and the stamp: hash those, not 1 MB
+            // again.
+            etag: blake3::hash(format!("{hash}:{generated_at}").as_bytes()).to_hex()[..32]
+                .to_string(),
+        }
+    }
+
+    /// The published bytes as consecutive slices (what a vectored write takes): the rendered bytes
+    /// between placeholders, and the build time for each placeholder.
+    pub fn segments(&self) -> Vec<&[u8]> {
+        let mut segments = Vec::with_capacity(2 * self.marks.len() + 1);
+        let mut last = 0;
+        for &at in &self.marks {
+            segments.push(&self.rendered[last..at]);
+            segments.push(self.generated_at.as_bytes());
+            last = at + GENERATED_AT_JSON.len();
+        }
+        segments.push(&self.rendered[last..]);
+        segments
+    }
+
+    /// The published bytes (borrowed from the build when the output has no placeholder).
+    pub fn bytes(&self) -> Cow<'_, [u8]> {
+        if self.marks.is_empty() {
+            Cow::Borrowed(self.rendered.as_slice())
+        } else {
+            Cow::Owned(self.segments().concat())
+        }
+    }
 }
 
 /// The build time in `generated_at` form: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
@@ -51,19 +97,6 @@ pub fn build_time() -> String {
                 .expect("now is in range")
         });
     now.to_string()
-}
-
-/// Replaces the `generated_at` placeholder with `time` (memchr's SIMD search: outputs reach 1 MB).
-fn stamp(bytes: &[u8], time: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len() + time.len());
-    let mut last = 0;
-    for at in memchr::memmem::find_iter(bytes, GENERATED_AT_JSON.as_bytes()) {
-        out.extend_from_slice(&bytes[last..at]);
-        out.extend_from_slice(time.as_bytes());
-        last = at + GENERATED_AT_JSON.len();
-    }
-    out.extend_from_slice(&bytes[last..]);
-    out
 }
 
 /// Where the manifest of an output folder lives: `<parent>/.locref-cache/<name>.manifest.json`.
@@ -168,17 +201,15 @@ impl Publisher {
                 Some(e) if same_content => e.generated_at.clone(),
                 _ => time.to_string(),
             };
-            let bytes = stamp(&rendered.bytes, &generated_at);
-            // The stamped bytes are a function of the content hash and the stamp: hash those, not 1 MB again.
-            let etag = blake3::hash(format!("{hash}:{generated_at}").as_bytes()).to_hex()[..32]
-                .to_string();
+            let stamped = Stamped::new(path, rendered, &generated_at);
             let target = self.out.as_ref().map(|out| file_for(out, path));
             // A first build in a folder of an earlier run keeps files whose content is current.
             let on_disk = same_content && target.as_ref().is_some_and(|t| t.is_file());
             if let (Some(out), Some(target)) = (&self.out, target.filter(|_| !on_disk)) {
                 // Only a file published before has a version to exchange with a spare.
                 let spare = entry.map(|_| file_for(&spare_root(out), path));
-                self.replacer.replace(&target, spare.as_deref(), &bytes)?;
+                self.replacer
+                    .replace(&target, spare.as_deref(), &stamped.segments())?;
             }
             if on_disk {
                 report.unchanged += 1;
@@ -191,14 +222,7 @@ impl Publisher {
                     .insert(path.clone(), ManifestEntry { hash, generated_at });
                 manifest_changed = true;
             }
-            self.site.insert(
-                path.clone(),
-                Stamped {
-                    path: path.clone(),
-                    bytes: Arc::new(bytes),
-                    etag,
-                },
-            );
+            self.site.insert(path.clone(), stamped);
         }
         let current: BTreeSet<&str> = outputs.iter().map(|(p, _)| p.as_str()).collect();
         let stale: Vec<String> = self
@@ -233,7 +257,7 @@ impl Publisher {
             let mut bytes = serde_json::to_vec_pretty(&self.manifest).map_err(io::Error::other)?;
             bytes.push(b'\n');
             self.replacer
-                .replace(&manifest_path(out), Some(&manifest_spare(out)), &bytes)?;
+                .replace(&manifest_path(out), Some(&manifest_spare(out)), &[&bytes])?;
         }
         Ok(report)
     }
@@ -385,7 +409,7 @@ mod tests {
             .unwrap();
         assert_eq!(first.written, ["/a.json"]);
         assert_eq!(
-            &*publisher.site()["/a.json"].bytes,
+            &*publisher.site()["/a.json"].bytes(),
             br#"{"generated_at":"2026-01-01T00:00:00Z","x":1}"#.as_slice()
         );
         let second = publisher
@@ -397,7 +421,7 @@ mod tests {
             .unwrap();
         assert_eq!(third.written, ["/a.json"]);
         assert_eq!(
-            &*publisher.site()["/a.json"].bytes,
+            &*publisher.site()["/a.json"].bytes(),
             br#"{"generated_at":"2026-03-03T00:00:00Z","x":2}"#.as_slice()
         );
         let fourth = publisher.publish(&[], "2026-04-04T00:00:00Z").unwrap();

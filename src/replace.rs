@@ -14,19 +14,36 @@
 //! two rebuilds, though, would see it change under it: spares are for the output folder of a session,
 //! where rebuilds are a human edit apart and the dev server serves from memory.
 
-use std::io;
+use std::fs::File;
+use std::io::{self, IoSlice, Write};
 use std::path::Path;
 
-/// Writes `bytes` to `path` through a temporary file and a rename, so readers never see half a file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Writes the concatenation of `parts` to `path` through a temporary file and a rename, so readers never
+/// see half a file.
+pub fn write_atomic(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let tmp = dir.join(format!(".{name}.locref-tmp-{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
+    write_parts(&mut File::create(&tmp)?, parts)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+/// Writes the concatenation of `parts` with vectored writes (no copy into one buffer first).
+fn write_parts(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
+    let mut slices: Vec<IoSlice> = parts.iter().map(|part| IoSlice::new(part)).collect();
+    let mut rest = &mut slices[..];
+    while !rest.is_empty() {
+        match file.write_vectored(rest) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(written) => IoSlice::advance_slices(&mut rest, written),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Replaces files atomically, through spares where the platform and filesystem allow it.
@@ -51,12 +68,17 @@ impl Replacer {
         self.exchange
     }
 
-    /// Replaces `target` with `bytes`, using (and creating, if needed) the spare file `spare`, which must
-    /// not be inside a folder that is published. Without a spare (a file written for the first time,
-    /// which has no earlier version to exchange), a temporary file and a rename.
-    pub fn replace(&mut self, target: &Path, spare: Option<&Path>, bytes: &[u8]) -> io::Result<()> {
+    /// Replaces `target` with the concatenation of `parts`, using (and creating, if needed) the spare
+    /// file `spare`, which must not be inside a folder that is published. Without a spare (a file written
+    /// for the first time, which has no earlier version to exchange), a temporary file and a rename.
+    pub fn replace(
+        &mut self,
+        target: &Path,
+        spare: Option<&Path>,
+        parts: &[&[u8]],
+    ) -> io::Result<()> {
         if let Some(spare) = spare.filter(|_| self.exchange) {
-            match exchange::replace(target, spare, bytes) {
+            match exchange::replace(target, spare, parts) {
                 Ok(()) => return Ok(()),
                 Err(e) if exchange::unsupported(&e) => {
                     self.exchange = false;
@@ -65,27 +87,27 @@ impl Replacer {
                 Err(e) => return Err(e),
             }
         }
-        write_atomic(target, bytes)
+        write_atomic(target, parts)
     }
 }
 
 #[cfg(target_os = "linux")]
 mod exchange {
     use std::fs::File;
-    use std::io::{self, Write};
+    use std::io;
     use std::os::unix::fs::MetadataExt;
     use std::path::Path;
 
     use rustix::fs::{CWD, Mode, OFlags, RenameFlags};
 
-    /// Overwrites the spare with `bytes`, then exchanges it with `target` (or moves it there when the
-    /// target does not exist yet).
-    pub fn replace(target: &Path, spare: &Path, bytes: &[u8]) -> io::Result<()> {
+    /// Overwrites the spare with the concatenation of `parts`, then exchanges it with `target` (or moves
+    /// it there when the target does not exist yet).
+    pub fn replace(target: &Path, spare: &Path, parts: &[&[u8]]) -> io::Result<()> {
         let mut file = open_spare(spare)?;
         // Overwriting in place and cutting to length reuses the spare's blocks and cached pages, where
         // truncating first would free them and allocate them again.
-        file.write_all(bytes)?;
-        file.set_len(bytes.len() as u64)?;
+        super::write_parts(&mut file, parts)?;
+        file.set_len(parts.iter().map(|part| part.len() as u64).sum())?;
         drop(file);
         match rustix::fs::renameat_with(CWD, spare, CWD, target, RenameFlags::EXCHANGE) {
             Ok(()) => Ok(()),
@@ -140,7 +162,7 @@ mod exchange {
     use std::io;
     use std::path::Path;
 
-    pub fn replace(_: &Path, _: &Path, _: &[u8]) -> io::Result<()> {
+    pub fn replace(_: &Path, _: &Path, _: &[&[u8]]) -> io::Result<()> {
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 
@@ -163,17 +185,22 @@ mod tests {
         let mut replacer = Replacer::default();
         // First write: no target yet, so the spare moves into place.
         replacer
-            .replace(&target, Some(&spare), b"first version")
+            .replace(&target, Some(&spare), &[b"first version".as_slice()])
             .unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"first version");
         assert!(!spare.exists());
         // Second: a new spare, exchanged; the spare now holds the first version.
-        replacer.replace(&target, Some(&spare), b"second").unwrap();
+        replacer
+            .replace(&target, Some(&spare), &[b"second".as_slice()])
+            .unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"second");
         assert_eq!(std::fs::read(&spare).unwrap(), b"first version");
         let first_inode = std::fs::metadata(&spare).unwrap().ino();
-        // Third: the spare is overwritten in place (shorter content is cut to length) and exchanged.
-        replacer.replace(&target, Some(&spare), b"3rd").unwrap();
+        // Third: the spare is overwritten in place (shorter content is cut to length) and exchanged; the
+        // parts are written in order.
+        replacer
+            .replace(&target, Some(&spare), &[b"3".as_slice(), b"", b"rd"])
+            .unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"3rd");
         assert_eq!(std::fs::metadata(&target).unwrap().ino(), first_inode);
         assert_eq!(std::fs::read(&spare).unwrap(), b"second");
@@ -187,14 +214,22 @@ mod tests {
         let target = dir.path().join("out/index.html");
         let spare = dir.path().join("cache/index.html");
         let mut replacer = Replacer::default();
-        replacer.replace(&target, Some(&spare), b"one").unwrap();
-        replacer.replace(&target, Some(&spare), b"two").unwrap();
+        replacer
+            .replace(&target, Some(&spare), &[b"one".as_slice()])
+            .unwrap();
+        replacer
+            .replace(&target, Some(&spare), &[b"two".as_slice()])
+            .unwrap();
         // A snapshot of the output folder made with hard links, then one more exchange: the spare is
         // the snapshot's file and must not be overwritten.
         let snapshot = dir.path().join("snapshot.html");
         std::fs::hard_link(&target, &snapshot).unwrap();
-        replacer.replace(&target, Some(&spare), b"three").unwrap();
-        replacer.replace(&target, Some(&spare), b"four").unwrap();
+        replacer
+            .replace(&target, Some(&spare), &[b"three".as_slice()])
+            .unwrap();
+        replacer
+            .replace(&target, Some(&spare), &[b"four".as_slice()])
+            .unwrap();
         assert_eq!(std::fs::read(&snapshot).unwrap(), b"two");
         assert_eq!(std::fs::read(&target).unwrap(), b"four");
         // A symlink in the spare's place is replaced, not followed.
@@ -202,7 +237,9 @@ mod tests {
         std::fs::write(&victim, b"keep me").unwrap();
         std::fs::remove_file(&spare).unwrap();
         std::os::unix::fs::symlink(&victim, &spare).unwrap();
-        replacer.replace(&target, Some(&spare), b"five").unwrap();
+        replacer
+            .replace(&target, Some(&spare), &[b"five".as_slice()])
+            .unwrap();
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
         assert_eq!(std::fs::read(&target).unwrap(), b"five");
     }
@@ -226,8 +263,12 @@ mod tests {
         let target = dir.path().join("out/facts.json");
         let spare = other.path().join("facts.json");
         let mut replacer = Replacer::default();
-        replacer.replace(&target, Some(&spare), b"one").unwrap();
-        replacer.replace(&target, Some(&spare), b"two").unwrap();
+        replacer
+            .replace(&target, Some(&spare), &[b"one".as_slice()])
+            .unwrap();
+        replacer
+            .replace(&target, Some(&spare), &[b"two".as_slice()])
+            .unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"two");
         assert!(
             !replacer.uses_spares(),
@@ -237,7 +278,9 @@ mod tests {
             !spare.exists(),
             "the spare of the failed exchange is removed"
         );
-        replacer.replace(&target, Some(&spare), b"three").unwrap();
+        replacer
+            .replace(&target, Some(&spare), &[b"three".as_slice()])
+            .unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"three");
         assert!(!spare.exists());
     }
@@ -247,9 +290,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out/x.csv");
         let mut replacer = Replacer::default();
-        replacer.replace(&target, None, b"a").unwrap();
-        replacer.replace(&target, None, b"b").unwrap();
-        assert_eq!(std::fs::read(&target).unwrap(), b"b");
+        replacer.replace(&target, None, &[b"a".as_slice()]).unwrap();
+        replacer
+            .replace(&target, None, &[b"b".as_slice(), b"-", b"c"])
+            .unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"b-c");
         let names: Vec<_> = std::fs::read_dir(dir.path().join("out"))
             .unwrap()
             .map(|e| e.unwrap().file_name())

@@ -271,9 +271,9 @@ fn answer(
         return common(Response::from_data(Vec::new()).with_status_code(StatusCode(304)));
     }
     let response = if key.ends_with(".html") {
-        with_page_headers(Response::from_data(inject_reload(&file.bytes)), snapshot)
+        with_page_headers(Response::from_data(inject_reload(&file.bytes())), snapshot)
     } else {
-        Response::from_data(file.bytes.to_vec())
+        Response::from_data(file.bytes().into_owned())
     };
     common(response.with_header(header("Content-Type", media_type(&key))))
 }
@@ -295,7 +295,10 @@ fn not_found(path: &str, snapshot: &Snapshot) -> Response<io::Cursor<Vec<u8>>> {
         }
     }
     let page = snapshot.files.get("/404.html");
-    let body = page.map_or_else(|| b"404 not found\n".to_vec(), |p| inject_reload(&p.bytes));
+    let body = page.map_or_else(
+        || b"404 not found\n".to_vec(),
+        |p| inject_reload(&p.bytes()),
+    );
     let media = if page.is_some() {
         "text/html; charset=utf-8"
     } else {

@@ -1092,7 +1092,7 @@ fn rebuilds_keep_spare_files_outside_the_output_and_clean_removes_them() {
     assert_eq!(tree(&out).into_keys().collect::<BTreeSet<_>>(), published);
     assert_eq!(
         std::fs::read(out.join("api/v1/facts.json")).unwrap(),
-        session.site()["/api/v1/facts.json"].bytes.as_slice()
+        session.site()["/api/v1/facts.json"].bytes().as_ref()
     );
     if cfg!(target_os = "linux") {
         // The spare of facts.json holds the version before the last write: the edited one.

@@ -13,6 +13,8 @@ pub mod llms;
 pub mod openapi;
 pub mod pages;
 
+use std::sync::Arc;
+
 use crate::derive::filters::FilterKey;
 use crate::model::{CountryKey, ErpKey};
 use crate::routes::{Output, Renderer};
@@ -20,7 +22,8 @@ use crate::routes::{Output, Renderer};
 /// The bytes of one output, with [`GENERATED_AT_MARK`] where the build time goes.
 #[derive(Debug, Clone, Eq)]
 pub struct Rendered {
-    pub bytes: Vec<u8>,
+    /// Shared: the publisher keeps the bytes of the last build (for the dev server) without copying them.
+    pub bytes: Arc<Vec<u8>>,
     /// blake3 of `bytes`: the content hash the manifest compares.
     pub hash: blake3::Hash,
 }
@@ -37,7 +40,10 @@ impl PartialEq for Rendered {
 impl Rendered {
     pub fn new(bytes: Vec<u8>) -> Self {
         let hash = blake3::hash(&bytes);
-        Rendered { bytes, hash }
+        Rendered {
+            bytes: Arc::new(bytes),
+            hash,
+        }
     }
 }
 
