@@ -204,25 +204,32 @@ mod tests {
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn the_helper_is_steered_off_the_callers_core() {
-        let allowed = rustix::thread::sched_getaffinity(None).unwrap();
+    fn the_helper_is_steered_off_the_callers_core_and_the_caller_gets_its_cores_back() {
+        use rustix::thread::{sched_getaffinity, sched_getcpu, sched_setaffinity};
+        let allowed = sched_getaffinity(None).unwrap();
+        let cores_of = |set: &rustix::thread::CpuSet| -> Vec<usize> {
+            (0..1024).filter(|&cpu| set.is_set(cpu)).collect()
+        };
+        // Where there is one core, or affinity may not be set, the threads go where they are put.
+        let steerable = allowed.count() >= 2 && sched_setaffinity(None, &allowed).is_ok();
         let mut helper = Helper::new();
-        let cores = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::new(Mutex::new(Vec::new()));
         for _ in 0..5 {
-            let theirs = cores.clone();
+            let theirs = seen.clone();
             let mine = helper.run_beside(
-                move || theirs.lock().unwrap().push(rustix::thread::sched_getcpu()),
-                || {
-                    // Keep this thread on its core while the helper starts.
-                    let start = std::time::Instant::now();
-                    while start.elapsed() < std::time::Duration::from_millis(2) {}
-                    rustix::thread::sched_getcpu()
-                },
+                move || theirs.lock().unwrap().push(sched_getcpu()),
+                sched_getcpu,
             );
-            let theirs = *cores.lock().unwrap().last().unwrap();
-            if allowed.count() >= 2 {
+            let theirs = *seen.lock().unwrap().last().unwrap();
+            if steerable {
                 assert_ne!(theirs, mine, "the helper ran on the caller's core");
             }
+            let now = sched_getaffinity(None).unwrap();
+            assert_eq!(
+                cores_of(&now),
+                cores_of(&allowed),
+                "the caller's cores are restored"
+            );
         }
     }
 }
