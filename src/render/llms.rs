@@ -146,19 +146,24 @@ pub fn llms_full_txt(db: &dyn salsa::Database) -> Rendered {
         notice = site.informational_notice,
     )
     .into_bytes();
-    let twins: Vec<(&str, &[u8])> = outputs(db)
+    // Each twin after a line naming its source.
+    let twins: Vec<(String, &[u8])> = outputs(db)
         .iter()
         .filter(|o| is_twin(o))
-        .map(|o| (o.path.as_str(), super::render(db, o).bytes.as_slice()))
+        .map(|o| {
+            let source = format!("\n---\n\nSource: {base}{}\n\n", o.path);
+            (source, super::render(db, o).bytes.as_slice())
+        })
         .collect();
     // Sized once: the file is most of a megabyte.
-    let separators: usize = twins
-        .iter()
-        .map(|(path, _)| path.len() + base.len() + 16)
-        .sum();
-    bytes.reserve(separators + twins.iter().map(|(_, twin)| twin.len()).sum::<usize>());
-    for (path, twin) in twins {
-        bytes.extend_from_slice(format!("\n---\n\nSource: {base}{path}\n\n").as_bytes());
+    bytes.reserve(
+        twins
+            .iter()
+            .map(|(source, twin)| source.len() + twin.len())
+            .sum(),
+    );
+    for (source, twin) in twins {
+        bytes.extend_from_slice(source.as_bytes());
         bytes.extend_from_slice(twin);
     }
     Rendered::new(bytes)
