@@ -175,6 +175,11 @@ mod exchange {
 mod tests {
     use super::*;
 
+    /// One whole-file write of `bytes` to `target` through `spare`.
+    fn write_through(replacer: &mut Replacer, target: &Path, spare: &Path, bytes: &[u8]) {
+        replacer.replace(target, Some(spare), &[bytes]).unwrap();
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn an_exchange_leaves_the_new_bytes_at_the_target_and_the_old_ones_in_the_spare() {
@@ -184,15 +189,11 @@ mod tests {
         let spare = dir.path().join("cache/a/facts.json");
         let mut replacer = Replacer::default();
         // First write: no target yet, so the spare moves into place.
-        replacer
-            .replace(&target, Some(&spare), &[b"first version".as_slice()])
-            .unwrap();
+        write_through(&mut replacer, &target, &spare, b"first version");
         assert_eq!(std::fs::read(&target).unwrap(), b"first version");
         assert!(!spare.exists());
         // Second: a new spare, exchanged; the spare now holds the first version.
-        replacer
-            .replace(&target, Some(&spare), &[b"second".as_slice()])
-            .unwrap();
+        write_through(&mut replacer, &target, &spare, b"second");
         assert_eq!(std::fs::read(&target).unwrap(), b"second");
         assert_eq!(std::fs::read(&spare).unwrap(), b"first version");
         let first_inode = std::fs::metadata(&spare).unwrap().ino();
@@ -214,22 +215,14 @@ mod tests {
         let target = dir.path().join("out/index.html");
         let spare = dir.path().join("cache/index.html");
         let mut replacer = Replacer::default();
-        replacer
-            .replace(&target, Some(&spare), &[b"one".as_slice()])
-            .unwrap();
-        replacer
-            .replace(&target, Some(&spare), &[b"two".as_slice()])
-            .unwrap();
+        write_through(&mut replacer, &target, &spare, b"one");
+        write_through(&mut replacer, &target, &spare, b"two");
         // A snapshot of the output folder made with hard links, then one more exchange: the spare is
         // the snapshot's file and must not be overwritten.
         let snapshot = dir.path().join("snapshot.html");
         std::fs::hard_link(&target, &snapshot).unwrap();
-        replacer
-            .replace(&target, Some(&spare), &[b"three".as_slice()])
-            .unwrap();
-        replacer
-            .replace(&target, Some(&spare), &[b"four".as_slice()])
-            .unwrap();
+        write_through(&mut replacer, &target, &spare, b"three");
+        write_through(&mut replacer, &target, &spare, b"four");
         assert_eq!(std::fs::read(&snapshot).unwrap(), b"two");
         assert_eq!(std::fs::read(&target).unwrap(), b"four");
         // A symlink in the spare's place is replaced, not followed.
@@ -237,9 +230,7 @@ mod tests {
         std::fs::write(&victim, b"keep me").unwrap();
         std::fs::remove_file(&spare).unwrap();
         std::os::unix::fs::symlink(&victim, &spare).unwrap();
-        replacer
-            .replace(&target, Some(&spare), &[b"five".as_slice()])
-            .unwrap();
+        write_through(&mut replacer, &target, &spare, b"five");
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
         assert_eq!(std::fs::read(&target).unwrap(), b"five");
     }
@@ -263,12 +254,8 @@ mod tests {
         let target = dir.path().join("out/facts.json");
         let spare = other.path().join("facts.json");
         let mut replacer = Replacer::default();
-        replacer
-            .replace(&target, Some(&spare), &[b"one".as_slice()])
-            .unwrap();
-        replacer
-            .replace(&target, Some(&spare), &[b"two".as_slice()])
-            .unwrap();
+        write_through(&mut replacer, &target, &spare, b"one");
+        write_through(&mut replacer, &target, &spare, b"two");
         assert_eq!(std::fs::read(&target).unwrap(), b"two");
         assert!(
             !replacer.uses_spares(),
@@ -278,9 +265,7 @@ mod tests {
             !spare.exists(),
             "the spare of the failed exchange is removed"
         );
-        replacer
-            .replace(&target, Some(&spare), &[b"three".as_slice()])
-            .unwrap();
+        write_through(&mut replacer, &target, &spare, b"three");
         assert_eq!(std::fs::read(&target).unwrap(), b"three");
         assert!(!spare.exists());
     }
