@@ -13,6 +13,7 @@
 //! emit       manifest, generated_at, atomic writes (replace: spares exchanged into place), stale removal
 //! ```
 
+pub mod allocator;
 pub mod build;
 pub mod db;
 pub mod derive;

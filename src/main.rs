@@ -12,7 +12,8 @@ use locref::emit::{build_time, clean_refusal, emit, manifest_path, spare_root};
 use locref::workspace::Project;
 
 // A rebuild allocates and frees many small values (parsed rows, page strings, salsa's memos of the last
-// revision); mimalloc takes about a tenth off a single-fact rebuild (BENCHMARKS.md).
+// revision); mimalloc takes about a tenth off a single-fact rebuild, and keeping the memory it frees
+// (`keep_freed_memory`) takes the page faults off a rebuild after an idle pause (BENCHMARKS.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -192,6 +193,7 @@ fn exit_with(result: std::io::Result<()>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    locref::allocator::keep_freed_memory();
     match Cli::parse().command {
         Command::Build {
             out,

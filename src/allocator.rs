@@ -1,0 +1,42 @@
+//! Settings of the process allocator (mimalloc), shared by the `locref` binary and the benchmarks.
+
+use libmimalloc_sys::{mi_option_get, mi_option_set, mi_option_t};
+
+/// `mi_option_purge_delay`: its position in mimalloc's `mi_option_e` (`mimalloc.h`, v2 and v3).
+const PURGE_DELAY: mi_option_t = 15;
+
+/// Keeps the memory a rebuild frees in the process instead of returning it to the system.
+///
+/// mimalloc gives freed pages back to the system once they have been unused for its purge delay (1 s in
+/// mimalloc v3), which is about the pause between a curator's saves. The next rebuild then takes its
+/// buffers (a 1 MB `facts.json`, 0.7 MB `llms-full.txt`) from fresh pages: some 300 page faults, each
+/// zeroing a page, about 0.7 ms of a single-fact edit (BENCHMARKS.md). A watch session's memory stays at
+/// its peak instead, which the first build reaches.
+pub fn keep_freed_memory() {
+    // SAFETY: setting an option is a store into mimalloc's option table, valid at any time.
+    unsafe { mi_option_set(PURGE_DELAY, -1) }
+}
+
+/// mimalloc's purge delay in milliseconds (-1: never).
+pub fn purge_delay() -> i64 {
+    // SAFETY: reading an option, valid at any time.
+    unsafe { mi_option_get(PURGE_DELAY) as i64 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_purge_delay_is_the_option_set_and_freed_memory_is_kept() {
+        // mimalloc's documented defaults (10 ms in v2, 1000 ms in v3) identify the option by its position:
+        // a mimalloc whose options moved fails here rather than setting some other option.
+        assert!(
+            [10, 1000, -1].contains(&purge_delay()),
+            "option {PURGE_DELAY} is not the purge delay: {}",
+            purge_delay()
+        );
+        keep_freed_memory();
+        assert_eq!(purge_delay(), -1);
+    }
+}
