@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::render::{GENERATED_AT_JSON, Rendered};
-use crate::replace::Replacer;
+use crate::replace::{Parts, Replacer, SparePreparation};
 
 /// What the manifest remembers of one output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +83,12 @@ impl Stamped {
         } else {
             Cow::Owned(self.segments().concat())
         }
+    }
+}
+
+impl Parts for Stamped {
+    fn parts(&self) -> Vec<&[u8]> {
+        self.segments()
     }
 }
 
@@ -160,6 +166,9 @@ pub struct Publisher {
     site: BTreeMap<String, Stamped>,
     /// Writes changed files through reusable spares where the filesystem allows it.
     replacer: Replacer,
+    /// The making of the published outputs' spares, once started ([`Publisher::prepare_spares`]).
+    preparation: Option<SparePreparation>,
+    spares_started: bool,
 }
 
 impl Publisher {
@@ -171,6 +180,37 @@ impl Publisher {
             manifest,
             site: BTreeMap::new(),
             replacer: Replacer::default(),
+            preparation: None,
+            spares_started: false,
+        }
+    }
+
+    /// Starts making, on a thread of their own, the spares that the published outputs do not have yet, so
+    /// that a session's first edit of an output finds its spare (see [`SparePreparation`]). Once per
+    /// publisher; nothing in memory, or where writes do not go through spares.
+    pub fn prepare_spares(&mut self) {
+        let Some(out) = self.out.as_ref().filter(|_| !self.spares_started) else {
+            return;
+        };
+        self.spares_started = true;
+        let root = spare_root(out);
+        if !self.replacer.uses_spares()
+            || std::fs::create_dir_all(&root).is_err()
+            || !same_filesystem(out, &root)
+        {
+            return;
+        }
+        let spares = self
+            .site
+            .values()
+            .map(|s| (file_for(&root, &s.path), s.clone()));
+        self.preparation = Some(SparePreparation::start(spares.collect()));
+    }
+
+    /// Waits until the spares [`Publisher::prepare_spares`] started are made.
+    pub fn wait_for_spares(&mut self) {
+        if let Some(preparation) = self.preparation.take() {
+            preparation.wait();
         }
     }
 
@@ -266,6 +306,21 @@ impl Publisher {
 /// Publishes `outputs` into `out` once (what `locref build` does).
 pub fn emit(out: &Path, outputs: &[(String, &Rendered)], time: &str) -> io::Result<EmitReport> {
     Publisher::new(Some(out)).publish(outputs, time)
+}
+
+/// Whether two existing folders are on one filesystem (where a spare can be exchanged with an output).
+#[cfg(unix)]
+fn same_filesystem(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_filesystem(_: &Path, _: &Path) -> bool {
+    false
 }
 
 fn remove_empty_parents(out: &Path, file: &Path) {

@@ -16,7 +16,10 @@
 
 use std::fs::File;
 use std::io::{self, IoSlice, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
 
 /// Writes the concatenation of `parts` to `path` through a temporary file and a rename, so readers never
 /// see half a file.
@@ -62,9 +65,8 @@ impl Default for Replacer {
 }
 
 impl Replacer {
-    /// Whether the last writes went through spares (false after a fallback to renames).
-    #[cfg(test)]
-    fn uses_spares(&self) -> bool {
+    /// Whether writes go through spares (false where the platform or filesystem cannot exchange).
+    pub fn uses_spares(&self) -> bool {
         self.exchange
     }
 
@@ -88,6 +90,63 @@ impl Replacer {
             }
         }
         write_atomic(target, parts)
+    }
+}
+
+/// Something that can be written as consecutive slices (a stamped output).
+pub trait Parts: Send + 'static {
+    fn parts(&self) -> Vec<&[u8]>;
+}
+
+/// Makes the missing spares of a session's outputs on a thread of its own, right after its first build,
+/// so that the first edit of an output finds its spare ready.
+///
+/// A write through a spare is cheap because the spare already has blocks and cached pages of about the
+/// right size; a new spare costs its creation and the allocation of both (the first edit of France's
+/// facts took 4 - 7 ms to publish instead of about 1 ms, BENCHMARKS.md). So each spare is made as a copy of its
+/// output. It is written under a temporary name and renamed into place only if no spare appeared
+/// meanwhile, so a write that needs the spare first makes its own and is never written into by this
+/// thread.
+#[derive(Debug)]
+pub struct SparePreparation {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl SparePreparation {
+    /// Starts making the spares in `spares` that do not exist yet, each with the given content.
+    pub fn start<P: Parts>(spares: Vec<(PathBuf, P)>) -> SparePreparation {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("locref-spares".into())
+            .spawn(move || {
+                for (spare, content) in spares {
+                    if stopped.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    // Best effort: a spare that cannot be made now is made by its first write.
+                    let _ = exchange::prepare(&spare, &content.parts());
+                }
+            })
+            .ok();
+        SparePreparation { stop, thread }
+    }
+
+    /// Waits until every spare is made.
+    pub fn wait(mut self) {
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for SparePreparation {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 
@@ -144,7 +203,38 @@ mod exchange {
             // A symlink (ELOOP with NOFOLLOW) or a folder: not ours to write through.
             Err(_) => std::fs::remove_file(spare)?,
         }
-        std::fs::File::create_new(spare)
+        match std::fs::File::create_new(spare) {
+            // Made meanwhile by the session's preparation of spares ([`super::SparePreparation`]).
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                std::fs::OpenOptions::new().write(true).open(spare)
+            }
+            created => created,
+        }
+    }
+
+    /// Makes the spare `spare` with the content `parts`, unless it exists: written under a temporary
+    /// name, then renamed into place without replacing anything.
+    pub fn prepare(spare: &Path, parts: &[&[u8]]) -> io::Result<()> {
+        if spare.symlink_metadata().is_ok() {
+            return Ok(());
+        }
+        if let Some(dir) = spare.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut name = spare.as_os_str().to_owned();
+        name.push(".locref-prep");
+        let temporary = std::path::PathBuf::from(name);
+        super::write_parts(&mut File::create(&temporary)?, parts)?;
+        match rustix::fs::renameat_with(CWD, &temporary, CWD, spare, RenameFlags::NOREPLACE) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let _ = std::fs::remove_file(&temporary);
+                match e {
+                    rustix::io::Errno::EXIST => Ok(()),
+                    e => Err(e.into()),
+                }
+            }
+        }
     }
 
     /// Whether `e` says the filesystem cannot exchange these two paths, so renames must do.
@@ -168,6 +258,10 @@ mod exchange {
 
     pub fn unsupported(_: &io::Error) -> bool {
         true
+    }
+
+    pub fn prepare(_: &Path, _: &[&[u8]]) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -268,6 +362,45 @@ mod tests {
         write_through(&mut replacer, &target, &spare, b"three");
         assert_eq!(std::fs::read(&target).unwrap(), b"three");
         assert!(!spare.exists());
+    }
+
+    impl Parts for Vec<u8> {
+        fn parts(&self) -> Vec<&[u8]> {
+            vec![self.as_slice()]
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn prepared_spares_are_copies_made_once_and_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out/a/facts.json");
+        let spare = dir.path().join("cache/a/facts.json");
+        let kept = dir.path().join("cache/b.html");
+        std::fs::create_dir_all(dir.path().join("out/a")).unwrap();
+        std::fs::write(&target, b"published").unwrap();
+        // A spare that exists already (a write made it) is left as it is.
+        std::fs::create_dir_all(dir.path().join("cache")).unwrap();
+        std::fs::write(&kept, b"previous version").unwrap();
+        SparePreparation::start(vec![
+            (spare.clone(), b"published".to_vec()),
+            (kept.clone(), b"not this".to_vec()),
+        ])
+        .wait();
+        assert_eq!(std::fs::read(&spare).unwrap(), b"published");
+        assert_eq!(std::fs::read(&kept).unwrap(), b"previous version");
+        let mut names: Vec<_> = std::fs::read_dir(dir.path().join("cache/a"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["facts.json"], "no temporary file is left behind");
+        // The next write goes through the prepared spare.
+        let mut replacer = Replacer::default();
+        write_through(&mut replacer, &target, &spare, b"edited");
+        assert_eq!(std::fs::read(&target).unwrap(), b"edited");
+        assert_eq!(std::fs::read(&spare).unwrap(), b"published");
+        assert!(replacer.uses_spares());
     }
 
     #[test]

@@ -157,6 +157,11 @@ impl Session {
         self.publisher.site()
     }
 
+    /// Waits until the spares of the outputs, which the first build starts making, are made (tests).
+    pub fn wait_for_spares(&mut self) {
+        self.publisher.wait_for_spares();
+    }
+
     /// Pins `generated_at` (tests, benchmarks, reproducible builds).
     pub fn with_fixed_time(mut self, time: impl Into<String>) -> Session {
         self.fixed_time = Some(time.into());
@@ -227,6 +232,8 @@ impl Session {
                 let time = self.fixed_time.clone().unwrap_or_else(build_time);
                 match self.publisher.publish(&outputs, &time) {
                     Ok(report) => {
+                        // After the first build: its outputs' spares, before the first edit needs them.
+                        self.publisher.prepare_spares();
                         self.stale = false;
                         Outcome::Built(report)
                     }

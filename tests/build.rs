@@ -1105,6 +1105,69 @@ fn rebuilds_keep_spare_files_outside_the_output_and_clean_removes_them() {
     assert!(out.join("api/v1/facts.json").is_file());
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_session_makes_the_spares_of_its_outputs_after_the_first_build() {
+    let project = built_project();
+    let root = project.path();
+    let out = root.join("site");
+    let spares = locref::emit::spare_root(&out);
+    let mut session = locref::session::Session::load(root, &out)
+        .unwrap()
+        .with_fixed_time("2027-01-01T00:00:00Z");
+    session.build();
+    session.wait_for_spares();
+    // Every output has a spare of its own: a copy of it, under the same relative path, and nothing else
+    // (no temporary file) is left in the spares' folder.
+    let published = tree(&out);
+    assert_eq!(published.len(), 292);
+    assert_eq!(tree(&spares), published);
+    for site_path in published.keys() {
+        let path = site_path.trim_start_matches('/');
+        assert_ne!(
+            inode(&out.join(path)),
+            inode(&spares.join(path)),
+            "{path}: a spare is a file of its own"
+        );
+    }
+    // The first edit writes through them: each written output's spare now holds its version before the
+    // edit, and the output folder the new one.
+    let countries = root.join("sources/tables/countries.csv");
+    let original = std::fs::read_to_string(&countries).unwrap();
+    std::fs::write(
+        &countries,
+        original.replacen(
+            "fr,VAT / GST,TVA. Standard rate 20%",
+            "fr,VAT / GST,TVA (first edit). Standard rate 20%",
+            1,
+        ),
+    )
+    .unwrap();
+    let report = session.rebuild(std::slice::from_ref(&countries));
+    assert!(
+        report.written().contains(&"/fr/index.html".to_string()),
+        "{report}"
+    );
+    for site_path in report.written() {
+        let path = site_path.trim_start_matches('/');
+        assert_eq!(
+            std::fs::read(spares.join(path)).unwrap(),
+            published[site_path],
+            "{path}"
+        );
+        assert_eq!(
+            std::fs::read(out.join(path)).unwrap(),
+            session.site()[site_path].bytes().as_ref()
+        );
+    }
+    assert!(text(&std::fs::read(out.join("fr/index.md")).unwrap()).contains("TVA (first edit)"));
+}
+
+#[cfg(target_os = "linux")]
+fn inode(path: &std::path::Path) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(path).unwrap())
+}
+
 #[test]
 fn build_removes_outputs_that_no_longer_exist() {
     let project = built_project();
