@@ -191,6 +191,9 @@ fn main() {
     if wanted("VAT fact: breakdown") {
         vat_breakdown(&mut session, root, runs);
     }
+    if wanted("first edit of a session") {
+        first_edit(root, runs.min(11));
+    }
     if wanted("locref watch") {
         watch_latency(root, runs);
     }
@@ -259,6 +262,32 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
     );
 }
 
+/// The single-fact edit as the first edit of a session, as a freshly started `locref watch` meets it: a
+/// new session builds into a folder of its own and makes its spares, then the edit comes after the pause.
+fn first_edit(root: &Path, runs: usize) {
+    let (path, shipped, edited) = vat_fact_versions(root);
+    let mut samples = Vec::new();
+    let mut written = 0;
+    for i in 0..runs {
+        let mut session = Session::load(root, &root.join(format!("first{i}")))
+            .unwrap()
+            .with_fixed_time(TIME);
+        session.build();
+        session.wait_for_spares();
+        std::fs::write(&path, &edited).unwrap();
+        std::thread::sleep(pause());
+        let started = Instant::now();
+        let r = session.rebuild(std::slice::from_ref(&path));
+        samples.push(started.elapsed());
+        written = r.written().len();
+        std::fs::write(&path, &shipped).unwrap();
+    }
+    report(
+        &format!("one VAT fact text, first edit of a session ({written} files)"),
+        samples,
+    );
+}
+
 /// The single-fact edit through a running `locref watch` (release binary): from the write of the file to
 /// the rebuild's line on stdout (printed after the files are written), so the debounce is included; and
 /// the rebuild time the line itself reports (from the end of the debounce to the files written).
@@ -291,8 +320,9 @@ fn watch_latency(root: &Path, runs: usize) {
     let (path, a, b) = vat_fact_versions(root);
     let (mut end_to_end, mut reported) = (Vec::new(), Vec::new());
     for i in 0..runs {
-        // An editor's pace, not a burst: each edit is its own rebuild.
-        std::thread::sleep(Duration::from_millis(300));
+        // An editor's pace, not a burst: each edit is its own rebuild (`BENCH_PAUSE_MS` apart, at least
+        // 300 ms).
+        std::thread::sleep(pause().max(Duration::from_millis(300)));
         let started = Instant::now();
         std::fs::write(&path, if i % 2 == 0 { &b } else { &a }).unwrap();
         let (at, line) = next(&format!("changed {FACTS_TABLE}"));
