@@ -116,10 +116,9 @@ pub fn render_site_with<'db>(
             .iter()
             .filter(|o| crate::linkcheck::is_markdown(&o.path))
         {
-            crate::linkcheck::page_links(
-                &worker_db,
-                crate::linkcheck::PageKey::new(&worker_db, output.clone()),
-            );
+            let page = crate::linkcheck::PageKey::new(&worker_db, output.clone());
+            crate::linkcheck::page_links(&worker_db, page);
+            crate::linkcheck::broken_links(&worker_db, page);
         }
         for output in all.iter().filter(|o| is_made_from_twins(o)) {
             render(&worker_db, output);
