@@ -103,10 +103,10 @@ pub trait Parts: Send + 'static {
 ///
 /// A write through a spare is cheap because the spare already has blocks and cached pages of about the
 /// right size; a new spare costs its creation and the allocation of both (the first edit of France's
-/// facts took 4 - 7 ms to publish instead of about 1 ms, BENCHMARKS.md). So each spare is made as a copy of its
-/// output. It is written under a temporary name and renamed into place only if no spare appeared
-/// meanwhile, so a write that needs the spare first makes its own and is never written into by this
-/// thread.
+/// facts took 4 - 7 ms to publish instead of about 1 ms, BENCHMARKS.md). So each spare is made as a
+/// copy of its output. It is written under a temporary name and renamed into place only if no spare
+/// appeared meanwhile, so a write that needs the spare first makes its own, and this thread never
+/// writes into a spare that a write may use.
 #[derive(Debug)]
 pub struct SparePreparation {
     stop: Arc<AtomicBool>,
@@ -185,30 +185,32 @@ mod exchange {
     /// empty file rather than written through.
     fn open_spare(spare: &Path) -> io::Result<File> {
         let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        match rustix::fs::openat(CWD, spare, flags, Mode::empty()) {
-            Ok(fd) => {
-                let file = File::from(fd);
-                let meta = file.metadata()?;
-                if meta.is_file() && meta.nlink() == 1 {
-                    return Ok(file);
+        // The session's preparation of spares ([`super::SparePreparation`]) may put a spare in place
+        // between the open that finds none and the creation: then the spare is opened again, once.
+        let mut raced = false;
+        loop {
+            match rustix::fs::openat(CWD, spare, flags, Mode::empty()) {
+                Ok(fd) => {
+                    let file = File::from(fd);
+                    let meta = file.metadata()?;
+                    if meta.is_file() && meta.nlink() == 1 {
+                        return Ok(file);
+                    }
+                    drop(file);
+                    std::fs::remove_file(spare)?;
                 }
-                drop(file);
-                std::fs::remove_file(spare)?;
-            }
-            Err(rustix::io::Errno::NOENT) => {
-                if let Some(dir) = spare.parent() {
-                    std::fs::create_dir_all(dir)?;
+                Err(rustix::io::Errno::NOENT) => {
+                    if let Some(dir) = spare.parent() {
+                        std::fs::create_dir_all(dir)?;
+                    }
                 }
+                // A symlink (ELOOP with NOFOLLOW) or a folder: not ours to write through.
+                Err(_) => std::fs::remove_file(spare)?,
             }
-            // A symlink (ELOOP with NOFOLLOW) or a folder: not ours to write through.
-            Err(_) => std::fs::remove_file(spare)?,
-        }
-        match std::fs::File::create_new(spare) {
-            // Made meanwhile by the session's preparation of spares ([`super::SparePreparation`]).
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                std::fs::OpenOptions::new().write(true).open(spare)
+            match std::fs::File::create_new(spare) {
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && !raced => raced = true,
+                created => return created,
             }
-            created => created,
         }
     }
 
