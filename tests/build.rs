@@ -1132,17 +1132,12 @@ fn a_session_makes_the_spares_of_its_outputs_after_the_first_build() {
     }
     // The first edit writes through them: each written output's spare now holds its version before the
     // edit, and the output folder the new one.
-    let countries = root.join("sources/tables/countries.csv");
-    let original = std::fs::read_to_string(&countries).unwrap();
-    std::fs::write(
-        &countries,
-        original.replacen(
-            "fr,VAT / GST,TVA. Standard rate 20%",
-            "fr,VAT / GST,TVA (first edit). Standard rate 20%",
-            1,
-        ),
-    )
-    .unwrap();
+    let countries = common::replace_once(
+        root,
+        "sources/tables/countries.csv",
+        "fr,VAT / GST,TVA. Standard rate 20%",
+        "fr,VAT / GST,TVA (first edit). Standard rate 20%",
+    );
     let report = session.rebuild(std::slice::from_ref(&countries));
     assert!(
         report.written().contains(&"/fr/index.html".to_string()),
