@@ -135,6 +135,10 @@ impl SparePreparation {
 
     /// Waits until every spare is made.
     pub fn wait(mut self) {
+        self.join();
+    }
+
+    fn join(&mut self) {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -142,11 +146,10 @@ impl SparePreparation {
 }
 
 impl Drop for SparePreparation {
+    /// Stops after the spare being made, and waits for it.
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.join();
     }
 }
 
