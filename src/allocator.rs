@@ -1,6 +1,6 @@
 //! Settings of the process allocator (mimalloc), shared by the `locref` binary and the benchmarks.
 
-use libmimalloc_sys::{mi_option_get, mi_option_set, mi_option_t};
+use libmimalloc_sys::{mi_option_set, mi_option_t};
 
 /// `mi_option_purge_delay`: its position in mimalloc's `mi_option_e` (`mimalloc.h`, v2 and v3).
 const PURGE_DELAY: mi_option_t = 15;
@@ -17,15 +17,16 @@ pub fn keep_freed_memory() {
     unsafe { mi_option_set(PURGE_DELAY, -1) }
 }
 
-/// mimalloc's purge delay in milliseconds (-1: never).
-pub fn purge_delay() -> i64 {
-    // SAFETY: reading an option, valid at any time.
-    unsafe { mi_option_get(PURGE_DELAY) as i64 }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use libmimalloc_sys::mi_option_get;
+
+    /// mimalloc's purge delay in milliseconds (-1: never).
+    fn purge_delay() -> i64 {
+        // SAFETY: reading an option, valid at any time.
+        unsafe { mi_option_get(PURGE_DELAY) as i64 }
+    }
 
     #[test]
     fn the_purge_delay_is_the_option_set_and_freed_memory_is_kept() {
