@@ -2,13 +2,11 @@
 //! 304, media types, CORS, path traversal, live reload of an edit, a broken source keeping the last good
 //! build, and concurrent requests during rebuilds.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use common::served::{get, request, serve};
+use crate::common::served::{get, request, serve};
 
 /// Waits until `f` holds, polling.
 fn eventually(what: &str, mut f: impl FnMut() -> bool) {

@@ -5,12 +5,10 @@
 //! [`Session::rebuild`] with the edited paths as the watcher's hints. The build time is fixed, so the
 //! assertions do not depend on `SOURCE_DATE_EPOCH` or the clock.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use common::{FIXED_TIME, atomic_save, copy_project, read, replace_once, snapshot};
+use crate::common::{FIXED_TIME, atomic_save, copy_project, read, replace_once, snapshot};
 use locref::session::{Outcome, RebuildReport, Session};
 use proptest::prelude::*;
 
@@ -574,7 +572,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
 /// The ERP page template is read by the eleven ERP pages only.
 #[test]
 fn the_erp_page_template_rerenders_only_the_erp_pages() {
-    let pages: Vec<String> = common::ERP_IDS
+    let pages: Vec<String> = crate::common::ERP_IDS
         .iter()
         .map(|id| format!("/erp/{id}/index.html"))
         .collect();
@@ -615,7 +613,7 @@ fn touch_and_identical_atomic_save_change_nothing() {
     let root = dir.path();
     let mut session = session(root);
     let before = snapshot(&root.join("public"));
-    let manifest = common::manifest_bytes(root);
+    let manifest = crate::common::manifest_bytes(root);
 
     let matrix = root.join("sources/tables/matrix.csv");
     let file = std::fs::File::options()
@@ -647,7 +645,7 @@ fn touch_and_identical_atomic_save_change_nothing() {
 
     assert!(differing(&before, &snapshot(&root.join("public"))).is_empty());
     assert_eq!(
-        common::manifest_bytes(root),
+        crate::common::manifest_bytes(root),
         manifest,
         "the manifest is not rewritten"
     );
@@ -937,8 +935,17 @@ fn diagnostics_of(report: &RebuildReport) -> Option<Vec<String>> {
     }
 }
 
+/// Cases of the random-edit test: a few for a developer's `cargo test`; `PROPTEST_CASES` raises it
+/// (`.ci/run` sets 256).
+fn random_edit_cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(24)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, max_shrink_iters: 32, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: random_edit_cases(), max_shrink_iters: 32, ..ProptestConfig::default() })]
 
     /// After any sequence of edits (some batched into one rebuild, some saved atomically), every output is
     /// byte-identical to a clean build of the same files.

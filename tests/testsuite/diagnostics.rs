@@ -1,11 +1,9 @@
 //! Awkward input has a defined outcome: accepted and normalized (BOM, CRLF), or a diagnostic located at
 //! file:line:column (non-UTF-8, empty files, duplicates, bad URLs, the honesty rule, bad rules).
 
-mod common;
-
 use std::path::Path;
 
-use common::copy_project;
+use crate::common::copy_project;
 
 use locref::build::{diagnostics, render_site};
 use locref::workspace::Project;

@@ -2,13 +2,11 @@
 //! `#anchor` of every HTML page resolves, and every page is valid HTML5. Real files through the real
 //! binary, and the rebuild step of `locref watch` for what re-runs after an edit.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{FIXED_TIME, atomic_save, copy_project, read, replace_once, snapshot};
+use crate::common::{FIXED_TIME, atomic_save, copy_project, read, replace_once, snapshot};
 use locref::session::{Outcome, Session};
 
 const EPOCH: &str = "1790000000";
@@ -412,7 +410,7 @@ fn removing_linked_anchors_breaks_the_pages_that_link_to_them() {
     // The matrix rows and the ERP pages' country rows link to the country pages' ERP rows.
     let linking: Vec<String> = std::iter::once("/e-invoicing/index.html".to_string())
         .chain(
-            common::ERP_IDS
+            crate::common::ERP_IDS
                 .iter()
                 .map(|id| format!("/erp/{id}/index.html")),
         )

@@ -2,8 +2,6 @@
 //! country and ERP, reporting rows carry all ten ERP values, URLs are http(s), ids are unique, and nothing
 //! claims a check it does not cite.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -46,7 +44,10 @@ fn erp_ids() -> Vec<String> {
 #[test]
 fn registers_hold_the_61_countries_and_11_erps() {
     let codes: Vec<String> = register().iter().map(|r| r["code"].clone()).collect();
-    assert_eq!(codes, common::COUNTRY_CODES.split(' ').collect::<Vec<_>>());
+    assert_eq!(
+        codes,
+        crate::common::COUNTRY_CODES.split(' ').collect::<Vec<_>>()
+    );
     assert_eq!(
         register()
             .iter()
@@ -54,7 +55,7 @@ fn registers_hold_the_61_countries_and_11_erps() {
             .count(),
         27
     );
-    assert_eq!(erp_ids(), common::ERP_IDS);
+    assert_eq!(erp_ids(), crate::common::ERP_IDS);
 }
 
 #[test]

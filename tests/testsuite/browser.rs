@@ -7,10 +7,11 @@
 //! - no page of the site logs a console error (a CSP violation would be one).
 //!
 //! Screenshots of the home, a country, the matrix, the API, an ERP, the VAT reporting and the licence pages
-//! (desktop and phone widths) are saved to `target/screenshots/` for review. Skips with a printed reason when no browser is installed, unless
-//! `LOCREF_REQUIRE_BROWSER=1` (set by `.ci/run`), in which case a missing browser fails the test.
-
-mod common;
+//! (desktop and phone widths) are saved to `target/screenshots/` for review.
+//!
+//! A plain `cargo test` reports these tests as ignored: they need Chromium and chromedriver.
+//! `cargo test --test testsuite browser:: -- --ignored` runs them (`.ci/run` does, after installing both),
+//! and then a missing browser fails them: a browser test never passes without a browser.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -20,24 +21,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::served::{Served, serve};
+use crate::common::served::{Served, serve};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
-/// `None` (with the reason printed) when the browser is missing and not required.
-fn browser_available() -> Option<()> {
-    if Path::new(CHROMIUM).is_file() && Path::new(CHROMEDRIVER).is_file() {
-        return Some(());
-    }
-    let reason = format!(
+/// Fails the test, with what to install, when the browser is missing.
+fn require_browser() {
+    assert!(
+        Path::new(CHROMIUM).is_file() && Path::new(CHROMEDRIVER).is_file(),
         "{CHROMIUM} or {CHROMEDRIVER} is not installed (Debian: apt-get install chromium chromium-driver)"
     );
-    if std::env::var("LOCREF_REQUIRE_BROWSER").as_deref() == Ok("1") {
-        panic!("LOCREF_REQUIRE_BROWSER=1 but {reason}");
-    }
-    eprintln!("skipping the browser test: {reason}");
-    None
 }
 
 /// chromedriver on a free port; killed on drop.
@@ -275,10 +269,9 @@ fn url(served: &Served, path: &str) -> String {
 }
 
 #[test]
+#[ignore = "needs Chromium and chromedriver"]
 fn a_served_page_reloads_after_an_edit_shows_build_errors_and_logs_no_console_error() {
-    if browser_available().is_none() {
-        return;
-    }
+    require_browser();
     let served = serve();
     let browser = Browser::start();
     browser.goto(&url(&served, "/it/"));
@@ -336,10 +329,9 @@ fn a_served_page_reloads_after_an_edit_shows_build_errors_and_logs_no_console_er
 }
 
 #[test]
+#[ignore = "needs Chromium and chromedriver"]
 fn try_it_fetches_a_country_and_shows_it_with_the_curl_line() {
-    if browser_available().is_none() {
-        return;
-    }
+    require_browser();
     let served = serve();
     let browser = Browser::start();
     browser.goto(&url(&served, "/api/"));
@@ -390,10 +382,9 @@ fn try_it_fetches_a_country_and_shows_it_with_the_curl_line() {
 }
 
 #[test]
+#[ignore = "needs Chromium and chromedriver"]
 fn an_old_home_page_link_lands_on_the_matrix_row() {
-    if browser_available().is_none() {
-        return;
-    }
+    require_browser();
     let served = serve();
     let browser = Browser::start();
     browser.goto(&url(&served, "/#it-odoo"));
@@ -428,10 +419,9 @@ fn an_old_home_page_link_lands_on_the_matrix_row() {
 }
 
 #[test]
+#[ignore = "needs Chromium and chromedriver"]
 fn no_page_logs_a_console_error_under_the_sites_csp() {
-    if browser_available().is_none() {
-        return;
-    }
+    require_browser();
     let served = serve();
     let mut session = locref::session::Session::in_memory(served.project.path()).unwrap();
     session.build();

@@ -2,8 +2,6 @@
 //! be checked on files, OpenAPI schema validation of every API body, no-op rebuilds, reproducibility,
 //! located diagnostics, and `--clean` safety.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -11,11 +9,11 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use common::{COUNTRY_CODES, ERP_IDS};
+use crate::common::{COUNTRY_CODES, ERP_IDS};
 
 const EPOCH: &str = "1790000000"; // 2026-09-21T14:13:20Z
 
-use common::copy_project as scratch_project;
+use crate::common::copy_project as scratch_project;
 
 /// A scratch project already built once into `site/` (at build time [`EPOCH`]).
 fn built_project() -> tempfile::TempDir {
@@ -1132,7 +1130,7 @@ fn a_session_makes_the_spares_of_its_outputs_after_the_first_build() {
     }
     // The first edit writes through them: each written output's spare now holds its version before the
     // edit, and the output folder the new one.
-    let countries = common::replace_once(
+    let countries = crate::common::replace_once(
         root,
         "sources/tables/countries.csv",
         "fr,VAT / GST,TVA. Standard rate 20%",

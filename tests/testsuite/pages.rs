@@ -1,12 +1,10 @@
-//! The HTML pages and their Markdown twins (issue #4, first slice): every country page with its anchors
+//! The HTML pages and their Markdown twins: every country page with its anchors
 //! and fact verification, escaping of hostile data, the home page's forwarding script, the 404 page.
-
-mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{COUNTRY_CODES, ERP_IDS, FIXED_TIME, copy_project, replace_once, snapshot};
+use crate::common::{COUNTRY_CODES, ERP_IDS, FIXED_TIME, copy_project, replace_once, snapshot};
 use locref::session::{Outcome, Session};
 
 fn build(root: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -23,7 +21,7 @@ fn text<'a>(files: &'a BTreeMap<String, Vec<u8>>, rel: &str) -> &'a str {
 }
 
 fn codes(root: &Path) -> Vec<String> {
-    common::read(root, "sources/registers/countries.csv")
+    crate::common::read(root, "sources/registers/countries.csv")
         .lines()
         .skip(1)
         .filter(|l| !l.is_empty())
@@ -178,7 +176,7 @@ fn matrix_home_and_404_pages() {
     assert!(matrix.contains("<tr id=\"fr-sage-intacct\">"));
     // Grouped by country, each group headed by the country's mandate as mandates.csv states it.
     assert_eq!(matrix.matches("<tr class=\"group\">").count(), 61);
-    let mandates = common::read(dir.path(), "sources/tables/mandates.csv");
+    let mandates = crate::common::read(dir.path(), "sources/tables/mandates.csv");
     let italy = mandates.lines().find(|l| l.starts_with("it,")).unwrap();
     let label = italy.split(',').nth(1).unwrap();
     assert!(
@@ -488,7 +486,7 @@ fn every_erp_page_has_a_row_per_country_and_its_sections() {
     let fusion = text(&files, "erp/oracle-fusion-cloud-erp/index.html");
     assert!(fusion.contains("<tr><th scope=\"row\">Thomson Reuters</th>"));
     // Every partner flag of the source table is on its ERP's page, linked to its country.
-    let flags = common::read(dir.path(), "sources/tables/local_partner_flags.csv");
+    let flags = crate::common::read(dir.path(), "sources/tables/local_partner_flags.csv");
     for line in flags.lines().skip(1).filter(|l| !l.is_empty()) {
         let fields: Vec<&str> = line.split(',').collect();
         let (code, erp) = (fields[0], fields[1]);
@@ -505,7 +503,7 @@ fn reporting_rows_have_their_anchors_on_the_topic_pages_and_the_country_pages() 
     let dir = copy_project();
     let root = dir.path();
     let files = build(root);
-    let table = common::read(root, "sources/tables/reporting.csv");
+    let table = crate::common::read(root, "sources/tables/reporting.csv");
     let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
     for line in table.lines().skip(1).filter(|l| !l.is_empty()) {
         let mut fields = line.split(',');
@@ -602,7 +600,7 @@ fn licence_sponsors_news_partners_and_filters_pages() {
     assert_eq!(partners.matches("<tr id=\"").count(), ids.len());
 
     // Local ERPs: every source row.
-    let local = common::read(root, "sources/tables/local_erps.csv");
+    let local = crate::common::read(root, "sources/tables/local_erps.csv");
     assert_eq!(
         text(&files, "local-erps/index.html")
             .matches("<tr id=\"")

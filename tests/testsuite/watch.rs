@@ -1,14 +1,12 @@
 //! `locref watch` end to end: the real binary on a tempdir copy of the shipped project, driven by edits on
 //! disk (an editor's atomic save, a broken-then-fixed source), with bounded waits on its printed lines.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use common::{atomic_save, copy_project, read};
+use crate::common::{atomic_save, copy_project, read};
 
 /// Kills the child when the test ends, however it ends.
 struct Watch {
