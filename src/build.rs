@@ -73,7 +73,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(check_routes(db));
     all.sort();
     all.dedup();
-    all
+    crate::diagnostics::cap_per_file(all)
 }
 
 /// The problems of the rendered pages, from valid sources: template errors at their file and line, then
@@ -85,7 +85,7 @@ fn page_diagnostics(db: &Db) -> Vec<Diagnostic> {
     }
     all.sort();
     all.dedup();
-    all
+    crate::diagnostics::cap_per_file(all)
 }
 
 /// Every output of the route table with its rendered bytes, or every diagnostic when there is any (a

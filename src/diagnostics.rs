@@ -10,6 +10,8 @@ pub struct Diagnostic {
     pub line: u32,
     pub column: u32,
     pub message: String,
+    /// For the count of a file's problems left out ([`Diagnostic::more_in_file`]): how many.
+    pub left_out: usize,
 }
 
 impl Diagnostic {
@@ -19,6 +21,20 @@ impl Diagnostic {
             line,
             column,
             message: message.into(),
+            left_out: 0,
+        }
+    }
+
+    /// The count of a file's problems beyond [`MAX_PER_FILE`], located where they start.
+    pub fn more_in_file(path: &str, line: u32, count: usize) -> Self {
+        Diagnostic {
+            left_out: count,
+            ..Diagnostic::new(
+                path,
+                line,
+                1,
+                format!("{count} more error(s) in this file from here on are not shown"),
+            )
         }
     }
 
@@ -36,6 +52,49 @@ impl fmt::Display for Diagnostic {
             self.path, self.line, self.column, self.message
         )
     }
+}
+
+/// How many problems of one file a build reports; the rest are counted in one last line, so a huge broken
+/// file (a spreadsheet export gone wrong) gives a screenful of errors, not hundreds of megabytes.
+pub const MAX_PER_FILE: usize = 50;
+
+/// How many problems of one file a parser keeps in memory before it only counts them.
+pub const PARSER_LIMIT: usize = 1000;
+
+/// Keeps the first [`MAX_PER_FILE`] diagnostics of each file of `sorted` (sorted by file), and counts the
+/// rest in one diagnostic at the first one left out. A parser may keep more than that (up to
+/// [`PARSER_LIMIT`]) and count the rest itself; its count is added in.
+pub fn cap_per_file(sorted: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    // The file being read, how many of its diagnostics were kept, and its first one left out with the
+    // count of those left out.
+    let mut file = String::new();
+    let mut kept = 0;
+    let mut left_out: Option<(Diagnostic, usize)> = None;
+    for diagnostic in sorted {
+        if diagnostic.path != file {
+            out.extend(
+                left_out
+                    .take()
+                    .map(|(d, n)| Diagnostic::more_in_file(&d.path, d.line, n)),
+            );
+            file.clone_from(&diagnostic.path);
+            kept = 0;
+        }
+        if kept < MAX_PER_FILE {
+            kept += 1;
+            out.push(diagnostic);
+        } else {
+            // A count made earlier (by a parser that stopped keeping errors) adds its own count.
+            let count = diagnostic.left_out.max(1);
+            match &mut left_out {
+                Some((_, n)) => *n += count,
+                None => left_out = Some((diagnostic, count)),
+            }
+        }
+    }
+    out.extend(left_out.map(|(d, n)| Diagnostic::more_in_file(&d.path, d.line, n)));
+    out
 }
 
 /// A parsed value together with the problems found while producing it.

@@ -25,24 +25,37 @@ pub fn slugify(name: &str) -> String {
     slug::slugify(name)
 }
 
+/// The country codes of the register, or `None` when the register could not be read at all: its own
+/// error says why, and a check of every reference against an empty register would only bury it.
+fn known_countries(db: &dyn salsa::Database) -> Option<BTreeSet<&str>> {
+    let codes: BTreeSet<&str> = countries(db).iter().map(|c| c.code.as_str()).collect();
+    (!codes.is_empty()).then_some(codes)
+}
+
+/// The ERP ids of the register, or `None` when it could not be read at all (see [`known_countries`]).
+fn known_erps(db: &dyn salsa::Database) -> Option<BTreeSet<&str>> {
+    let ids: BTreeSet<&str> = erps(db).iter().map(|e| e.id.as_str()).collect();
+    (!ids.is_empty()).then_some(ids)
+}
+
 /// Shared state of one check: known codes and ids, and the diagnostics found.
 struct Checker<'a> {
-    countries: BTreeSet<&'a str>,
-    erps: BTreeSet<&'a str>,
+    countries: Option<BTreeSet<&'a str>>,
+    erps: Option<BTreeSet<&'a str>>,
     diagnostics: Vec<Diagnostic>,
 }
 
 impl<'a> Checker<'a> {
     fn new(db: &'a dyn salsa::Database) -> Self {
         Checker {
-            countries: countries(db).iter().map(|c| c.code.as_str()).collect(),
-            erps: erps(db).iter().map(|e| e.id.as_str()).collect(),
+            countries: known_countries(db),
+            erps: known_erps(db),
             diagnostics: Vec::new(),
         }
     }
 
-    fn country(&mut self, pos: &Pos, column: usize, code: &str) {
-        if !code.is_empty() && !self.countries.contains(code) {
+    fn country(&mut self, pos: &Pos, column: &str, code: &str) {
+        if !code.is_empty() && self.countries.as_ref().is_some_and(|c| !c.contains(code)) {
             self.diagnostics.push(pos.error(
                 column,
                 format!("unknown country code `{code}` (not in sources/registers/countries.csv)"),
@@ -50,8 +63,8 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn erp(&mut self, pos: &Pos, column: usize, id: &str) {
-        if !id.is_empty() && !self.erps.contains(id) {
+    fn erp(&mut self, pos: &Pos, column: &str, id: &str) {
+        if !id.is_empty() && self.erps.as_ref().is_some_and(|e| !e.contains(id)) {
             self.diagnostics.push(pos.error(
                 column,
                 format!("unknown ERP id `{id}` (not in sources/registers/erps.json)"),
@@ -59,7 +72,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn one_of(&mut self, pos: &Pos, column: usize, what: &str, value: &str, allowed: &[String]) {
+    fn one_of(&mut self, pos: &Pos, column: &str, what: &str, value: &str, allowed: &[String]) {
         if !allowed.iter().any(|a| a == value) {
             self.diagnostics.push(pos.error(
                 column,
@@ -77,7 +90,7 @@ impl<'a> Checker<'a> {
         seen: &mut BTreeMap<String, u32>,
         key: String,
         pos: &Pos,
-        column: usize,
+        column: &str,
         what: &str,
     ) {
         if let Some(first) = seen.get(&key) {
@@ -98,7 +111,7 @@ pub fn check_registers(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     for r in &country_register_rows(db).value {
         if let Some(first) = seen.insert(r.row.code.clone(), r.pos.line) {
             diagnostics.push(r.pos.error(
-                0,
+                "code",
                 format!(
                     "duplicate country code `{}` (first on line {first})",
                     r.row.code
@@ -143,11 +156,11 @@ pub fn check_country_facts_of<'db>(
     let evidence = &vocabulary(db).value.evidence;
     let mut seen = BTreeMap::new();
     for r in &country_fact_rows_of(db, key).value {
-        c.country(&r.pos, 0, &r.row.country);
+        c.country(&r.pos, "country_code", &r.row.country);
         if !labels.iter().any(|l| l.label == r.row.fact) {
             let known: Vec<&str> = labels.iter().map(|l| l.label.as_str()).collect();
             c.diagnostics.push(r.pos.error(
-                1,
+                "fact",
                 format!(
                     "unknown fact `{}` (rules/facts.toml has: {})",
                     r.row.fact,
@@ -156,13 +169,13 @@ pub fn check_country_facts_of<'db>(
             ));
         }
         if !r.row.evidence.is_empty() {
-            c.one_of(&r.pos, 4, "evidence", &r.row.evidence, evidence);
+            c.one_of(&r.pos, "evidence", "evidence", &r.row.evidence, evidence);
         }
         c.unique(
             &mut seen,
             format!("{} / {}", r.row.country, r.row.fact),
             &r.pos,
-            1,
+            "fact",
             "fact",
         );
     }
@@ -174,28 +187,34 @@ pub fn check_vat_and_mandates(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut c = Checker::new(db);
     let mut seen = BTreeMap::new();
     for r in &vat_rows(db).value {
-        c.country(&r.pos, 0, &r.row.country);
+        c.country(&r.pos, "country_code", &r.row.country);
         c.unique(
             &mut seen,
             r.row.country.clone(),
             &r.pos,
-            0,
+            "country_code",
             "VAT row for country",
         );
     }
     let evidence = &vocabulary(db).value.evidence;
     let mut seen = BTreeMap::new();
     for r in &mandate_rows(db).value {
-        c.country(&r.pos, 0, &r.row.country);
+        c.country(&r.pos, "country_code", &r.row.country);
         c.unique(
             &mut seen,
             r.row.country.clone(),
             &r.pos,
-            0,
+            "country_code",
             "mandate row for country",
         );
         if !r.row.mandate_evidence.is_empty() {
-            c.one_of(&r.pos, 7, "evidence", &r.row.mandate_evidence, evidence);
+            c.one_of(
+                &r.pos,
+                "mandate_evidence",
+                "evidence",
+                &r.row.mandate_evidence,
+                evidence,
+            );
         }
     }
     c.diagnostics
@@ -207,23 +226,29 @@ pub fn check_matrix(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let vocabulary = &vocabulary(db).value;
     let mut seen = BTreeMap::new();
     for r in &matrix_rows(db).value {
-        c.country(&r.pos, 0, &r.row.country);
-        c.erp(&r.pos, 1, &r.row.erp);
+        c.country(&r.pos, "country_code", &r.row.country);
+        c.erp(&r.pos, "erp", &r.row.erp);
         c.one_of(
             &r.pos,
-            2,
+            "support_type",
             "support_type",
             &r.row.support_type,
             &vocabulary.support_types,
         );
         if !r.row.evidence.is_empty() {
-            c.one_of(&r.pos, 6, "evidence", &r.row.evidence, &vocabulary.evidence);
+            c.one_of(
+                &r.pos,
+                "evidence",
+                "evidence",
+                &r.row.evidence,
+                &vocabulary.evidence,
+            );
         }
         c.unique(
             &mut seen,
             format!("{}-{}", r.row.country, r.row.erp),
             &r.pos,
-            1,
+            "erp",
             "matrix cell",
         );
     }
@@ -264,9 +289,15 @@ pub fn check_reporting(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         }
     }
     for r in &table.rows {
-        c.country(&r.pos, 1, &r.row.country);
+        c.country(&r.pos, "country_code", &r.row.country);
         if !r.row.evidence.is_empty() {
-            c.one_of(&r.pos, 9, "evidence", &r.row.evidence, &vocabulary.evidence);
+            c.one_of(
+                &r.pos,
+                "evidence",
+                "evidence",
+                &r.row.evidence,
+                &vocabulary.evidence,
+            );
         }
     }
     c.diagnostics
@@ -278,11 +309,11 @@ pub fn check_erp_tables(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let vocabulary = &vocabulary(db).value;
     let mut seen = BTreeMap::new();
     for r in &connector_rows(db).value {
-        c.erp(&r.pos, 1, &r.row.erp);
+        c.erp(&r.pos, "erp", &r.row.erp);
         for code in &r.row.countries_in_scope {
             if !vocabulary.connector_tracked_countries.contains(code) {
                 c.diagnostics.push(r.pos.error(
-                    3,
+                    "countries_in_scope",
                     format!("`{code}` is not a tracked country (rules/vocabulary.toml connector_tracked_countries)"),
                 ));
             }
@@ -291,43 +322,49 @@ pub fn check_erp_tables(db: &dyn salsa::Database) -> Vec<Diagnostic> {
             &mut seen,
             format!("{} / {}", r.row.provider, r.row.erp),
             &r.pos,
-            0,
+            "provider",
             "connector route",
         );
     }
     let mut seen = BTreeMap::new();
     for r in &local_erp_rows(db).value {
-        c.country(&r.pos, 0, &r.row.country);
+        c.country(&r.pos, "country_code", &r.row.country);
         c.unique(
             &mut seen,
             format!("{}-{}", r.row.country, slugify(&r.row.name)),
             &r.pos,
-            1,
+            "name",
             "local ERP id",
         );
     }
     let mut seen = BTreeMap::new();
     for r in &partner_flag_rows(db).value {
-        c.country(&r.pos, 0, &r.row.country);
-        c.erp(&r.pos, 1, &r.row.erp);
-        c.one_of(&r.pos, 2, "flag", &r.row.flag, &vocabulary.partner_flags);
+        c.country(&r.pos, "country_code", &r.row.country);
+        c.erp(&r.pos, "erp", &r.row.erp);
+        c.one_of(
+            &r.pos,
+            "flag",
+            "flag",
+            &r.row.flag,
+            &vocabulary.partner_flags,
+        );
         c.unique(
             &mut seen,
             format!("{}-{}", r.row.country, r.row.erp),
             &r.pos,
-            1,
+            "erp",
             "partner flag id",
         );
     }
     let mut seen = BTreeMap::new();
     for r in &partner_rows(db).value {
-        c.country(&r.pos, 0, &r.row.country);
-        c.erp(&r.pos, 1, &r.row.erp);
+        c.country(&r.pos, "country_code", &r.row.country);
+        c.erp(&r.pos, "erp", &r.row.erp);
         c.unique(
             &mut seen,
             format!("{}-{}-{}", r.row.country, r.row.erp, slugify(&r.row.name)),
             &r.pos,
-            2,
+            "name",
             "partner id",
         );
     }
@@ -337,7 +374,7 @@ pub fn check_erp_tables(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 #[salsa::tracked(returns(ref))]
 pub fn check_news_and_sponsors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
-    let known: BTreeSet<&str> = erps(db).iter().map(|e| e.id.as_str()).collect();
+    let known = known_erps(db);
     if let Ok(text) = source_text(db, NEWS) {
         let mut ids = BTreeSet::new();
         for item in &news_rows(db).value {
@@ -349,7 +386,11 @@ pub fn check_news_and_sponsors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                     format!("duplicate news id `{}`", item.id),
                 ));
             }
-            for erp in item.erps.iter().filter(|e| !known.contains(e.as_str())) {
+            for erp in item
+                .erps
+                .iter()
+                .filter(|e| known.as_ref().is_some_and(|k| !k.contains(e.as_str())))
+            {
                 diagnostics.push(locate_json_value(
                     NEWS,
                     text,
@@ -379,7 +420,8 @@ pub fn check_news_and_sponsors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 #[salsa::tracked(returns(ref))]
 pub fn check_rules(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
-    let known_erps: BTreeSet<&str> = erps(db).iter().map(|e| e.id.as_str()).collect();
+    let known_erps = known_erps(db);
+    let unknown_erp = |id: &str| known_erps.as_ref().is_some_and(|k| !k.contains(id));
 
     let mut labels = BTreeSet::new();
     let mut fact_ids = BTreeSet::new();
@@ -401,7 +443,7 @@ pub fn check_rules(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                 ),
             ));
         }
-        if let Some(erp) = fact.erp.as_deref().filter(|e| !known_erps.contains(e)) {
+        if let Some(erp) = fact.erp.as_deref().filter(|e| unknown_erp(e)) {
             diagnostics.push(fact.at.error(FACTS, format!("unknown ERP id `{erp}`")));
         }
         if !fact_ids.insert((fact.topic.as_str(), fact.erp.as_deref())) {
@@ -487,22 +529,18 @@ pub fn check_rules(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     }
 
     let vocabulary = &vocabulary(db).value;
-    let known_countries: BTreeSet<&str> = countries(db).iter().map(|c| c.code.as_str()).collect();
-    for erp in vocabulary
-        .reporting_erps
-        .iter()
-        .filter(|e| !known_erps.contains(e.as_str()))
-    {
+    let known_countries = known_countries(db);
+    for erp in vocabulary.reporting_erps.iter().filter(|e| unknown_erp(e)) {
         diagnostics.push(Diagnostic::file(
             VOCABULARY,
             format!("reporting_erps: unknown ERP id `{erp}`"),
         ));
     }
-    for code in vocabulary
-        .connector_tracked_countries
-        .iter()
-        .filter(|c| !known_countries.contains(c.as_str()))
-    {
+    for code in vocabulary.connector_tracked_countries.iter().filter(|c| {
+        known_countries
+            .as_ref()
+            .is_some_and(|k| !k.contains(c.as_str()))
+    }) {
         diagnostics.push(Diagnostic::file(
             VOCABULARY,
             format!("connector_tracked_countries: unknown country `{code}`"),

@@ -1,7 +1,8 @@
 //! A CSV reader that keeps the position of every cell, so any later check can point at
 //! `file:line:column`. The csv crate does the parsing; this module adds the header contract and positions.
 
-use crate::diagnostics::Diagnostic;
+use super::formula_problem;
+use crate::diagnostics::{Diagnostic, PARSER_LIMIT};
 
 /// One cell: its trimmed text and where it starts in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,17 +105,33 @@ pub fn read_table(path: &str, text: &str, header: Header<'_>) -> (Table, Vec<Dia
 }
 
 /// Reads one run of a table (see [`split_runs`]): `text` is the header line followed by the run's
-/// records, whose first line is line `first_line` of the file. The header is not checked again.
-pub fn read_run(path: &str, header_line: &str, run: &Run) -> (Table, Vec<Diagnostic>) {
+/// records, whose first line is line `first_line` of the file. The header is not reported again (the
+/// whole table's reading does that), but with the wrong columns the run has no rows, as the whole table
+/// would have none.
+pub fn read_run(
+    path: &str,
+    header_line: &str,
+    run: &Run,
+    columns: &[&str],
+) -> (Table, Vec<Diagnostic>) {
     let text = format!("{header_line}{}", run.text);
     // In `text` the run starts on the line after the header; in the file, on `first_line`.
     let header_lines = header_line.matches('\n').count() as u32;
-    read_table_at(
+    let (mut table, diagnostics) = read_table_at(
         path,
         &text,
         None,
         run.first_line.saturating_sub(header_lines + 1),
-    )
+    );
+    if !table
+        .header
+        .iter()
+        .map(|c| c.text.as_str())
+        .eq(columns.iter().copied())
+    {
+        table.rows.clear();
+    }
+    (table, diagnostics)
 }
 
 fn read_table_at(
@@ -164,6 +181,18 @@ fn read_table_at(
             }
         }
     }
+    // The csv crate reads an unclosed quote to the end of the file as one field of the last record: that
+    // record is not read, and the error is located at the quote that opens it.
+    if let Some(open) = unterminated_quote(text) {
+        records.pop();
+        let (line, column) = index.locate(open);
+        diagnostics.push(Diagnostic::new(
+            path,
+            line,
+            column,
+            "unterminated quote: this `\"` opens a quoted cell that is never closed (a quote inside a quoted cell is written `\"\"`)",
+        ));
+    }
     // A line holding only separators or spaces is a blank line, not a record.
     records.retain(|row| row.cells.iter().any(|c| !c.text.is_empty()));
     let mut records = records.into_iter();
@@ -171,12 +200,36 @@ fn read_table_at(
         diagnostics.push(Diagnostic::file(path, "file has no header row"));
         return (Table::default(), diagnostics);
     };
-    if let Some(header) = header {
-        check_header(path, &header_row, &header, &mut diagnostics);
+    if let Some(header) = header
+        && !check_header(path, &header_row, &header, &mut diagnostics)
+    {
+        // Rows are read by column name: with the wrong columns they cannot be read.
+        return (
+            Table {
+                header: header_row.cells,
+                rows: Vec::new(),
+            },
+            diagnostics,
+        );
     }
     let width = header_row.cells.len();
     let mut rows = Vec::new();
+    // A huge broken file must not become a huge list of errors held in memory: beyond the cap only how
+    // many more there are is kept, from the line where they start.
+    let (mut hidden, mut hidden_from) = (0usize, 0u32);
     for row in records {
+        if diagnostics.len() > PARSER_LIMIT {
+            if hidden == 0 {
+                hidden_from = row.line;
+            }
+            hidden += diagnostics.len() - PARSER_LIMIT;
+            diagnostics.truncate(PARSER_LIMIT);
+        }
+        for cell in &row.cells {
+            if let Some(problem) = formula_problem(&cell.text) {
+                diagnostics.push(Diagnostic::new(path, cell.line, cell.column, problem));
+            }
+        }
         if row.cells.len() != width {
             let last = row
                 .cells
@@ -194,6 +247,13 @@ fn read_table_at(
             continue;
         }
         rows.push(row);
+    }
+    if diagnostics.len() > PARSER_LIMIT {
+        hidden += diagnostics.len() - PARSER_LIMIT;
+        diagnostics.truncate(PARSER_LIMIT);
+    }
+    if hidden > 0 {
+        diagnostics.push(Diagnostic::more_in_file(path, hidden_from, hidden));
     }
     (
         Table {
@@ -388,12 +448,13 @@ pub fn split_runs(text: &str) -> Runs {
     Runs { header_line, runs }
 }
 
+/// Checks the header row against `expected`; false (with a located diagnostic) when it does not fit.
 fn check_header(
     path: &str,
     header: &Row,
     expected: &Header<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) {
+) -> bool {
     let names: Vec<&str> = header.cells.iter().map(|c| c.text.as_str()).collect();
     let fits = match expected {
         Header::Exact(columns) => names == *columns,
@@ -404,7 +465,7 @@ fn check_header(
         }
     };
     if fits {
-        return;
+        return true;
     }
     let wanted = match expected {
         Header::Exact(columns) => columns.join(","),
@@ -436,6 +497,39 @@ fn check_header(
             names.join(",")
         ),
     ));
+    false
+}
+
+/// The offset of a quote that opens a quoted cell never closed before the end of `text`, if any (the same
+/// quoting rules as [`field_offsets`]: a quote opens a cell only at its start).
+fn unterminated_quote(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let (mut i, mut at_field_start) = (0, true);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' if at_field_start => {
+                // Skip to the quote that closes this cell (a doubled quote is one quote inside it).
+                let mut j = i + 1;
+                loop {
+                    let Some(close) = memchr::memchr(b'"', &bytes[j..]).map(|k| j + k) else {
+                        return Some(i);
+                    };
+                    if bytes.get(close + 1) == Some(&b'"') {
+                        j = close + 2;
+                    } else {
+                        i = close + 1;
+                        break;
+                    }
+                }
+                at_field_start = false;
+                continue;
+            }
+            b',' | b'\n' => at_field_start = true,
+            _ => at_field_start = false,
+        }
+        i += 1;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -460,13 +554,37 @@ mod tests {
 
     #[test]
     fn wrong_header_and_short_rows_are_located() {
-        let (_, diagnostics) = read_table("t.csv", "a,x,c\n1,2\n", Header::Exact(&["a", "b", "c"]));
-        let shown: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
+        let shown = |text: &str| -> Vec<String> {
+            let (table, diagnostics) = read_table("t.csv", text, Header::Exact(&["a", "b", "c"]));
+            assert!(diagnostics.is_empty() || table.rows.len() <= 1);
+            diagnostics.iter().map(ToString::to_string).collect()
+        };
+        // With the wrong columns, the rows cannot be read by name: only the header is reported.
         assert_eq!(
-            shown,
+            shown("a,x,c\n1,2\n"),
+            ["t.csv:1:3: error: unexpected header `a,x,c`; expected `a,b,c`"]
+        );
+        assert_eq!(
+            shown("a,b,c\n1,2\n"),
+            ["t.csv:2:3: error: row has 2 cells, the header has 3 columns"]
+        );
+        // A spreadsheet export that lost a column in the header and in every row.
+        assert_eq!(
+            shown("a,c\n1,3\n"),
+            ["t.csv:1:3: error: unexpected header `a,c`; expected `a,b,c`"]
+        );
+        assert_eq!(
+            shown("a,b,c\n1,\"two\n3,4,5\n"),
             [
-                "t.csv:1:3: error: unexpected header `a,x,c`; expected `a,b,c`",
-                "t.csv:2:3: error: row has 2 cells, the header has 3 columns"
+                "t.csv:2:3: error: unterminated quote: this `\"` opens a quoted cell that is never closed (a quote inside a quoted cell is written `\"\"`)"
+            ]
+        );
+        assert_eq!(
+            shown("a,b,c\n=1+1,@x,-y\n"),
+            [
+                "t.csv:2:1: error: a value may not start with `=`: a spreadsheet opening the published CSV would run it as a formula; reword it",
+                "t.csv:2:6: error: a value may not start with `@`: a spreadsheet opening the published CSV would run it as a formula; reword it",
+                "t.csv:2:9: error: a value may not start with `-`: a spreadsheet opening the published CSV would run it as a formula; reword it",
             ]
         );
     }
@@ -489,7 +607,7 @@ mod run_tests {
             diagnostics.extend(header_diagnostics);
         }
         for run in &runs.runs {
-            let (table, run_diagnostics) = read_run("t.csv", &runs.header_line, run);
+            let (table, run_diagnostics) = read_run("t.csv", &runs.header_line, run, columns);
             rows.extend(table.rows);
             diagnostics.extend(run_diagnostics);
         }

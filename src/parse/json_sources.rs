@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use super::{is_http_url, is_iso_date, source_text};
+use super::{formula_problem, is_http_url, is_iso_date, source_text};
 use crate::diagnostics::{Checked, Diagnostic, line_column};
 
 pub const ERP_REGISTER: &str = "sources/registers/erps.json";
@@ -77,7 +77,12 @@ fn parse_array<T: DeserializeOwned>(
 ) -> Result<(Vec<T>, String), Diagnostic> {
     let text = source_text(db, path)?;
     match serde_json::from_str::<Vec<T>>(text) {
-        Ok(items) => Ok((items, text.to_string())),
+        Ok(items) => {
+            if let Some(problem) = formula_string(path, text) {
+                return Err(problem);
+            }
+            Ok((items, text.to_string()))
+        }
         Err(error) => Err(Diagnostic::new(
             path,
             error.line() as u32,
@@ -85,6 +90,22 @@ fn parse_array<T: DeserializeOwned>(
             error.to_string(),
         )),
     }
+}
+
+/// The first string of a JSON file that starts like a spreadsheet formula (see [`formula_problem`]): the
+/// same rule as for CSV cells, so a value means the same in every published format.
+fn formula_string(path: &str, text: &str) -> Option<Diagnostic> {
+    fn first(value: &serde_json::Value) -> Option<&str> {
+        match value {
+            serde_json::Value::String(s) => formula_problem(s).map(|_| s.as_str()),
+            serde_json::Value::Array(items) => items.iter().find_map(first),
+            serde_json::Value::Object(map) => map.values().find_map(first),
+            _ => None,
+        }
+    }
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let bad = first(&value)?;
+    Some(locate_json_value(path, text, bad, formula_problem(bad)?))
 }
 
 fn check_url(path: &str, text: &str, url: Option<&String>, diagnostics: &mut Vec<Diagnostic>) {

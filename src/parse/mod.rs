@@ -90,6 +90,20 @@ pub fn source_text<'db>(db: &'db dyn salsa::Database, path: &str) -> Result<&'db
     }
 }
 
+/// Why a text value may not be published, if it starts like a spreadsheet formula (`=`, `+`, `-`, `@`, a
+/// tab or a carriage return): a spreadsheet opening the published CSV would run it. Such values are
+/// rejected where they are read (CSV cells and JSON strings alike), never rewritten on the way out, so the
+/// CSV and JSON files always publish the same text.
+pub fn formula_problem(text: &str) -> Option<String> {
+    let first = text.chars().next()?;
+    matches!(first, '=' | '+' | '-' | '@' | '\t' | '\r').then(|| {
+        format!(
+            "a value may not start with `{}`: a spreadsheet opening the published CSV would run it as a formula; reword it",
+            first.escape_default()
+        )
+    })
+}
+
 /// Whether `value` is an absolute http(s) URL with a host and no whitespace.
 pub fn is_http_url(value: &str) -> bool {
     let rest = value

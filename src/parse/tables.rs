@@ -4,25 +4,29 @@
 //! fixed enums and the honesty rule that ties `verification` to its source and date. Checks against other
 //! files (registers, rule vocabularies) happen in [`crate::model`], located through each row's [`Pos`].
 
-use super::csv_table::{Header, Row, Runs, Table, read_run, read_table, split_runs};
+use super::csv_table::{Cell, Header, Row, Runs, Table, read_run, read_table, split_runs};
 use super::{is_http_url, is_iso_date, source_text};
 use crate::diagnostics::{Checked, Diagnostic};
 
-/// Where each cell of a row starts, so the model layer can locate cross-file errors.
+/// Where each cell of a row starts, so the model layer can locate cross-file errors by column name.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Pos {
     pub path: &'static str,
     pub line: u32,
+    /// The table's columns, in header order (the ERP columns of the reporting table are not named here:
+    /// only the columns before them, which is where cross-file checks point).
+    pub columns: &'static [&'static str],
     pub cells: Vec<(u32, u32)>,
 }
 
 impl Pos {
-    /// A diagnostic pointing at cell `column_index` of this row.
-    pub fn error(&self, column_index: usize, message: impl Into<String>) -> Diagnostic {
+    /// A diagnostic pointing at the cell of `column` in this row (at the row's start if it has none).
+    pub fn error(&self, column: &str, message: impl Into<String>) -> Diagnostic {
         let (line, column) = self
-            .cells
-            .get(column_index)
-            .copied()
+            .columns
+            .iter()
+            .position(|c| *c == column)
+            .and_then(|i| self.cells.get(i).copied())
             .unwrap_or((self.line, 1));
         Diagnostic::new(self.path, line, column, message)
     }
@@ -37,10 +41,15 @@ pub struct Located<T> {
     pub row: T,
 }
 
-/// Typed access to the cells of one row; every accessor records a located diagnostic on bad input.
+/// Typed access to the cells of one row by column name; every accessor records a located diagnostic on
+/// bad input. Rows reach a reader only when their table's header is valid, so every column of the table
+/// has a cell; a name the header lacks reads as an empty cell, never as a panic.
 struct RowReader<'a> {
     path: &'static str,
-    columns: &'a [&'a str],
+    /// The header's column names, in file order.
+    header: &'a [&'a str],
+    /// The columns a [`Pos`] names (see [`Pos::columns`]).
+    named: &'static [&'static str],
     row: &'a Row,
     diagnostics: &'a mut Vec<Diagnostic>,
 }
@@ -50,42 +59,50 @@ impl RowReader<'_> {
         Pos {
             path: self.path,
             line: self.row.line,
+            columns: self.named,
             cells: self.row.cells.iter().map(|c| (c.line, c.column)).collect(),
         }
     }
 
-    fn error(&mut self, i: usize, message: String) {
-        let cell = &self.row.cells[i];
+    fn cell(&self, column: &str) -> Option<&Cell> {
+        let i = self.header.iter().position(|c| *c == column)?;
+        self.row.cells.get(i)
+    }
+
+    fn error(&mut self, column: &str, message: String) {
+        let (line, col) = self
+            .cell(column)
+            .map_or((self.row.line, 1), |c| (c.line, c.column));
         self.diagnostics
-            .push(Diagnostic::new(self.path, cell.line, cell.column, message));
+            .push(Diagnostic::new(self.path, line, col, message));
     }
 
     /// The cell's text, possibly empty.
-    fn text(&self, i: usize) -> String {
-        self.row.cells[i].text.clone()
+    fn text(&self, column: &str) -> String {
+        self.cell(column)
+            .map(|c| c.text.clone())
+            .unwrap_or_default()
     }
 
-    fn required(&mut self, i: usize) -> String {
-        let text = self.text(i);
+    fn required(&mut self, column: &str) -> String {
+        let text = self.text(column);
         if text.is_empty() {
-            let name = self.columns.get(i).copied().unwrap_or("?");
-            self.error(i, format!("`{name}` must not be empty"));
+            self.error(column, format!("`{column}` must not be empty"));
         }
         text
     }
 
-    fn optional(&self, i: usize) -> Option<String> {
-        Some(self.text(i)).filter(|t| !t.is_empty())
+    fn optional(&self, column: &str) -> Option<String> {
+        Some(self.text(column)).filter(|t| !t.is_empty())
     }
 
-    fn one_of(&mut self, i: usize, allowed: &[&str]) -> String {
-        let text = self.text(i);
+    fn one_of(&mut self, column: &str, allowed: &[&str]) -> String {
+        let text = self.text(column);
         if !allowed.contains(&text.as_str()) {
-            let name = self.columns.get(i).copied().unwrap_or("?");
             self.error(
-                i,
+                column,
                 format!(
-                    "`{name}` is `{text}`; expected one of: {}",
+                    "`{column}` is `{text}`; expected one of: {}",
                     allowed.join(", ")
                 ),
             );
@@ -93,105 +110,149 @@ impl RowReader<'_> {
         text
     }
 
-    fn date(&mut self, i: usize) -> Option<String> {
-        let text = self.optional(i)?;
-        if !is_iso_date(&text) {
-            self.error(i, format!("`{text}` is not a date; expected YYYY-MM-DD"));
+    fn date(&mut self, column: &str) -> Option<String> {
+        let text = self.optional(column)?;
+        if let Some(problem) = date_problem(&text) {
+            self.error(column, problem);
         }
         Some(text)
     }
 
-    fn url(&mut self, i: usize) -> Option<String> {
-        let text = self.optional(i)?;
+    fn url(&mut self, column: &str) -> Option<String> {
+        let text = self.optional(column)?;
         if !is_http_url(&text) {
-            self.error(i, format!("`{text}` is not an http(s) URL"));
+            self.error(column, format!("`{text}` is not an http(s) URL"));
         }
         Some(text)
     }
 
     /// Space-separated URLs.
-    fn urls(&mut self, i: usize) -> Vec<String> {
+    fn urls(&mut self, column: &str) -> Vec<String> {
         let urls: Vec<String> = self
-            .text(i)
+            .text(column)
             .split_whitespace()
             .map(str::to_string)
             .collect();
         for url in &urls {
             if !is_http_url(url) {
-                self.error(i, format!("`{url}` is not an http(s) URL"));
+                self.error(column, format!("`{url}` is not an http(s) URL"));
             }
         }
         urls
     }
 
-    fn verification(&mut self, i: usize) -> Verification {
-        let text = self.one_of(i, &Verification::NAMES);
+    fn verification(&mut self, column: &str) -> Verification {
+        let text = self.one_of(column, &Verification::NAMES);
         Verification::parse(&text).unwrap_or(Verification::Unverified)
     }
 
-    /// The honesty rule: a verified fact names its source and the date it was checked; an unverified one
-    /// claims no check.
-    fn check_honesty(
-        &mut self,
-        verification: (usize, Verification),
-        sources: (usize, bool),
-        evidence: usize,
-        date: usize,
-    ) {
-        let (vi, verification) = verification;
-        let evidence_text = self.text(evidence);
-        let checked = self.optional(date);
-        match verification {
-            Verification::Official | Verification::Secondary => {
-                if !sources.1 {
-                    self.error(
-                        sources.0,
-                        format!(
-                            "a `{}` fact needs the URL of the source that was read",
-                            verification.as_str()
-                        ),
-                    );
-                }
-                if checked.is_none() {
-                    self.error(
-                        date,
-                        format!(
-                            "a `{}` fact needs the date it was checked",
-                            verification.as_str()
-                        ),
-                    );
-                }
-                if evidence_text.is_empty() || evidence_text == "unverified" {
-                    self.error(
-                        evidence,
-                        format!(
-                            "a `{}` fact needs `evidence` saying how its source was read",
-                            verification.as_str()
-                        ),
-                    );
-                }
+    /// The honesty rule, the same for every table: a verified row names the source that was read and the
+    /// date it was checked (and, where the table records it, how the source was read); an unverified row
+    /// claims no check. `what` names the row in the messages (`fact`, `listing`).
+    fn check_honesty(&mut self, what: &str, honesty: Honesty) {
+        let verification = self.verification(honesty.verification);
+        let has_source = !self.text(honesty.sources).is_empty();
+        let checked = self.optional(honesty.checked).is_some();
+        let evidence = honesty.evidence.map(|column| (column, self.text(column)));
+        // "a `secondary` fact", "an `official` fact".
+        let name = match verification {
+            Verification::Official => "an `official`",
+            _ => "a `secondary`",
+        };
+        if verification == Verification::Unverified {
+            if checked {
+                self.error(
+                    honesty.checked,
+                    format!("an `unverified` {what} has no check date; leave it empty"),
+                );
             }
-            Verification::Unverified => {
-                if checked.is_some() {
-                    self.error(
-                        date,
-                        "an `unverified` fact has no check date; leave it empty".to_string(),
-                    );
-                }
-                if !evidence_text.is_empty() && evidence_text != "unverified" {
-                    self.error(vi, format!("evidence `{evidence_text}` says a source was read, so `verification` cannot be `unverified`"));
-                }
+            if let Some((_, text)) = evidence.filter(|(_, t)| !t.is_empty() && t != "unverified") {
+                self.error(
+                    honesty.verification,
+                    format!("evidence `{text}` says a source was read, so `verification` cannot be `unverified`"),
+                );
             }
+            return;
+        }
+        if !has_source {
+            self.error(
+                honesty.sources,
+                format!("{name} {what} needs the URL of the source that was read"),
+            );
+        }
+        if !checked {
+            self.error(
+                honesty.checked,
+                format!("{name} {what} needs the date it was checked"),
+            );
+        }
+        if let Some((column, _)) = evidence.filter(|(_, t)| t.is_empty() || t == "unverified") {
+            self.error(
+                column,
+                format!("{name} {what} needs `evidence` saying how its source was read"),
+            );
         }
     }
 }
 
-/// Reads a table and maps each well-formed row with `f`.
+/// The columns of a table that carry the honesty rule (see [`RowReader::check_honesty`]).
+struct Honesty {
+    verification: &'static str,
+    sources: &'static str,
+    /// `None` for the tables without an `evidence` column.
+    evidence: Option<&'static str>,
+    checked: &'static str,
+}
+
+/// The honesty columns of the tables with `source`, `evidence`, `verification` and `last_verified`.
+const FACT_HONESTY: Honesty = Honesty {
+    verification: "verification",
+    sources: "source",
+    evidence: Some("evidence"),
+    checked: "last_verified",
+};
+
+/// The honesty columns of the listings without an `evidence` column.
+const SOURCE_HONESTY: Honesty = Honesty {
+    verification: "verification",
+    sources: "source",
+    evidence: None,
+    checked: "last_verified",
+};
+
+/// Why `text` is not an ISO calendar date, if it is not: what is wrong with it, in the curator's words.
+pub fn date_problem(text: &str) -> Option<String> {
+    if is_iso_date(text) {
+        return None;
+    }
+    let parts: Vec<&str> = text.split('-').collect();
+    let numeric = |p: &str, n: usize| p.len() == n && p.bytes().all(|b| b.is_ascii_digit());
+    Some(match parts.as_slice() {
+        [y, m, d] if numeric(y, 4) && numeric(m, 2) && numeric(d, 2) => {
+            let month: u32 = m.parse().unwrap_or(0);
+            if !(1..=12).contains(&month) {
+                format!("`{text}` is not a date: there is no month {month}")
+            } else {
+                format!("`{text}` is not a date: that month has no day {d}")
+            }
+        }
+        [d, m, y] if numeric(d, 2) && numeric(m, 2) && numeric(y, 4) => {
+            format!("`{text}` is not a date: write it year first, `{y}-{m}-{d}`")
+        }
+        _ if text.contains('/') || text.contains('.') => {
+            format!("`{text}` is not a date: write it as YYYY-MM-DD with hyphens")
+        }
+        _ => format!("`{text}` is not a date; expected YYYY-MM-DD"),
+    })
+}
+
+/// Reads a table and maps each row with `f` (no rows when the header is wrong: the cells of a table
+/// whose columns are not the expected ones cannot be read by name).
 fn read_rows<T>(
     db: &dyn salsa::Database,
     path: &'static str,
     header: Header<'_>,
-    columns: &[&str],
+    columns: &'static [&'static str],
     f: impl FnMut(&mut RowReader<'_>) -> T,
 ) -> Checked<Vec<Located<T>>> {
     let text = match source_text(db, path) {
@@ -205,18 +266,20 @@ fn read_rows<T>(
 /// Maps each row of a parsed table with `f`, which adds its diagnostics to `diagnostics`.
 fn map_rows<T>(
     path: &'static str,
-    columns: &[&str],
+    named: &'static [&'static str],
     table: &Table,
     mut diagnostics: Vec<Diagnostic>,
     mut f: impl FnMut(&mut RowReader<'_>) -> T,
 ) -> Checked<Vec<Located<T>>> {
+    let header: Vec<&str> = table.header.iter().map(|c| c.text.as_str()).collect();
     let rows = table
         .rows
         .iter()
         .map(|row| {
             let mut reader = RowReader {
                 path,
-                columns,
+                header: &header,
+                named,
                 row,
                 diagnostics: &mut diagnostics,
             };
@@ -233,7 +296,7 @@ fn map_rows<T>(
 fn read_exact<T>(
     db: &dyn salsa::Database,
     path: &'static str,
-    columns: &[&str],
+    columns: &'static [&'static str],
     f: impl FnMut(&mut RowReader<'_>) -> T,
 ) -> Checked<Vec<Located<T>>> {
     read_rows(db, path, Header::Exact(columns), columns, f)
@@ -265,19 +328,19 @@ pub const COUNTRY_REGISTER_COLUMNS: &[&str] = &["code", "name", "region", "eu_me
 #[salsa::tracked(returns(ref))]
 pub fn country_register_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<CountryRegRow>>> {
     read_exact(db, COUNTRY_REGISTER, COUNTRY_REGISTER_COLUMNS, |r| {
-        let code = r.required(0);
+        let code = r.required("code");
         let is_alpha2 = code.len() == 2 && code.bytes().all(|b| b.is_ascii_lowercase());
         if !code.is_empty() && !is_alpha2 {
             r.error(
-                0,
+                "code",
                 format!("`{code}` is not a lower-case ISO 3166-1 alpha-2 code"),
             );
         }
         CountryRegRow {
             code,
-            name: r.required(1),
-            region: r.required(2),
-            eu_member: r.one_of(3, &["yes", "no"]) == "yes",
+            name: r.required("name"),
+            region: r.required("region"),
+            eu_member: r.one_of("eu_member", &["yes", "no"]) == "yes",
         }
     })
 }
@@ -375,24 +438,22 @@ pub fn country_fact_rows_of<'db>(
     let (header_line, runs) = country_fact_runs_of(db, key);
     let mut all = Checked::new(Vec::new(), Vec::new());
     for run in runs {
-        let (table, diagnostics) = read_run(COUNTRY_FACTS, header_line, run);
+        let (table, diagnostics) = read_run(COUNTRY_FACTS, header_line, run, COUNTRY_FACT_COLUMNS);
         let parsed = map_rows(
             COUNTRY_FACTS,
             COUNTRY_FACT_COLUMNS,
             &table,
             diagnostics,
             |r| {
-                let source = r.urls(3);
-                let verification = r.verification(5);
-                r.check_honesty((5, verification), (3, !source.is_empty()), 4, 6);
+                r.check_honesty("fact", FACT_HONESTY);
                 CountryFactRow {
-                    country: r.required(0),
-                    fact: r.required(1),
-                    value: r.required(2),
-                    source,
-                    evidence: r.text(4),
-                    verification,
-                    last_verified: r.date(6),
+                    country: r.required("country_code"),
+                    fact: r.required("fact"),
+                    value: r.required("value"),
+                    source: r.urls("source"),
+                    evidence: r.text("evidence"),
+                    verification: r.verification("verification"),
+                    last_verified: r.date("last_verified"),
                 }
             },
         );
@@ -434,12 +495,12 @@ pub const VAT_COLUMNS: &[&str] = &[
     "filing_frequency",
 ];
 
-fn percent(r: &mut RowReader<'_>, i: usize, text: &str) -> Option<f64> {
+fn percent(r: &mut RowReader<'_>, column: &str, text: &str) -> Option<f64> {
     match text.parse::<f64>() {
         Ok(rate) if (0.0..=100.0).contains(&rate) => Some(rate),
         _ => {
             r.error(
-                i,
+                column,
                 format!("`{text}` is not a percent rate between 0 and 100"),
             );
             None
@@ -450,18 +511,20 @@ fn percent(r: &mut RowReader<'_>, i: usize, text: &str) -> Option<f64> {
 #[salsa::tracked(returns(ref))]
 pub fn vat_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<VatRow>>> {
     read_exact(db, VAT, VAT_COLUMNS, |r| {
-        let standard_rate = r.optional(2).and_then(|t| percent(r, 2, &t));
-        let reduced_rates = match r.text(3).as_str() {
+        let standard_rate = r
+            .optional("standard_rate")
+            .and_then(|t| percent(r, "standard_rate", &t));
+        let reduced_rates = match r.text("reduced_rates").as_str() {
             "" => None,
             "none" => Some(Vec::new()),
             text => {
                 let rates: Vec<f64> = text
                     .split_whitespace()
-                    .filter_map(|t| percent(r, 3, t))
+                    .filter_map(|t| percent(r, "reduced_rates", t))
                     .collect();
                 if rates.contains(&0.0) {
                     r.error(
-                        3,
+                        "reduced_rates",
                         "the zero rate is not a reduced rate; leave it out".to_string(),
                     );
                 }
@@ -469,12 +532,12 @@ pub fn vat_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<VatRow>>> {
             }
         };
         VatRow {
-            country: r.required(0),
-            vat_name: r.optional(1),
+            country: r.required("country_code"),
+            vat_name: r.optional("vat_name"),
             standard_rate,
             reduced_rates,
-            registration_threshold: r.optional(4),
-            filing_frequency: r.optional(5),
+            registration_threshold: r.optional("registration_threshold"),
+            filing_frequency: r.optional("filing_frequency"),
         }
     })
 }
@@ -507,14 +570,14 @@ pub const MANDATE_COLUMNS: &[&str] = &[
 #[salsa::tracked(returns(ref))]
 pub fn mandate_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MandateRow>>> {
     read_exact(db, MANDATES, MANDATE_COLUMNS, |r| MandateRow {
-        country: r.required(0),
-        short_label: r.text(1),
-        mandate: r.text(2),
-        scope: r.text(3),
-        deadlines: r.text(4),
-        format: r.text(5),
-        mandate_source: r.urls(6),
-        mandate_evidence: r.text(7),
+        country: r.required("country_code"),
+        short_label: r.text("short_label"),
+        mandate: r.text("mandate"),
+        scope: r.text("scope"),
+        deadlines: r.text("deadlines"),
+        format: r.text("format"),
+        mandate_source: r.urls("mandate_source"),
+        mandate_evidence: r.text("mandate_evidence"),
     })
 }
 
@@ -548,19 +611,25 @@ pub const MATRIX_COLUMNS: &[&str] = &[
 #[salsa::tracked(returns(ref))]
 pub fn matrix_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MatrixRow>>> {
     read_exact(db, MATRIX, MATRIX_COLUMNS, |r| {
-        let erp_source = r.urls(5);
-        let verification = r.verification(7);
-        r.check_honesty((7, verification), (5, !erp_source.is_empty()), 6, 8);
+        r.check_honesty(
+            "matrix cell",
+            Honesty {
+                verification: "verification",
+                sources: "erp_source",
+                evidence: Some("evidence"),
+                checked: "last_verified",
+            },
+        );
         MatrixRow {
-            country: r.required(0),
-            erp: r.required(1),
-            support_type: r.required(2),
-            vendors: r.text(3),
-            notes: r.text(4),
-            erp_source,
-            evidence: r.text(6),
-            verification,
-            last_verified: r.date(8),
+            country: r.required("country_code"),
+            erp: r.required("erp"),
+            support_type: r.required("support_type"),
+            vendors: r.text("vendors"),
+            notes: r.text("notes"),
+            erp_source: r.urls("erp_source"),
+            evidence: r.text("evidence"),
+            verification: r.verification("verification"),
+            last_verified: r.date("last_verified"),
         }
     })
 }
@@ -631,39 +700,48 @@ pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
         .take(erp_count)
         .map(|c| (c.text.clone(), c.line, c.column))
         .collect();
-    let columns: Vec<&str> = table.header.iter().map(|c| c.text.as_str()).collect();
+    let header: Vec<&str> = table.header.iter().map(|c| c.text.as_str()).collect();
+    let erp_names = &header[first.min(header.len())..(first + erp_count).min(header.len())];
     let rows = table
         .rows
         .iter()
         .map(|row| {
             let r = &mut RowReader {
                 path: REPORTING,
-                columns: &columns,
+                header: &header,
+                named: REPORTING_FIRST_COLUMNS,
                 row,
                 diagnostics: &mut diagnostics,
             };
-            let source = r.urls(7);
-            let verification = r.verification(10);
-            r.check_honesty((10, verification), (7, !source.is_empty()), 9, 8);
-            let erp_support = (first..first + erp_count)
-                .map(|i| r.one_of(i, &["native", "add-on", "unknown"]))
+            r.check_honesty(
+                "reporting row",
+                Honesty {
+                    verification: "verification",
+                    sources: "source",
+                    evidence: Some("evidence"),
+                    checked: "source_checked",
+                },
+            );
+            let erp_support = erp_names
+                .iter()
+                .map(|erp| r.one_of(erp, &["native", "add-on", "unknown"]))
                 .collect();
             let pos = r.pos();
             let row = ReportingRow {
-                topic: r.one_of(0, &["vat-reporting", "saf-t"]),
-                country: r.required(1),
-                report_local: r.text(2),
-                report_en: r.required(3),
-                frequency: r.text(4),
-                deadline: r.text(5),
-                channel_format: r.text(6),
-                source,
-                source_checked: r.date(8),
-                evidence: r.text(9),
-                verification,
+                topic: r.one_of("topic", &["vat-reporting", "saf-t"]),
+                country: r.required("country_code"),
+                report_local: r.text("report_local"),
+                report_en: r.required("report_en"),
+                frequency: r.text("frequency"),
+                deadline: r.text("deadline"),
+                channel_format: r.text("channel_format"),
+                source: r.urls("source"),
+                source_checked: r.date("source_checked"),
+                evidence: r.text("evidence"),
+                verification: r.verification("verification"),
                 erp_support,
-                erp_sources: r.urls(first + erp_count),
-                notes: r.text(first + erp_count + 1),
+                erp_sources: r.urls("erp_sources"),
+                notes: r.text("notes"),
             };
             Located { pos, row }
         })
@@ -705,35 +783,31 @@ pub const CONNECTOR_COLUMNS: &[&str] = &[
 #[salsa::tracked(returns(ref))]
 pub fn connector_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<ConnectorRow>>> {
     read_exact(db, CONNECTORS, CONNECTOR_COLUMNS, |r| {
-        let source_urls = r.urls(7);
-        let verification = r.verification(8);
-        // This table has no `evidence` column: a verified route is one whose source_urls were read.
-        if verification != Verification::Unverified && source_urls.is_empty() {
-            r.error(
-                7,
-                "a verified connector route needs the URL of the source that was read".to_string(),
-            );
-        }
-        let last_verified = r.date(9);
-        if (verification == Verification::Unverified) == last_verified.is_some() {
-            r.error(
-                9,
-                "`last_verified` is the date a verified route was checked; empty when unverified"
-                    .to_string(),
-            );
-        }
+        r.check_honesty(
+            "connector route",
+            Honesty {
+                verification: "verification",
+                sources: "source_urls",
+                evidence: None,
+                checked: "last_verified",
+            },
+        );
         ConnectorRow {
-            provider: r.required(0),
-            erp: r.required(1),
-            countries_covered: r.text(2),
-            countries_in_scope: r.text(3).split_whitespace().map(str::to_string).collect(),
-            connector_type: r.text(4),
-            built_by: r.text(5),
-            direction: r.text(6),
-            source_urls,
-            verification,
-            last_verified,
-            notes: r.text(10),
+            provider: r.required("provider"),
+            erp: r.required("erp"),
+            countries_covered: r.text("countries_covered"),
+            countries_in_scope: r
+                .text("countries_in_scope")
+                .split_whitespace()
+                .map(str::to_string)
+                .collect(),
+            connector_type: r.text("connector_type"),
+            built_by: r.text("built_by"),
+            direction: r.text("direction"),
+            source_urls: r.urls("source_urls"),
+            verification: r.verification("verification"),
+            last_verified: r.date("last_verified"),
+            notes: r.text("notes"),
         }
     })
 }
@@ -766,31 +840,16 @@ pub const LOCAL_ERP_COLUMNS: &[&str] = &[
 #[salsa::tracked(returns(ref))]
 pub fn local_erp_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<LocalErpRow>>> {
     read_exact(db, LOCAL_ERPS, LOCAL_ERP_COLUMNS, |r| {
-        let source = r.urls(5);
-        let verification = r.verification(6);
-        if verification != Verification::Unverified && source.is_empty() {
-            r.error(
-                5,
-                "a verified listing needs the URL of the source that was read".to_string(),
-            );
-        }
-        let last_verified = r.date(7);
-        if (verification == Verification::Unverified) == last_verified.is_some() {
-            r.error(
-                7,
-                "`last_verified` is the date a verified listing was checked; empty when unverified"
-                    .to_string(),
-            );
-        }
+        r.check_honesty("listing", SOURCE_HONESTY);
         LocalErpRow {
-            country: r.required(0),
-            name: r.required(1),
-            segment: r.text(2),
-            description: r.text(3),
-            website: r.url(4),
-            source,
-            verification,
-            last_verified,
+            country: r.required("country_code"),
+            name: r.required("name"),
+            segment: r.text("segment"),
+            description: r.text("description"),
+            website: r.url("website"),
+            source: r.urls("source"),
+            verification: r.verification("verification"),
+            last_verified: r.date("last_verified"),
         }
     })
 }
@@ -821,30 +880,15 @@ pub const PARTNER_FLAG_COLUMNS: &[&str] = &[
 #[salsa::tracked(returns(ref))]
 pub fn partner_flag_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PartnerFlagRow>>> {
     read_exact(db, PARTNER_FLAGS, PARTNER_FLAG_COLUMNS, |r| {
-        let source = r.urls(4);
-        let verification = r.verification(5);
-        if verification != Verification::Unverified && source.is_empty() {
-            r.error(
-                4,
-                "a verified flag needs the URL of the source that was read".to_string(),
-            );
-        }
-        let last_verified = r.date(6);
-        if (verification == Verification::Unverified) == last_verified.is_some() {
-            r.error(
-                6,
-                "`last_verified` is the date a verified flag was checked; empty when unverified"
-                    .to_string(),
-            );
-        }
+        r.check_honesty("flag", SOURCE_HONESTY);
         PartnerFlagRow {
-            country: r.required(0),
-            erp: r.required(1),
-            flag: r.required(2),
-            note: r.text(3),
-            source,
-            verification,
-            last_verified,
+            country: r.required("country_code"),
+            erp: r.required("erp"),
+            flag: r.required("flag"),
+            note: r.text("note"),
+            source: r.urls("source"),
+            verification: r.verification("verification"),
+            last_verified: r.date("last_verified"),
         }
     })
 }
@@ -877,13 +921,13 @@ pub const PARTNER_COLUMNS: &[&str] = &[
 #[salsa::tracked(returns(ref))]
 pub fn partner_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PartnerRow>>> {
     read_exact(db, PARTNERS, PARTNER_COLUMNS, |r| PartnerRow {
-        country: r.required(0),
-        erp: r.required(1),
-        name: r.required(2),
-        partner_type: r.text(3),
-        summary: r.text(4),
-        source_urls: r.urls(5),
-        source_kind: r.text(6),
-        last_checked: r.date(7),
+        country: r.required("country_code"),
+        erp: r.required("erp"),
+        name: r.required("name"),
+        partner_type: r.text("partner_type"),
+        summary: r.text("summary"),
+        source_urls: r.urls("source_urls"),
+        source_kind: r.text("source_kind"),
+        last_checked: r.date("last_checked"),
     })
 }

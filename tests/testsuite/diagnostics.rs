@@ -150,9 +150,9 @@ fn the_honesty_rule_is_enforced() {
     assert_eq!(
         shown,
         [
-            "sources/tables/local_partner_flags.csv:2:18: error: a verified flag needs the URL of the source that was read",
-            "sources/tables/local_partner_flags.csv:2:29: error: `last_verified` is the date a verified flag was checked; empty when unverified",
-            "sources/tables/local_partner_flags.csv:3:30: error: `last_verified` is the date a verified flag was checked; empty when unverified",
+            "sources/tables/local_partner_flags.csv:2:18: error: a `secondary` flag needs the URL of the source that was read",
+            "sources/tables/local_partner_flags.csv:2:29: error: a `secondary` flag needs the date it was checked",
+            "sources/tables/local_partner_flags.csv:3:30: error: an `unverified` flag has no check date; leave it empty",
         ]
     );
     // The facts table is parsed country by country: a row far down the file, in a later country's run,
@@ -255,4 +255,151 @@ fn bad_rules_are_located() {
     let shown = diagnostics_with("rules/site.toml", b"title = \"x\"\nbase_url = [\n");
     assert_eq!(shown.len(), 1, "{shown:?}");
     assert!(shown[0].starts_with("rules/site.toml:"), "{shown:?}");
+}
+
+/// How one input file is damaged in the property test below.
+#[derive(Debug, Clone)]
+enum Damage {
+    /// The file replaced by arbitrary bytes.
+    Replace(Vec<u8>),
+    /// Bytes inserted at a position (a fraction of the length).
+    Insert(f64, Vec<u8>),
+    /// A range removed (start and length as fractions of the length).
+    Remove(f64, f64),
+    /// The file cut at a position.
+    Truncate(f64),
+    /// The n-th comma-separated field removed from every line (a spreadsheet column deleted).
+    DropColumn(usize),
+    /// A line repeated.
+    RepeatLine(f64),
+    /// One byte overwritten by a byte that matters to the parsers.
+    Poke(f64, u8),
+}
+
+fn damage() -> impl proptest::strategy::Strategy<Value = Damage> {
+    use proptest::prelude::*;
+    let fraction = 0.0..1.0f64;
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..300).prop_map(Damage::Replace),
+        (fraction.clone(), prop::collection::vec(any::<u8>(), 1..40))
+            .prop_map(|(at, b)| Damage::Insert(at, b)),
+        (fraction.clone(), 0.0..0.3f64).prop_map(|(at, n)| Damage::Remove(at, n)),
+        fraction.clone().prop_map(Damage::Truncate),
+        (0usize..12).prop_map(Damage::DropColumn),
+        fraction.clone().prop_map(Damage::RepeatLine),
+        (
+            fraction,
+            prop::sample::select(b"\",\n\r\\{}[]=\0\xff\t#:'".to_vec())
+        )
+            .prop_map(|(at, b)| Damage::Poke(at, b)),
+    ]
+}
+
+fn damaged(original: &[u8], damage: &Damage) -> Vec<u8> {
+    let at = |f: f64| ((original.len() as f64) * f) as usize;
+    let mut bytes = original.to_vec();
+    match damage {
+        Damage::Replace(b) => bytes = b.clone(),
+        Damage::Insert(f, b) => {
+            let i = at(*f);
+            bytes.splice(i..i, b.iter().copied());
+        }
+        Damage::Remove(f, n) => {
+            let i = at(*f);
+            let end = (i + at(*n)).min(bytes.len());
+            bytes.drain(i..end);
+        }
+        Damage::Truncate(f) => bytes.truncate(at(*f)),
+        Damage::DropColumn(n) => {
+            let text = String::from_utf8_lossy(original);
+            bytes = text
+                .lines()
+                .map(|line| {
+                    let mut fields: Vec<&str> = line.split(',').collect();
+                    if *n < fields.len() {
+                        fields.remove(*n);
+                    }
+                    fields.join(",") + "\n"
+                })
+                .collect::<String>()
+                .into_bytes();
+        }
+        Damage::RepeatLine(f) => {
+            let i = at(*f);
+            let start = original[..i]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+            let end = original[i..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(original.len(), |p| i + p + 1);
+            let line = original[start..end].to_vec();
+            bytes.splice(end..end, line);
+        }
+        Damage::Poke(f, b) => {
+            if let Some(byte) = bytes.get_mut(at(*f)) {
+                *byte = *b;
+            }
+        }
+    }
+    bytes
+}
+
+/// Every input file of the project (sources, registers, rules, templates), relative to the root.
+fn input_files(root: &Path) -> Vec<String> {
+    let mut files: Vec<String> = crate::common::snapshot(root)
+        .into_keys()
+        .filter(|p| p.starts_with("sources/") || p.starts_with("rules/"))
+        .collect();
+    files.sort();
+    files
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 96, max_shrink_iters: 64, ..Default::default() })]
+
+    /// Whatever happens to any one input file (arbitrary bytes, a deleted column, a cut, a stray quote),
+    /// the build answers with located diagnostics or a site: it never panics.
+    #[test]
+    fn no_damaged_input_makes_the_build_panic(file_pick in proptest::prelude::any::<proptest::sample::Index>(), damage in damage()) {
+        thread_local! {
+            static PROJECT: std::cell::RefCell<Option<(tempfile::TempDir, Project, Vec<String>)>> = const { std::cell::RefCell::new(None) };
+        }
+        PROJECT.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            let (dir, project, files) = cell.get_or_insert_with(|| {
+                let dir = copy_project();
+                let project = Project::load(dir.path()).unwrap();
+                let files = input_files(dir.path());
+                (dir, project, files)
+            });
+            let file = &files[file_pick.index(files.len())];
+            let path = dir.path().join(file);
+            let original = std::fs::read(&path).unwrap();
+            /// Puts the file back even when the case fails, so the next case starts from the shipped files.
+            struct Restore(std::path::PathBuf, Vec<u8>);
+            impl Drop for Restore {
+                fn drop(&mut self) {
+                    let _ = std::fs::write(&self.0, &self.1);
+                }
+            }
+            let _restore = Restore(path.clone(), original.clone());
+            let bytes = damaged(&original, &damage);
+            eprintln!("case: {file} damaged by {damage:?}: {:?}", String::from_utf8_lossy(&bytes));
+            std::fs::write(&path, &bytes).unwrap();
+            project.sync_paths(std::slice::from_ref(&path)).unwrap();
+            let found = diagnostics(&project.db);
+            if found.is_empty() {
+                render_site(&project.db).expect("no diagnostics, so the site renders");
+            } else {
+                for d in &found {
+                    assert!(d.line >= 1 && d.column >= 1, "{d}");
+                    assert!(d.path.starts_with("sources/") || d.path.starts_with("rules/") || d.path.starts_with('/'), "{d}");
+                }
+            }
+            drop(_restore);
+            project.sync_paths(std::slice::from_ref(&path)).unwrap();
+        });
+    }
 }

@@ -11,6 +11,7 @@ mod browser;
 mod build;
 mod dataset;
 mod diagnostics;
+mod hostile;
 mod incremental;
 mod linkcheck;
 mod pages;

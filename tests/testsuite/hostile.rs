@@ -1,0 +1,109 @@
+//! The hostile corpus: one fixture per malformed input a curator (or an attacker) can produce, each run
+//! through the real binary against a project that was built once. Every case must end with its recorded
+//! exit code and diagnostics, leave the output folder byte-identical, and write nothing outside it.
+//!
+//! A case is a folder under `tests/hostile/`:
+//! - `overlay/<project path>`: a file that replaces (or adds) that project file;
+//! - `append/<project path>`: text appended to that project file;
+//! - `expected`: `exit: <code>` and what `locref build` printed on stderr (with the project folder
+//!   written `<project>`). `UPDATE_EXPECT=1 cargo test hostile` records it anew; review the diff.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::{copy_dir, copy_project, snapshot};
+
+const EPOCH: &str = "1790000000";
+
+fn corpus() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile")
+}
+
+/// Applies a case's overlay and appended text to the project at `root`.
+fn apply(case: &Path, root: &Path) {
+    if case.join("overlay").is_dir() {
+        copy_dir(&case.join("overlay"), root);
+    }
+    let append = case.join("append");
+    for (relative, bytes) in snapshot(&append) {
+        let target = root.join(&relative);
+        let mut text = std::fs::read(&target).expect("an appended file exists in the project");
+        text.extend_from_slice(&bytes);
+        std::fs::write(&target, text).unwrap();
+    }
+}
+
+#[test]
+fn every_hostile_input_gets_its_located_diagnostic_and_the_output_stays_as_it_was() {
+    let mut cases: Vec<_> = std::fs::read_dir(corpus())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 20, "the corpus has {} cases", cases.len());
+    // One project built once; each case runs on a copy of it, output folder included.
+    let built = copy_project();
+    let first = Command::new(env!("CARGO_BIN_EXE_locref"))
+        .args(["build", "--out", "out/site"])
+        .current_dir(built.path())
+        .env("SOURCE_DATE_EPOCH", EPOCH)
+        .output()
+        .unwrap();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    for case in cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let project = tempfile::tempdir().unwrap();
+        // The project lives two folders below the scratch root, so that a path escaping the output
+        // folder by `../..` lands in a folder this test watches.
+        let root = project.path().join("a/b");
+        copy_dir(built.path(), &root);
+        let site = root.join("out/site");
+        let before = snapshot(&site);
+        let around_before = snapshot(project.path());
+        apply(&case, &root);
+        let run = Command::new(env!("CARGO_BIN_EXE_locref"))
+            .args(["build", "--out", "out/site"])
+            .current_dir(&root)
+            .env("SOURCE_DATE_EPOCH", EPOCH)
+            .output()
+            .unwrap();
+        let stderr =
+            String::from_utf8_lossy(&run.stderr).replace(&root.display().to_string(), "<project>");
+        let actual = format!("exit: {}\n{stderr}", run.status.code().unwrap_or(-1));
+        expect_test::expect_file![case.join("expected")].assert_eq(&actual);
+        if run.status.success() {
+            // An accepted input (normalized): the output is what the shipped sources give.
+            assert_eq!(
+                snapshot(&site),
+                before,
+                "{name}: accepted input changed the output"
+            );
+        } else {
+            assert_eq!(
+                snapshot(&site),
+                before,
+                "{name}: a failed build wrote into the output"
+            );
+        }
+        // Nothing appeared or changed outside the project's own input files and cache.
+        let around_after = snapshot(project.path());
+        for (path, bytes) in &around_after {
+            let inside_inputs = path.starts_with("a/b/sources/") || path.starts_with("a/b/rules/");
+            if !inside_inputs
+                && !path.starts_with("a/b/.locref-cache/")
+                && !path.starts_with("a/b/out/.locref-cache/")
+            {
+                assert_eq!(
+                    around_before.get(path),
+                    Some(bytes),
+                    "{name}: {path} was written"
+                );
+            }
+        }
+    }
+}
