@@ -132,7 +132,7 @@ fn main() {
         .with_fixed_time(TIME);
     session.build();
     // As a curator's first edit finds them: the session makes its spares right after the first build.
-    session.wait_for_spares();
+    session.settle();
 
     // No-op rebuild: a touch of the largest table (read + blake3 of its bytes; nothing runs or is written).
     let matrix = root.join("sources/tables/matrix.csv");
@@ -226,7 +226,10 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
     let (path, a, b) = vat_fact_versions(root);
     let (mut sync, mut render, mut write) = (Vec::new(), Vec::new(), Vec::new());
     // The publisher a watch session keeps: warm it with one publish, as the session's first build does.
-    let mut publisher = Publisher::new(Some(&root.join("public")));
+    let mut publisher = Publisher::new(
+        Some(&root.join("public")),
+        locref::replace::Lifetime::Session,
+    );
     // And its second thread, kept between rebuilds.
     let mut helper = Helper::new();
     publisher
@@ -275,7 +278,7 @@ fn first_edit(root: &Path, runs: usize) {
             .unwrap()
             .with_fixed_time(TIME);
         session.build();
-        session.wait_for_spares();
+        session.settle();
         std::fs::write(&path, &edited).unwrap();
         std::thread::sleep(pause());
         let started = Instant::now();

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::render::{GENERATED_AT_JSON, Rendered};
-use crate::replace::{Parts, Replacer, SparePreparation};
+use crate::replace::{Lifetime, Replacer};
 
 /// What the manifest remembers of one output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,12 +86,6 @@ impl Stamped {
     }
 }
 
-impl Parts for Stamped {
-    fn parts(&self) -> Vec<&[u8]> {
-        self.segments()
-    }
-}
-
 /// The build time in `generated_at` form: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
 pub fn build_time() -> String {
     let now = std::env::var("SOURCE_DATE_EPOCH")
@@ -105,47 +99,34 @@ pub fn build_time() -> String {
     now.to_string()
 }
 
-/// Where the manifest of an output folder lives: `<parent>/.locref-cache/<name>.manifest.json`.
-pub fn manifest_path(out: &Path) -> PathBuf {
-    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("site");
-    out.parent()
-        .unwrap_or(Path::new("."))
-        .join(".locref-cache")
-        .join(format!("{name}.manifest.json"))
-}
+pub use crate::outdir::manifest_path;
 
+/// The manifest of `out`, as the last build that finished left it. A build killed while replacing files
+/// leaves its journal (the paths it was replacing): those entries are forgotten, so the next build
+/// writes them again instead of trusting files that may not match.
 pub fn load_manifest(out: &Path) -> Manifest {
-    std::fs::read(manifest_path(out))
+    let mut manifest: Manifest = std::fs::read(manifest_path(out))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default()
-}
-
-/// Where the spares of an output folder's files live (see [`crate::replace`]):
-/// `<parent>/.locref-cache/<name>.spare/`, a tree shaped like the output folder's.
-pub fn spare_root(out: &Path) -> PathBuf {
-    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("site");
-    out.parent()
-        .unwrap_or(Path::new("."))
-        .join(".locref-cache")
-        .join(format!("{name}.spare"))
-}
-
-/// The spare of the manifest itself, beside it.
-fn manifest_spare(out: &Path) -> PathBuf {
-    let mut path = manifest_path(out).into_os_string();
-    path.push(".spare");
-    PathBuf::from(path)
-}
-
-/// The file an output path is written to (`/x/` -> `x/index.html`).
-pub fn file_for(out: &Path, site_path: &str) -> PathBuf {
-    let rel = site_path.trim_start_matches('/');
-    if rel.is_empty() || rel.ends_with('/') {
-        out.join(rel).join("index.html")
-    } else {
-        out.join(rel)
+        .unwrap_or_default();
+    if let Some(journal) = load_journal(out) {
+        for path in journal {
+            // An unknown hash: rewritten if still an output, removed as stale if not.
+            manifest.files.insert(
+                path,
+                ManifestEntry {
+                    hash: String::new(),
+                    generated_at: String::new(),
+                },
+            );
+        }
     }
+    manifest
+}
+
+fn load_journal(out: &Path) -> Option<Vec<String>> {
+    let bytes = std::fs::read(crate::outdir::journal_path(out)).ok()?;
+    Some(serde_json::from_slice(&bytes).unwrap_or_default())
 }
 
 /// What one emit did.
@@ -159,58 +140,41 @@ pub struct EmitReport {
 /// Publishes builds, to an output folder or (for the dev server) only in memory.
 ///
 /// It keeps the manifest and the stamped outputs of the last build, so a rebuild stamps and writes only
-/// the outputs whose content hash changed: its cost follows the size of the change, not of the site.
+/// the outputs whose content hash changed: its cost follows the size of the change, not of the site. A
+/// publish is all or nothing: every changed file is staged first, and the output folder changes only
+/// when all of them are (see [`crate::replace`]).
 pub struct Publisher {
     out: Option<PathBuf>,
     manifest: Manifest,
     site: BTreeMap<String, Stamped>,
-    /// Writes changed files through reusable spares where the filesystem allows it.
-    replacer: Replacer,
-    /// The making of the published outputs' spares, once started ([`Publisher::prepare_spares`]).
-    preparation: Option<SparePreparation>,
-    spares_started: bool,
+    replacer: Option<Replacer>,
+    /// Whether this publisher has swept the temporaries a killed build may have left in the folder.
+    swept: bool,
+}
+
+/// A change one publish makes to the manifest.
+enum ManifestChange {
+    Set(String, ManifestEntry),
+    Remove(String),
 }
 
 impl Publisher {
-    /// A publisher for `out` (its manifest is read from disk), or an in-memory one for `None`.
-    pub fn new(out: Option<&Path>) -> Publisher {
-        let manifest = out.map(load_manifest).unwrap_or_default();
+    /// A publisher for `out` (its manifest is read from disk) that lives for `lifetime`, or an in-memory
+    /// one for `None`.
+    pub fn new(out: Option<&Path>, lifetime: Lifetime) -> Publisher {
         Publisher {
+            manifest: out.map(load_manifest).unwrap_or_default(),
             out: out.map(Path::to_path_buf),
-            manifest,
             site: BTreeMap::new(),
-            replacer: Replacer::default(),
-            preparation: None,
-            spares_started: false,
+            replacer: out.map(|out| Replacer::new(out, lifetime)),
+            swept: false,
         }
     }
 
-    /// Starts making, on a thread of their own, the spares that the published outputs do not have yet, so
-    /// that a session's first edit of an output finds its spare (see [`SparePreparation`]). Once per
-    /// publisher; nothing in memory, or where writes do not go through spares.
-    pub fn prepare_spares(&mut self) {
-        let Some(out) = self.out.as_ref().filter(|_| !self.spares_started) else {
-            return;
-        };
-        self.spares_started = true;
-        let root = spare_root(out);
-        if !self.replacer.uses_spares()
-            || std::fs::create_dir_all(&root).is_err()
-            || !same_filesystem(out, &root)
-        {
-            return;
-        }
-        let spares = self
-            .site
-            .values()
-            .map(|s| (file_for(&root, &s.path), s.clone()));
-        self.preparation = Some(SparePreparation::start(spares.collect()));
-    }
-
-    /// Waits until the spares [`Publisher::prepare_spares`] started are made.
-    pub fn wait_for_spares(&mut self) {
-        if let Some(preparation) = self.preparation.take() {
-            preparation.wait();
+    /// Waits until work the replacer started after a build is done (tests, benchmarks).
+    pub fn settle(&mut self) {
+        if let Some(replacer) = &mut self.replacer {
+            replacer.wait_for_spares();
         }
     }
 
@@ -220,20 +184,21 @@ impl Publisher {
     }
 
     /// Publishes `outputs`: stamps and writes what changed (or, on the first build, what is missing on
-    /// disk), removes outputs that no longer exist, saves the manifest.
+    /// disk), removes outputs that no longer exist, saves the manifest. On an error the output folder,
+    /// the manifest and what this publisher serves stay those of the last good build.
     pub fn publish(
         &mut self,
         outputs: &[(String, &Rendered)],
         time: &str,
     ) -> io::Result<EmitReport> {
         let mut report = EmitReport::default();
-        let mut manifest_changed = false;
+        let mut changes: Vec<ManifestChange> = Vec::new();
+        let mut stamped_outputs: Vec<Stamped> = Vec::new();
         for (path, rendered) in outputs {
             let hash = rendered.hash.to_hex().to_string();
             let entry = self.manifest.files.get(path);
             let same_content = entry.is_some_and(|e| e.hash == hash);
-            let known = self.site.contains_key(path);
-            if same_content && known {
+            if same_content && self.site.contains_key(path) {
                 report.unchanged += 1;
                 continue;
             }
@@ -242,212 +207,142 @@ impl Publisher {
                 _ => time.to_string(),
             };
             let stamped = Stamped::new(path, rendered, &generated_at);
-            let target = self.out.as_ref().map(|out| file_for(out, path));
             // A first build in a folder of an earlier run keeps files whose content is current.
-            let on_disk = same_content && target.as_ref().is_some_and(|t| t.is_file());
-            if let (Some(out), Some(target)) = (&self.out, target.filter(|_| !on_disk)) {
-                // Only a file published before has a version to exchange with a spare.
-                let spare = entry.map(|_| file_for(&spare_root(out), path));
-                self.replacer
-                    .replace(&target, spare.as_deref(), &stamped.segments())?;
-            }
+            let on_disk = same_content
+                && self
+                    .out
+                    .as_ref()
+                    .and_then(|out| crate::outdir::file_for(out, path))
+                    .is_some_and(|file| file.is_file());
             if on_disk {
                 report.unchanged += 1;
             } else {
                 report.written.push(path.clone());
             }
             if !same_content {
-                self.manifest
-                    .files
-                    .insert(path.clone(), ManifestEntry { hash, generated_at });
-                manifest_changed = true;
+                changes.push(ManifestChange::Set(
+                    path.clone(),
+                    ManifestEntry { hash, generated_at },
+                ));
             }
-            self.site.insert(path.clone(), stamped);
+            stamped_outputs.push(stamped);
         }
         let current: BTreeSet<&str> = outputs.iter().map(|(p, _)| p.as_str()).collect();
-        let stale: Vec<String> = self
-            .manifest
-            .files
-            .keys()
-            .filter(|p| !current.contains(p.as_str()))
-            .cloned()
-            .collect();
-        for path in stale {
-            self.manifest.files.remove(&path);
-            self.site.remove(&path);
-            manifest_changed = true;
-            if let Some(out) = &self.out {
-                let target = file_for(out, &path);
-                match std::fs::remove_file(&target) {
-                    Ok(()) => remove_empty_parents(out, &target),
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(e),
-                }
-                let spares = spare_root(out);
-                let spare = file_for(&spares, &path);
-                if std::fs::remove_file(&spare).is_ok() {
-                    remove_empty_parents(&spares, &spare);
-                }
+        for path in self.manifest.files.keys() {
+            if !current.contains(path.as_str()) {
+                report.removed.push(path.clone());
+                changes.push(ManifestChange::Remove(path.clone()));
             }
-            report.removed.push(path);
         }
-        if let Some(out) = &self.out
-            && (manifest_changed || !manifest_path(out).is_file())
-        {
-            let mut bytes = serde_json::to_vec_pretty(&self.manifest).map_err(io::Error::other)?;
-            bytes.push(b'\n');
-            self.replacer
-                .replace(&manifest_path(out), Some(&manifest_spare(out)), &[&bytes])?;
+        // The manifest of this build, and how to go back to the last one if writing fails.
+        let undo = apply(&mut self.manifest, changes);
+        if let (Some(out), Some(replacer)) = (&self.out, &mut self.replacer) {
+            let written: BTreeSet<&str> = report.written.iter().map(String::as_str).collect();
+            let result = (|| {
+                if !self.swept {
+                    crate::outdir::sweep_temporaries(out)?;
+                    self.swept = true;
+                }
+                write_files(
+                    out,
+                    replacer,
+                    stamped_outputs
+                        .iter()
+                        .filter(|s| written.contains(s.path.as_str())),
+                    &report.removed,
+                    !undo.is_empty(),
+                    &self.manifest,
+                )
+            })();
+            if let Err(e) = result {
+                apply(&mut self.manifest, undo);
+                return Err(e);
+            }
+        }
+        for path in &report.removed {
+            self.site.remove(path);
+        }
+        for stamped in stamped_outputs {
+            self.site.insert(stamped.path.clone(), stamped);
         }
         Ok(report)
     }
 }
 
+/// Applies `changes` to `manifest`; returns the changes that undo them.
+fn apply(manifest: &mut Manifest, changes: Vec<ManifestChange>) -> Vec<ManifestChange> {
+    let mut undo = Vec::with_capacity(changes.len());
+    for change in changes {
+        let (path, previous) = match change {
+            ManifestChange::Set(path, entry) => {
+                let previous = manifest.files.insert(path.clone(), entry);
+                (path, previous)
+            }
+            ManifestChange::Remove(path) => {
+                let previous = manifest.files.remove(&path);
+                (path, previous)
+            }
+        };
+        undo.push(match previous {
+            Some(entry) => ManifestChange::Set(path, entry),
+            None => ManifestChange::Remove(path),
+        });
+    }
+    undo.reverse();
+    undo
+}
+
+/// The file side of a publish: stage every written file (nothing changes on an error), note the paths
+/// in the journal, put them in place, remove the stale ones, save the manifest, drop the journal.
+fn write_files<'a>(
+    out: &Path,
+    replacer: &mut Replacer,
+    written: impl Iterator<Item = &'a Stamped>,
+    removed: &[String],
+    manifest_changed: bool,
+    manifest: &Manifest,
+) -> io::Result<()> {
+    let mut touched: Vec<&str> = Vec::new();
+    for stamped in written {
+        if let Err(e) = replacer.stage(&stamped.path, &stamped.segments()) {
+            replacer.abandon();
+            return Err(e);
+        }
+        touched.push(&stamped.path);
+    }
+    touched.extend(removed.iter().map(String::as_str));
+    let manifest_file = crate::outdir::manifest_path(out);
+    let write_manifest = manifest_changed || !manifest_file.is_file();
+    if touched.is_empty() && !write_manifest {
+        // Nothing to put in place; the replacer still learns that a build was published.
+        return replacer.commit();
+    }
+    let journal = crate::outdir::journal_path(out);
+    if !touched.is_empty() {
+        let bytes = serde_json::to_vec(&touched).map_err(io::Error::other)?;
+        if let Err(e) = replacer.write_private(&journal, &[&bytes]) {
+            replacer.abandon();
+            return Err(e);
+        }
+    }
+    replacer.commit()?;
+    for path in removed {
+        replacer.remove(path)?;
+    }
+    if write_manifest {
+        let mut bytes = serde_json::to_vec_pretty(manifest).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        replacer.write_private(&manifest_file, &[&bytes])?;
+    }
+    if !touched.is_empty() {
+        std::fs::remove_file(&journal).map_err(|e| crate::outdir::with_path(e, &journal))?;
+    }
+    Ok(())
+}
+
 /// Publishes `outputs` into `out` once (what `locref build` does).
 pub fn emit(out: &Path, outputs: &[(String, &Rendered)], time: &str) -> io::Result<EmitReport> {
-    Publisher::new(Some(out)).publish(outputs, time)
-}
-
-/// Whether two existing folders are on one filesystem (where a spare can be exchanged with an output).
-#[cfg(unix)]
-fn same_filesystem(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev(),
-        _ => false,
-    }
-}
-
-#[cfg(not(unix))]
-fn same_filesystem(_: &Path, _: &Path) -> bool {
-    false
-}
-
-fn remove_empty_parents(out: &Path, file: &Path) {
-    let mut dir = file.parent();
-    while let Some(d) = dir.filter(|d| d.starts_with(out) && *d != out) {
-        if std::fs::remove_dir(d).is_err() {
-            break;
-        }
-        dir = d.parent();
-    }
-}
-
-/// `path` made absolute with symlinks resolved, even when it does not exist yet: the nearest existing
-/// ancestor is canonicalized and the rest appended.
-pub fn resolve(path: &Path) -> io::Result<PathBuf> {
-    let absolute = std::path::absolute(path)?;
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        rest.push(
-            existing
-                .file_name()
-                .map(|n| n.to_os_string())
-                .unwrap_or_default(),
-        );
-        existing = existing.parent().unwrap_or(Path::new("/"));
-    }
-    let mut resolved = existing.canonicalize()?;
-    for part in rest.iter().rev() {
-        match part.to_str() {
-            Some("..") => {
-                resolved.pop();
-            }
-            Some(".") | Some("") => {}
-            _ => resolved.push(part),
-        }
-    }
-    Ok(resolved)
-}
-
-/// Why locref may not write its output into `out`, if it may not: the project root itself, or anything
-/// inside `sources/` or `rules/` (the outputs would become inputs).
-pub fn output_refusal(out: &Path, project_root: &Path) -> Option<String> {
-    let out = match resolve(out) {
-        Ok(out) => out,
-        Err(e) => {
-            return Some(format!(
-                "cannot resolve the output folder {}: {e}",
-                out.display()
-            ));
-        }
-    };
-    let inside_inputs = crate::workspace::INPUT_DIRS
-        .iter()
-        .any(|dir| out.starts_with(project_root.join(dir)));
-    (inside_inputs || out == project_root).then(|| {
-        format!(
-            "refusing to write into {}: it is the project or inside sources/ or rules/",
-            out.display()
-        )
-    })
-}
-
-/// Why `--clean` may not delete `out`, if it may not.
-///
-/// Never: `/`, the home folder, the project root or a folder containing it, `sources/`, `rules/` or
-/// anything inside them. Without `--force`: a folder holding files locref did not write.
-pub fn clean_refusal(out: &Path, project_root: &Path, force: bool) -> Option<String> {
-    if !out.exists() {
-        return None;
-    }
-    let Ok(out) = out.canonicalize() else {
-        return Some(format!("cannot resolve {}", out.display()));
-    };
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .and_then(|h| h.canonicalize().ok());
-    let protected = out.parent().is_none()
-        || home.as_deref() == Some(out.as_path())
-        || project_root.starts_with(&out)
-        || crate::workspace::INPUT_DIRS
-            .iter()
-            .any(|d| out.starts_with(project_root.join(d)));
-    if protected {
-        return Some(format!(
-            "refusing to delete {}: it is /, home, the project or its sources/rules",
-            out.display()
-        ));
-    }
-    if force {
-        return None;
-    }
-    let manifest = load_manifest(&out);
-    let mut foreign = Vec::new();
-    let mut stack = vec![out.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let rel = path
-                .strip_prefix(&out)
-                .map(|r| format!("/{}", r.to_string_lossy().replace('\\', "/")))
-                .unwrap_or_default();
-            let known = manifest.files.contains_key(&rel)
-                || rel
-                    .strip_suffix("index.html")
-                    .is_some_and(|dir| manifest.files.contains_key(dir));
-            if !known {
-                foreign.push(rel);
-            }
-        }
-    }
-    if foreign.is_empty() {
-        return None;
-    }
-    foreign.sort();
-    let shown: Vec<&str> = foreign.iter().take(5).map(String::as_str).collect();
-    Some(format!(
-        "refusing to clean {}: it holds {} file(s) locref did not write ({}{}); use --force to delete it anyway",
-        out.display(),
-        foreign.len(),
-        shown.join(", "),
-        if foreign.len() > 5 { ", ..." } else { "" }
-    ))
+    Publisher::new(Some(out), Lifetime::OneOff).publish(outputs, time)
 }
 
 #[cfg(test)]
@@ -458,7 +353,7 @@ mod tests {
     fn publishing_keeps_generated_at_of_unchanged_content_and_drops_stale_outputs() {
         let a = Rendered::new(br#"{"generated_at":"\u0000generated_at\u0000","x":1}"#.to_vec());
         let b = Rendered::new(br#"{"generated_at":"\u0000generated_at\u0000","x":2}"#.to_vec());
-        let mut publisher = Publisher::new(None);
+        let mut publisher = Publisher::new(None, Lifetime::Session);
         let first = publisher
             .publish(&[("/a.json".into(), &a)], "2026-01-01T00:00:00Z")
             .unwrap();

@@ -22,6 +22,7 @@ pub mod emit;
 pub mod helper;
 pub mod linkcheck;
 pub mod model;
+pub mod outdir;
 pub mod parse;
 pub mod render;
 pub mod replace;

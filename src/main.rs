@@ -8,7 +8,8 @@ use clap::{Parser, Subcommand};
 
 use locref::build::render_site;
 use locref::diagnostics::Diagnostic;
-use locref::emit::{build_time, clean_refusal, emit, manifest_path, spare_root};
+use locref::emit::{build_time, emit};
+use locref::outdir::{clean_refusal, output_refusal};
 use locref::workspace::Project;
 
 // A rebuild allocates and frees many small values (parsed rows, page strings, salsa's memos of the last
@@ -73,7 +74,9 @@ fn print_diagnostics(diagnostics: &[Diagnostic]) {
     for diagnostic in diagnostics {
         eprintln!("{diagnostic}");
     }
-    eprintln!("{} error(s); nothing was written", diagnostics.len());
+    // A line that counts errors left out stands for that many.
+    let count: usize = diagnostics.iter().map(|d| d.left_out.max(1)).sum();
+    eprintln!("{count} error(s); nothing was written");
 }
 
 fn load(root: &Path) -> Result<Project, ExitCode> {
@@ -108,26 +111,13 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
             eprintln!("error: {reason}");
             return ExitCode::from(EXIT_IO);
         }
-        for result in [
-            std::fs::remove_dir_all(out),
-            std::fs::remove_file(manifest_path(out)),
-            // The spares hold earlier versions of the outputs being deleted.
-            std::fs::remove_dir_all(spare_root(out)),
-        ] {
-            if let Err(e) = result.or_else(|e| {
-                if e.kind() == std::io::ErrorKind::NotFound {
-                    Ok(())
-                } else {
-                    Err(e)
-                }
-            }) {
-                eprintln!("error: cannot clean {}: {e}", out.display());
-                return ExitCode::from(EXIT_IO);
-            }
+        if let Err(e) = locref::outdir::clean(out) {
+            eprintln!("error: cannot clean {}: {e}", out.display());
+            return ExitCode::from(EXIT_IO);
         }
     }
     // After --clean's own refusal, which names what it would have deleted.
-    if let Some(reason) = locref::emit::output_refusal(out, &project.root) {
+    if let Some(reason) = output_refusal(out, &project.root) {
         eprintln!("error: {reason}");
         return ExitCode::from(EXIT_IO);
     }

@@ -1,18 +1,23 @@
-//! Atomic replacement of an output file: a reader that opens the path sees the old file or the new one,
-//! never a mix.
+//! Replacing the files of an output folder so that a reader always sees a whole build: every new version
+//! is first *staged* outside the published tree, and only when every file of the build is staged are they
+//! *committed* into place, each by one atomic rename. A build that fails while staging (a full disk, an
+//! unreadable folder) leaves the output folder exactly as it was; a killed build leaves no temporary file
+//! in it (the staging files live in the cache folder beside it, see [`crate::outdir`]).
 //!
-//! The portable way is a new temporary file and a `rename` over the target ([`write_atomic`]). It costs a
-//! new inode and fresh page-cache pages on every write, and freeing the replaced inode: for the 1 MB
-//! `facts.json` that is most of a rebuild's write time. So on Linux a [`Replacer`] keeps one *spare* file
-//! per output, outside the output folder, and writes a new version by overwriting the spare in place and
-//! exchanging it with the target (`renameat2(RENAME_EXCHANGE)`). The exchange is as atomic as a rename,
-//! and the spare then holds the previous version, ready to be overwritten by the next write. Filesystems
-//! without the exchange (or a spare folder on another filesystem) fall back to the rename.
+//! How a file is staged is this module's own business, chosen by the [`Lifetime`] of the replacer:
 //!
-//! A spare is only ever overwritten when no other name links to it, so a hard-linked copy of an earlier
-//! output (`cp -al`, rsync `--link-dest`) is never changed. A process that holds the old file open across
-//! two rebuilds, though, would see it change under it: spares are for the output folder of a session,
-//! where rebuilds are a human edit apart and the dev server serves from memory.
+//! - **One-off** (`locref build`): a new file in the staging folder, renamed over the target. Nothing is
+//!   kept afterwards, so a one-off build leaves no copy of the site in the cache.
+//! - **Session** (`locref watch`): on Linux, one *spare* file per output in the cache, overwritten in place
+//!   and exchanged with the target (`renameat2(RENAME_EXCHANGE)`); the spare then holds the previous
+//!   version, ready for the next write. A fresh file costs its creation and the allocation of its blocks
+//!   and cached pages, which was most of a single-fact rebuild's write time (BENCHMARKS.md); a spare has
+//!   them already. After a session's first commit the spares of every published file are made ahead, as
+//!   copies, on a thread of their own, so even the first edit of an output finds its spare.
+//!
+//! A spare is only ever written through when no other name links to it, so a hard-linked copy of an
+//! earlier output (`cp -al`, rsync `--link-dest`) is never changed. Filesystems without the exchange
+//! (or a cache on another filesystem) fall back to staged files and renames.
 
 use std::fs::File;
 use std::io::{self, IoSlice, Write};
@@ -21,17 +26,228 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
-/// Writes the concatenation of `parts` to `path` through a temporary file and a rename, so readers never
-/// see half a file.
+use crate::outdir::{self, TEMPORARY_MARK, with_path};
+
+/// How long a replacer lives, which decides how it stages files (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lifetime {
+    /// One build, then the process ends.
+    OneOff,
+    /// Many rebuilds of one output folder, a human edit apart.
+    Session,
+}
+
+/// How a staged file reaches its target.
+#[derive(Debug)]
+enum Staged {
+    /// The spare holds the new version: exchange it with the target.
+    Spare { spare: PathBuf, target: PathBuf },
+    /// A new file holds the new version: rename it over the target.
+    File { file: PathBuf, target: PathBuf },
+}
+
+/// Stages and commits the files of one output folder (see the module documentation).
+#[derive(Debug)]
+pub struct Replacer {
+    out: PathBuf,
+    lifetime: Lifetime,
+    /// Whether spares are used: a session on a filesystem that can exchange. Cleared for good the first
+    /// time the filesystem refuses an exchange.
+    spares: bool,
+    /// Whether the staging folder is on the output folder's filesystem (else files are staged beside
+    /// their targets, under a name [`outdir::sweep_temporaries`] removes).
+    staging_beside_out: Option<bool>,
+    staged: Vec<Staged>,
+    /// Numbers the staged files of this process.
+    next_stage: u64,
+    preparation: Option<SparePreparation>,
+}
+
+impl Replacer {
+    pub fn new(out: &Path, lifetime: Lifetime) -> Replacer {
+        Replacer {
+            out: out.to_path_buf(),
+            lifetime,
+            spares: lifetime == Lifetime::Session && cfg!(target_os = "linux"),
+            staging_beside_out: None,
+            staged: Vec::new(),
+            next_stage: 0,
+            preparation: None,
+        }
+    }
+
+    /// Writes the new content of `site_path` (the concatenation of `parts`) where it waits for
+    /// [`Replacer::commit`]; the output folder does not change yet.
+    pub fn stage(&mut self, site_path: &str, parts: &[&[u8]]) -> io::Result<()> {
+        let target = outdir::file_for(&self.out, site_path).ok_or_else(|| {
+            io::Error::other(format!(
+                "refusing to write `{site_path}`: not a path inside the output folder"
+            ))
+        })?;
+        outdir::no_link_between(&self.out, &target)?;
+        if self.spares {
+            let spare = outdir::spare_root(&self.out).join(site_path.trim_start_matches('/'));
+            match exchange::write_spare(&spare, parts) {
+                Ok(()) => {
+                    self.staged.push(Staged::Spare { spare, target });
+                    return Ok(());
+                }
+                Err(e) => {
+                    // The cache cannot hold spares (another filesystem, no room): stage files instead,
+                    // and report a real write error from there.
+                    self.spares = false;
+                    let _ = std::fs::remove_file(&spare);
+                    if !is_filesystem_refusal(&e) {
+                        return Err(with_path(e, &target));
+                    }
+                }
+            }
+        }
+        let file = self.staging_file(&target)?;
+        // The error names the output being written (the staging file's name is this module's business).
+        write_new(&file, parts).map_err(|e| {
+            let _ = std::fs::remove_file(&file);
+            with_path(e, &target)
+        })?;
+        self.staged.push(Staged::File { file, target });
+        Ok(())
+    }
+
+    /// A new staging file for `target`: in the cache's staging folder when it shares the output folder's
+    /// filesystem, else beside the target under a temporary name.
+    fn staging_file(&mut self, target: &Path) -> io::Result<PathBuf> {
+        self.next_stage += 1;
+        let n = self.next_stage;
+        let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+        let staging = outdir::staging_dir(&self.out);
+        let beside_out = match self.staging_beside_out {
+            Some(known) => known,
+            None => {
+                std::fs::create_dir_all(&self.out).map_err(|e| with_path(e, &self.out))?;
+                let ok = std::fs::create_dir_all(&staging).is_ok()
+                    && same_filesystem(&self.out, &staging);
+                self.staging_beside_out = Some(ok);
+                ok
+            }
+        };
+        Ok(if beside_out {
+            staging.join(format!("{n}-{}-{name}", std::process::id()))
+        } else {
+            let dir = target.parent().unwrap_or(&self.out);
+            std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
+            dir.join(format!(".{name}{TEMPORARY_MARK}{}-{n}", std::process::id()))
+        })
+    }
+
+    /// Puts every staged file into place, each with one atomic rename or exchange. After a session's
+    /// first commit, starts making the spares of the published files.
+    pub fn commit(&mut self) -> io::Result<()> {
+        for staged in std::mem::take(&mut self.staged) {
+            let (from, target, exchange) = match staged {
+                Staged::Spare { spare, target } => (spare, target, true),
+                Staged::File { file, target } => (file, target, false),
+            };
+            if let Some(dir) = target.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
+            }
+            outdir::no_link_between(&self.out, &target)?;
+            let result = if exchange && self.spares {
+                exchange::swap_in(&from, &target).or_else(|e| {
+                    if is_filesystem_refusal(&e) {
+                        self.spares = false;
+                        std::fs::rename(&from, &target)
+                    } else {
+                        Err(e)
+                    }
+                })
+            } else {
+                std::fs::rename(&from, &target)
+            };
+            result.map_err(|e| with_path(e, &target))?;
+        }
+        if self.lifetime == Lifetime::Session && self.spares && self.preparation.is_none() {
+            self.preparation = Some(SparePreparation::start(
+                self.out.clone(),
+                outdir::spare_root(&self.out),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Drops what was staged (after a failure): the output folder stays as it was.
+    pub fn abandon(&mut self) {
+        for staged in std::mem::take(&mut self.staged) {
+            if let Staged::File { file, .. } = staged {
+                let _ = std::fs::remove_file(file);
+            }
+        }
+    }
+
+    /// Removes the published file of `site_path` (and its spare); a file already gone is fine.
+    pub fn remove(&mut self, site_path: &str) -> io::Result<()> {
+        let Some(target) = outdir::file_for(&self.out, site_path) else {
+            // A manifest entry that is not a path inside the folder names nothing to remove.
+            return Ok(());
+        };
+        outdir::no_link_between(&self.out, &target)?;
+        match std::fs::remove_file(&target) {
+            Ok(()) => outdir::remove_empty_parents(&self.out, &target),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(with_path(e, &target)),
+        }
+        let spares = outdir::spare_root(&self.out);
+        let spare = spares.join(site_path.trim_start_matches('/'));
+        if std::fs::remove_file(&spare).is_ok() {
+            outdir::remove_empty_parents(&spares, &spare);
+        }
+        Ok(())
+    }
+
+    /// Replaces a file of the cache folder (the manifest, the journal) atomically.
+    pub fn write_private(&mut self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+        if self.spares {
+            let mut spare = path.as_os_str().to_owned();
+            spare.push(".spare");
+            let spare = PathBuf::from(spare);
+            if exchange::write_spare(&spare, parts).is_ok()
+                && exchange::swap_in(&spare, path).is_ok()
+            {
+                return Ok(());
+            }
+        }
+        write_atomic(path, parts).map_err(|e| with_path(e, path))
+    }
+
+    /// Waits until the spares a session's first commit started making are made (tests, benchmarks).
+    pub fn wait_for_spares(&mut self) {
+        if let Some(preparation) = self.preparation.take() {
+            preparation.wait();
+        }
+    }
+}
+
+/// Whether `e` says the filesystem cannot do what spares need (exchange, a cache on another device),
+/// so renames must do.
+fn is_filesystem_refusal(e: &io::Error) -> bool {
+    exchange::unsupported(e)
+}
+
+/// Writes the concatenation of `parts` to `path` through a temporary file beside it and a rename, so
+/// readers never see half a file. For files outside the published tree (the cache).
 pub fn write_atomic(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = dir.join(format!(".{name}.locref-tmp-{}", std::process::id()));
-    write_parts(&mut File::create(&tmp)?, parts)?;
+    let tmp = dir.join(format!(".{name}{TEMPORARY_MARK}{}", std::process::id()));
+    write_new(&tmp, parts)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+/// Creates `path` (replacing a leftover of the same name) with the concatenation of `parts`.
+fn write_new(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+    write_parts(&mut File::create(path)?, parts)
 }
 
 /// Writes the concatenation of `parts` with vectored writes (no copy into one buffer first).
@@ -49,92 +265,68 @@ fn write_parts(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
     Ok(())
 }
 
-/// Replaces files atomically, through spares where the platform and filesystem allow it.
+/// Whether two existing folders are on one filesystem (where a file can be renamed from one to the other).
+#[cfg(unix)]
+fn same_filesystem(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_filesystem(_: &Path, _: &Path) -> bool {
+    false
+}
+
+/// Makes the missing spares of a session's output folder on a thread of its own, right after its first
+/// commit, so that the first edit of an output finds its spare ready: each spare is a copy of its
+/// published file, written under a temporary name and renamed into place only if no spare appeared
+/// meanwhile, so a write that needs the spare first makes its own and this thread never writes into a
+/// spare that a write may use.
 #[derive(Debug)]
-pub struct Replacer {
-    /// Whether to try the spare exchange; cleared for good the first time the filesystem refuses it.
-    exchange: bool,
-}
-
-impl Default for Replacer {
-    fn default() -> Self {
-        Replacer {
-            exchange: cfg!(target_os = "linux"),
-        }
-    }
-}
-
-impl Replacer {
-    /// Whether writes go through spares (false where the platform or filesystem cannot exchange).
-    pub fn uses_spares(&self) -> bool {
-        self.exchange
-    }
-
-    /// Replaces `target` with the concatenation of `parts`, using (and creating, if needed) the spare
-    /// file `spare`, which must not be inside a folder that is published. Without a spare (a file written
-    /// for the first time, which has no earlier version to exchange), a temporary file and a rename.
-    pub fn replace(
-        &mut self,
-        target: &Path,
-        spare: Option<&Path>,
-        parts: &[&[u8]],
-    ) -> io::Result<()> {
-        if let Some(spare) = spare.filter(|_| self.exchange) {
-            match exchange::replace(target, spare, parts) {
-                Ok(()) => return Ok(()),
-                Err(e) if exchange::unsupported(&e) => {
-                    self.exchange = false;
-                    let _ = std::fs::remove_file(spare);
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        write_atomic(target, parts)
-    }
-}
-
-/// Something that can be written as consecutive slices (a stamped output).
-pub trait Parts: Send + 'static {
-    fn parts(&self) -> Vec<&[u8]>;
-}
-
-/// Makes the missing spares of a session's outputs on a thread of its own, right after its first build,
-/// so that the first edit of an output finds its spare ready.
-///
-/// A write through a spare is cheap because the spare already has blocks and cached pages of about the
-/// right size; a new spare costs its creation and the allocation of both (the first edit of France's
-/// facts took 4 - 7 ms to publish instead of about 1 ms, BENCHMARKS.md). So each spare is made as a
-/// copy of its output. It is written under a temporary name and renamed into place only if no spare
-/// appeared meanwhile, so a write that needs the spare first makes its own, and this thread never
-/// writes into a spare that a write may use.
-#[derive(Debug)]
-pub struct SparePreparation {
+struct SparePreparation {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl SparePreparation {
-    /// Starts making the spares in `spares` that do not exist yet, each with the given content.
-    pub fn start<P: Parts>(spares: Vec<(PathBuf, P)>) -> SparePreparation {
+    fn start(out: PathBuf, spares: PathBuf) -> SparePreparation {
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
         let thread = std::thread::Builder::new()
             .name("locref-spares".into())
             .spawn(move || {
-                for (spare, content) in spares {
-                    if stopped.load(Ordering::Relaxed) {
-                        break;
+                if !same_filesystem(&out, spares.parent().unwrap_or(&spares)) {
+                    return;
+                }
+                let mut stack = vec![out.clone()];
+                while let Some(dir) = stack.pop() {
+                    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                        if stopped.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        let path = entry.path();
+                        match entry.file_type() {
+                            Ok(t) if t.is_dir() => stack.push(path),
+                            Ok(t) if t.is_file() => {
+                                let Ok(relative) = path.strip_prefix(&out) else {
+                                    continue;
+                                };
+                                // Best effort: a spare that cannot be made now is made by its first write.
+                                let _ = exchange::prepare(&path, &spares.join(relative));
+                            }
+                            _ => {}
+                        }
                     }
-                    // Best effort: a spare that cannot be made now is made by its first write.
-                    let _ = exchange::prepare(&spare, &content.parts());
                 }
             })
             .ok();
         SparePreparation { stop, thread }
     }
 
-    /// Waits until every spare is made.
-    pub fn wait(mut self) {
+    fn wait(mut self) {
         self.join();
     }
 
@@ -162,23 +354,20 @@ mod exchange {
 
     use rustix::fs::{CWD, Mode, OFlags, RenameFlags};
 
-    /// Overwrites the spare with the concatenation of `parts`, then exchanges it with `target` (or moves
-    /// it there when the target does not exist yet).
-    pub fn replace(target: &Path, spare: &Path, parts: &[&[u8]]) -> io::Result<()> {
+    /// Overwrites the spare (creating it when missing) with the concatenation of `parts`. Overwriting in
+    /// place and cutting to length reuses the spare's blocks and cached pages, where truncating first
+    /// would free them and allocate them again.
+    pub fn write_spare(spare: &Path, parts: &[&[u8]]) -> io::Result<()> {
         let mut file = open_spare(spare)?;
-        // Overwriting in place and cutting to length reuses the spare's blocks and cached pages, where
-        // truncating first would free them and allocate them again.
         super::write_parts(&mut file, parts)?;
-        file.set_len(parts.iter().map(|part| part.len() as u64).sum())?;
-        drop(file);
+        file.set_len(parts.iter().map(|part| part.len() as u64).sum())
+    }
+
+    /// Exchanges the spare with `target` (or moves it there when the target does not exist yet).
+    pub fn swap_in(spare: &Path, target: &Path) -> io::Result<()> {
         match rustix::fs::renameat_with(CWD, spare, CWD, target, RenameFlags::EXCHANGE) {
             Ok(()) => Ok(()),
-            Err(rustix::io::Errno::NOENT) => {
-                if let Some(dir) = target.parent() {
-                    std::fs::create_dir_all(dir)?;
-                }
-                std::fs::rename(spare, target)
-            }
+            Err(rustix::io::Errno::NOENT) => std::fs::rename(spare, target),
             Err(e) => Err(e.into()),
         }
     }
@@ -188,8 +377,8 @@ mod exchange {
     /// empty file rather than written through.
     fn open_spare(spare: &Path) -> io::Result<File> {
         let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        // The session's preparation of spares ([`super::SparePreparation`]) may put a spare in place
-        // between the open that finds none and the creation: then the spare is opened again, once.
+        // The session's preparation of spares may put a spare in place between the open that finds none
+        // and the creation: then the spare is opened again, once.
         let mut raced = false;
         loop {
             match rustix::fs::openat(CWD, spare, flags, Mode::empty()) {
@@ -208,6 +397,7 @@ mod exchange {
                     }
                 }
                 // A symlink (ELOOP with NOFOLLOW) or a folder: not ours to write through.
+                Err(rustix::io::Errno::ISDIR) => std::fs::remove_dir_all(spare)?,
                 Err(_) => std::fs::remove_file(spare)?,
             }
             match std::fs::File::create_new(spare) {
@@ -217,9 +407,9 @@ mod exchange {
         }
     }
 
-    /// Makes the spare `spare` with the content `parts`, unless it exists: written under a temporary
-    /// name, then renamed into place without replacing anything.
-    pub fn prepare(spare: &Path, parts: &[&[u8]]) -> io::Result<()> {
+    /// Makes the spare `spare` as a copy of `published`, unless it exists: copied under a temporary name,
+    /// then renamed into place without replacing anything.
+    pub fn prepare(published: &Path, spare: &Path) -> io::Result<()> {
         if spare.symlink_metadata().is_ok() {
             return Ok(());
         }
@@ -229,7 +419,7 @@ mod exchange {
         let mut name = spare.as_os_str().to_owned();
         name.push(".locref-prep");
         let temporary = std::path::PathBuf::from(name);
-        super::write_parts(&mut File::create(&temporary)?, parts)?;
+        std::fs::copy(published, &temporary)?;
         match rustix::fs::renameat_with(CWD, &temporary, CWD, spare, RenameFlags::NOREPLACE) {
             Ok(()) => Ok(()),
             Err(e) => {
@@ -246,8 +436,12 @@ mod exchange {
     pub fn unsupported(e: &io::Error) -> bool {
         matches!(
             rustix::io::Errno::from_io_error(e),
-            Some(rustix::io::Errno::INVAL | rustix::io::Errno::XDEV | rustix::io::Errno::NOSYS)
-                | Some(rustix::io::Errno::OPNOTSUPP)
+            Some(
+                rustix::io::Errno::INVAL
+                    | rustix::io::Errno::XDEV
+                    | rustix::io::Errno::NOSYS
+                    | rustix::io::Errno::OPNOTSUPP
+            )
         )
     }
 }
@@ -257,16 +451,20 @@ mod exchange {
     use std::io;
     use std::path::Path;
 
-    pub fn replace(_: &Path, _: &Path, _: &[&[u8]]) -> io::Result<()> {
+    pub fn write_spare(_: &Path, _: &[&[u8]]) -> io::Result<()> {
         Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+
+    pub fn swap_in(_: &Path, _: &Path) -> io::Result<()> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+
+    pub fn prepare(_: &Path, _: &Path) -> io::Result<()> {
+        Ok(())
     }
 
     pub fn unsupported(_: &io::Error) -> bool {
         true
-    }
-
-    pub fn prepare(_: &Path, _: &[&[u8]]) -> io::Result<()> {
-        Ok(())
     }
 }
 
@@ -274,154 +472,138 @@ mod exchange {
 mod tests {
     use super::*;
 
-    /// One whole-file write of `bytes` to `target` through `spare`.
-    fn write_through(replacer: &mut Replacer, target: &Path, spare: &Path, bytes: &[u8]) {
-        replacer.replace(target, Some(spare), &[bytes]).unwrap();
+    fn files_under(dir: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = entry.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    out.push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn publish(replacer: &mut Replacer, files: &[(&str, &[u8])]) {
+        for (path, bytes) in files {
+            replacer.stage(path, &[bytes]).unwrap();
+        }
+        replacer.commit().unwrap();
+    }
+
+    #[test]
+    fn a_one_off_build_stages_outside_the_folder_and_keeps_no_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        let mut replacer = Replacer::new(&out, Lifetime::OneOff);
+        replacer.stage("/a/x.json", &[b"new ", b"version"]).unwrap();
+        // Staged, not published: the output folder holds nothing yet.
+        assert!(files_under(&out).is_empty());
+        replacer.commit().unwrap();
+        assert_eq!(std::fs::read(out.join("a/x.json")).unwrap(), b"new version");
+        publish(&mut replacer, &[("/a/x.json", b"third")]);
+        assert_eq!(files_under(&out), ["a/x.json"]);
+        assert!(files_under(&outdir::cache_dir(&out)).is_empty());
+    }
+
+    #[test]
+    fn an_abandoned_stage_leaves_the_folder_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        let mut replacer = Replacer::new(&out, Lifetime::OneOff);
+        publish(&mut replacer, &[("/x.json", b"old")]);
+        replacer.stage("/x.json", &[b"new"]).unwrap();
+        replacer.stage("/y.json", &[b"new"]).unwrap();
+        replacer.abandon();
+        assert_eq!(files_under(&out), ["x.json"]);
+        assert_eq!(std::fs::read(out.join("x.json")).unwrap(), b"old");
+        assert!(files_under(&outdir::cache_dir(&out)).is_empty());
+    }
+
+    #[test]
+    fn paths_outside_the_folder_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        let mut replacer = Replacer::new(&out, Lifetime::Session);
+        for bad in ["/../victim.txt", "/a/../../victim.txt", "//x"] {
+            assert!(replacer.stage(bad, &[b"x"]).is_err(), "{bad}");
+            replacer.remove(bad).unwrap();
+        }
+        assert!(!dir.path().join("victim.txt").exists());
     }
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn an_exchange_leaves_the_new_bytes_at_the_target_and_the_old_ones_in_the_spare() {
+    fn a_session_exchanges_through_spares_and_makes_them_ahead() {
         use std::os::unix::fs::MetadataExt;
         let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out/a/facts.json");
-        let spare = dir.path().join("cache/a/facts.json");
-        let mut replacer = Replacer::default();
-        // First write: no target yet, so the spare moves into place.
-        write_through(&mut replacer, &target, &spare, b"first version");
-        assert_eq!(std::fs::read(&target).unwrap(), b"first version");
-        assert!(!spare.exists());
-        // Second: a new spare, exchanged; the spare now holds the first version.
-        write_through(&mut replacer, &target, &spare, b"second");
-        assert_eq!(std::fs::read(&target).unwrap(), b"second");
-        assert_eq!(std::fs::read(&spare).unwrap(), b"first version");
-        let first_inode = std::fs::metadata(&spare).unwrap().ino();
-        // Third: the spare is overwritten in place (shorter content is cut to length) and exchanged; the
-        // parts are written in order.
-        replacer
-            .replace(&target, Some(&spare), &[b"3".as_slice(), b"", b"rd"])
-            .unwrap();
-        assert_eq!(std::fs::read(&target).unwrap(), b"3rd");
-        assert_eq!(std::fs::metadata(&target).unwrap().ino(), first_inode);
-        assert_eq!(std::fs::read(&spare).unwrap(), b"second");
-        assert!(replacer.uses_spares());
+        let out = dir.path().join("site");
+        let mut replacer = Replacer::new(&out, Lifetime::Session);
+        publish(
+            &mut replacer,
+            &[("/a/x.json", b"first"), ("/b.html", b"page")],
+        );
+        replacer.wait_for_spares();
+        let spares = outdir::spare_root(&out);
+        // After the first commit every published file has a spare, a copy in a file of its own.
+        assert_eq!(files_under(&spares), ["a/x.json", "b.html"]);
+        assert_eq!(std::fs::read(spares.join("a/x.json")).unwrap(), b"first");
+        let spare_inode = std::fs::metadata(spares.join("a/x.json")).unwrap().ino();
+        publish(&mut replacer, &[("/a/x.json", b"second")]);
+        assert_eq!(std::fs::read(out.join("a/x.json")).unwrap(), b"second");
+        // The write went through the prepared spare, which now holds the previous version.
+        assert_eq!(
+            std::fs::metadata(out.join("a/x.json")).unwrap().ino(),
+            spare_inode
+        );
+        assert_eq!(std::fs::read(spares.join("a/x.json")).unwrap(), b"first");
+        assert_eq!(files_under(&out), ["a/x.json", "b.html"]);
     }
 
     #[cfg(target_os = "linux")]
     #[test]
     fn a_hard_linked_or_symlinked_spare_is_never_written_through() {
         let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out/index.html");
-        let spare = dir.path().join("cache/index.html");
-        let mut replacer = Replacer::default();
-        write_through(&mut replacer, &target, &spare, b"one");
-        write_through(&mut replacer, &target, &spare, b"two");
-        // A snapshot of the output folder made with hard links, then one more exchange: the spare is
-        // the snapshot's file and must not be overwritten.
+        let out = dir.path().join("site");
+        let mut replacer = Replacer::new(&out, Lifetime::Session);
+        publish(&mut replacer, &[("/index.html", b"one")]);
+        replacer.wait_for_spares();
+        publish(&mut replacer, &[("/index.html", b"two")]);
+        // A snapshot of the output folder made with hard links, then more exchanges: the spare is the
+        // snapshot's file and must not be overwritten.
         let snapshot = dir.path().join("snapshot.html");
-        std::fs::hard_link(&target, &snapshot).unwrap();
-        write_through(&mut replacer, &target, &spare, b"three");
-        write_through(&mut replacer, &target, &spare, b"four");
+        std::fs::hard_link(out.join("index.html"), &snapshot).unwrap();
+        publish(&mut replacer, &[("/index.html", b"three")]);
+        publish(&mut replacer, &[("/index.html", b"four")]);
         assert_eq!(std::fs::read(&snapshot).unwrap(), b"two");
-        assert_eq!(std::fs::read(&target).unwrap(), b"four");
+        assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"four");
         // A symlink in the spare's place is replaced, not followed.
         let victim = dir.path().join("victim.txt");
         std::fs::write(&victim, b"keep me").unwrap();
+        let spare = outdir::spare_root(&out).join("index.html");
         std::fs::remove_file(&spare).unwrap();
         std::os::unix::fs::symlink(&victim, &spare).unwrap();
-        write_through(&mut replacer, &target, &spare, b"five");
+        publish(&mut replacer, &[("/index.html", b"five")]);
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
-        assert_eq!(std::fs::read(&target).unwrap(), b"five");
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_spare_on_another_filesystem_falls_back_to_renames() {
-        use std::os::unix::fs::MetadataExt;
-        // /dev/shm is a tmpfs, so a spare there cannot be exchanged with a file in the temporary folder.
-        let Ok(other) = tempfile::tempdir_in("/dev/shm") else {
-            eprintln!("no /dev/shm here; nothing to test");
-            return;
-        };
-        let dir = tempfile::tempdir().unwrap();
-        if std::fs::metadata(other.path()).unwrap().dev()
-            == std::fs::metadata(dir.path()).unwrap().dev()
-        {
-            eprintln!("/dev/shm and the temporary folder share a filesystem here; nothing to test");
-            return;
-        }
-        let target = dir.path().join("out/facts.json");
-        let spare = other.path().join("facts.json");
-        let mut replacer = Replacer::default();
-        write_through(&mut replacer, &target, &spare, b"one");
-        write_through(&mut replacer, &target, &spare, b"two");
-        assert_eq!(std::fs::read(&target).unwrap(), b"two");
-        assert!(
-            !replacer.uses_spares(),
-            "the cross-device exchange must switch to renames"
-        );
-        assert!(
-            !spare.exists(),
-            "the spare of the failed exchange is removed"
-        );
-        write_through(&mut replacer, &target, &spare, b"three");
-        assert_eq!(std::fs::read(&target).unwrap(), b"three");
-        assert!(!spare.exists());
-    }
-
-    impl Parts for Vec<u8> {
-        fn parts(&self) -> Vec<&[u8]> {
-            vec![self.as_slice()]
-        }
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn prepared_spares_are_copies_made_once_and_written_through() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out/a/facts.json");
-        let spare = dir.path().join("cache/a/facts.json");
-        let kept = dir.path().join("cache/b.html");
-        std::fs::create_dir_all(dir.path().join("out/a")).unwrap();
-        std::fs::write(&target, b"published").unwrap();
-        // A spare that exists already (a write made it) is left as it is.
-        std::fs::create_dir_all(dir.path().join("cache")).unwrap();
-        std::fs::write(&kept, b"previous version").unwrap();
-        SparePreparation::start(vec![
-            (spare.clone(), b"published".to_vec()),
-            (kept.clone(), b"not this".to_vec()),
-        ])
-        .wait();
-        assert_eq!(std::fs::read(&spare).unwrap(), b"published");
-        assert_eq!(std::fs::read(&kept).unwrap(), b"previous version");
-        let mut names: Vec<_> = std::fs::read_dir(dir.path().join("cache/a"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        names.sort();
-        assert_eq!(names, ["facts.json"], "no temporary file is left behind");
-        // The next write goes through the prepared spare.
-        let mut replacer = Replacer::default();
-        write_through(&mut replacer, &target, &spare, b"edited");
-        assert_eq!(std::fs::read(&target).unwrap(), b"edited");
-        assert_eq!(std::fs::read(&spare).unwrap(), b"published");
-        assert!(replacer.uses_spares());
+        assert_eq!(std::fs::read(out.join("index.html")).unwrap(), b"five");
     }
 
     #[test]
-    fn a_first_write_without_a_spare_creates_none() {
+    fn removal_takes_the_file_its_spare_and_empty_folders() {
         let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out/x.csv");
-        let mut replacer = Replacer::default();
-        replacer.replace(&target, None, &[b"a".as_slice()]).unwrap();
-        replacer
-            .replace(&target, None, &[b"b".as_slice(), b"-", b"c"])
-            .unwrap();
-        assert_eq!(std::fs::read(&target).unwrap(), b"b-c");
-        let names: Vec<_> = std::fs::read_dir(dir.path().join("out"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["x.csv"], "no temporary file is left behind");
+        let out = dir.path().join("site");
+        let mut replacer = Replacer::new(&out, Lifetime::Session);
+        publish(&mut replacer, &[("/a/b/x.json", b"1"), ("/y.json", b"2")]);
+        replacer.wait_for_spares();
+        replacer.remove("/a/b/x.json").unwrap();
+        replacer.remove("/never-written.json").unwrap();
+        assert_eq!(files_under(&out), ["y.json"]);
+        assert!(!out.join("a").exists());
+        assert!(!outdir::spare_root(&out).join("a/b/x.json").exists());
     }
 }

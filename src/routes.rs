@@ -266,8 +266,9 @@ pub fn valid_routes(db: &dyn salsa::Database) -> Vec<(usize, RouteRule, Renderer
 }
 
 fn route_problem(rule: &RouteRule, renderer: Renderer) -> Option<String> {
-    if !rule.path.starts_with('/') {
-        return Some(format!("path `{}` must start with `/`", rule.path));
+    // Nothing a route names may reach outside the output folder.
+    if let Some(problem) = crate::outdir::site_path_problem(&rule.path) {
+        return Some(problem);
     }
     let expected = renderer.param().placeholder();
     let found: Vec<&str> = ["{code}", "{id}", "{filter}", "{stem}"]
@@ -330,6 +331,11 @@ pub fn outputs(db: &dyn salsa::Database) -> Vec<Output> {
                 Some(p) => rule.path.replace(p, &value),
                 None => rule.path.clone(),
             };
+            // A register value that would make the path leave the output folder makes no output (the
+            // registers' own checks report it).
+            if crate::outdir::site_path_problem(&path).is_some() {
+                continue;
+            }
             out.push(Output {
                 path,
                 renderer: *renderer,

@@ -19,6 +19,7 @@ use crate::build::render_site_with;
 use crate::diagnostics::Diagnostic;
 use crate::emit::{EmitReport, Publisher, Stamped, build_time};
 use crate::helper::Helper;
+use crate::replace::Lifetime;
 use crate::workspace::Project;
 
 /// What one rebuild did.
@@ -32,6 +33,8 @@ pub enum Outcome {
     Built(EmitReport),
     /// Reading an input or writing an output failed; the next rebuild retries.
     IoError(String),
+    /// The rebuild panicked (a bug in locref): nothing was written, the last good output stays.
+    Internal(String),
 }
 
 /// The report of one rebuild: the one line `locref watch` prints, in structured form.
@@ -43,6 +46,8 @@ pub struct RebuildReport {
     pub executed: Vec<String>,
     pub outcome: Outcome,
     pub elapsed: Duration,
+    /// Whether this build succeeded after failed ones: the errors a curator saw are cleared.
+    pub recovered: bool,
 }
 
 impl RebuildReport {
@@ -83,7 +88,7 @@ impl fmt::Display for RebuildReport {
                 f,
                 "changed {inputs}; {} queries re-ran; {} error(s), kept the last good output; {ms:.1} ms",
                 self.executed.len(),
-                diagnostics.len()
+                diagnostics.iter().map(|d| d.left_out.max(1)).sum::<usize>()
             ),
             Outcome::Built(report) => {
                 let mut wrote = format!(
@@ -103,10 +108,31 @@ impl fmt::Display for RebuildReport {
                     f,
                     "changed {inputs}; {} queries re-ran; {wrote}; {ms:.1} ms",
                     self.executed.len()
-                )
+                )?;
+                if self.recovered {
+                    write!(f, "; errors cleared, the output is current again")?;
+                }
+                Ok(())
             }
-            Outcome::IoError(e) => write!(f, "changed {inputs}; i/o error: {e}; {ms:.1} ms"),
+            Outcome::IoError(e) => write!(
+                f,
+                "changed {inputs}; i/o error: {e}; kept the last good output; {ms:.1} ms"
+            ),
+            Outcome::Internal(message) => write!(
+                f,
+                "changed {inputs}; internal error (a bug in locref; please report it): {message}; kept the last good output; {ms:.1} ms"
+            ),
         }
+    }
+}
+
+/// Fault injection for the tests of `watch` and `serve`: with `LOCREF_PANIC_ON=<input path>` in the
+/// environment, a rebuild whose changed inputs include that path panics, as a bug in a query would.
+fn injected_panic(changed: &[String]) {
+    if let Some(path) = std::env::var_os("LOCREF_PANIC_ON")
+        && changed.iter().any(|c| path == c.as_str())
+    {
+        panic!("injected panic on {}", path.to_string_lossy());
     }
 }
 
@@ -123,6 +149,8 @@ pub struct Session {
     stale: bool,
     /// The build's second thread, parked between rebuilds.
     helper: Helper,
+    /// Whether the last rebuild failed (its errors were shown and are not cleared yet).
+    failed: bool,
 }
 
 impl Session {
@@ -132,10 +160,11 @@ impl Session {
         Ok(Session {
             project,
             out: Some(out.to_path_buf()),
-            publisher: Publisher::new(Some(out)),
+            publisher: Publisher::new(Some(out), Lifetime::Session),
             fixed_time: None,
             stale: true,
             helper: Helper::new(),
+            failed: false,
         })
     }
 
@@ -145,10 +174,11 @@ impl Session {
         Ok(Session {
             project,
             out: None,
-            publisher: Publisher::new(None),
+            publisher: Publisher::new(None, Lifetime::Session),
             fixed_time: None,
             stale: true,
             helper: Helper::new(),
+            failed: false,
         })
     }
 
@@ -157,9 +187,9 @@ impl Session {
         self.publisher.site()
     }
 
-    /// Waits until the spares of the outputs, which the first build starts making, are made (tests).
-    pub fn wait_for_spares(&mut self) {
-        self.publisher.wait_for_spares();
+    /// Waits until the work the output folder's writer started after a build is done (tests, benchmarks).
+    pub fn settle(&mut self) {
+        self.publisher.settle();
     }
 
     /// Pins `generated_at` (tests, benchmarks, reproducible builds).
@@ -194,15 +224,31 @@ impl Session {
     }
 
     fn finish(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
+        injected_panic(&changed);
         if changed.is_empty() && !self.stale {
             return RebuildReport {
                 changed_inputs: changed,
                 executed: Vec::new(),
                 outcome: Outcome::Unchanged,
                 elapsed: started.elapsed(),
+                recovered: false,
             };
         }
         self.run(changed, started)
+    }
+
+    /// The report of a rebuild that panicked (see [`crate::watch::guarded`]): the output stays at the last
+    /// good build, and the next rebuild renders and emits again.
+    pub fn after_panic(&mut self, message: String, started: Instant) -> RebuildReport {
+        self.stale = true;
+        self.failed = true;
+        RebuildReport {
+            changed_inputs: Vec::new(),
+            executed: self.project.db.take_executed(),
+            outcome: Outcome::Internal(message),
+            elapsed: started.elapsed(),
+            recovered: false,
+        }
     }
 
     fn io_failure(
@@ -212,12 +258,14 @@ impl Session {
         message: String,
     ) -> RebuildReport {
         self.stale = true;
+        self.failed = true;
         let executed = self.project.db.take_executed();
         RebuildReport {
             changed_inputs: changed,
             executed,
             outcome: Outcome::IoError(message),
             elapsed: started.elapsed(),
+            recovered: false,
         }
     }
 
@@ -232,8 +280,6 @@ impl Session {
                 let time = self.fixed_time.clone().unwrap_or_else(build_time);
                 match self.publisher.publish(&outputs, &time) {
                     Ok(report) => {
-                        // After the first build: its outputs' spares, before the first edit needs them.
-                        self.publisher.prepare_spares();
                         self.stale = false;
                         Outcome::Built(report)
                     }
@@ -246,11 +292,15 @@ impl Session {
             }
         };
         let executed = self.project.db.take_executed();
+        let built = matches!(outcome, Outcome::Built(_));
+        let recovered = built && self.failed;
+        self.failed = !built;
         RebuildReport {
             changed_inputs: changed,
             executed,
             outcome,
             elapsed: started.elapsed(),
+            recovered,
         }
     }
 }

@@ -1094,12 +1094,12 @@ fn rebuilds_keep_spare_files_outside_the_output_and_clean_removes_them() {
     );
     if cfg!(target_os = "linux") {
         // The spare of facts.json holds the version before the last write: the edited one.
-        let spare = locref::emit::spare_root(&out).join("api/v1/facts.json");
+        let spare = locref::outdir::spare_root(&out).join("api/v1/facts.json");
         assert!(text(&std::fs::read(&spare).unwrap()).contains("TVA (spare check)"));
     }
     let run = locref(root, &["build", "--out", "site", "--clean"], EPOCH);
     assert!(run.status.success(), "{}", text(&run.stderr));
-    assert!(!locref::emit::spare_root(&out).exists());
+    assert!(!locref::outdir::spare_root(&out).exists());
     assert!(out.join("api/v1/facts.json").is_file());
 }
 
@@ -1109,12 +1109,12 @@ fn a_session_makes_the_spares_of_its_outputs_after_the_first_build() {
     let project = built_project();
     let root = project.path();
     let out = root.join("site");
-    let spares = locref::emit::spare_root(&out);
+    let spares = locref::outdir::spare_root(&out);
     let mut session = locref::session::Session::load(root, &out)
         .unwrap()
         .with_fixed_time("2027-01-01T00:00:00Z");
     session.build();
-    session.wait_for_spares();
+    session.settle();
     // Every output has a spare of its own: a copy of it, under the same relative path, and nothing else
     // (no temporary file) is left in the spares' folder.
     let published = tree(&out);
@@ -1201,7 +1201,20 @@ fn build_removes_outputs_that_no_longer_exist() {
 #[test]
 fn outputs_are_never_written_into_the_project_or_its_inputs() {
     let project = scratch_project();
-    for out in ["sources/site", "rules/x/y", ".", "sources/../rules/z"] {
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let parent = project.path().parent().unwrap().display().to_string();
+    for out in [
+        "sources/site",
+        "rules/x/y",
+        ".",
+        "sources/../rules/z",
+        "sources",
+        "rules",
+        "..",
+        parent.as_str(),
+        "/",
+        home.as_str(),
+    ] {
         for command in ["build", "watch"] {
             let run = locref(project.path(), &[command, "--out", out], EPOCH);
             assert_eq!(run.status.code(), Some(3), "{command} --out {out}");
@@ -1218,5 +1231,164 @@ fn outputs_are_never_written_into_the_project_or_its_inputs() {
     assert!(
         !project.path().join("api").exists(),
         "nothing was written into the project root"
+    );
+}
+
+/// `--out` for a run of `locref build` whose writes fail past `limit` bytes per file: the file-size limit
+/// of the process (and SIGXFSZ ignored, so the write fails with an error as on a full disk).
+fn build_with_file_size_limit(project: &Path, out: &str, limit_kb: u32) -> Output {
+    Command::new("bash")
+        .args([
+            "-c",
+            &format!("trap '' XFSZ; ulimit -f {limit_kb}; exec \"$0\" build --out {out}",),
+            env!("CARGO_BIN_EXE_locref"),
+        ])
+        .current_dir(project)
+        .env("SOURCE_DATE_EPOCH", EPOCH)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_write_that_fails_names_the_file_and_leaves_the_last_good_build() {
+    let project = built_project();
+    let root = project.path();
+    let before = tree(&root.join("site"));
+    let manifest = std::fs::read(locref::outdir::manifest_path(&root.join("site"))).unwrap();
+    // An edit that rewrites facts.json (over 500 KB) among others; the disk "fills up" on it.
+    crate::common::replace_once(
+        root,
+        "sources/tables/countries.csv",
+        "fr,VAT / GST,TVA",
+        "fr,VAT / GST,TVA (no room)",
+    );
+    let run = build_with_file_size_limit(root, "site", 500);
+    assert_eq!(run.status.code(), Some(3), "{}", text(&run.stderr));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains("facts.json") && stderr.contains("File too large"),
+        "the error names the file: {stderr}"
+    );
+    assert_eq!(
+        tree(&root.join("site")),
+        before,
+        "the output stays at the last good build"
+    );
+    assert_eq!(
+        std::fs::read(locref::outdir::manifest_path(&root.join("site"))).unwrap(),
+        manifest
+    );
+    let cache = tree(&locref::outdir::cache_dir(&root.join("site")));
+    assert_eq!(
+        cache.keys().collect::<Vec<_>>(),
+        ["/site.manifest.json"],
+        "no staged file is left behind"
+    );
+    // With room again, the next build publishes the edit.
+    let run = locref(root, &["build", "--out", "site"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(text(&tree(&root.join("site"))["/api/v1/facts.json"]).contains("TVA (no room)"));
+}
+
+#[test]
+fn a_killed_build_is_repaired_by_the_next_one() {
+    let project = built_project();
+    let root = project.path();
+    let site = root.join("site");
+    let good = tree(&site);
+    // What a build killed half way leaves: its journal, a file it had replaced, a file it had added,
+    // and a temporary file of an earlier version inside the folder.
+    let journal = locref::outdir::journal_path(&site);
+    std::fs::write(&journal, br#"["/fr/index.html","/api/v1/new.json"]"#).unwrap();
+    std::fs::write(site.join("fr/index.html"), b"half of a build").unwrap();
+    std::fs::write(site.join("api/v1/new.json"), b"{}").unwrap();
+    std::fs::write(site.join("api/v1/.facts.json.locref-tmp-4242"), b"").unwrap();
+    let run = locref(root, &["build", "--out", "site"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(
+        tree(&site),
+        good,
+        "the folder is exactly the good build again"
+    );
+    assert!(!journal.exists());
+    // And --clean accepts the folder as locref's own.
+    std::fs::write(site.join("api/v1/.x.json.locref-tmp-1"), b"").unwrap();
+    let run = locref(root, &["build", "--out", "site", "--clean"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(tree(&site), good);
+}
+
+#[test]
+fn a_one_off_build_keeps_no_copy_of_the_site_in_the_cache() {
+    let project = built_project();
+    let root = project.path();
+    for marker in ["one", "two"] {
+        crate::common::replace_once(
+            root,
+            "sources/tables/countries.csv",
+            "fr,VAT / GST,TVA",
+            &format!("fr,VAT / GST,TVA ({marker})"),
+        );
+        let run = locref(root, &["build", "--out", "site"], EPOCH);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+    }
+    let cache = tree(&locref::outdir::cache_dir(&root.join("site")));
+    assert_eq!(cache.keys().collect::<Vec<_>>(), ["/site.manifest.json"]);
+}
+
+#[test]
+fn a_huge_broken_table_gives_a_screenful_of_errors() {
+    let project = scratch_project();
+    let mut text_of = String::from(
+        "country_code,name,segment,description,website,source,verification,last_verified\n",
+    );
+    for i in 0..100_000 {
+        text_of.push_str(&format!("qq,Name {i},ERP,x,not-a-url,,unverified,\n"));
+    }
+    std::fs::write(
+        project.path().join("sources/tables/local_erps.csv"),
+        text_of,
+    )
+    .unwrap();
+    let run = locref(project.path(), &["build", "--out", "site"], EPOCH);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines.len(),
+        52,
+        "50 errors, the count of the rest, the total"
+    );
+    assert!(
+        lines[50].starts_with("sources/tables/local_erps.csv:")
+            && lines[50].contains("more error(s) in this file from here on are not shown"),
+        "{}",
+        lines[50]
+    );
+    assert_eq!(lines[51], "200000 error(s); nothing was written");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unreadable_source_is_named_in_the_error() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::process::CommandExt;
+    let project = scratch_project();
+    let root = project.path();
+    let file = root.join("sources/tables/vat.csv");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_locref"));
+    command.arg("check").current_dir(root);
+    // Root reads any file: run as `nobody` then, in a project it may enter.
+    if std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0) {
+        std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o755)).unwrap();
+        command.uid(65534).gid(65534);
+    }
+    let run = command.output().unwrap();
+    assert_eq!(run.status.code(), Some(3), "{}", text(&run.stderr));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains("sources/tables/vat.csv") && stderr.contains("Permission denied"),
+        "{stderr}"
     );
 }

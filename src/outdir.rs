@@ -1,0 +1,388 @@
+//! The output folder: where each output file goes, which folders locref may write into or delete, and
+//! the cache folder beside it. Every write and removal of the emit step resolves its path here, so the
+//! rules that keep locref inside its output folder are written once:
+//!
+//! - a site path is a plain relative path (no `..`, `.`, empty segment, `\`, drive or control character),
+//!   whatever the route table or a manifest on disk says;
+//! - nothing is written or removed through a symbolic link inside the output folder;
+//! - the output folder is never `/`, the home folder, the project or a folder containing it, nor inside
+//!   `sources/` or `rules/`; `--clean` deletes only a folder that holds nothing but what locref wrote.
+//!
+//! The cache folder (`<parent>/.locref-cache/`) holds what must not be deployed: the manifest, the
+//! journal of a build being published, and the replacer's staging files.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::workspace::INPUT_DIRS;
+
+/// Why `path` cannot name a file of the site, if it cannot: it must be `/` followed by segments that are
+/// each a plain file or folder name.
+pub fn site_path_problem(path: &str) -> Option<String> {
+    let Some(rest) = path.strip_prefix('/') else {
+        return Some(format!("path `{path}` must start with `/`"));
+    };
+    if rest.is_empty() {
+        return Some("path `/` names no file".into());
+    }
+    for segment in rest.split('/') {
+        let problem = match segment {
+            "" => Some("an empty segment (`//` or a trailing `/`)"),
+            "." | ".." => Some("a `.` or `..` segment"),
+            _ if segment.contains('\\') => Some("a backslash"),
+            _ if segment.contains(':') => Some("a `:` (a drive or stream name)"),
+            _ if segment.chars().any(char::is_control) => Some("a control character"),
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            return Some(format!(
+                "path `{path}` has {problem}: an output path is `/` and plain names joined by `/`"
+            ));
+        }
+    }
+    None
+}
+
+/// The file a site path is written to (`/api/v1/index.json` -> `<out>/api/v1/index.json`), or `None`
+/// when the path could reach outside the output folder.
+pub fn file_for(out: &Path, site_path: &str) -> Option<PathBuf> {
+    if site_path_problem(site_path).is_some() {
+        return None;
+    }
+    Some(out.join(site_path.trim_start_matches('/')))
+}
+
+/// An error unless every folder between `out` and `file` that exists is a real folder, not a symbolic
+/// link (which would carry a write or a removal outside the output folder).
+pub fn no_link_between(out: &Path, file: &Path) -> io::Result<()> {
+    let Ok(relative) = file.strip_prefix(out) else {
+        return Err(outside(file));
+    };
+    let mut at = out.to_path_buf();
+    let parts: Vec<_> = relative.components().collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(io::Error::other(format!(
+                    "refusing to write through the symbolic link {}",
+                    at.display()
+                )));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn outside(file: &Path) -> io::Error {
+    io::Error::other(format!(
+        "refusing to touch {}: it is outside the output folder",
+        file.display()
+    ))
+}
+
+/// The cache folder of an output folder: `<parent>/.locref-cache/`.
+pub fn cache_dir(out: &Path) -> PathBuf {
+    out.parent().unwrap_or(Path::new(".")).join(".locref-cache")
+}
+
+/// `<cache>/<name of out><suffix>`: the cache entries of one output folder.
+fn cache_entry(out: &Path, suffix: &str) -> PathBuf {
+    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("site");
+    cache_dir(out).join(format!("{name}{suffix}"))
+}
+
+/// The manifest of an output folder (site path -> content hash, generated_at).
+pub fn manifest_path(out: &Path) -> PathBuf {
+    cache_entry(out, ".manifest.json")
+}
+
+/// The journal of a build being published: the site paths it is about to replace or remove. It exists
+/// only while files are being replaced, so when a build is killed half way, the next one knows which
+/// files may not match the manifest.
+pub fn journal_path(out: &Path) -> PathBuf {
+    cache_entry(out, ".journal.json")
+}
+
+/// Where the replacer keeps an output folder's spare files (a tree shaped like the output folder's).
+pub fn spare_root(out: &Path) -> PathBuf {
+    cache_entry(out, ".spare")
+}
+
+/// Where the replacer writes a file's new version before renaming it into place.
+pub fn staging_dir(out: &Path) -> PathBuf {
+    cache_entry(out, ".staging")
+}
+
+/// The marker of a temporary file written inside the output folder (only when the cache folder is on
+/// another filesystem); [`sweep_temporaries`] removes any a killed build left behind.
+pub const TEMPORARY_MARK: &str = ".locref-tmp-";
+
+/// Removes the temporary files a killed build may have left inside `out`; returns their site paths.
+pub fn sweep_temporaries(out: &Path) -> io::Result<Vec<String>> {
+    let mut removed = Vec::new();
+    let mut stack = vec![out.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(with_path(e, &dir)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|e| with_path(e, &dir))?;
+            let path = entry.path();
+            let kind = entry.file_type().map_err(|e| with_path(e, &path))?;
+            if kind.is_dir() {
+                stack.push(path);
+            } else if entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with('.') && n.contains(TEMPORARY_MARK))
+            {
+                std::fs::remove_file(&path).map_err(|e| with_path(e, &path))?;
+                removed.push(site_path_of(out, &path));
+            }
+        }
+    }
+    Ok(removed)
+}
+
+fn site_path_of(out: &Path, file: &Path) -> String {
+    file.strip_prefix(out)
+        .map(|r| format!("/{}", r.to_string_lossy().replace('\\', "/")))
+        .unwrap_or_default()
+}
+
+/// An I/O error that names the file it happened to.
+pub fn with_path(error: io::Error, path: &Path) -> io::Error {
+    io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+}
+
+/// `path` made absolute with symlinks resolved, even when it does not exist yet: the nearest existing
+/// ancestor is canonicalized and the rest appended.
+pub fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(
+            existing
+                .file_name()
+                .map(|n| n.to_os_string())
+                .unwrap_or_default(),
+        );
+        existing = existing.parent().unwrap_or(Path::new("/"));
+    }
+    let mut resolved = existing.canonicalize()?;
+    for part in rest.iter().rev() {
+        match part.to_str() {
+            Some("..") => {
+                resolved.pop();
+            }
+            Some(".") | Some("") => {}
+            _ => resolved.push(part),
+        }
+    }
+    Ok(resolved)
+}
+
+/// Why `out` (resolved) may never be an output folder, if so: `/`, the home folder, the project or a
+/// folder containing it, or anything inside `sources/` or `rules/` (the outputs would become inputs).
+fn protected(out: &Path, project_root: &Path) -> Option<&'static str> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .and_then(|h| h.canonicalize().ok());
+    if out.parent().is_none() {
+        Some("it is /")
+    } else if home.as_deref() == Some(out) {
+        Some("it is the home folder")
+    } else if project_root.starts_with(out) {
+        Some("it is the project or a folder containing it")
+    } else if INPUT_DIRS
+        .iter()
+        .any(|dir| out.starts_with(project_root.join(dir)))
+    {
+        Some("it is inside sources/ or rules/")
+    } else {
+        None
+    }
+}
+
+/// Why locref may not write its output into `out`, if it may not (see [`protected`]).
+pub fn output_refusal(out: &Path, project_root: &Path) -> Option<String> {
+    let resolved = match resolve(out) {
+        Ok(resolved) => resolved,
+        Err(e) => {
+            return Some(format!(
+                "cannot resolve the output folder {}: {e}",
+                out.display()
+            ));
+        }
+    };
+    let root = project_root
+        .canonicalize()
+        .unwrap_or_else(|_| project_root.to_path_buf());
+    protected(&resolved, &root)
+        .map(|why| format!("refusing to write into {}: {why}", resolved.display()))
+}
+
+/// Why `--clean` may not delete `out`, if it may not.
+///
+/// Never a protected folder ([`protected`]). Without `--force`: a folder holding files locref did not
+/// write (the manifest lists what it wrote; the temporaries of a killed build count as its own).
+pub fn clean_refusal(out: &Path, project_root: &Path, force: bool) -> Option<String> {
+    if !out.exists() {
+        return None;
+    }
+    let Ok(resolved) = out.canonicalize() else {
+        return Some(format!("cannot resolve {}", out.display()));
+    };
+    let root = project_root
+        .canonicalize()
+        .unwrap_or_else(|_| project_root.to_path_buf());
+    if let Some(why) = protected(&resolved, &root) {
+        return Some(format!("refusing to delete {}: {why}", resolved.display()));
+    }
+    if force {
+        return None;
+    }
+    let manifest = crate::emit::load_manifest(&resolved);
+    let mut foreign = Vec::new();
+    let mut stack = vec![resolved.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(path);
+                continue;
+            }
+            let rel = site_path_of(&resolved, &path);
+            let temporary = entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.contains(TEMPORARY_MARK));
+            if !manifest.files.contains_key(&rel) && !temporary {
+                foreign.push(rel);
+            }
+        }
+    }
+    if foreign.is_empty() {
+        return None;
+    }
+    foreign.sort();
+    let shown: Vec<&str> = foreign.iter().take(5).map(String::as_str).collect();
+    Some(format!(
+        "refusing to clean {}: it holds {} file(s) locref did not write ({}{}); use --force to delete it anyway",
+        resolved.display(),
+        foreign.len(),
+        shown.join(", "),
+        if foreign.len() > 5 { ", ..." } else { "" }
+    ))
+}
+
+/// Deletes `out` and its cache entries (manifest, journal, spares, staging): what `--clean` does once
+/// [`clean_refusal`] allowed it.
+pub fn clean(out: &Path) -> io::Result<()> {
+    let removals: [(PathBuf, bool); 5] = [
+        (out.to_path_buf(), true),
+        (manifest_path(out), false),
+        (journal_path(out), false),
+        (spare_root(out), true),
+        (staging_dir(out), true),
+    ];
+    for (path, is_dir) in removals {
+        let result = if is_dir {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        match result {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(with_path(e, &path)),
+        }
+    }
+    Ok(())
+}
+
+/// Removes the folders between `file` and `out` that became empty.
+pub fn remove_empty_parents(out: &Path, file: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir.filter(|d| d.starts_with(out) && *d != out) {
+        if std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn site_paths_that_could_leave_the_folder_are_refused() {
+        for bad in [
+            "/../../victim.txt",
+            "/a/../b",
+            "/./x",
+            "//x",
+            "/x/",
+            "/",
+            "x",
+            "/a\\..\\b",
+            "/C:/x",
+            "/a/b\u{0}c",
+            "/a/./b",
+            "/..",
+        ] {
+            assert!(site_path_problem(bad).is_some(), "{bad:?}");
+            assert_eq!(file_for(Path::new("/out"), bad), None, "{bad:?}");
+        }
+        for good in [
+            "/index.html",
+            "/api/v1/index.json",
+            "/_headers",
+            "/.nojekyll",
+            "/a..b",
+        ] {
+            assert_eq!(site_path_problem(good), None, "{good:?}");
+        }
+        assert_eq!(
+            file_for(Path::new("/out"), "/api/x.json"),
+            Some(PathBuf::from("/out/api/x.json"))
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_folder_inside_the_output_is_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("api")).unwrap();
+        assert!(no_link_between(&out, &out.join("api/x.json")).is_err());
+        assert!(no_link_between(&out, &out.join("fr/index.html")).is_ok());
+        assert!(no_link_between(&out, &dir.path().join("victim")).is_err());
+    }
+
+    #[test]
+    fn temporaries_left_inside_the_output_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir_all(out.join("api")).unwrap();
+        std::fs::write(out.join("api/.x.json.locref-tmp-12"), b"").unwrap();
+        std::fs::write(out.join("api/x.json"), b"{}").unwrap();
+        assert_eq!(
+            sweep_temporaries(&out).unwrap(),
+            ["/api/.x.json.locref-tmp-12"]
+        );
+        assert!(out.join("api/x.json").exists());
+        assert!(!out.join("api/.x.json.locref-tmp-12").exists());
+    }
+}
