@@ -493,7 +493,9 @@ pub fn run(root: &Path, bind: &str, port: u16) -> io::Result<()> {
                     let text: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
                     shared.publish_error(text.join("\n"));
                 }
-                Outcome::IoError(message) => shared.publish_error(message.clone()),
+                Outcome::IoError(message) | Outcome::Internal(message) => {
+                    shared.publish_error(message.clone())
+                }
                 Outcome::Unchanged => {}
             }
             if !announced {

@@ -116,6 +116,24 @@ impl Project {
         let mut changed = Vec::new();
         let mut list_changed = false;
         for path in paths {
+            // What the path was before: a file that is now a folder, or a folder that is now a file, is
+            // gone as what it was.
+            if let Some(rel) = self.relative(path) {
+                let prefix = format!("{rel}/");
+                let replaced: Vec<String> = self
+                    .files
+                    .keys()
+                    .filter(|k| {
+                        (path.is_dir() && **k == rel) || (path.is_file() && k.starts_with(&prefix))
+                    })
+                    .cloned()
+                    .collect();
+                for key in replaced {
+                    self.files.remove(&key);
+                    changed.push(key);
+                    list_changed = true;
+                }
+            }
             if path.is_dir() {
                 let mut found = Vec::new();
                 walk(path, &mut found)?;
@@ -180,7 +198,7 @@ impl Project {
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e),
+            Err(e) => return Err(crate::outdir::with_path(e, path)),
         };
         let hash = blake3::hash(&bytes);
         match self.files.get_mut(&rel) {
@@ -220,11 +238,12 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e),
+        Err(e) => return Err(crate::outdir::with_path(e, dir)),
     };
     let mut paths: Vec<PathBuf> = entries
         .map(|e| e.map(|e| e.path()))
-        .collect::<io::Result<_>>()?;
+        .collect::<io::Result<_>>()
+        .map_err(|e| crate::outdir::with_path(e, dir))?;
     paths.sort();
     for path in paths {
         if is_noise(&path) {

@@ -53,6 +53,20 @@ fn template_error(path: &str, error: &minijinja::Error) -> Diagnostic {
     Diagnostic::new(path, line, 1, message)
 }
 
+/// Runs a call into the template engine, turning a panic of the engine into an error of the template.
+///
+/// The engine has inputs it panics on instead of reporting (minijinja 2.24 reaches an `unreachable!` in
+/// its code generator for `{% import "x" as m % endblock %}`); a damaged template must be a diagnostic like
+/// any other, never the end of `watch` or `serve`.
+fn guarded<T>(call: impl FnOnce() -> Result<T, minijinja::Error>) -> Result<T, minijinja::Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)).unwrap_or_else(|_| {
+        Err(minijinja::Error::new(
+            minijinja::ErrorKind::SyntaxError,
+            "the template engine failed on this template; look for a tag without its `%}` or with a stray `%`",
+        ))
+    })
+}
+
 /// The text of one template, checked for syntax.
 #[salsa::tracked(returns(ref))]
 pub fn template_text<'db>(
@@ -62,8 +76,7 @@ pub fn template_text<'db>(
     let path = format!("{TEMPLATES}/{}", key.name(db));
     let text = source_text(db, &path)?;
     let mut env = Environment::new();
-    env.add_template(key.name(db), text)
-        .map_err(|e| template_error(&path, &e))?;
+    guarded(|| env.add_template(key.name(db), text)).map_err(|e| template_error(&path, &e))?;
     Ok(text.to_string())
 }
 
@@ -105,8 +118,9 @@ fn html_formatter(out: &mut minijinja::Output, state: &State, value: &Value) -> 
         .map_err(Error::from)
 }
 
-/// Escapes a value for a Markdown table cell (and Markdown text): backslashes, `|` and `<` are
-/// backslash-escaped, line breaks become `<br>`.
+/// Escapes a value for a Markdown table cell (and Markdown text): backslashes, `|`, `<` and the brackets
+/// of link and image syntax are backslash-escaped (so data can never become a link, an image or raw
+/// HTML in a twin or in `llms-full.txt`), line breaks become `<br>`.
 pub fn md_cell(value: Value) -> String {
     if value.is_undefined() || value.is_none() {
         return String::new();
@@ -115,7 +129,7 @@ pub fn md_cell(value: Value) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.replace("\r\n", "\n").chars() {
         match c {
-            '\\' | '|' | '<' => {
+            '\\' | '|' | '<' | '[' | ']' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -173,7 +187,7 @@ pub fn compiled_templates<'db>(
     });
     for name in set.names(db) {
         let text = template_text(db, TemplateKey::new(db, name.clone())).clone()?;
-        env.add_template_owned(name.clone(), text)
+        guarded(|| env.add_template_owned(name.clone(), text))
             .map_err(|e| template_error(&format!("{TEMPLATES}/{name}"), &e))?;
     }
     Ok(env)
@@ -190,7 +204,7 @@ fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> Pa
     let main = names.last().map_or("", String::as_str);
     let rendered = env
         .get_template(main)
-        .and_then(|t| t.render(Value::from_serialize(context)));
+        .and_then(|t| guarded(|| t.render(Value::from_serialize(context))));
     match rendered {
         Ok(mut text) => {
             if !text.ends_with('\n') {

@@ -270,6 +270,45 @@ fn hostile_data_renders_as_text_and_keeps_markdown_tables_whole() {
 }
 
 #[test]
+fn link_and_image_syntax_in_data_stays_text_in_the_twins_and_llms_full() {
+    let dir = copy_project();
+    let root = dir.path();
+    let hostile =
+        "[click](javascript:alert(1)) ![pixel](https://evil.example/p.png) <https://evil.example/>";
+    replace_once(
+        root,
+        "sources/tables/partners.csv",
+        "Publisher of the SprintIT",
+        &format!("{hostile} Publisher of the SprintIT"),
+    );
+    let files = build(root);
+    for twin in ["fi/index.md", "partners/index.md", "llms-full.txt"] {
+        let markdown = text(&files, twin);
+        assert!(markdown.contains("alert(1)"), "{twin}: the text is kept");
+        for event in pulldown_cmark::Parser::new(markdown) {
+            if let pulldown_cmark::Event::Start(
+                pulldown_cmark::Tag::Link { dest_url, .. }
+                | pulldown_cmark::Tag::Image { dest_url, .. },
+            ) = &event
+            {
+                assert!(
+                    !dest_url.contains("javascript") && !dest_url.contains("evil.example"),
+                    "{twin}: data became a link or an image: {dest_url}"
+                );
+            }
+            if let pulldown_cmark::Event::Html(html) | pulldown_cmark::Event::InlineHtml(html) =
+                &event
+            {
+                assert!(
+                    !html.contains("evil.example"),
+                    "{twin}: data became HTML: {html}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn a_broken_template_is_a_located_diagnostic() {
     let dir = copy_project();
     let root = dir.path();
@@ -330,7 +369,7 @@ fn a_missing_asset_is_a_diagnostic_and_an_asset_route_stays_in_rules_assets() {
     let messages = failed_build(root);
     assert_eq!(messages.len(), 1, "{messages:?}");
     assert!(
-        messages[0].starts_with("rules/routes.toml") && messages[0].contains("/assets/<file name>"),
+        messages[0].starts_with("rules/routes.toml") && messages[0].contains("`.` or `..` segment"),
         "{messages:?}"
     );
 }

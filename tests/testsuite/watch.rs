@@ -24,12 +24,29 @@ impl Drop for Watch {
     }
 }
 
+/// The rebuild part of a line `locref watch` prints, after its `HH:MM:SS` time (or "" for other lines).
+fn rebuild_line(line: &str) -> &str {
+    let (time, rest) = line.split_at(line.len().min(9));
+    let is_time = time.len() == 9
+        && time.bytes().enumerate().all(|(i, b)| match i {
+            2 | 5 => b == b':',
+            8 => b == b' ',
+            _ => b.is_ascii_digit(),
+        });
+    if is_time { rest } else { "" }
+}
+
 impl Watch {
     fn start(root: &std::path::Path) -> Watch {
+        Watch::start_with(root, &[])
+    }
+
+    fn start_with(root: &std::path::Path, env: &[(&str, &str)]) -> Watch {
         let mut child = Command::new(env!("CARGO_BIN_EXE_locref"))
             .args(["watch", "--out", "public"])
             .current_dir(root)
             .env("SOURCE_DATE_EPOCH", "1767225600")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -89,6 +106,10 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
     let root = dir.path();
     let mut watch = Watch::start(root);
     let first = watch.expect("the initial build", |l| l.contains("queries re-ran"));
+    assert!(
+        rebuild_line(&first).starts_with("changed"),
+        "a rebuild line starts with its time: {first}"
+    );
     assert!(first.contains("wrote 292 files"), "{first}");
     watch.expect("the watching line", |l| l.starts_with("watching "));
     let fr = root.join("public/api/v1/countries/fr.json");
@@ -105,7 +126,7 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
     assert_ne!(edited, original);
     atomic_save(&facts, edited.as_bytes());
     let line = watch.expect("the rebuild after an atomic save", |l| {
-        l.starts_with("changed ")
+        rebuild_line(l).starts_with("changed ")
     });
     assert!(
         line.contains("changed sources/tables/countries.csv;"),
@@ -136,7 +157,9 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
     watch.expect("the diagnostic", |l| {
         l.contains("sources/tables/matrix.csv:") && l.contains("bogus")
     });
-    let line = watch.expect("the failed rebuild's line", |l| l.starts_with("changed "));
+    let line = watch.expect("the failed rebuild's line", |l| {
+        rebuild_line(l).starts_with("changed ")
+    });
     assert!(
         line.contains("error(s), kept the last good output"),
         "{line}"
@@ -149,20 +172,164 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
 
     // The fix (again an atomic save) recovers without a restart.
     atomic_save(&matrix, good_matrix.as_bytes());
-    let line = watch.expect("the recovery", |l| l.starts_with("changed "));
+    let line = watch.expect("the recovery", |l| rebuild_line(l).starts_with("changed "));
     assert!(
         line.contains("changed sources/tables/matrix.csv;"),
         "{line}"
     );
-    assert!(!line.contains("error"), "{line}");
+    assert!(
+        line.ends_with("errors cleared, the output is current again"),
+        "the fix says the errors are cleared: {line}"
+    );
 
     // Restoring the fact text brings back the original bytes of fr.json (generated_at is pinned).
     atomic_save(&facts, original.as_bytes());
-    let line = watch.expect("the rebuild after restoring", |l| l.starts_with("changed "));
+    let line = watch.expect("the rebuild after restoring", |l| {
+        rebuild_line(l).starts_with("changed ")
+    });
     assert!(line.contains("/api/v1/countries/fr.json"), "{line}");
     assert_eq!(std::fs::read(&fr).unwrap(), good_fr);
     assert!(
         watch.child.try_wait().expect("status").is_none(),
         "locref watch is still running"
     );
+}
+
+/// Waits until `locref watch` printed its watching line, so edits after it are seen.
+fn started(root: &std::path::Path, env: &[(&str, &str)]) -> Watch {
+    let mut watch = Watch::start_with(root, env);
+    watch.expect("the initial build", |l| l.contains("queries re-ran"));
+    watch.expect("the watching line", |l| l.starts_with("watching "));
+    watch
+}
+
+/// An edit that changes France's VAT fact, so the rebuild writes France's files.
+fn edit_france(root: &std::path::Path, marker: &str) {
+    let facts = root.join("sources/tables/countries.csv");
+    let text = read(root, "sources/tables/countries.csv").replacen(
+        "fr,VAT / GST,TVA",
+        &format!("fr,VAT / GST,TVA ({marker})"),
+        1,
+    );
+    atomic_save(&facts, text.as_bytes());
+}
+
+#[test]
+fn watch_recovers_when_the_sources_folder_is_deleted_and_restored() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut watch = started(root, &[]);
+    // A branch switch or a restore: the whole folder goes away, then comes back.
+    let saved = root.join("saved-sources");
+    crate::common::copy_dir(&root.join("sources"), &saved);
+    std::fs::remove_dir_all(root.join("sources")).unwrap();
+    let line = watch.expect("the failed rebuild", |l| {
+        rebuild_line(l).contains("kept the last good output")
+    });
+    assert!(line.contains("error(s)"), "{line}");
+    assert!(
+        root.join("public/fr/index.html").is_file(),
+        "the last good output stays"
+    );
+    std::fs::rename(&saved, root.join("sources")).unwrap();
+    let line = watch.expect("the rebuild after the restore", |l| {
+        rebuild_line(l).contains("errors cleared")
+    });
+    assert!(rebuild_line(&line).starts_with("changed "), "{line}");
+    // Edits inside the restored folder are seen.
+    edit_france(root, "after restore");
+    watch.expect("the edit after the restore", |l| {
+        rebuild_line(l).contains("/api/v1/countries/fr.json")
+    });
+    assert!(read(root, "public/api/v1/countries/fr.json").contains("TVA (after restore)"));
+    assert!(watch.child.try_wait().unwrap().is_none(), "still running");
+}
+
+#[test]
+fn watch_sees_a_file_replaced_by_a_folder() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut watch = started(root, &[]);
+    let news = root.join("sources/news.json");
+    let original = std::fs::read(&news).unwrap();
+    std::fs::remove_file(&news).unwrap();
+    std::fs::create_dir(&news).unwrap();
+    std::fs::write(news.join("stray.txt"), b"not a news file").unwrap();
+    watch.expect("the missing news file", |l| {
+        l.starts_with("sources/news.json:1:1: error: file is missing")
+    });
+    std::fs::remove_dir_all(&news).unwrap();
+    std::fs::write(&news, &original).unwrap();
+    watch.expect("the recovery", |l| {
+        rebuild_line(l).contains("errors cleared")
+    });
+    assert!(watch.child.try_wait().unwrap().is_none(), "still running");
+}
+
+#[test]
+fn a_rebuild_that_panics_is_an_internal_error_and_watch_goes_on() {
+    let dir = copy_project();
+    let root = dir.path();
+    let fr = root.join("public/api/v1/countries/fr.json");
+    // A bug, injected: any rebuild that reads a changed vat.csv panics.
+    let mut watch = started(root, &[("LOCREF_PANIC_ON", "sources/tables/vat.csv")]);
+    let good = std::fs::read(&fr).unwrap();
+    let vat = root.join("sources/tables/vat.csv");
+    let text = read(root, "sources/tables/vat.csv");
+    atomic_save(
+        &vat,
+        text.replacen("fr,TVA", "fr,TVA (panic)", 1).as_bytes(),
+    );
+    let line = watch.expect("the internal error", |l| {
+        rebuild_line(l).contains("internal error")
+    });
+    assert!(
+        line.contains("injected panic on sources/tables/vat.csv"),
+        "{line}"
+    );
+    assert!(line.contains("kept the last good output"), "{line}");
+    assert_eq!(
+        std::fs::read(&fr).unwrap(),
+        good,
+        "the last good output stays"
+    );
+    // Another edit builds again, with the pending vat.csv change too.
+    edit_france(root, "after panic");
+    let line = watch.expect("the next build", |l| {
+        rebuild_line(l).contains("errors cleared")
+    });
+    assert!(line.contains("/api/v1/countries/fr.json"), "{line}");
+    let published = read(root, "public/api/v1/countries/fr.json");
+    assert!(published.contains("TVA (after panic)") && published.contains("TVA (panic)"));
+    assert!(watch.child.try_wait().unwrap().is_none(), "still running");
+}
+
+#[test]
+fn a_route_that_escapes_the_output_folder_is_refused_under_watch() {
+    let scratch = tempfile::tempdir().unwrap();
+    // The project two folders deep, so `../..` from its output folder stays inside the scratch folder.
+    let root = scratch.path().join("a/b");
+    crate::common::copy_dir(copy_project().path(), &root);
+    let mut watch = started(&root, &[]);
+    let routes = root.join("rules/routes.toml");
+    let original = read(&root, "rules/routes.toml");
+    let hostile =
+        format!("{original}\n[[route]]\npath = \"/../../victim.txt\"\nrender = \"llms\"\n");
+    atomic_save(&routes, hostile.as_bytes());
+    let line = watch.expect("the refused route", |l| l.starts_with("rules/routes.toml:"));
+    assert!(line.contains("`.` or `..` segment"), "{line}");
+    watch.expect("the failed rebuild", |l| {
+        rebuild_line(l).contains("kept the last good output")
+    });
+    // Removing the route again: nothing outside the output folder is written or deleted.
+    std::fs::write(scratch.path().join("a/victim.txt"), b"keep me").unwrap();
+    atomic_save(&routes, original.as_bytes());
+    watch.expect("the recovery", |l| {
+        rebuild_line(l).contains("errors cleared")
+    });
+    assert_eq!(
+        std::fs::read(scratch.path().join("a/victim.txt")).unwrap(),
+        b"keep me"
+    );
+    assert!(!scratch.path().join("victim.txt").exists());
 }

@@ -37,7 +37,8 @@ pub fn copy_project() -> tempfile::TempDir {
     dir
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+/// Copies a folder and everything in it.
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create dir");
     for entry in std::fs::read_dir(from).expect("read dir") {
         let path = entry.expect("entry").path();
