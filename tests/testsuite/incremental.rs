@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::common::{FIXED_TIME, atomic_save, copy_project, read, replace_once, snapshot};
+use expect_test::expect;
 use locref::session::{Outcome, RebuildReport, Session};
 use proptest::prelude::*;
 
@@ -29,14 +30,17 @@ fn session(root: &Path) -> Session {
     session
 }
 
-/// `[("name", n)]` -> the sorted multiset `take_executed()` returns.
-fn multiset(counts: &[(&str, usize)]) -> Vec<String> {
-    let mut names: Vec<String> = counts
+/// The executed queries of a rebuild as the snapshots show them: one line per query name with its
+/// count, sorted by name.
+fn executed_lines(executed: &[String]) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for name in executed {
+        *counts.entry(name.as_str()).or_default() += 1;
+    }
+    counts
         .iter()
-        .flat_map(|(name, n)| std::iter::repeat_n(name.to_string(), *n))
-        .collect();
-    names.sort();
-    names
+        .map(|(name, n)| format!("{name} × {n}\n"))
+        .collect()
 }
 
 /// The output files (relative to the output folder) whose bytes differ between two snapshots.
@@ -51,14 +55,39 @@ fn differing(
         .collect()
 }
 
+/// The outputs an edit must write, one site path per line: a snapshot, or a list the test computes (the
+/// 61 country pages).
+trait Written {
+    fn check(&self, actual: &str);
+}
+
+impl Written for expect_test::Expect {
+    fn check(&self, actual: &str) {
+        self.assert_eq(actual);
+    }
+}
+
+impl Written for String {
+    fn check(&self, actual: &str) {
+        let mut expected: Vec<&str> = self.lines().collect();
+        expected.sort();
+        assert_eq!(
+            actual.lines().collect::<Vec<_>>(),
+            expected,
+            "outputs written"
+        );
+    }
+}
+
 /// Applies one edit to a fresh copy, rebuilds, and checks the executed queries, the reported written
-/// outputs and the files that actually changed on disk, against the expected sets.
+/// outputs and the files that actually changed on disk against the snapshots (`UPDATE_EXPECT=1` records
+/// them anew: review the diff, every query named there re-ran).
 fn assert_edit(
     rel: &str,
     from: &str,
     to: &str,
-    executed: &[(&str, usize)],
-    written: &[&str],
+    executed: expect_test::Expect,
+    written: impl Written,
 ) -> RebuildReport {
     let dir = copy_project();
     let root = dir.path();
@@ -68,22 +97,24 @@ fn assert_edit(
     let report = session.rebuild(&[path]);
     assert_eq!(report.changed_inputs, [rel], "{report}");
     assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
-    assert_eq!(
-        report.executed,
-        multiset(executed),
-        "executed queries for an edit of {rel}"
-    );
+    executed.assert_eq(&executed_lines(&report.executed));
     let mut reported: Vec<&str> = report.written().iter().map(String::as_str).collect();
     reported.sort();
-    let mut expected: Vec<&str> = written.to_vec();
-    expected.sort();
-    assert_eq!(reported, expected, "outputs written for an edit of {rel}");
+    written.check(
+        &reported
+            .iter()
+            .map(|p| format!("{p}\n"))
+            .collect::<String>(),
+    );
     let on_disk = differing(&before, &snapshot(&root.join("public")));
-    let expected_files: BTreeSet<String> = written
+    let reported_files: BTreeSet<String> = reported
         .iter()
         .map(|p| p.trim_start_matches('/').to_string())
         .collect();
-    assert_eq!(on_disk, expected_files, "files changed on disk");
+    assert_eq!(
+        on_disk, reported_files,
+        "the files changed on disk are those reported"
+    );
     report
 }
 
@@ -93,53 +124,53 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
         "sources/tables/countries.csv",
         "fr,VAT / GST,TVA. Standard rate 20%",
         "fr,VAT / GST,TVA (taxe sur la valeur ajoutee). Standard rate 20%",
-        &[
-            ("decoded_text", 1),
-            // The table is split into runs by country (record boundaries only); every country's run is
-            // looked up again, and only France's changed, so only France's rows are parsed and checked.
-            ("country_fact_runs", 1),
-            ("country_fact_keys", 1),
-            ("country_fact_runs_of", 61),
-            ("country_fact_rows_of", 1),
-            ("check_country_facts_of", 1),
-            ("country_facts_of", 1),
-            // France's ERP-localization facts are picked out again; they are unchanged, so no ERP's list
-            // of them re-runs.
-            ("country_erp_fact_rows", 1),
-            ("country_facts", 1),
-            ("country_toggles", 1),
-            ("country_summary", 1),
-            ("country_detail", 1),
-            ("api_country", 1),
-            // facts.json and the flat files are spliced from per-country parts: one part re-renders.
-            ("country_facts_json", 1),
-            ("api_facts", 1),
-            ("flat_rows", 1),
-            ("flat_part_json", 1),
-            ("flat_part_csv", 1),
-            ("flat_row_count", 1),
-            ("data_json", 1),
-            ("data_csv", 1),
-            // France's page and its twin show the fact text; no other country's page re-runs.
-            ("country_context", 1),
-            ("page_country", 1),
-            ("page_country_md", 1),
-            // The link check re-parses France's page and twin only; their links and ids are unchanged, so no
-            // page's links are resolved again.
-            ("page_links", 2),
-            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
-            ("twin_title", 1),
-            ("llms_full_txt", 1),
-        ],
-        &[
-            "/llms-full.txt",
-            "/api/v1/countries/fr.json",
-            "/api/v1/facts.json",
-            "/data/countries.json",
-            "/data/countries.csv",
-            "/fr/index.html",
-            "/fr/index.md",
-        ],
+        // The table is split into runs by country (record boundaries only); every country's run is
+        // looked up again, and only France's changed, so only France's rows are parsed and checked.
+        // France's ERP-localization facts are picked out again; they are unchanged, so no ERP's list
+        // of them re-runs.
+        // facts.json and the flat files are spliced from per-country parts: one part re-renders.
+        // France's page and its twin show the fact text; no other country's page re-runs.
+        // The link check re-parses France's page and twin only; their links and ids are unchanged, so no
+        // page's links are resolved again.
+        // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        expect![[r#"
+            api_country × 1
+            api_facts × 1
+            check_country_facts_of × 1
+            country_context × 1
+            country_detail × 1
+            country_erp_fact_rows × 1
+            country_fact_keys × 1
+            country_fact_rows_of × 1
+            country_fact_runs × 1
+            country_fact_runs_of × 61
+            country_facts × 1
+            country_facts_json × 1
+            country_facts_of × 1
+            country_summary × 1
+            country_toggles × 1
+            data_csv × 1
+            data_json × 1
+            decoded_text × 1
+            flat_part_csv × 1
+            flat_part_json × 1
+            flat_row_count × 1
+            flat_rows × 1
+            llms_full_txt × 1
+            page_country × 1
+            page_country_md × 1
+            page_links × 2
+            twin_title × 1
+        "#]],
+        expect![[r#"
+            /api/v1/countries/fr.json
+            /api/v1/facts.json
+            /data/countries.csv
+            /data/countries.json
+            /fr/index.html
+            /fr/index.md
+            /llms-full.txt
+        "#]],
     );
 }
 
@@ -150,80 +181,80 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         "sources/tables/countries.csv",
         "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no.",
         "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
-        &[
-            ("decoded_text", 1),
-            ("country_fact_runs", 1),
-            ("country_fact_keys", 1),
-            ("country_fact_runs_of", 61),
-            ("country_fact_rows_of", 1),
-            ("check_country_facts_of", 1),
-            ("country_facts_of", 1),
-            ("country_erp_fact_rows", 1),
-            ("country_facts", 1),
-            ("country_toggles", 1),
-            ("country_toggle_values", 1),
-            ("country_summary", 1),
-            ("country_detail", 1),
-            ("api_country", 1),
-            ("api_countries", 1),
-            ("country_facts_json", 1),
-            ("api_facts", 1),
-            // Every filter re-checks its members (they read the toggles); only saft-required is rendered again.
-            ("filter_members", 7),
-            ("api_filter", 1),
-            ("toggle_coverage", 1),
-            ("endpoints", 1),
-            ("api_index", 1),
-            ("flat_rows", 1),
-            ("flat_part_json", 1),
-            ("flat_part_csv", 1),
-            ("flat_row_count", 1),
-            ("data_json", 1),
-            ("data_csv", 1),
-            // Australia's page shows the fact and the toggle; the home page's table shows the toggle.
-            ("country_context", 1),
-            ("page_country", 1),
-            ("page_country_md", 1),
-            ("home_context", 1),
-            ("page_home", 1),
-            ("page_home_md", 1),
-            // Australia joins the saft-required filter page; the filter index shows its new count.
-            ("filter_context", 1),
-            ("page_filter", 1),
-            ("page_filter_md", 1),
-            ("filters_context", 1),
-            ("page_filters", 1),
-            ("page_filters_md", 1),
-            // The four changed pages and twins are re-parsed. Australia's toggle now links to the fact that
-            // set it, so its page's links are resolved again; its ids (which the matrix page links into)
-            // are re-read, unchanged, so the matrix page's links are not. The other links are unchanged.
-            // The filter page and the filter index (and their twins) are re-parsed too: the filter page's new
-            // member row and the index's moved links are resolved again.
-            ("page_links", 8),
-            ("broken_links", 3),
-            ("page_ids", 1),
-            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
-            ("twin_title", 4),
-            ("llms_full_txt", 1),
-        ],
-        &[
-            "/llms-full.txt",
-            "/api/v1/index.json",
-            "/api/v1/countries.json",
-            "/api/v1/countries/au.json",
-            "/api/v1/facts.json",
-            "/api/v1/filters/saft-required.json",
-            "/data/countries.json",
-            "/data/countries.csv",
-            "/au/index.html",
-            "/au/index.md",
-            "/index.html",
-            "/index.md",
-            "/filters/saft-required/index.html",
-            "/filters/saft-required/index.md",
-            "/filters/index.html",
-            "/filters/index.md",
-        ],
+        // Every filter re-checks its members (they read the toggles); only saft-required is rendered again.
+        // Australia's page shows the fact and the toggle; the home page's table shows the toggle.
+        // Australia joins the saft-required filter page; the filter index shows its new count.
+        // The four changed pages and twins are re-parsed. Australia's toggle now links to the fact that
+        // set it, so its page's links are resolved again; its ids (which the matrix page links into)
+        // are re-read, unchanged, so the matrix page's links are not. The other links are unchanged.
+        // The filter page and the filter index (and their twins) are re-parsed too: the filter page's new
+        // member row and the index's moved links are resolved again.
+        // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        expect![[r#"
+            api_countries × 1
+            api_country × 1
+            api_facts × 1
+            api_filter × 1
+            api_index × 1
+            broken_links × 5
+            check_country_facts_of × 1
+            country_context × 1
+            country_detail × 1
+            country_erp_fact_rows × 1
+            country_fact_keys × 1
+            country_fact_rows_of × 1
+            country_fact_runs × 1
+            country_fact_runs_of × 61
+            country_facts × 1
+            country_facts_json × 1
+            country_facts_of × 1
+            country_summary × 1
+            country_toggle_values × 1
+            country_toggles × 1
+            data_csv × 1
+            data_json × 1
+            decoded_text × 1
+            endpoints × 1
+            filter_context × 1
+            filter_members × 7
+            filters_context × 1
+            flat_part_csv × 1
+            flat_part_json × 1
+            flat_row_count × 1
+            flat_rows × 1
+            home_context × 1
+            llms_full_txt × 1
+            page_country × 1
+            page_country_md × 1
+            page_filter × 1
+            page_filter_md × 1
+            page_filters × 1
+            page_filters_md × 1
+            page_home × 1
+            page_home_md × 1
+            page_ids × 1
+            page_links × 8
+            toggle_coverage × 1
+            twin_title × 4
+        "#]],
+        expect![[r#"
+            /api/v1/countries.json
+            /api/v1/countries/au.json
+            /api/v1/facts.json
+            /api/v1/filters/saft-required.json
+            /api/v1/index.json
+            /au/index.html
+            /au/index.md
+            /data/countries.csv
+            /data/countries.json
+            /filters/index.html
+            /filters/index.md
+            /filters/saft-required/index.html
+            /filters/saft-required/index.md
+            /index.html
+            /index.md
+            /llms-full.txt
+        "#]],
     );
 }
 
@@ -233,59 +264,59 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
 fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
     assert_edit(
         "sources/tables/countries.csv",
-        "Odoo ships a fiscal localization package for France (listed",
-        "Odoo ships a fiscal localization package for France (it is listed",
-        &[
-            ("decoded_text", 1),
-            ("country_fact_runs", 1),
-            ("country_fact_keys", 1),
-            ("country_fact_runs_of", 61),
-            ("country_fact_rows_of", 1),
-            ("check_country_facts_of", 1),
-            ("country_facts_of", 1),
-            // France's ERP-localization facts changed: every ERP picks its own out of them again; only
-            // Odoo's list changed, so only Odoo's outputs re-render.
-            ("country_erp_fact_rows", 1),
-            ("erp_country_facts", 11),
-            ("erp_other_facts", 1),
-            ("erp_detail", 1),
-            ("api_erp", 1),
-            ("erp_context", 1),
-            ("page_erp", 1),
-            ("page_erp_md", 1),
-            ("country_facts", 1),
-            ("country_toggles", 1),
-            ("country_summary", 1),
-            ("country_detail", 1),
-            ("api_country", 1),
-            ("country_facts_json", 1),
-            ("api_facts", 1),
-            ("flat_rows", 1),
-            ("flat_part_json", 1),
-            ("flat_part_csv", 1),
-            ("flat_row_count", 1),
-            ("data_json", 1),
-            ("data_csv", 1),
-            ("country_context", 1),
-            ("page_country", 1),
-            ("page_country_md", 1),
-            // France's and Odoo's pages and twins are re-parsed; their links and ids are unchanged.
-            ("page_links", 4),
-            ("twin_title", 2),
-            ("llms_full_txt", 1),
-        ],
-        &[
-            "/llms-full.txt",
-            "/api/v1/countries/fr.json",
-            "/api/v1/erps/odoo.json",
-            "/api/v1/facts.json",
-            "/data/countries.json",
-            "/data/countries.csv",
-            "/fr/index.html",
-            "/fr/index.md",
-            "/erp/odoo/index.html",
-            "/erp/odoo/index.md",
-        ],
+        "Odoo ships the France localization (l10n_fr_account) with",
+        "Odoo ships the France localization (l10n_fr_account), with",
+        // France's ERP-localization facts changed: every ERP picks its own out of them again; only
+        // Odoo's list changed, so only Odoo's outputs re-render.
+        // France's and Odoo's pages and twins are re-parsed; their links and ids are unchanged.
+        expect![[r#"
+            api_country × 1
+            api_erp × 1
+            api_facts × 1
+            check_country_facts_of × 1
+            country_context × 1
+            country_detail × 1
+            country_erp_fact_rows × 1
+            country_fact_keys × 1
+            country_fact_rows_of × 1
+            country_fact_runs × 1
+            country_fact_runs_of × 61
+            country_facts × 1
+            country_facts_json × 1
+            country_facts_of × 1
+            country_summary × 1
+            country_toggles × 1
+            data_csv × 1
+            data_json × 1
+            decoded_text × 1
+            erp_context × 1
+            erp_country_facts × 11
+            erp_detail × 1
+            erp_other_facts × 1
+            flat_part_csv × 1
+            flat_part_json × 1
+            flat_row_count × 1
+            flat_rows × 1
+            llms_full_txt × 1
+            page_country × 1
+            page_country_md × 1
+            page_erp × 1
+            page_erp_md × 1
+            page_links × 4
+            twin_title × 2
+        "#]],
+        expect![[r#"
+            /api/v1/countries/fr.json
+            /api/v1/erps/odoo.json
+            /api/v1/facts.json
+            /data/countries.csv
+            /data/countries.json
+            /erp/odoo/index.html
+            /erp/odoo/index.md
+            /fr/index.html
+            /fr/index.md
+            /llms-full.txt
+        "#]],
     );
 }
 
@@ -295,58 +326,58 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
         "sources/tables/matrix.csv",
         "E-Invoicing for France as an Early Adopter feature",
         "E-Invoicing for France as an early-adopter feature",
-        &[
-            ("decoded_text", 1),
-            ("matrix_rows", 1),
-            ("check_matrix", 1),
-            ("country_matrix", 61),
-            ("erp_matrix", 11),
-            ("country_summary", 1),
-            ("country_facts", 1),
-            ("country_detail", 1),
-            ("api_country", 1),
-            ("erp_summary", 1),
-            ("erp_support_facts", 1),
-            ("erp_detail", 1),
-            ("api_erp", 1),
-            // facts.json lists the ERP e-invoicing support facts, this cell among them.
-            // facts.json and the flat files are spliced from per-country parts: one part re-renders.
-            ("country_facts_json", 1),
-            ("api_facts", 1),
-            ("flat_rows", 1),
-            ("flat_part_json", 1),
-            ("flat_part_csv", 1),
-            ("flat_row_count", 1),
-            ("data_json", 1),
-            ("data_csv", 1),
-            // France's page shows the cell's notes; the matrix page does not (its data is re-checked, unchanged).
-            ("country_context", 1),
-            ("page_country", 1),
-            ("page_country_md", 1),
-            ("e_invoicing_context", 1),
-            // Sage Intacct's page shows the cell's notes; no other ERP page re-runs, and the ERP index
-            // (names and counts) is re-checked through erp_summary, unchanged.
-            ("erp_context", 1),
-            ("page_erp", 1),
-            ("page_erp_md", 1),
-            // France's page, Sage Intacct's page and their twins are re-parsed; their links and ids are unchanged.
-            ("page_links", 4),
-            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
-            ("twin_title", 2),
-            ("llms_full_txt", 1),
-        ],
-        &[
-            "/llms-full.txt",
-            "/api/v1/countries/fr.json",
-            "/fr/index.html",
-            "/fr/index.md",
-            "/api/v1/erps/sage-intacct.json",
-            "/erp/sage-intacct/index.html",
-            "/erp/sage-intacct/index.md",
-            "/api/v1/facts.json",
-            "/data/matrix.json",
-            "/data/matrix.csv",
-        ],
+        // facts.json lists the ERP e-invoicing support facts, this cell among them.
+        // facts.json and the flat files are spliced from per-country parts: one part re-renders.
+        // France's page shows the cell's notes; the matrix page does not (its data is re-checked, unchanged).
+        // Sage Intacct's page shows the cell's notes; no other ERP page re-runs, and the ERP index
+        // (names and counts) is re-checked through erp_summary, unchanged.
+        // France's page, Sage Intacct's page and their twins are re-parsed; their links and ids are unchanged.
+        // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        expect![[r#"
+            api_country × 1
+            api_erp × 1
+            api_facts × 1
+            check_matrix × 1
+            country_context × 1
+            country_detail × 1
+            country_facts × 1
+            country_facts_json × 1
+            country_matrix × 61
+            country_summary × 1
+            data_csv × 1
+            data_json × 1
+            decoded_text × 1
+            e_invoicing_context × 1
+            erp_context × 1
+            erp_detail × 1
+            erp_matrix × 11
+            erp_summary × 1
+            erp_support_facts × 1
+            flat_part_csv × 1
+            flat_part_json × 1
+            flat_row_count × 1
+            flat_rows × 1
+            llms_full_txt × 1
+            matrix_rows × 1
+            page_country × 1
+            page_country_md × 1
+            page_erp × 1
+            page_erp_md × 1
+            page_links × 4
+            twin_title × 2
+        "#]],
+        expect![[r#"
+            /api/v1/countries/fr.json
+            /api/v1/erps/sage-intacct.json
+            /api/v1/facts.json
+            /data/matrix.csv
+            /data/matrix.json
+            /erp/sage-intacct/index.html
+            /erp/sage-intacct/index.md
+            /fr/index.html
+            /fr/index.md
+            /llms-full.txt
+        "#]],
     );
 }
 
@@ -356,131 +387,132 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
         "sources/tables/partners.csv",
         "Publisher of the SprintIT Finvoice",
         "Publisher of SprintIT's Finvoice",
-        &[
-            ("decoded_text", 1),
-            ("partner_rows", 1),
-            ("check_erp_tables", 1),
-            ("country_partners", 61),
-            ("erp_partner_count", 11),
-            ("country_summary", 1),
-            ("country_detail", 1),
-            ("api_country", 1),
-            ("api_partners", 1),
-            // The index shows the partner count, read from the rows: re-checked, unchanged.
-            ("endpoints", 1),
-            ("country_context", 1),
-            ("page_country", 1),
-            ("page_country_md", 1),
-            // The partners page reads the partner rows.
-            ("partners_context", 1),
-            ("page_partners", 1),
-            ("page_partners_md", 1),
-            // Finland's page, the partners page and their twins are re-parsed; their links and ids are unchanged.
-            ("page_links", 4),
-            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
-            ("twin_title", 2),
-            ("llms_full_txt", 1),
-        ],
-        &[
-            "/llms-full.txt",
-            "/api/v1/countries/fi.json",
-            "/api/v1/partners.json",
-            "/fi/index.html",
-            "/fi/index.md",
-            "/partners/index.html",
-            "/partners/index.md",
-        ],
+        // The index shows the partner count, read from the rows: re-checked, unchanged.
+        // The partners page reads the partner rows.
+        // Finland's page, the partners page and their twins are re-parsed; their links and ids are unchanged.
+        // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        expect![[r#"
+            api_country × 1
+            api_partners × 1
+            check_erp_tables × 1
+            country_context × 1
+            country_detail × 1
+            country_partners × 61
+            country_summary × 1
+            decoded_text × 1
+            endpoints × 1
+            erp_partner_count × 11
+            llms_full_txt × 1
+            page_country × 1
+            page_country_md × 1
+            page_links × 4
+            page_partners × 1
+            page_partners_md × 1
+            partner_rows × 1
+            partners_context × 1
+            twin_title × 2
+        "#]],
+        expect![[r#"
+            /api/v1/countries/fi.json
+            /api/v1/partners.json
+            /fi/index.html
+            /fi/index.md
+            /llms-full.txt
+            /partners/index.html
+            /partners/index.md
+        "#]],
     );
 }
 
 #[test]
 fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
-    // "SAF-T: on request" no longer counts: saft_required of Austria, Lithuania, Luxembourg and Norway
+    // "SAF-T: on request" no longer counts: saft_required of Austria, Denmark, Lithuania, Luxembourg and Norway
     // becomes null (unknown).
     assert_edit(
         "rules/toggles.toml",
         r"{ pattern = '\bSAF-T: (required|on request)\b', value = true },",
         r"{ pattern = '\bSAF-T: required\b', value = true },",
-        &[
-            ("decoded_text", 1),
-            ("toggle_rules", 1),
-            ("check_rules", 1),
-            ("compiled_toggles", 1),
-            ("country_toggles", 61),
-            ("country_toggle_values", 4),
-            ("country_facts", 4),
-            ("country_summary", 4),
-            ("country_detail", 4),
-            ("api_country", 4),
-            ("api_countries", 1),
-            ("filter_members", 7),
-            ("api_filter", 4),
-            ("toggle_coverage", 1),
-            ("endpoints", 1),
-            ("api_index", 1),
-            // openapi.json carries the toggles' descriptions: the document is re-checked, unchanged, so
-            // neither openapi.json nor the API docs page re-renders.
-            ("openapi_document", 1),
-            ("country_context", 4),
-            ("page_country", 4),
-            ("page_country_md", 4),
-            ("home_context", 1),
-            ("page_home", 1),
-            ("page_home_md", 1),
-            // The toggles' labels are re-read from the edited file: unchanged, so no page re-runs for them.
-            ("toggle_labels", 1),
-            // The four filter pages whose members or members' toggles changed, and the index (new counts).
-            ("filter_context", 4),
-            ("page_filter", 4),
-            ("page_filter_md", 4),
-            ("filters_context", 1),
-            ("page_filters", 1),
-            ("page_filters_md", 1),
-            // The ten changed pages and twins are re-parsed. The four country pages lost a toggle's link to
-            // its fact: their links are resolved again and their ids re-read (unchanged, so the matrix page
-            // that links into them is not re-checked).
-            ("page_links", 20),
-            ("broken_links", 8),
-            ("page_ids", 4),
-            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
-            ("twin_title", 10),
-            ("llms_full_txt", 1),
-        ],
-        &[
-            "/llms-full.txt",
-            "/api/v1/index.json",
-            "/index.html",
-            "/index.md",
-            "/filters/index.html",
-            "/filters/index.md",
-            "/filters/saft-required/index.html",
-            "/filters/saft-required/index.md",
-            "/filters/toggles-unknown/index.html",
-            "/filters/toggles-unknown/index.md",
-            "/filters/e-invoicing-mandatory/index.html",
-            "/filters/e-invoicing-mandatory/index.md",
-            "/filters/e-invoicing-mandatory-b2g/index.html",
-            "/filters/e-invoicing-mandatory-b2g/index.md",
-            "/at/index.html",
-            "/at/index.md",
-            "/lt/index.html",
-            "/lt/index.md",
-            "/lu/index.html",
-            "/lu/index.md",
-            "/no/index.html",
-            "/no/index.md",
-            "/api/v1/countries.json",
-            "/api/v1/countries/at.json",
-            "/api/v1/countries/lt.json",
-            "/api/v1/countries/lu.json",
-            "/api/v1/countries/no.json",
-            // Membership changed: the four leave saft-required and join toggles-unknown.
-            "/api/v1/filters/saft-required.json",
-            "/api/v1/filters/toggles-unknown.json",
-            // Membership unchanged, but a filter item shows the country's toggles: those bytes changed.
-            "/api/v1/filters/e-invoicing-mandatory.json",
-            "/api/v1/filters/e-invoicing-mandatory-b2g.json",
-        ],
+        // openapi.json carries the toggles' descriptions: the document is re-checked, unchanged, so
+        // neither openapi.json nor the API docs page re-renders.
+        // The toggles' labels are re-read from the edited file: unchanged, so no page re-runs for them.
+        // The four filter pages whose members or members' toggles changed, and the index (new counts).
+        // The ten changed pages and twins are re-parsed. The four country pages lost a toggle's link to
+        // its fact: their links are resolved again and their ids re-read (unchanged, so the matrix page
+        // that links into them is not re-checked).
+        // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        expect![[r#"
+            api_countries × 1
+            api_country × 5
+            api_filter × 4
+            api_index × 1
+            broken_links × 9
+            check_rules × 1
+            compiled_toggles × 1
+            country_context × 5
+            country_detail × 5
+            country_facts × 5
+            country_summary × 5
+            country_toggle_values × 5
+            country_toggles × 61
+            decoded_text × 1
+            endpoints × 1
+            filter_context × 4
+            filter_members × 7
+            filters_context × 1
+            home_context × 1
+            llms_full_txt × 1
+            openapi_document × 1
+            page_country × 5
+            page_country_md × 5
+            page_filter × 4
+            page_filter_md × 4
+            page_filters × 1
+            page_filters_md × 1
+            page_home × 1
+            page_home_md × 1
+            page_ids × 5
+            page_links × 22
+            toggle_coverage × 1
+            toggle_labels × 1
+            toggle_rules × 1
+            twin_title × 11
+        "#]],
+        expect![[r#"
+            /api/v1/countries.json
+            /api/v1/countries/at.json
+            /api/v1/countries/dk.json
+            /api/v1/countries/lt.json
+            /api/v1/countries/lu.json
+            /api/v1/countries/no.json
+            /api/v1/filters/e-invoicing-mandatory-b2g.json
+            /api/v1/filters/e-invoicing-mandatory.json
+            /api/v1/filters/saft-required.json
+            /api/v1/filters/toggles-unknown.json
+            /api/v1/index.json
+            /at/index.html
+            /at/index.md
+            /dk/index.html
+            /dk/index.md
+            /filters/e-invoicing-mandatory-b2g/index.html
+            /filters/e-invoicing-mandatory-b2g/index.md
+            /filters/e-invoicing-mandatory/index.html
+            /filters/e-invoicing-mandatory/index.md
+            /filters/index.html
+            /filters/index.md
+            /filters/saft-required/index.html
+            /filters/saft-required/index.md
+            /filters/toggles-unknown/index.html
+            /filters/toggles-unknown/index.md
+            /index.html
+            /index.md
+            /llms-full.txt
+            /lt/index.html
+            /lt/index.md
+            /lu/index.html
+            /lu/index.md
+            /no/index.html
+            /no/index.md
+        "#]],
     );
 }
 
@@ -501,16 +533,16 @@ fn one_page_template_rerenders_only_the_country_pages() {
         "rules/templates/country.html",
         "<h2 id=\"toggles\">Toggles</h2>",
         "<h2 id=\"toggles\">Toggles (derived)</h2>",
-        &[
-            ("decoded_text", 1),
-            ("template_text", 1),
-            // The country page's templates are compiled once, for the 61 pages.
-            ("compiled_templates", 1),
-            ("page_country", 61),
-            // The link check re-parses the 61 changed pages; their links and ids are unchanged.
-            ("page_links", 61),
-        ],
-        &pages,
+        // The country page's templates are compiled once, for the 61 pages.
+        // The link check re-parses the 61 changed pages; their links and ids are unchanged.
+        expect![[r#"
+            compiled_templates × 1
+            decoded_text × 1
+            page_country × 61
+            page_links × 61
+            template_text × 1
+        "#]],
+        pages.iter().map(|p| format!("{p}\n")).collect::<String>(),
     );
 }
 
@@ -522,50 +554,50 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
         "sources/tables/reporting.csv",
         "Dichiarazione IVA annuale,Annual VAT return,Annual,30 April of the following year",
         "Dichiarazione IVA annuale,Annual VAT return,Annual,30 April of the following year (edited)",
-        &[
-            ("decoded_text", 1),
-            ("reporting_table", 1),
-            ("check_reporting", 1),
-            // Every country's reporting projection re-runs (a cheap filter); only Italy's changes.
-            ("country_reporting", 61),
-            ("country_facts", 1),
-            // The Country resource reads the facts through their counts: re-checked, unchanged.
-            ("country_summary", 1),
-            ("country_detail", 1),
-            ("api_country", 1),
-            ("country_facts_json", 1),
-            ("api_facts", 1),
-            ("flat_rows", 1),
-            ("flat_part_json", 1),
-            ("flat_part_csv", 1),
-            ("flat_row_count", 1),
-            ("data_json", 1),
-            ("data_csv", 1),
-            ("country_context", 1),
-            ("page_country", 1),
-            ("page_country_md", 1),
-            ("vat_reporting_context", 1),
-            ("page_vat_reporting", 1),
-            ("page_vat_reporting_md", 1),
-            // Italy's projection also holds its SAF-T rows: the SAF-T page's data is re-checked, unchanged.
-            ("saft_context", 1),
-            // Italy's page and the VAT reporting page (and their twins) are re-parsed; their links are unchanged.
-            ("page_links", 4),
-            // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
-            ("twin_title", 2),
-            ("llms_full_txt", 1),
-        ],
-        &[
-            "/llms-full.txt",
-            "/api/v1/countries/it.json",
-            "/api/v1/facts.json",
-            "/data/reporting.json",
-            "/data/reporting.csv",
-            "/it/index.html",
-            "/it/index.md",
-            "/vat-reporting/index.html",
-            "/vat-reporting/index.md",
-        ],
+        // Every country's reporting projection re-runs (a cheap filter); only Italy's changes.
+        // The Country resource reads the facts through their counts: re-checked, unchanged.
+        // Italy's projection also holds its SAF-T rows: the SAF-T page's data is re-checked, unchanged.
+        // Italy's page and the VAT reporting page (and their twins) are re-parsed; their links are unchanged.
+        // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        expect![[r#"
+            api_country × 1
+            api_facts × 1
+            check_reporting × 1
+            country_context × 1
+            country_detail × 1
+            country_facts × 1
+            country_facts_json × 1
+            country_reporting × 61
+            country_summary × 1
+            data_csv × 1
+            data_json × 1
+            decoded_text × 1
+            flat_part_csv × 1
+            flat_part_json × 1
+            flat_row_count × 1
+            flat_rows × 1
+            llms_full_txt × 1
+            page_country × 1
+            page_country_md × 1
+            page_links × 4
+            page_vat_reporting × 1
+            page_vat_reporting_md × 1
+            reporting_table × 1
+            saft_context × 1
+            twin_title × 2
+            vat_reporting_context × 1
+        "#]],
+        expect![[r#"
+            /api/v1/countries/it.json
+            /api/v1/facts.json
+            /data/reporting.csv
+            /data/reporting.json
+            /it/index.html
+            /it/index.md
+            /llms-full.txt
+            /vat-reporting/index.html
+            /vat-reporting/index.md
+        "#]],
     );
 }
 
@@ -581,15 +613,15 @@ fn the_erp_page_template_rerenders_only_the_erp_pages() {
         "rules/templates/erp.html",
         "<h2>E-invoicing providers</h2>",
         "<h2>E-invoicing providers and connectors</h2>",
-        &[
-            ("decoded_text", 1),
-            ("template_text", 1),
-            ("compiled_templates", 1),
-            ("page_erp", 11),
-            // The eleven changed pages are re-parsed; their links are unchanged.
-            ("page_links", 11),
-        ],
-        &pages,
+        // The eleven changed pages are re-parsed; their links are unchanged.
+        expect![[r#"
+            compiled_templates × 1
+            decoded_text × 1
+            page_erp × 11
+            page_links × 11
+            template_text × 1
+        "#]],
+        pages.iter().map(|p| format!("{p}\n")).collect::<String>(),
     );
 }
 
@@ -601,8 +633,13 @@ fn the_stylesheet_rewrites_only_itself() {
         "rules/assets/site.css",
         "thead th { background: #f3f3f3; }",
         "thead th { background: #eee; }",
-        &[("decoded_text", 1), ("asset", 1)],
-        &["/assets/site.css"],
+        expect![[r#"
+            asset × 1
+            decoded_text × 1
+        "#]],
+        expect![[r#"
+            /assets/site.css
+        "#]],
     );
 }
 

@@ -158,9 +158,9 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
     ));
     let fr_md = text(&files, "fr/index.md");
     assert!(fr_md.contains("| SAF-T required | no | fr-periodic-reporting: \"SAF-T: no\" |"));
-    // Andorra's toggles are all unknown.
+    // Kosovo's toggles are all unknown.
     assert_eq!(
-        text(&files, "ad/index.html")
+        text(&files, "xk/index.html")
             .matches("<td class=\"unknown\">unknown</td>")
             .count(),
         6
@@ -183,7 +183,7 @@ fn matrix_home_and_404_pages() {
         matrix.contains(&format!("<tbody id=\"it\">\n<tr class=\"group\"><th scope=\"colgroup\" colspan=\"5\"><a href=\"/it/#e-invoicing\">Italy</a>: {label}.")),
         "Italy's group heading with {label}"
     );
-    assert!(matrix.contains("<a href=\"/ad/#e-invoicing\">Andorra</a>: mandate unknown</th>"));
+    assert!(matrix.contains("<a href=\"/xk/#e-invoicing\">Kosovo</a>: mandate unknown</th>"));
     let matrix_md = text(&files, "e-invoicing/index.md");
     assert_eq!(
         matrix_md.lines().filter(|l| l.starts_with("| [")).count(),
