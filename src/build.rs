@@ -13,12 +13,16 @@ use crate::helper::Helper;
 use crate::linkcheck::is_checked;
 use crate::model::checks;
 use crate::parse::{json_sources, rules, tables};
+use crate::render::FileKind;
 use crate::render::{Rendered, render};
 use crate::routes::{Output, Renderer, check_routes, outputs};
 
 /// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
 fn is_made_from_twins(output: &Output) -> bool {
-    matches!(output.renderer, Renderer::Llms | Renderer::LlmsFull)
+    matches!(
+        output.renderer,
+        Renderer::File(FileKind::Llms | FileKind::LlmsFull)
+    )
 }
 
 /// Whether an output is a page or twin, or is made from them: the work of the thread that renders and

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use crate::diagnostics::Diagnostic;
 use crate::model::{countries, erps};
 use crate::parse::rules::{ROUTES, RouteRule, filter_rules, route_rules};
+use crate::render::kinds::{ApiKind, FileKind};
 
 /// What a route's placeholder expands over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,179 +39,7 @@ impl Param {
     }
 }
 
-/// The renderers a route can name; each is one or more salsa queries in `render/`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Renderer {
-    ApiIndex,
-    ApiCountries,
-    ApiCountry,
-    ApiErps,
-    ApiErp,
-    ApiFacts,
-    ApiLocalErps,
-    ApiPartnerFlags,
-    ApiPartners,
-    ApiNews,
-    ApiSponsors,
-    ApiFilter,
-    Openapi,
-    DataJson,
-    DataCsv,
-    Datapackage,
-    DataLicence,
-    Headers,
-    /// A static file of `rules/assets/` (`/assets/site.css` is `rules/assets/site.css`).
-    Asset,
-    PageHome,
-    PageHomeMd,
-    PageEInvoicing,
-    PageEInvoicingMd,
-    PageCountry,
-    PageCountryMd,
-    PageErps,
-    PageErpsMd,
-    PageErp,
-    PageErpMd,
-    PageVatReporting,
-    PageVatReportingMd,
-    PageSaft,
-    PageSaftMd,
-    PagePartners,
-    PagePartnersMd,
-    PageLocalErps,
-    PageLocalErpsMd,
-    PageNews,
-    PageNewsMd,
-    PageSponsors,
-    PageSponsorsMd,
-    PageLicence,
-    PageLicenceMd,
-    PageFilters,
-    PageFiltersMd,
-    PageFilter,
-    PageFilterMd,
-    PageApi,
-    PageApiMd,
-    PageNotFound,
-    /// `/llms.txt`: the index of the site for language models.
-    Llms,
-    /// `/llms-full.txt`: every Markdown twin in one file.
-    LlmsFull,
-}
-
-impl Renderer {
-    const ALL: [(&'static str, Renderer, Param); 52] = [
-        ("api_index", Renderer::ApiIndex, Param::None),
-        ("api_countries", Renderer::ApiCountries, Param::None),
-        ("api_country", Renderer::ApiCountry, Param::Country),
-        ("api_erps", Renderer::ApiErps, Param::None),
-        ("api_erp", Renderer::ApiErp, Param::Erp),
-        ("api_facts", Renderer::ApiFacts, Param::None),
-        ("api_local_erps", Renderer::ApiLocalErps, Param::None),
-        ("api_partner_flags", Renderer::ApiPartnerFlags, Param::None),
-        ("api_partners", Renderer::ApiPartners, Param::None),
-        ("api_news", Renderer::ApiNews, Param::None),
-        ("api_sponsors", Renderer::ApiSponsors, Param::None),
-        ("api_filter", Renderer::ApiFilter, Param::Filter),
-        ("openapi", Renderer::Openapi, Param::None),
-        ("data_json", Renderer::DataJson, Param::Stem),
-        ("data_csv", Renderer::DataCsv, Param::Stem),
-        ("datapackage", Renderer::Datapackage, Param::None),
-        ("data_licence", Renderer::DataLicence, Param::None),
-        ("headers", Renderer::Headers, Param::None),
-        ("asset", Renderer::Asset, Param::None),
-        ("page_home", Renderer::PageHome, Param::None),
-        ("page_home_md", Renderer::PageHomeMd, Param::None),
-        ("page_e_invoicing", Renderer::PageEInvoicing, Param::None),
-        (
-            "page_e_invoicing_md",
-            Renderer::PageEInvoicingMd,
-            Param::None,
-        ),
-        ("page_country", Renderer::PageCountry, Param::Country),
-        ("page_country_md", Renderer::PageCountryMd, Param::Country),
-        ("page_erps", Renderer::PageErps, Param::None),
-        ("page_erps_md", Renderer::PageErpsMd, Param::None),
-        ("page_erp", Renderer::PageErp, Param::Erp),
-        ("page_erp_md", Renderer::PageErpMd, Param::Erp),
-        (
-            "page_vat_reporting",
-            Renderer::PageVatReporting,
-            Param::None,
-        ),
-        (
-            "page_vat_reporting_md",
-            Renderer::PageVatReportingMd,
-            Param::None,
-        ),
-        ("page_saft", Renderer::PageSaft, Param::None),
-        ("page_saft_md", Renderer::PageSaftMd, Param::None),
-        ("page_partners", Renderer::PagePartners, Param::None),
-        ("page_partners_md", Renderer::PagePartnersMd, Param::None),
-        ("page_local_erps", Renderer::PageLocalErps, Param::None),
-        ("page_local_erps_md", Renderer::PageLocalErpsMd, Param::None),
-        ("page_news", Renderer::PageNews, Param::None),
-        ("page_news_md", Renderer::PageNewsMd, Param::None),
-        ("page_sponsors", Renderer::PageSponsors, Param::None),
-        ("page_sponsors_md", Renderer::PageSponsorsMd, Param::None),
-        ("page_licence", Renderer::PageLicence, Param::None),
-        ("page_licence_md", Renderer::PageLicenceMd, Param::None),
-        ("page_filters", Renderer::PageFilters, Param::None),
-        ("page_filters_md", Renderer::PageFiltersMd, Param::None),
-        ("page_filter", Renderer::PageFilter, Param::Filter),
-        ("page_filter_md", Renderer::PageFilterMd, Param::Filter),
-        ("page_api", Renderer::PageApi, Param::None),
-        ("page_api_md", Renderer::PageApiMd, Param::None),
-        ("page_not_found", Renderer::PageNotFound, Param::None),
-        ("llms", Renderer::Llms, Param::None),
-        ("llms_full", Renderer::LlmsFull, Param::None),
-    ];
-
-    pub fn from_name(name: &str) -> Option<Renderer> {
-        Self::ALL
-            .iter()
-            .find(|(n, _, _)| *n == name)
-            .map(|(_, r, _)| *r)
-    }
-
-    /// The placeholder this renderer's routes must carry.
-    pub fn param(self) -> Param {
-        Self::ALL
-            .iter()
-            .find(|(_, r, _)| *r == self)
-            .map_or(Param::None, |(_, _, p)| *p)
-    }
-
-    /// The renderer's name in `rules/routes.toml`.
-    pub fn name(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, r, _)| *r == self)
-            .map_or("", |(n, _, _)| *n)
-    }
-
-    /// Whether the output is an HTML page or its Markdown twin (rendered from `rules/templates/`).
-    pub fn is_page(self) -> bool {
-        self.name().starts_with("page_")
-    }
-
-    /// Whether the output is an API envelope (JSON with `meta` and `data`).
-    pub fn is_envelope(self) -> bool {
-        !self.is_page()
-            && !matches!(
-                self,
-                Renderer::Openapi
-                    | Renderer::DataJson
-                    | Renderer::DataCsv
-                    | Renderer::Datapackage
-                    | Renderer::DataLicence
-                    | Renderer::Headers
-                    | Renderer::Asset
-                    | Renderer::Llms
-                    | Renderer::LlmsFull
-            )
-    }
-}
+pub use crate::render::kinds::Renderer;
 
 /// The six flat data tables, in the SPEC's order.
 pub const STEMS: [&str; 6] = [
@@ -291,13 +120,13 @@ fn route_problem(rule: &RouteRule, renderer: Renderer) -> Option<String> {
             ),
         });
     }
-    if renderer == Renderer::Asset && !is_asset_path(&rule.path) {
+    if renderer == Renderer::File(FileKind::Asset) && !is_asset_path(&rule.path) {
         return Some(format!(
             "an asset route serves a file of rules/assets/: its path is `/assets/<file name>`, not `{}`",
             rule.path
         ));
     }
-    if renderer == Renderer::ApiFilter && rule.description.is_some() {
+    if renderer == Renderer::Api(ApiKind::Filter) && rule.description.is_some() {
         return Some("a {filter} route takes each filter's description from rules/filters.toml; remove `description`".into());
     }
     None
@@ -354,7 +183,7 @@ pub fn check_routes(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     for rule in &route_rules(db).value {
         match Renderer::from_name(&rule.render) {
             None => {
-                let known: Vec<&str> = Renderer::ALL.iter().map(|(n, _, _)| *n).collect();
+                let known: Vec<String> = Renderer::all().map(Renderer::name).collect();
                 diagnostics.push(rule.render_at.error(
                     ROUTES,
                     format!(

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{countries, erps};
 use crate::diagnostics::Diagnostic;
+use crate::ids::{local_erp_id, partner_id, slugify};
 use crate::parse::json_sources::{
     ERP_REGISTER, NEWS, SPONSORS, locate_json_value, news_rows, sponsor_rows,
 };
@@ -19,11 +20,6 @@ use crate::parse::tables::{
     partner_rows, reporting_table, vat_rows,
 };
 use crate::resources::{FactTopic, Toggles};
-
-/// The slug of a name, for ids (`Zucchetti S.p.A.` -> `zucchetti-s-p-a`).
-pub fn slugify(name: &str) -> String {
-    slug::slugify(name)
-}
 
 /// The country codes of the register, or `None` when the register could not be read at all: its own
 /// error says why, and a check of every reference against an empty register would only bury it.
@@ -331,7 +327,7 @@ pub fn check_erp_tables(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         c.country(&r.pos, "country_code", &r.row.country);
         c.unique(
             &mut seen,
-            format!("{}-{}", r.row.country, slugify(&r.row.name)),
+            local_erp_id(&r.row),
             &r.pos,
             "name",
             "local ERP id",
@@ -360,13 +356,7 @@ pub fn check_erp_tables(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     for r in &partner_rows(db).value {
         c.country(&r.pos, "country_code", &r.row.country);
         c.erp(&r.pos, "erp", &r.row.erp);
-        c.unique(
-            &mut seen,
-            format!("{}-{}-{}", r.row.country, r.row.erp, slugify(&r.row.name)),
-            &r.pos,
-            "name",
-            "partner id",
-        );
+        c.unique(&mut seen, partner_id(&r.row), &r.pos, "name", "partner id");
     }
     c.diagnostics
 }

@@ -2,12 +2,14 @@
 
 use serde::Serialize;
 
+use super::openapi::schema_of;
+use super::{ApiKind, CountFn, RenderFn, Renderer, param_of};
 use super::{GENERATED_AT_MARK, Rendered, json_bytes, json_items, splice_items};
 use crate::derive::facts::{country_facts, erp_other_facts, erp_support_facts};
 use crate::derive::filters::{FilterKey, filter_members};
 use crate::derive::toggles::toggle_coverage;
 use crate::derive::{country_summary, erp_summary};
-use crate::model::checks::slugify;
+use crate::ids::{local_erp_id, partner_id};
 use crate::model::{
     CountryKey, ErpKey, base_url, countries, country_local_erps, country_partner_flags,
     country_partners, erp_connectors, erp_partner_flags, erps, partner_order,
@@ -17,11 +19,13 @@ use crate::parse::rules::site_rules;
 use crate::parse::tables::{
     LocalErpRow, PartnerFlagRow, PartnerRow, local_erp_rows, partner_flag_rows, partner_rows,
 };
+use crate::resources::{Country, Erp, Fact, FilterItem};
 use crate::resources::{
     CountryDetail, Endpoint, Envelope, ErpDetail, Licence, LocalErp, Meta, NewsItem, Partner,
     PartnerFlag, Provider, Sponsor,
 };
-use crate::routes::{Output, Renderer, outputs};
+use crate::routes::{Output, Param, outputs};
+use schemars::SchemaGenerator;
 
 /// `meta.version` and `meta.licence`, projected from `rules/site.toml`.
 #[salsa::tracked(returns(ref))]
@@ -68,7 +72,7 @@ fn detail<T: Serialize>(db: &dyn salsa::Database, data: T) -> Rendered {
 
 pub fn local_erp(row: &LocalErpRow) -> LocalErp {
     LocalErp {
-        id: format!("{}-{}", row.country, slugify(&row.name)),
+        id: local_erp_id(row),
         country: row.country.clone(),
         name: row.name.clone(),
         segment: row.segment.clone(),
@@ -95,7 +99,7 @@ pub fn partner_flag(row: &PartnerFlagRow) -> PartnerFlag {
 
 pub fn partner(row: &PartnerRow) -> Partner {
     Partner {
-        id: format!("{}-{}-{}", row.country, row.erp, slugify(&row.name)),
+        id: partner_id(row),
         name: row.name.clone(),
         erp: row.erp.clone(),
         country: row.country.clone(),
@@ -295,31 +299,117 @@ pub fn api_filter<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Ren
     list(db, filter_members(db, key).clone())
 }
 
+/// How an API envelope is made and described (see [`ApiKind::spec`]).
+pub struct ApiSpec {
+    /// The placeholder its routes carry.
+    pub param: Param,
+    pub render: RenderFn,
+    /// The schema of its body, from the resource types (what `openapi.json` describes).
+    pub schema: fn(&mut SchemaGenerator) -> serde_json::Value,
+    /// How many items it lists, for `index.json`; `None` for detail and index outputs.
+    pub count: Option<CountFn>,
+}
+
+fn len(n: usize) -> Option<u64> {
+    Some(n as u64)
+}
+
+impl ApiKind {
+    /// How envelopes of this kind are made: one declaration per kind.
+    pub fn spec(self) -> ApiSpec {
+        match self {
+            ApiKind::Index => ApiSpec {
+                param: Param::None,
+                render: |db, _| api_index(db),
+                schema: schema_of::<Envelope<Vec<Endpoint>>>,
+                count: None,
+            },
+            ApiKind::Countries => ApiSpec {
+                param: Param::None,
+                render: |db, _| api_countries(db),
+                schema: schema_of::<Envelope<Vec<Country>>>,
+                count: Some(|db, _| len(countries(db).len())),
+            },
+            ApiKind::Country => ApiSpec {
+                param: Param::Country,
+                render: |db, output| api_country(db, CountryKey::new(db, param_of(output))),
+                schema: schema_of::<Envelope<CountryDetail>>,
+                count: None,
+            },
+            ApiKind::Erps => ApiSpec {
+                param: Param::None,
+                render: |db, _| api_erps(db),
+                schema: schema_of::<Envelope<Vec<Erp>>>,
+                count: Some(|db, _| len(erps(db).len())),
+            },
+            ApiKind::Erp => ApiSpec {
+                param: Param::Erp,
+                render: |db, output| api_erp(db, ErpKey::new(db, param_of(output))),
+                schema: schema_of::<Envelope<ErpDetail>>,
+                count: None,
+            },
+            ApiKind::Facts => ApiSpec {
+                param: Param::None,
+                render: |db, _| api_facts(db),
+                schema: schema_of::<Envelope<Vec<Fact>>>,
+                count: Some(|db, _| {
+                    Some(
+                        country_keys(db)
+                            .filter_map(|k| country_summary(db, k).as_ref())
+                            .map(|c| c.counts.facts)
+                            .sum(),
+                    )
+                }),
+            },
+            ApiKind::LocalErps => ApiSpec {
+                param: Param::None,
+                render: |db, _| api_local_erps(db),
+                schema: schema_of::<Envelope<Vec<LocalErp>>>,
+                count: Some(|db, _| len(local_erp_rows(db).value.len())),
+            },
+            ApiKind::PartnerFlags => ApiSpec {
+                param: Param::None,
+                render: |db, _| api_partner_flags(db),
+                schema: schema_of::<Envelope<Vec<PartnerFlag>>>,
+                count: Some(|db, _| len(partner_flag_rows(db).value.len())),
+            },
+            ApiKind::Partners => ApiSpec {
+                param: Param::None,
+                render: |db, _| api_partners(db),
+                schema: schema_of::<Envelope<Vec<Partner>>>,
+                count: Some(|db, _| len(partner_rows(db).value.len())),
+            },
+            ApiKind::News => ApiSpec {
+                param: Param::None,
+                render: |db, _| api_news(db),
+                schema: schema_of::<Envelope<Vec<NewsItem>>>,
+                count: Some(|db, _| len(news_rows(db).value.len())),
+            },
+            ApiKind::Sponsors => ApiSpec {
+                param: Param::None,
+                render: |db, _| api_sponsors(db),
+                schema: schema_of::<Envelope<Vec<Sponsor>>>,
+                count: Some(|db, _| len(sponsor_rows(db).value.len())),
+            },
+            ApiKind::Filter => ApiSpec {
+                param: Param::Filter,
+                render: |db, output| api_filter(db, FilterKey::new(db, param_of(output))),
+                schema: schema_of::<Envelope<Vec<FilterItem>>>,
+                count: Some(|db, output| {
+                    len(filter_members(db, FilterKey::new(db, param_of(output))).len())
+                }),
+            },
+        }
+    }
+}
+
 /// Number of items an output lists, for `index.json`; `None` for detail and non-list outputs.
 pub fn item_count(db: &dyn salsa::Database, output: &Output) -> Option<u64> {
-    let n = match output.renderer {
-        Renderer::ApiCountries => countries(db).len(),
-        Renderer::ApiErps => erps(db).len(),
-        Renderer::ApiFacts => {
-            return Some(
-                country_keys(db)
-                    .filter_map(|k| country_summary(db, k).as_ref())
-                    .map(|c| c.counts.facts)
-                    .sum(),
-            );
-        }
-        Renderer::ApiLocalErps => local_erp_rows(db).value.len(),
-        Renderer::ApiPartnerFlags => partner_flag_rows(db).value.len(),
-        Renderer::ApiPartners => partner_rows(db).value.len(),
-        Renderer::ApiNews => news_rows(db).value.len(),
-        Renderer::ApiSponsors => sponsor_rows(db).value.len(),
-        Renderer::ApiFilter => filter_members(db, FilterKey::new(db, output.param.clone()?)).len(),
-        Renderer::DataJson | Renderer::DataCsv => {
-            super::data::flat_row_count(db, super::data::StemKey::new(db, output.param.clone()?))
-        }
-        _ => return None,
-    };
-    Some(n as u64)
+    match output.renderer {
+        Renderer::Api(kind) => kind.spec().count.and_then(|count| count(db, output)),
+        Renderer::File(kind) => kind.spec().count.and_then(|count| count(db, output)),
+        Renderer::Page(..) => None,
+    }
 }
 
 /// The index entries: one per indexed route, with a placeholder route listed once as its template unless
@@ -347,12 +437,13 @@ pub fn endpoints(db: &dyn salsa::Database) -> Vec<Endpoint> {
             }
             continue;
         }
-        let description = match output.renderer {
-            Renderer::ApiFilter => filters
+        let description = if output.renderer == Renderer::Api(ApiKind::Filter) {
+            filters
                 .iter()
                 .find(|f| Some(&f.slug) == output.param.as_ref())
-                .map(|f| f.description.clone()),
-            _ => rule.description.clone(),
+                .map(|f| f.description.clone())
+        } else {
+            rule.description.clone()
         };
         entries.push(Endpoint {
             path: output.path.clone(),

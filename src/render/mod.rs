@@ -9,15 +9,21 @@ pub mod assets;
 pub mod contexts;
 pub mod data;
 pub mod headers;
+pub mod kinds;
 pub mod llms;
 pub mod openapi;
 pub mod pages;
 
 use std::sync::Arc;
 
-use crate::derive::filters::FilterKey;
-use crate::model::{CountryKey, ErpKey};
-use crate::routes::{Output, Renderer};
+use serde_json::{Value, json};
+
+use crate::diagnostics::Diagnostic;
+use crate::routes::{Output, Param};
+pub use kinds::{ApiKind, CountFn, FileKind, Format, PageKind, RenderFn, Renderer};
+
+/// Why a file cannot be rendered (a missing asset).
+pub type CheckFn = fn(&dyn salsa::Database, &Output) -> Option<Diagnostic>;
 
 /// The bytes of one output, with [`GENERATED_AT_MARK`] where the build time goes.
 #[derive(Debug, Clone, Eq)]
@@ -55,48 +61,158 @@ pub const GENERATED_AT_JSON: &str = "\\u0000generated_at\\u0000";
 
 /// The bytes of one output (memoized: only outputs whose inputs changed are rendered again).
 pub fn render<'db>(db: &'db dyn salsa::Database, output: &Output) -> &'db Rendered {
-    let param = || output.param.clone().unwrap_or_default();
     match output.renderer {
-        Renderer::ApiIndex => api::api_index(db),
-        Renderer::ApiCountries => api::api_countries(db),
-        Renderer::ApiCountry => api::api_country(db, CountryKey::new(db, param())),
-        Renderer::ApiErps => api::api_erps(db),
-        Renderer::ApiErp => api::api_erp(db, ErpKey::new(db, param())),
-        Renderer::ApiFacts => api::api_facts(db),
-        Renderer::ApiLocalErps => api::api_local_erps(db),
-        Renderer::ApiPartnerFlags => api::api_partner_flags(db),
-        Renderer::ApiPartners => api::api_partners(db),
-        Renderer::ApiNews => api::api_news(db),
-        Renderer::ApiSponsors => api::api_sponsors(db),
-        Renderer::ApiFilter => api::api_filter(db, FilterKey::new(db, param())),
-        Renderer::Openapi => openapi::openapi(db),
-        Renderer::DataJson => data::data_json(db, data::StemKey::new(db, param())),
-        Renderer::DataCsv => data::data_csv(db, data::StemKey::new(db, param())),
-        Renderer::Datapackage => data::datapackage(db),
-        Renderer::DataLicence => data::data_licence(db),
-        Renderer::Headers => headers::headers(db),
-        Renderer::Llms => llms::llms_txt(db),
-        Renderer::LlmsFull => llms::llms_full_txt(db),
-        Renderer::Asset => &assets::asset(db, assets::AssetKey::new(db, output.path.clone())).0,
-        _ => match pages::page(db, output) {
-            Some(page) => &page.rendered,
-            None => unreachable!("every renderer is dispatched"),
-        },
+        Renderer::Api(kind) => (kind.spec().render)(db, output),
+        Renderer::Page(kind, format) => &pages::page(db, kind, format, output).rendered,
+        Renderer::File(kind) => (kind.spec().render)(db, output),
     }
 }
 
 /// Problems found while rendering (a broken template, a missing asset): reported by the build like any
 /// diagnostic. Only pages and assets can fail; every other output renders from validated data.
-pub fn render_errors(db: &dyn salsa::Database) -> Vec<crate::diagnostics::Diagnostic> {
+pub fn render_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     crate::routes::outputs(db)
         .iter()
         .filter_map(|output| match output.renderer {
-            Renderer::Asset => assets::asset(db, assets::AssetKey::new(db, output.path.clone()))
-                .1
-                .clone(),
-            _ => pages::page(db, output)?.error.clone(),
+            Renderer::Api(_) => None,
+            Renderer::Page(kind, format) => pages::page(db, kind, format, output).error.clone(),
+            Renderer::File(kind) => kind.spec().check.and_then(|check| check(db, output)),
         })
         .collect()
+}
+
+/// How a file that is neither an API envelope nor a page is made and described (see [`FileKind::spec`]).
+pub struct FileSpec {
+    /// The placeholder its routes carry.
+    pub param: Param,
+    pub render: RenderFn,
+    /// Why it cannot be rendered, for the kinds that can fail.
+    pub check: Option<CheckFn>,
+    /// How many records it holds, for `index.json`; `None` for files that are not lists.
+    pub count: Option<CountFn>,
+    /// Its media type and the schema of its body, as `openapi.json` describes it.
+    pub response:
+        fn(&dyn salsa::Database, &mut schemars::SchemaGenerator, &Output) -> (String, Value),
+}
+
+/// The value of an output's placeholder (`it`, `odoo`, `matrix`), or `""` for an output without one.
+pub fn param_of(output: &Output) -> String {
+    output.param.clone().unwrap_or_default()
+}
+
+/// The number of records of a flat data file.
+fn flat_row_count(db: &dyn salsa::Database, output: &Output) -> Option<u64> {
+    Some(data::flat_row_count(db, data::StemKey::new(db, param_of(output))) as u64)
+}
+
+/// A plain-text body of the media type its path names (pages, twins, assets, text files).
+fn text_response(
+    _: &dyn salsa::Database,
+    _: &mut schemars::SchemaGenerator,
+    output: &Output,
+) -> (String, Value) {
+    let media = crate::routes::media_type(&output.path);
+    let media = media.split(';').next().unwrap_or(media);
+    (media.to_string(), json!({"type": "string"}))
+}
+
+impl FileKind {
+    /// How files of this kind are made: one declaration per kind.
+    pub fn spec(self) -> FileSpec {
+        match self {
+            FileKind::Openapi => FileSpec {
+                param: Param::None,
+                render: |db, _| openapi::openapi(db),
+                check: None,
+                count: None,
+                response: |_, _, _| {
+                    let schema =
+                        json!({"type": "object", "description": "An OpenAPI 3.1 document."});
+                    ("application/json".into(), schema)
+                },
+            },
+            FileKind::DataJson => FileSpec {
+                param: Param::Stem,
+                render: |db, output| data::data_json(db, data::StemKey::new(db, param_of(output))),
+                check: None,
+                count: Some(flat_row_count),
+                response: |db, _, output| {
+                    let key = data::StemKey::new(db, param_of(output));
+                    let columns = data::flat_columns(db, key);
+                    let properties: serde_json::Map<String, Value> = columns
+                        .iter()
+                        .map(|c| (c.clone(), json!({"type": "string"})))
+                        .collect();
+                    let record = json!({"type": "object", "properties": properties, "required": columns, "additionalProperties": false});
+                    (
+                        "application/json".into(),
+                        json!({"type": "array", "items": record}),
+                    )
+                },
+            },
+            FileKind::DataCsv => FileSpec {
+                param: Param::Stem,
+                render: |db, output| data::data_csv(db, data::StemKey::new(db, param_of(output))),
+                check: None,
+                count: Some(flat_row_count),
+                response: |_, _, _| {
+                    let schema = json!({"type": "string", "description": "CSV (RFC 4180) with a header row."});
+                    ("text/csv".into(), schema)
+                },
+            },
+            FileKind::Datapackage => FileSpec {
+                param: Param::None,
+                render: |db, _| data::datapackage(db),
+                check: None,
+                count: None,
+                response: |_, _, _| {
+                    let schema = json!({"type": "object", "description": "A Frictionless Data Package descriptor."});
+                    ("application/json".into(), schema)
+                },
+            },
+            FileKind::DataLicence => FileSpec {
+                param: Param::None,
+                render: |db, _| data::data_licence(db),
+                check: None,
+                count: None,
+                response: |_, _, _| ("text/plain".into(), json!({"type": "string"})),
+            },
+            FileKind::Headers => FileSpec {
+                param: Param::None,
+                render: |db, _| headers::headers(db),
+                check: None,
+                count: None,
+                response: |_, _, _| ("text/plain".into(), json!({"type": "string"})),
+            },
+            FileKind::Asset => FileSpec {
+                param: Param::None,
+                render: |db, output| {
+                    &assets::asset(db, assets::AssetKey::new(db, output.path.clone())).0
+                },
+                check: Some(|db, output| {
+                    assets::asset(db, assets::AssetKey::new(db, output.path.clone()))
+                        .1
+                        .clone()
+                }),
+                count: None,
+                response: text_response,
+            },
+            FileKind::Llms => FileSpec {
+                param: Param::None,
+                render: |db, _| llms::llms_txt(db),
+                check: None,
+                count: None,
+                response: text_response,
+            },
+            FileKind::LlmsFull => FileSpec {
+                param: Param::None,
+                render: |db, _| llms::llms_full_txt(db),
+                check: None,
+                count: None,
+                response: text_response,
+            },
+        }
+    }
 }
 
 /// What one output holds, for the documents that describe outputs one by one (`openapi.json`,
@@ -107,16 +223,16 @@ pub fn output_description(db: &dyn salsa::Database, output: &Output) -> String {
     let rule_description = rules[output.route].description.clone().unwrap_or_default();
     let param = output.param.as_deref().unwrap_or_default();
     match output.renderer {
-        Renderer::ApiFilter => crate::parse::rules::filter_rules(db)
+        Renderer::Api(ApiKind::Filter) => crate::parse::rules::filter_rules(db)
             .value
             .iter()
             .find(|f| f.slug == param)
             .map(|f| f.description.clone())
             .unwrap_or_default(),
-        Renderer::DataJson | Renderer::DataCsv => {
+        Renderer::File(FileKind::DataJson | FileKind::DataCsv) => {
             format!("{} {rule_description}", data::stem_description(param))
         }
-        _ => rule_description,
+        Renderer::Api(_) | Renderer::Page(..) | Renderer::File(_) => rule_description,
     }
 }
 

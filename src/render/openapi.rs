@@ -8,11 +8,7 @@ use serde_json::{Map, Value, json};
 use super::{Rendered, json_bytes};
 use crate::model::{base_url, reference_date};
 use crate::parse::rules::{OpenapiMode, route_rules, site_rules, toggle_rules};
-use crate::render::data::{StemKey, flat_columns};
-use crate::resources::{
-    ApiError, Country, CountryDetail, Endpoint, Envelope, Erp, ErpDetail, Fact, FilterItem,
-    LocalErp, NewsItem, Partner, PartnerFlag, Sponsor,
-};
+use crate::resources::ApiError;
 use crate::routes::{Output, Param, Renderer, outputs, param_values};
 
 /// A schema generator whose `$ref`s point into `#/components/schemas/` (OpenAPI 3.1 = JSON Schema 2020-12).
@@ -26,59 +22,22 @@ pub fn generator() -> SchemaGenerator {
         .into_generator()
 }
 
-fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
+/// The schema of `T` in `components.schemas`, as a reference.
+pub fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
     serde_json::to_value(generator.subschema_for::<T>()).expect("schema serializes")
 }
 
-/// The response body schema of an output of `renderer` (for `{stem}` routes, of that table).
+/// The response body schema of an output (for `{stem}` routes, of that table), as its kind declares it.
 fn response_schema(
     db: &dyn salsa::Database,
     generator: &mut SchemaGenerator,
     output: &Output,
 ) -> (String, Value) {
-    let json = "application/json".to_string();
     match output.renderer {
-        Renderer::ApiIndex => (json, schema_of::<Envelope<Vec<Endpoint>>>(generator)),
-        Renderer::ApiCountries => (json, schema_of::<Envelope<Vec<Country>>>(generator)),
-        Renderer::ApiCountry => (json, schema_of::<Envelope<CountryDetail>>(generator)),
-        Renderer::ApiErps => (json, schema_of::<Envelope<Vec<Erp>>>(generator)),
-        Renderer::ApiErp => (json, schema_of::<Envelope<ErpDetail>>(generator)),
-        Renderer::ApiFacts => (json, schema_of::<Envelope<Vec<Fact>>>(generator)),
-        Renderer::ApiLocalErps => (json, schema_of::<Envelope<Vec<LocalErp>>>(generator)),
-        Renderer::ApiPartnerFlags => (json, schema_of::<Envelope<Vec<PartnerFlag>>>(generator)),
-        Renderer::ApiPartners => (json, schema_of::<Envelope<Vec<Partner>>>(generator)),
-        Renderer::ApiNews => (json, schema_of::<Envelope<Vec<NewsItem>>>(generator)),
-        Renderer::ApiSponsors => (json, schema_of::<Envelope<Vec<Sponsor>>>(generator)),
-        Renderer::ApiFilter => (json, schema_of::<Envelope<Vec<FilterItem>>>(generator)),
-        Renderer::Openapi => (
-            json,
-            json!({"type": "object", "description": "An OpenAPI 3.1 document."}),
-        ),
-        Renderer::Datapackage => (
-            json,
-            json!({"type": "object", "description": "A Frictionless Data Package descriptor."}),
-        ),
-        Renderer::DataJson => {
-            let columns = flat_columns(
-                db,
-                StemKey::new(db, output.param.clone().unwrap_or_default()),
-            );
-            let properties: Map<String, Value> = columns
-                .iter()
-                .map(|c| (c.clone(), json!({"type": "string"})))
-                .collect();
-            let record = json!({"type": "object", "properties": properties, "required": columns, "additionalProperties": false});
-            (json, json!({"type": "array", "items": record}))
-        }
-        Renderer::DataCsv => (
-            "text/csv".into(),
-            json!({"type": "string", "description": "CSV (RFC 4180) with a header row."}),
-        ),
-        Renderer::DataLicence | Renderer::Headers => {
-            ("text/plain".into(), json!({"type": "string"}))
-        }
-        // Pages, their twins and assets: text of the media type their path names.
-        _ => {
+        Renderer::Api(kind) => ("application/json".into(), (kind.spec().schema)(generator)),
+        Renderer::File(kind) => (kind.spec().response)(db, generator, output),
+        // Pages and their twins: text of the media type their path names.
+        Renderer::Page(..) => {
             let media = crate::routes::media_type(&output.path);
             let media = media.split(';').next().unwrap_or(media);
             (media.to_string(), json!({"type": "string"}))

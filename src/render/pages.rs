@@ -12,11 +12,12 @@ use serde_json::{Value as Json, json};
 use super::Rendered;
 use super::api_docs::api_docs_context;
 use super::contexts::*;
+use super::{Format, PageKind};
 use crate::derive::filters::FilterKey;
 use crate::diagnostics::Diagnostic;
 use crate::model::{CountryKey, ErpKey};
 use crate::parse::source_text;
-use crate::routes::{Output, Renderer};
+use crate::routes::{Output, Param};
 
 /// The folder of the page templates.
 pub const TEMPLATES: &str = "rules/templates";
@@ -44,13 +45,25 @@ impl Page {
     }
 }
 
-fn template_error(path: &str, error: &minijinja::Error) -> Diagnostic {
-    let line = error.line().unwrap_or(1) as u32;
-    let message = match error.detail() {
+/// A template error located in its template: at the expression it names when the engine gives its span
+/// (an undefined value, a failed filter), else at the start of its line.
+fn template_error(path: &str, error: &minijinja::Error, source: Option<&str>) -> Diagnostic {
+    let mut message = match error.detail() {
         Some(detail) => format!("template error: {}: {detail}", error.kind()),
         None => format!("template error: {}", error.kind()),
     };
-    Diagnostic::new(path, line, 1, message)
+    let span = error
+        .range()
+        .zip(source)
+        .and_then(|(range, text)| Some((text.get(range.clone())?, range.start, text)));
+    if let Some((expression, start, text)) = span {
+        if error.detail().is_none() && !expression.trim().is_empty() {
+            message.push_str(&format!(": `{}`", expression.trim()));
+        }
+        let (line, column) = crate::diagnostics::line_column(text, start);
+        return Diagnostic::new(path, line, column, message);
+    }
+    Diagnostic::new(path, error.line().unwrap_or(1) as u32, 1, message)
 }
 
 /// Runs a call into the template engine, turning a panic of the engine into an error of the template.
@@ -76,7 +89,8 @@ pub fn template_text<'db>(
     let path = format!("{TEMPLATES}/{}", key.name(db));
     let text = source_text(db, &path)?;
     let mut env = Environment::new();
-    guarded(|| env.add_template(key.name(db), text)).map_err(|e| template_error(&path, &e))?;
+    guarded(|| env.add_template(key.name(db), text))
+        .map_err(|e| template_error(&path, &e, Some(text)))?;
     Ok(text.to_string())
 }
 
@@ -176,19 +190,19 @@ pub fn compiled_templates<'db>(
     set: TemplateSet<'db>,
 ) -> Result<Environment<'static>, Diagnostic> {
     let mut env = Environment::new();
+    // A misspelled variable is an error located in its template, not empty text on a page.
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
     env.set_auto_escape_callback(auto_escape);
     env.set_formatter(html_formatter);
     env.add_filter("md", md_cell);
     env.add_filter("md_url", md_url);
-    env.add_filter("slug", |value: String| {
-        crate::model::checks::slugify(&value)
-    });
+    env.add_filter("slug", |value: String| crate::ids::slugify(&value));
     for name in set.names(db) {
         let text = template_text(db, TemplateKey::new(db, name.clone())).clone()?;
-        guarded(|| env.add_template_owned(name.clone(), text))
-            .map_err(|e| template_error(&format!("{TEMPLATES}/{name}"), &e))?;
+        guarded(|| env.add_template_owned(name.clone(), text.clone()))
+            .map_err(|e| template_error(&format!("{TEMPLATES}/{name}"), &e, Some(&text)))?;
     }
     Ok(env)
 }
@@ -217,153 +231,139 @@ fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> Pa
         }
         Err(e) => {
             let name = e.name().unwrap_or(main).to_string();
-            Page::failed(template_error(&format!("{TEMPLATES}/{name}"), &e))
+            let source = template_text(db, TemplateKey::new(db, name.clone()))
+                .as_ref()
+                .ok();
+            Page::failed(template_error(
+                &format!("{TEMPLATES}/{name}"),
+                &e,
+                source.map(String::as_str),
+            ))
         }
     }
 }
 
 /// The templates of a page: the layout, the shared macros, then the page's own template (last).
-fn html(name: &str) -> [String; 3] {
+fn template_names(template: &str, format: Format) -> [String; 3] {
+    let ext = match format {
+        Format::Html => "html",
+        Format::Markdown => "md",
+    };
     [
-        "base.html".into(),
-        "macros.html".into(),
-        format!("{name}.html"),
+        format!("base.{ext}"),
+        format!("macros.{ext}"),
+        format!("{template}.{ext}"),
     ]
 }
 
-/// The templates of a Markdown twin (same order as [`html`]).
-fn md(name: &str) -> [String; 3] {
-    ["base.md".into(), "macros.md".into(), format!("{name}.md")]
+/// What a page shows: a narrow context query of `contexts.rs`, from the page's placeholder value.
+pub type ContextFn = for<'db> fn(&'db dyn salsa::Database, &str) -> &'db Json;
+
+/// How a page is made (see [`PageKind::spec`]).
+pub struct PageSpec {
+    /// The placeholder its routes carry.
+    pub param: Param,
+    /// Its template's name without extension: `country` is `country.html` and `country.md`.
+    pub template: &'static str,
+    /// The formats it is published in.
+    pub formats: &'static [Format],
+    pub context: ContextFn,
 }
 
-/// An HTML page and its Markdown twin over one context without a key; each is a query of its own.
-macro_rules! page_pair {
-    ($html:ident, $md:ident, $template:literal, $context:path) => {
-        #[salsa::tracked(returns(ref))]
-        pub fn $html(db: &dyn salsa::Database) -> Page {
-            render_page(db, &html($template), $context(db))
-        }
+/// A page and its twin.
+const BOTH: &[Format] = &[Format::Html, Format::Markdown];
 
-        #[salsa::tracked(returns(ref))]
-        pub fn $md(db: &dyn salsa::Database) -> Page {
-            render_page(db, &md($template), $context(db))
+impl PageKind {
+    /// How pages of this kind are made: one declaration per kind.
+    pub fn spec(self) -> PageSpec {
+        let page = |template, context| PageSpec {
+            param: Param::None,
+            template,
+            formats: BOTH,
+            context,
+        };
+        match self {
+            PageKind::Home => page("home", |db, _| home_context(db)),
+            PageKind::EInvoicing => page("e-invoicing", |db, _| e_invoicing_context(db)),
+            PageKind::Country => PageSpec {
+                param: Param::Country,
+                ..page("country", |db, code| {
+                    country_context(db, CountryKey::new(db, code.to_string()))
+                })
+            },
+            PageKind::Erps => page("erps", |db, _| erps_context(db)),
+            PageKind::Erp => PageSpec {
+                param: Param::Erp,
+                ..page("erp", |db, id| {
+                    erp_context(db, ErpKey::new(db, id.to_string()))
+                })
+            },
+            PageKind::VatReporting => page("reporting", |db, _| vat_reporting_context(db)),
+            PageKind::Saft => page("reporting", |db, _| saft_context(db)),
+            PageKind::Partners => page("partners", |db, _| partners_context(db)),
+            PageKind::LocalErps => page("local-erps", |db, _| local_erps_context(db)),
+            PageKind::News => page("news", |db, _| news_context(db)),
+            PageKind::Sponsors => page("sponsors", |db, _| sponsors_context(db)),
+            PageKind::Licence => page("licence", |db, _| licence_context(db)),
+            PageKind::Filters => page("filters", |db, _| filters_context(db)),
+            PageKind::Filter => PageSpec {
+                param: Param::Filter,
+                ..page("filter", |db, slug| {
+                    filter_context(db, FilterKey::new(db, slug.to_string()))
+                })
+            },
+            PageKind::Api => page("api", |db, _| api_docs_context(db)),
+            // The page a static host shows for an unknown path: no twin.
+            PageKind::NotFound => PageSpec {
+                formats: &[Format::Html],
+                ..page("404", |db, _| not_found_context(db))
+            },
         }
-    };
+    }
 }
 
-page_pair!(page_home, page_home_md, "home", home_context);
-page_pair!(
-    page_e_invoicing,
-    page_e_invoicing_md,
-    "e-invoicing",
-    e_invoicing_context
-);
-page_pair!(page_erps, page_erps_md, "erps", erps_context);
-page_pair!(
-    page_vat_reporting,
-    page_vat_reporting_md,
-    "reporting",
-    vat_reporting_context
-);
-page_pair!(page_saft, page_saft_md, "reporting", saft_context);
-page_pair!(
-    page_partners,
-    page_partners_md,
-    "partners",
-    partners_context
-);
-page_pair!(
-    page_local_erps,
-    page_local_erps_md,
-    "local-erps",
-    local_erps_context
-);
-page_pair!(page_news, page_news_md, "news", news_context);
-page_pair!(
-    page_sponsors,
-    page_sponsors_md,
-    "sponsors",
-    sponsors_context
-);
-page_pair!(page_licence, page_licence_md, "licence", licence_context);
-page_pair!(page_filters, page_filters_md, "filters", filters_context);
-page_pair!(page_api, page_api_md, "api", api_docs_context);
-
-/// An HTML page and its Markdown twin per register entry (a country, an ERP, a filter).
-macro_rules! keyed_page_pair {
-    ($html:ident, $md:ident, $template:literal, $key:ident, $context:path) => {
-        #[salsa::tracked(returns(ref))]
-        pub fn $html<'db>(db: &'db dyn salsa::Database, key: $key<'db>) -> Page {
-            render_page(db, &html($template), $context(db, key))
-        }
-
-        #[salsa::tracked(returns(ref))]
-        pub fn $md<'db>(db: &'db dyn salsa::Database, key: $key<'db>) -> Page {
-            render_page(db, &md($template), $context(db, key))
-        }
-    };
-}
-
-keyed_page_pair!(
-    page_country,
-    page_country_md,
-    "country",
-    CountryKey,
-    country_context
-);
-keyed_page_pair!(page_erp, page_erp_md, "erp", ErpKey, erp_context);
-keyed_page_pair!(
-    page_filter,
-    page_filter_md,
-    "filter",
-    FilterKey,
-    filter_context
-);
-
+/// The 404 page shows only what every page shows.
 #[salsa::tracked(returns(ref))]
-pub fn page_not_found(db: &dyn salsa::Database) -> Page {
-    let context = json!({ "site": site_context(db) });
-    render_page(db, &html("404"), &context)
+pub fn not_found_context(db: &dyn salsa::Database) -> Json {
+    json!({ "site": site_context(db) })
 }
 
-/// The page an output is, if it is one.
-pub fn page<'db>(db: &'db dyn salsa::Database, output: &Output) -> Option<&'db Page> {
-    let param = || output.param.clone().unwrap_or_default();
-    let country = || CountryKey::new(db, param());
-    let erp = || ErpKey::new(db, param());
-    let filter = || FilterKey::new(db, param());
-    Some(match output.renderer {
-        Renderer::PageHome => page_home(db),
-        Renderer::PageHomeMd => page_home_md(db),
-        Renderer::PageEInvoicing => page_e_invoicing(db),
-        Renderer::PageEInvoicingMd => page_e_invoicing_md(db),
-        Renderer::PageCountry => page_country(db, country()),
-        Renderer::PageCountryMd => page_country_md(db, country()),
-        Renderer::PageErps => page_erps(db),
-        Renderer::PageErpsMd => page_erps_md(db),
-        Renderer::PageErp => page_erp(db, erp()),
-        Renderer::PageErpMd => page_erp_md(db, erp()),
-        Renderer::PageVatReporting => page_vat_reporting(db),
-        Renderer::PageVatReportingMd => page_vat_reporting_md(db),
-        Renderer::PageSaft => page_saft(db),
-        Renderer::PageSaftMd => page_saft_md(db),
-        Renderer::PagePartners => page_partners(db),
-        Renderer::PagePartnersMd => page_partners_md(db),
-        Renderer::PageLocalErps => page_local_erps(db),
-        Renderer::PageLocalErpsMd => page_local_erps_md(db),
-        Renderer::PageNews => page_news(db),
-        Renderer::PageNewsMd => page_news_md(db),
-        Renderer::PageSponsors => page_sponsors(db),
-        Renderer::PageSponsorsMd => page_sponsors_md(db),
-        Renderer::PageLicence => page_licence(db),
-        Renderer::PageLicenceMd => page_licence_md(db),
-        Renderer::PageFilters => page_filters(db),
-        Renderer::PageFiltersMd => page_filters_md(db),
-        Renderer::PageFilter => page_filter(db, filter()),
-        Renderer::PageFilterMd => page_filter_md(db, filter()),
-        Renderer::PageApi => page_api(db),
-        Renderer::PageApiMd => page_api_md(db),
-        Renderer::PageNotFound => page_not_found(db),
-        _ => return None,
-    })
+/// One page: its kind and its placeholder value (`""` for a page without one), as a query key.
+#[salsa::interned(debug)]
+pub struct PageId<'db> {
+    pub kind: PageKind,
+    #[returns(ref)]
+    pub param: String,
+}
+
+/// An HTML page (memoized per page: it renders again only when its context or templates changed).
+#[salsa::tracked(returns(ref))]
+pub fn page_html<'db>(db: &'db dyn salsa::Database, id: PageId<'db>) -> Page {
+    render_kind(db, id, Format::Html)
+}
+
+/// A Markdown twin (a query of its own, so a page and its twin are cached apart).
+#[salsa::tracked(returns(ref))]
+pub fn page_markdown<'db>(db: &'db dyn salsa::Database, id: PageId<'db>) -> Page {
+    render_kind(db, id, Format::Markdown)
+}
+
+fn render_kind(db: &dyn salsa::Database, id: PageId<'_>, format: Format) -> Page {
+    let spec = id.kind(db).spec();
+    let context = (spec.context)(db, id.param(db));
+    render_page(db, &template_names(spec.template, format), context)
+}
+
+/// The page an output is.
+pub fn page<'db>(
+    db: &'db dyn salsa::Database,
+    kind: PageKind,
+    format: Format,
+    output: &Output,
+) -> &'db Page {
+    let id = PageId::new(db, kind, output.param.clone().unwrap_or_default());
+    match format {
+        Format::Html => page_html(db, id),
+        Format::Markdown => page_markdown(db, id),
+    }
 }

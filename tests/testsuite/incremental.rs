@@ -157,9 +157,9 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             flat_row_count × 1
             flat_rows × 1
             llms_full_txt × 1
-            page_country × 1
-            page_country_md × 1
+            page_html × 1
             page_links × 2
+            page_markdown × 1
             twin_title × 1
         "#]],
         expect![[r#"
@@ -224,16 +224,10 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_rows × 1
             home_context × 1
             llms_full_txt × 1
-            page_country × 1
-            page_country_md × 1
-            page_filter × 1
-            page_filter_md × 1
-            page_filters × 1
-            page_filters_md × 1
-            page_home × 1
-            page_home_md × 1
+            page_html × 4
             page_ids × 1
             page_links × 8
+            page_markdown × 4
             toggle_coverage × 1
             twin_title × 4
         "#]],
@@ -298,11 +292,9 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             flat_row_count × 1
             flat_rows × 1
             llms_full_txt × 1
-            page_country × 1
-            page_country_md × 1
-            page_erp × 1
-            page_erp_md × 1
+            page_html × 2
             page_links × 4
+            page_markdown × 2
             twin_title × 2
         "#]],
         expect![[r#"
@@ -359,11 +351,9 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             flat_rows × 1
             llms_full_txt × 1
             matrix_rows × 1
-            page_country × 1
-            page_country_md × 1
-            page_erp × 1
-            page_erp_md × 1
+            page_html × 2
             page_links × 4
+            page_markdown × 2
             twin_title × 2
         "#]],
         expect![[r#"
@@ -403,11 +393,9 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             endpoints × 1
             erp_partner_count × 11
             llms_full_txt × 1
-            page_country × 1
-            page_country_md × 1
+            page_html × 2
             page_links × 4
-            page_partners × 1
-            page_partners_md × 1
+            page_markdown × 2
             partner_rows × 1
             partners_context × 1
             twin_title × 2
@@ -462,16 +450,10 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             home_context × 1
             llms_full_txt × 1
             openapi_document × 1
-            page_country × 5
-            page_country_md × 5
-            page_filter × 4
-            page_filter_md × 4
-            page_filters × 1
-            page_filters_md × 1
-            page_home × 1
-            page_home_md × 1
+            page_html × 11
             page_ids × 5
             page_links × 22
+            page_markdown × 11
             toggle_coverage × 1
             toggle_labels × 1
             toggle_rules × 1
@@ -538,7 +520,7 @@ fn one_page_template_rerenders_only_the_country_pages() {
         expect![[r#"
             compiled_templates × 1
             decoded_text × 1
-            page_country × 61
+            page_html × 61
             page_links × 61
             template_text × 1
         "#]],
@@ -577,11 +559,9 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             flat_row_count × 1
             flat_rows × 1
             llms_full_txt × 1
-            page_country × 1
-            page_country_md × 1
+            page_html × 2
             page_links × 4
-            page_vat_reporting × 1
-            page_vat_reporting_md × 1
+            page_markdown × 2
             reporting_table × 1
             saft_context × 1
             twin_title × 2
@@ -617,7 +597,7 @@ fn the_erp_page_template_rerenders_only_the_erp_pages() {
         expect![[r#"
             compiled_templates × 1
             decoded_text × 1
-            page_erp × 11
+            page_html × 11
             page_links × 11
             template_text × 1
         "#]],

@@ -309,6 +309,39 @@ fn link_and_image_syntax_in_data_stays_text_in_the_twins_and_llms_full() {
 }
 
 #[test]
+fn a_misspelled_template_variable_is_a_located_diagnostic() {
+    let dir = copy_project();
+    let root = dir.path();
+    let template = crate::common::read(root, "rules/templates/erp.html");
+    let line = template
+        .lines()
+        .position(|l| l.contains("<h1>{{ erp.name }}</h1>"))
+        .unwrap()
+        + 1;
+    replace_once(
+        root,
+        "rules/templates/erp.html",
+        "<h1>{{ erp.name }}</h1>",
+        "<h1>{{ erp.nmae }}</h1>",
+    );
+    let mut session = Session::load(root, &root.join("public"))
+        .expect("load")
+        .with_fixed_time(FIXED_TIME);
+    let report = session.build();
+    let Outcome::Invalid(diagnostics) = &report.outcome else {
+        panic!("a misspelled variable must not render as empty text: {report}")
+    };
+    let shown: std::collections::BTreeSet<String> =
+        diagnostics.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown.into_iter().collect::<Vec<_>>(),
+        [format!(
+            "rules/templates/erp.html:{line}:8: error: template error: undefined value: `erp.nmae`"
+        )],
+    );
+}
+
+#[test]
 fn a_broken_template_is_a_located_diagnostic() {
     let dir = copy_project();
     let root = dir.path();
