@@ -30,7 +30,7 @@ const HEAD: &[u8] =
 pub struct Arrival {
     socket: TcpStream,
     /// The connection's slot and the stream's.
-    _slots: [Slot; 2],
+    slots: [Slot; 2],
 }
 
 /// Hands `socket` (whose request asked for the stream, and holds a stream slot) to the events thread.
@@ -39,10 +39,7 @@ pub fn join(shared: &Shared, socket: TcpStream, slots: [Slot; 2]) {
         return;
     }
     let mut state = shared.state.lock().expect("state lock");
-    state.arrivals.push(Arrival {
-        socket,
-        _slots: slots,
-    });
+    state.arrivals.push(Arrival { socket, slots });
     shared.changed.notify_all();
 }
 
@@ -100,7 +97,7 @@ impl Stream {
             out: Some(([HEAD, &first].concat().into(), 0)),
             behind: false,
             progress: now,
-            _slots: arrival._slots,
+            _slots: arrival.slots,
         }
     }
 

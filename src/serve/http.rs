@@ -165,21 +165,20 @@ impl<'a> Response<'a> {
 
     /// The status line and headers.
     pub fn head(&self) -> Vec<u8> {
-        let mut head = format!("HTTP/1.1 {} {}\r\n", self.status, reason(self.status));
-        let length = self.body.len().to_string();
-        let fixed = [
-            ("Content-Length", length.as_str()),
-            ("Access-Control-Allow-Origin", "*"),
-        ];
-        let close = [("Connection", "close")];
-        let close: &[(&str, &str)] = if self.close { &close } else { &[] };
-        let own = self.headers.iter().map(|(n, v)| (n.as_ref(), v.as_str()));
-        for (name, value) in fixed.into_iter().chain(own).chain(close.iter().copied()) {
+        let mut head = format!(
+            "HTTP/1.1 {} {}\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: *\r\n",
+            self.status,
+            reason(self.status),
+            self.body.len()
+        );
+        for (name, value) in &self.headers {
             // A value from the site's rules or the request never splits the head.
-            if value.bytes().any(|b| b < b' ' && b != b'\t') {
-                continue;
+            if !value.bytes().any(|b| b < b' ' && b != b'\t') {
+                head.push_str(&format!("{name}: {value}\r\n"));
             }
-            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        if self.close {
+            head.push_str("Connection: close\r\n");
         }
         head.push_str("\r\n");
         head.into_bytes()

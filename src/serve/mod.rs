@@ -19,8 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 pub use events::MAX_STREAMS;
-pub use http::MAX_HEAD;
-pub use server::{DevServer, MAX_CONNECTIONS, start};
+pub use server::{DevServer, start};
 pub use site::RELOAD_SCRIPT_PATH;
 
 use crate::emit::Stamped;
@@ -69,7 +68,7 @@ struct State {
 }
 
 /// One of a bounded number of places (connections, streams), given back when dropped.
-pub struct Slot(Arc<AtomicUsize>);
+struct Slot(Arc<AtomicUsize>);
 
 impl Slot {
     /// A place if fewer than `max` are taken.
