@@ -163,6 +163,13 @@ impl<'a> Response<'a> {
         if self.omit_body { &[] } else { &self.body }
     }
 
+    /// The head and the body as sent, in one piece.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = self.head();
+        bytes.extend_from_slice(self.sent_body());
+        bytes
+    }
+
     /// The status line and headers.
     pub fn head(&self) -> Vec<u8> {
         let mut head = format!(

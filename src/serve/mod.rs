@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 pub use events::MAX_STREAMS;
-pub use server::{DevServer, start};
+pub use server::{DevServer, MAX_CONNECTIONS, start};
 pub use site::RELOAD_SCRIPT_PATH;
 
 use crate::emit::Stamped;

@@ -194,7 +194,7 @@ impl Connections {
                         None => {
                             let mut busy = site::error(503, None, "too many connections");
                             busy.close = true;
-                            let _ = socket.write(&[busy.head(), busy.body.to_vec()].concat());
+                            let _ = socket.write(&busy.to_bytes());
                         }
                     }
                 }
@@ -295,9 +295,7 @@ impl Connections {
         response.close = true;
         // Between requests the send buffer is empty: a small answer fits; if not, the client was not
         // reading anyway.
-        let _ = conn
-            .socket
-            .write(&[response.head(), response.body.to_vec()].concat());
+        let _ = conn.socket.write(&response.to_bytes());
         let _ = conn.socket.shutdown(Shutdown::Write);
         conn.buf = Vec::new();
         conn.draining = Some(0);
@@ -442,12 +440,11 @@ fn serve(job: Job, shared: &Arc<Shared>, back: &Back) {
 
 fn write_response(socket: &mut TcpStream, response: &Response) -> io::Result<()> {
     let deadline = Instant::now() + WRITE_TIMEOUT;
-    let head = response.head();
     let body = response.sent_body();
     if body.len() <= ONE_WRITE {
-        write_by(socket, &[&head[..], body].concat(), deadline)
+        write_by(socket, &response.to_bytes(), deadline)
     } else {
-        write_by(socket, &head, deadline)?;
+        write_by(socket, &response.head(), deadline)?;
         write_by(socket, body, deadline)
     }
 }

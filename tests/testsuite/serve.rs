@@ -7,7 +7,7 @@ use std::io::{BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use locref::serve::MAX_STREAMS;
+use locref::serve::{MAX_CONNECTIONS, MAX_STREAMS};
 
 use crate::common::served::{
     Reply, get, parse_reply, read_reply, request, request_bytes, serve, threads_and_rss,
@@ -773,4 +773,50 @@ fn the_api_answers_as_the_deployed_service_with_json_errors_and_a_root() {
         ),
         (405, Some("text/plain; charset=utf-8"), Some("GET, HEAD"))
     );
+}
+
+#[test]
+fn connections_beyond_the_cap_get_503_and_places_come_back_when_they_close() {
+    let served = serve();
+    let (threads_before, _) = threads_and_rss(served.child.id());
+    // Every place taken, by kept-alive connections that each had an answer (so the server holds them).
+    let held: Vec<TcpStream> = (0..MAX_CONNECTIONS)
+        .map(|_| {
+            let stream = TcpStream::connect(&served.address).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(20)))
+                .unwrap();
+            (&stream)
+                .write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
+                .unwrap();
+            assert_eq!(read_reply(&mut BufReader::new(&stream), true).status, 200);
+            stream
+        })
+        .collect();
+    let (threads_during, _) = threads_and_rss(served.child.id());
+    assert!(
+        threads_during <= threads_before + 1,
+        "threads: {threads_before} before, {threads_during} with {MAX_CONNECTIONS} connections"
+    );
+    // One more is told so and closed (it sends nothing, so the answer is not lost to a reset).
+    let mut extra = TcpStream::connect(&served.address).unwrap();
+    extra
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut bytes = Vec::new();
+    extra.read_to_end(&mut bytes).unwrap();
+    let busy = parse_reply(&bytes);
+    assert_eq!(busy.status, 503);
+    assert_eq!(busy.header("Access-Control-Allow-Origin"), Some("*"));
+    drop(held);
+    // Until the server saw them close, a request may still meet a 503 (or the reset after it).
+    eventually("the places to come back", || {
+        let mut stream = TcpStream::connect(&served.address).unwrap();
+        let mut bytes = Vec::new();
+        stream
+            .write_all(b"GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .is_ok()
+            && stream.read_to_end(&mut bytes).is_ok()
+            && bytes.starts_with(b"HTTP/1.1 200 ")
+    });
 }
