@@ -82,6 +82,27 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
     let mut generator = generator();
     let mut paths = Map::new();
     let mut described_routes = std::collections::BTreeSet::new();
+    let cors = json!({"Access-Control-Allow-Origin": {"description": "Always `*`.", "schema": {"type": "string", "const": "*"}}});
+    let error = |description: &str, generator: &mut SchemaGenerator| json!({"description": description, "headers": cors, "content": {"application/json": {"schema": schema_of::<ApiError>(generator)}}});
+    // The errors every path can give, with the ApiError body (as the dev server sends them too).
+    let mut method_not_allowed = error(
+        "Not GET or HEAD: the service only reads. `Allow` lists the methods.",
+        &mut generator,
+    );
+    method_not_allowed["headers"]["Allow"] =
+        json!({"description": "`GET, HEAD`.", "schema": {"type": "string"}});
+    let error_responses = json!({
+        "BadRequest": error(
+            "The request is not one the service reads: a malformed head, a body, or a path outside \
+             the site. A request head over 16 KiB is answered 431 with the same body.",
+            &mut generator,
+        ),
+        "NotFound": error(
+            "No such path: any path under `/api/` that is not listed in `/api/v1/index.json`.",
+            &mut generator,
+        ),
+        "MethodNotAllowed": method_not_allowed,
+    });
     for output in outputs(db) {
         let rule = &rules[output.route];
         let Some(mode) = rule.openapi else { continue };
@@ -97,7 +118,6 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
         };
         let description = super::output_description(db, output);
         let (media_type, schema) = response_schema(db, &mut generator, output);
-        let cors = json!({"Access-Control-Allow-Origin": {"description": "Always `*`.", "schema": {"type": "string", "const": "*"}}});
         let mut responses = Map::new();
         responses.insert(
             "200".into(),
@@ -122,12 +142,19 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
                     "schema": {"type": "string", "enum": values},
                 }]),
             );
-            let error = schema_of::<ApiError>(&mut generator);
             responses.insert(
                 "404".into(),
-                json!({"description": format!("Unknown {name}."), "headers": cors, "content": {"application/json": {"schema": error}}}),
+                json!({"$ref": "#/components/responses/NotFound", "description": format!("Unknown {name}.")}),
             );
         }
+        responses.insert(
+            "400".into(),
+            json!({"$ref": "#/components/responses/BadRequest"}),
+        );
+        responses.insert(
+            "405".into(),
+            json!({"$ref": "#/components/responses/MethodNotAllowed"}),
+        );
         operation.insert("responses".into(), Value::Object(responses));
         paths.insert(path, json!({"get": operation}));
     }
@@ -145,6 +172,6 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
         },
         "servers": [{"url": base}],
         "paths": paths,
-        "components": {"schemas": schemas},
+        "components": {"schemas": schemas, "responses": error_responses},
     })
 }

@@ -1,12 +1,17 @@
 //! `locref serve` over real HTTP on an ephemeral port: every output answers, the SPEC's 404s, HEAD, 405,
 //! 304, media types, CORS, path traversal, live reload of an edit, a broken source keeping the last good
-//! build, and concurrent requests during rebuilds.
+//! build, and concurrent requests during rebuilds; and hostile clients: hundreds of event streams, huge
+//! and malformed request heads, none of which costs the server threads or memory.
 
-use std::io::{Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::common::served::{get, request, serve};
+use locref::serve::{MAX_CONNECTIONS, MAX_STREAMS};
+
+use crate::common::served::{
+    Reply, get, parse_reply, read_reply, request, request_bytes, serve, threads_and_rss,
+};
 
 /// Waits until `f` holds, polling.
 fn eventually(what: &str, mut f: impl FnMut() -> bool) {
@@ -372,4 +377,446 @@ fn a_taken_port_is_a_clear_error() {
             && stderr.contains("try --port"),
         "{stderr}"
     );
+}
+
+/// Opens an event stream and reads its status (and the head, for a refusal).
+fn open_stream(address: &str) -> (TcpStream, Reply) {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .write_all(b"GET /__livereload HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        .unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "a head: {}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&buf[..n]);
+    }
+    let reply = parse_reply(&seen);
+    (stream, reply)
+}
+
+#[test]
+fn hundreds_of_live_reload_clients_share_one_thread_are_capped_and_give_their_places_back() {
+    let served = serve();
+    let pid = served.child.id();
+    let (threads_before, rss_before) = threads_and_rss(pid);
+
+    let clients: Vec<(TcpStream, Reply)> = (0..300).map(|_| open_stream(&served.address)).collect();
+    let (threads_during, rss_during) = threads_and_rss(pid);
+    let streams = clients.iter().filter(|(_, r)| r.status == 200).count();
+    assert_eq!(streams, MAX_STREAMS, "streams up to the cap");
+    for (_, reply) in clients.iter().filter(|(_, r)| r.status != 200) {
+        assert_eq!(reply.status, 503);
+        assert_eq!(reply.header("Access-Control-Allow-Origin"), Some("*"));
+        assert_eq!(reply.header("Connection"), Some("close"));
+    }
+    // One thread writes every stream: none is added per client.
+    assert!(
+        threads_during <= threads_before + 1,
+        "threads: {threads_before} before, {threads_during} with 300 clients"
+    );
+    drop(clients);
+
+    // The places come back once the clients are gone: a new crowd gets every stream again, the first
+    // event included.
+    let mut again = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while again.len() < MAX_STREAMS {
+        assert!(
+            Instant::now() < deadline,
+            "{} streams came back",
+            again.len()
+        );
+        let (mut stream, reply) = open_stream(&served.address);
+        if reply.status == 200 {
+            if again.is_empty() {
+                let mut seen = reply.text();
+                assert!(read_until(&mut stream, &mut seen, "retry: 1000"), "{seen}");
+                assert!(seen.contains("event: build"), "{seen}");
+            }
+            again.push(stream);
+        } else {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    assert_eq!(open_stream(&served.address).1.status, 503, "the cap holds");
+    drop(again);
+    let (threads_after, rss_after) = threads_and_rss(pid);
+    assert!(
+        threads_after <= threads_before + 1,
+        "threads: {threads_before} before, {threads_after} after"
+    );
+    // Before the server was bounded, 1,000 clients cost 3.4 GB, kept after they left.
+    for rss in [rss_during, rss_after] {
+        assert!(
+            rss < rss_before + 64 * 1024,
+            "VmRSS {rss_before} KiB before, {rss} KiB with or after the clients"
+        );
+    }
+}
+
+/// Sends a head with one header of `size` bytes (stopping when the server closes), and reads the reply
+/// meanwhile.
+fn huge_header(address: &str, target: &str, size: usize) -> Reply {
+    let stream = TcpStream::connect(address).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let head = format!("GET {target} HTTP/1.1\r\nHost: x\r\nX-Big: ");
+    let sender = std::thread::spawn(move || {
+        let chunk = vec![b'a'; 1 << 20];
+        let mut sent = 0;
+        if writer.write_all(head.as_bytes()).is_err() {
+            return sent;
+        }
+        while sent < size {
+            if writer.write_all(&chunk).is_err() {
+                break;
+            }
+            sent += chunk.len();
+        }
+        sent
+    });
+    let mut reader = stream;
+    reader
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut bytes = Vec::new();
+    let _ = reader.read_to_end(&mut bytes);
+    let sent = sender.join().unwrap();
+    assert!(
+        sent < size,
+        "the server stopped reading: {sent} of {size} bytes sent"
+    );
+    parse_reply(&bytes)
+}
+
+#[test]
+fn a_huge_request_head_gets_431_and_is_never_buffered() {
+    let served = serve();
+    let pid = served.child.id();
+    let (_, rss_before) = threads_and_rss(pid);
+    let size = 300 << 20;
+    let reply = huge_header(&served.address, "/api/v1/index.json", size);
+    assert_eq!(reply.status, 431);
+    assert_eq!(reply.header("Access-Control-Allow-Origin"), Some("*"));
+    assert_eq!(reply.header("Connection"), Some("close"));
+    assert_eq!(
+        reply.header("Content-Type"),
+        Some("application/json; charset=utf-8")
+    );
+    let body: serde_json::Value = serde_json::from_slice(&reply.body).unwrap();
+    assert_eq!(body["status"], 431);
+    let (_, rss_after) = threads_and_rss(pid);
+    assert!(
+        rss_after < rss_before + 32 * 1024,
+        "VmRSS {rss_before} KiB before a {size}-byte header, {rss_after} KiB after"
+    );
+
+    // Outside the API the error is text; too many header lines is 431 too.
+    let page = huge_header(&served.address, "/", 64 << 20);
+    assert_eq!(
+        (page.status, page.header("Content-Type")),
+        (431, Some("text/plain; charset=utf-8"))
+    );
+    let many = format!(
+        "GET / HTTP/1.1\r\nHost: x\r\n{}\r\n",
+        "X-A: b\r\n".repeat(200)
+    );
+    let reply = request(&served.address, &many);
+    assert_eq!(reply.status, 431);
+    assert_eq!(reply.header("Access-Control-Allow-Origin"), Some("*"));
+
+    // The server still answers.
+    assert_eq!(get(&served.address, "/api/v1/index.json").status, 200);
+}
+
+#[test]
+fn malformed_requests_are_answered_400_or_closed_never_held() {
+    let served = serve();
+    for raw in [
+        &b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03garbage\r\n\r\n"[..],
+        b"\x00\x00\x00\x00\r\n\r\n",
+        b"GET /\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+        b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: many\r\n\r\n",
+        b"GET / HTTP/1.1\r\nBad Header\r\n\r\n",
+        b"GET /a%0d%0aSet-Cookie:%20x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    ] {
+        let what = String::from_utf8_lossy(raw).into_owned();
+        let reply = request_bytes(&served.address, raw);
+        assert_eq!(reply.status, 400, "{what:?}");
+        assert_eq!(
+            reply.header("Access-Control-Allow-Origin"),
+            Some("*"),
+            "{what:?}"
+        );
+        assert!(reply.header("Set-Cookie").is_none(), "{what:?}");
+    }
+    // Under the API the body is JSON, as every API error.
+    let reply = request(
+        &served.address,
+        "GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+    );
+    assert_eq!(
+        (reply.status, reply.header("Content-Type")),
+        (400, Some("application/json; charset=utf-8"))
+    );
+    assert_eq!(reply.header("Connection"), Some("close"));
+    // A head that never finishes: answered 408 and closed after the read timeout, not held.
+    let mut stream = TcpStream::connect(&served.address).unwrap();
+    stream
+        .write_all(b"GET /it/ HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut bytes = Vec::new();
+    stream
+        .read_to_end(&mut bytes)
+        .expect("the server closes it");
+    let reply = parse_reply(&bytes);
+    assert_eq!(reply.status, 408);
+    assert_eq!(reply.header("Access-Control-Allow-Origin"), Some("*"));
+}
+
+#[test]
+fn a_kept_alive_connection_serves_pipelined_and_later_requests() {
+    let served = serve();
+    let stream = TcpStream::connect(&served.address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    writer
+        .write_all(
+            b"GET /api/v1/countries.json HTTP/1.1\r\nHost: x\r\n\r\n\
+              HEAD /api/v1/countries.json HTTP/1.1\r\nHost: x\r\n\r\n\
+              GET /api/v1/erps.json HTTP/1.1\r\nHost: x\r\n\r\n",
+        )
+        .unwrap();
+    let full = read_reply(&mut reader, false);
+    let head = read_reply(&mut reader, true);
+    let erps = read_reply(&mut reader, false);
+    assert_eq!((full.status, head.status, erps.status), (200, 200, 200));
+    assert_eq!(head.header("Content-Length"), full.header("Content-Length"));
+    assert_eq!(head.header("ETag"), full.header("ETag"));
+    serde_json::from_slice::<serde_json::Value>(&full.body).expect("a whole body");
+    serde_json::from_slice::<serde_json::Value>(&erps.body).expect("a whole body");
+    // The connection waited for its next request without a worker, and is still served.
+    for _ in 0..3 {
+        std::thread::sleep(Duration::from_millis(200));
+        writer
+            .write_all(b"GET /it/ HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let page = read_reply(&mut reader, false);
+        assert_eq!(page.status, 200);
+        assert!(page.text().contains("</html>"));
+    }
+    writer
+        .write_all(b"GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let last = read_reply(&mut reader, false);
+    assert_eq!(
+        (last.status, last.header("Connection")),
+        (200, Some("close"))
+    );
+    let mut rest = Vec::new();
+    reader.read_to_end(&mut rest).unwrap();
+    assert!(rest.is_empty(), "closed after the answer");
+}
+
+#[test]
+fn weak_and_listed_etags_give_304_and_every_answer_carries_cors() {
+    let served = serve();
+    let full = get(&served.address, "/api/v1/countries.json");
+    let etag = full.header("ETag").unwrap().to_string();
+    for if_none_match in [
+        etag.clone(),
+        format!("W/{etag}"),
+        format!("\"old\", W/{etag}"),
+        format!("\"old\",{etag}"),
+        "*".to_string(),
+    ] {
+        let reply = request(
+            &served.address,
+            &format!(
+                "GET /api/v1/countries.json HTTP/1.1\r\nHost: x\r\nIf-None-Match: {if_none_match}\r\nConnection: close\r\n\r\n"
+            ),
+        );
+        assert_eq!(reply.status, 304, "{if_none_match}");
+        assert!(reply.body.is_empty());
+        assert_eq!(reply.header("ETag"), Some(etag.as_str()));
+        assert_eq!(reply.header("Access-Control-Allow-Origin"), Some("*"));
+    }
+    let stale = request(
+        &served.address,
+        "GET /api/v1/countries.json HTTP/1.1\r\nHost: x\r\nIf-None-Match: W/\"old\", \"older\"\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(stale.status, 200);
+    // CORS on every kind of answer, the errors included.
+    let answers = [
+        get(&served.address, "/it"),
+        get(&served.address, "/no/such/page/"),
+        get(&served.address, "/api/v1/countries/xx.json"),
+        get(&served.address, "/../x"),
+        request(
+            &served.address,
+            "DELETE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        ),
+    ];
+    let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [301, 404, 404, 400, 405]);
+    for reply in &answers {
+        assert_eq!(
+            reply.header("Access-Control-Allow-Origin"),
+            Some("*"),
+            "{}",
+            reply.status
+        );
+    }
+}
+
+#[test]
+fn the_api_answers_as_the_deployed_service_with_json_errors_and_a_root() {
+    let served = serve();
+    let index = get(&served.address, "/api/v1/index.json");
+    for root in ["/api/v1/", "/api/v1"] {
+        let reply = get(&served.address, root);
+        assert_eq!(reply.status, 200, "{root}");
+        assert_eq!(
+            reply.header("Content-Type"),
+            Some("application/json; charset=utf-8")
+        );
+        assert_eq!(reply.body, index.body, "{root} is the index");
+    }
+    let openapi: serde_json::Value =
+        serde_json::from_slice(&get(&served.address, "/api/openapi.json").body).unwrap();
+    // The bodies are what openapi.json says an error is.
+    let mut schema = openapi["components"]["schemas"]["ApiError"].clone();
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema".into();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let errors = [
+        (get(&served.address, "/api/nothing"), 404, "not_found"),
+        (
+            get(&served.address, "/api/v1/nothing.json"),
+            404,
+            "not_found",
+        ),
+        (get(&served.address, "/api/v2/"), 404, "not_found"),
+        (
+            get(&served.address, "/api/v1/countries/xx.json"),
+            404,
+            "not_found",
+        ),
+        (
+            get(&served.address, "/api/%2e%2e/Cargo.toml"),
+            400,
+            "bad_request",
+        ),
+        (
+            request(
+                &served.address,
+                "POST /api/v1/index.json HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            ),
+            405,
+            "method_not_allowed",
+        ),
+    ];
+    for (reply, status, error) in &errors {
+        assert_eq!(reply.status, *status, "{}", reply.text());
+        assert_eq!(
+            reply.header("Content-Type"),
+            Some("application/json; charset=utf-8"),
+            "{status}"
+        );
+        let body: serde_json::Value = serde_json::from_slice(&reply.body).unwrap();
+        assert_eq!(
+            (&body["status"], &body["error"]),
+            (&(*status).into(), &(*error).into())
+        );
+        assert!(validator.is_valid(&body), "{body}");
+    }
+    // Every documented path refers to the shared error responses, whose body is ApiError.
+    for (path, item) in openapi["paths"].as_object().unwrap() {
+        let responses = &item["get"]["responses"];
+        assert_eq!(
+            responses["400"]["$ref"], "#/components/responses/BadRequest",
+            "{path}"
+        );
+        assert_eq!(
+            responses["405"]["$ref"], "#/components/responses/MethodNotAllowed",
+            "{path}"
+        );
+    }
+    for name in ["BadRequest", "NotFound", "MethodNotAllowed"] {
+        assert_eq!(
+            openapi["components"]["responses"][name]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/ApiError",
+            "{name}"
+        );
+    }
+    // Outside the API and the data files, a 405 stays text.
+    let page = request(
+        &served.address,
+        "PUT /it/ HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(
+        (
+            page.status,
+            page.header("Content-Type"),
+            page.header("Allow")
+        ),
+        (405, Some("text/plain; charset=utf-8"), Some("GET, HEAD"))
+    );
+}
+
+#[test]
+fn connections_beyond_the_cap_get_503_and_places_come_back_when_they_close() {
+    let served = serve();
+    let (threads_before, _) = threads_and_rss(served.child.id());
+    // Every place taken, by kept-alive connections that each had an answer (so the server holds them).
+    let held: Vec<TcpStream> = (0..MAX_CONNECTIONS)
+        .map(|_| {
+            let stream = TcpStream::connect(&served.address).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(20)))
+                .unwrap();
+            (&stream)
+                .write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
+                .unwrap();
+            assert_eq!(read_reply(&mut BufReader::new(&stream), true).status, 200);
+            stream
+        })
+        .collect();
+    let (threads_during, _) = threads_and_rss(served.child.id());
+    assert!(
+        threads_during <= threads_before + 1,
+        "threads: {threads_before} before, {threads_during} with {MAX_CONNECTIONS} connections"
+    );
+    // One more is told so and closed (it sends nothing, so the answer is not lost to a reset).
+    let mut extra = TcpStream::connect(&served.address).unwrap();
+    extra
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut bytes = Vec::new();
+    extra.read_to_end(&mut bytes).unwrap();
+    let busy = parse_reply(&bytes);
+    assert_eq!(busy.status, 503);
+    assert_eq!(busy.header("Access-Control-Allow-Origin"), Some("*"));
+    drop(held);
+    // Until the server saw them close, a request may still meet a 503 (or the reset after it).
+    eventually("the places to come back", || {
+        let mut stream = TcpStream::connect(&served.address).unwrap();
+        let mut bytes = Vec::new();
+        stream
+            .write_all(b"GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .is_ok()
+            && stream.read_to_end(&mut bytes).is_ok()
+            && bytes.starts_with(b"HTTP/1.1 200 ")
+    });
 }

@@ -83,13 +83,23 @@ impl Reply {
 }
 
 pub fn request(address: &str, raw: &str) -> Reply {
+    request_bytes(address, raw.as_bytes())
+}
+
+/// Sends `raw` on a new connection and reads until the server closes it.
+pub fn request_bytes(address: &str, raw: &[u8]) -> Reply {
     let mut stream = TcpStream::connect(address).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
-    stream.write_all(raw.as_bytes()).unwrap();
+    stream.write_all(raw).unwrap();
     let mut bytes = Vec::new();
     stream.read_to_end(&mut bytes).unwrap();
+    parse_reply(&bytes)
+}
+
+/// A reply read to the end of the connection.
+pub fn parse_reply(bytes: &[u8]) -> Reply {
     let split = bytes
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -113,6 +123,45 @@ pub fn request(address: &str, raw: &str) -> Reply {
         headers,
         body: bytes[split + 4..].to_vec(),
     }
+}
+
+/// Reads one reply from a kept-alive connection: its head, then `Content-Length` bytes (none for a
+/// reply to HEAD).
+pub fn read_reply(reader: &mut impl BufRead, head: bool) -> Reply {
+    let mut text = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "a whole head");
+        if line == "\r\n" {
+            break;
+        }
+        text.push_str(&line);
+    }
+    let mut reply = parse_reply(format!("{text}\r\n").as_bytes());
+    let length: usize = reply
+        .header("Content-Length")
+        .expect("Content-Length")
+        .parse()
+        .unwrap();
+    if !head && reply.status != 304 {
+        reply.body = vec![0; length];
+        reader.read_exact(&mut reply.body).unwrap();
+    }
+    reply
+}
+
+/// The `Threads:` and `VmRSS:` (KiB) of a process, from /proc.
+pub fn threads_and_rss(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |name: &str| -> u64 {
+        let line = status.lines().find(|l| l.starts_with(name)).unwrap();
+        line[name.len()..]
+            .trim()
+            .trim_end_matches(" kB")
+            .parse()
+            .unwrap()
+    };
+    (field("Threads:"), field("VmRSS:"))
 }
 
 pub fn get(address: &str, path: &str) -> Reply {

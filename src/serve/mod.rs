@@ -1,0 +1,208 @@
+//! The dev server: serves the last good build from memory over HTTP/1.1, with live reload.
+//!
+//! One thread owns the salsa database and rebuilds; it publishes each good build as an immutable
+//! [`Snapshot`] swapped in whole, so a request never sees half of one build and half of another. Request
+//! threads only read the current snapshot. The server is bounded whatever clients do: a fixed set of
+//! threads ([`server`]: one for connections, a pool of workers; [`events`]: one for every live-reload
+//! stream), request heads of at most [`http::MAX_HEAD`] bytes, and capped connections and streams. The
+//! live-reload script is injected only into the HTML this server sends, never into built files.
+
+mod events;
+mod http;
+mod server;
+mod site;
+
+use std::collections::HashMap;
+use std::io;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+pub use events::MAX_STREAMS;
+pub use server::{DevServer, MAX_CONNECTIONS, start};
+pub use site::RELOAD_SCRIPT_PATH;
+
+use crate::emit::Stamped;
+use crate::routes::Param;
+use crate::session::{Outcome, Session};
+use crate::watch::print_report;
+
+/// A detail route whose unknown ids answer with a JSON 404: `/api/v1/countries/` + id + `.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DetailRoute {
+    pub prefix: String,
+    pub suffix: String,
+    /// What the id names, for the error message (`country code`).
+    pub what: String,
+}
+
+/// An immutable build as served.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    /// Increases with every published build (good or failed).
+    pub generation: u64,
+    pub files: HashMap<String, Stamped>,
+    pub detail_routes: Vec<DetailRoute>,
+    /// Headers sent with every page, as `_headers` gives them to a static host (the CSP).
+    pub page_headers: Vec<(String, String)>,
+    /// The diagnostics of the last build when it failed (shown as an overlay); the files are then those of
+    /// the last good build.
+    pub error: Option<String>,
+}
+
+/// The state shared by the builder, the request threads and the events thread.
+#[derive(Default)]
+pub struct Shared {
+    state: Mutex<State>,
+    /// Signalled on a publish and on a stream's arrival (what the events thread waits for).
+    changed: Condvar,
+    /// Event streams open (at most [`MAX_STREAMS`]).
+    streams: Arc<AtomicUsize>,
+}
+
+#[derive(Default)]
+struct State {
+    snapshot: Arc<Snapshot>,
+    /// Connections that asked for the event stream, not yet taken by the events thread.
+    arrivals: Vec<events::Arrival>,
+}
+
+/// One of a bounded number of places (connections, streams), given back when dropped.
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    /// A place if fewer than `max` are taken.
+    fn take(count: &Arc<AtomicUsize>, max: usize) -> Option<Slot> {
+        count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Slot(count.clone()))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Shared {
+    pub fn new() -> Arc<Shared> {
+        Arc::new(Shared::default())
+    }
+
+    pub fn current(&self) -> Arc<Snapshot> {
+        self.state.lock().expect("state lock").snapshot.clone()
+    }
+
+    /// Publishes a good build (sharing the publisher's bytes, not copying them); open pages are told,
+    /// and reload when their own page changed.
+    pub fn publish<'a>(
+        &self,
+        site: impl IntoIterator<Item = &'a Stamped>,
+        detail_routes: Vec<DetailRoute>,
+        page_headers: Vec<(String, String)>,
+    ) {
+        let files = site
+            .into_iter()
+            .map(|f| (f.path.clone(), f.clone()))
+            .collect();
+        let mut state = self.state.lock().expect("state lock");
+        let generation = state.snapshot.generation + 1;
+        state.snapshot = Arc::new(Snapshot {
+            generation,
+            files,
+            detail_routes,
+            page_headers,
+            error: None,
+        });
+        self.changed.notify_all();
+    }
+
+    /// Publishes a failed build: the files stay those of the last good build; the error is shown.
+    pub fn publish_error(&self, diagnostics: String) {
+        let mut state = self.state.lock().expect("state lock");
+        let previous = state.snapshot.clone();
+        state.snapshot = Arc::new(Snapshot {
+            generation: previous.generation + 1,
+            files: previous.files.clone(),
+            detail_routes: previous.detail_routes.clone(),
+            page_headers: previous.page_headers.clone(),
+            error: Some(diagnostics),
+        });
+        self.changed.notify_all();
+    }
+}
+
+/// The path of the live-reload event stream.
+pub const LIVE_RELOAD_PATH: &str = "/__livereload";
+
+/// The detail routes of the route table (`{code}` and `{id}` placeholders), whose unknown ids get a JSON 404.
+pub fn detail_routes(db: &dyn salsa::Database) -> Vec<DetailRoute> {
+    crate::routes::valid_routes(db)
+        .iter()
+        .filter_map(|(_, rule, renderer)| {
+            let (placeholder, what) = match renderer.param() {
+                Param::Country => ("{code}", "country code"),
+                Param::Erp => ("{id}", "ERP id"),
+                _ => return None,
+            };
+            let (prefix, suffix) = rule.path.split_once(placeholder)?;
+            Some(DetailRoute {
+                prefix: prefix.into(),
+                suffix: suffix.into(),
+                what: what.into(),
+            })
+        })
+        .collect()
+}
+
+/// The headers every page is sent with (the site's Content-Security-Policy).
+pub fn page_headers(db: &dyn salsa::Database) -> Vec<(String, String)> {
+    let site = &crate::parse::rules::site_rules(db).value;
+    site.content_security_policy
+        .iter()
+        .map(|csp| ("Content-Security-Policy".to_string(), csp.clone()))
+        .collect()
+}
+
+/// Runs `locref serve`: binds the server, then watches the project and publishes every build from memory
+/// (with the server's own address as base URL; nothing is written to disk).
+pub fn run(root: &Path, bind: &str, port: u16) -> io::Result<()> {
+    let root = root.canonicalize()?;
+    let shared = Shared::new();
+    let server = start(bind, port, shared.clone(), 4)?;
+    let base = format!("http://{}", server.address);
+    let mut announced = false;
+    crate::watch::run_with(
+        &root,
+        |root| {
+            let mut session = Session::in_memory(root)?;
+            session.project.set_base_url(Some(base.clone()));
+            Ok(session)
+        },
+        |session, report| {
+            print_report(report);
+            match &report.outcome {
+                Outcome::Built(_) => {
+                    let db = &session.project.db;
+                    shared.publish(session.site().values(), detail_routes(db), page_headers(db))
+                }
+                Outcome::Invalid(diagnostics) => {
+                    let text: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
+                    shared.publish_error(text.join("\n"));
+                }
+                Outcome::IoError(message) | Outcome::Internal(message) => {
+                    shared.publish_error(message.clone())
+                }
+                Outcome::Unchanged => {}
+            }
+            if !announced {
+                announced = true;
+                println!("serving {base}/ (live reload on)");
+            }
+        },
+    )
+}
