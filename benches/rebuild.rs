@@ -34,28 +34,12 @@ fn vat_fact_versions(root: &Path) -> (PathBuf, String, String) {
     (path, shipped, edited)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target)
-        } else {
-            std::fs::copy(&path, &target).map(drop).unwrap()
-        }
-    }
-}
+/// The tests' project copier, so the benchmark runs on the same copy of the shipped sources.
+#[path = "../tests/testsuite/common/mod.rs"]
+mod common;
 
 fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for sub in ["sources", "rules"] {
-        copy_dir(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join(sub),
-            &dir.path().join(sub),
-        );
-    }
-    dir
+    common::copy_project()
 }
 
 /// The time between an edit and its rebuild (`BENCH_PAUSE_MS`, default 0: back to back). `locref watch`

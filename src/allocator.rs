@@ -8,10 +8,10 @@ const PURGE_DELAY: mi_option_t = 15;
 /// Keeps the memory a rebuild frees in the process instead of returning it to the system.
 ///
 /// mimalloc gives freed pages back to the system once they have been unused for its purge delay (1 s in
-/// mimalloc v3), which is about the pause between a curator's saves. The next rebuild then takes its
-/// buffers (a 1 MB `facts.json`, 0.7 MB `llms-full.txt`) from fresh pages: some 300 page faults, each
-/// zeroing a page, about 0.7 ms of a single-fact edit (BENCHMARKS.md). A watch session's memory stays at
-/// its peak instead, which the first build reaches.
+/// mimalloc v3), which is about the pause between a curator's saves. The next rebuild would then take its
+/// buffers (the big spliced lists) from fresh pages, each faulted in and zeroed by the kernel
+/// (BENCHMARKS.md has the cost). A session's memory stays at its peak instead, which its first build
+/// reaches. Only `watch` and `serve` set it: a one-off build never waits between rebuilds.
 pub fn keep_freed_memory() {
     // SAFETY: setting an option is a store into mimalloc's option table, valid at any time.
     unsafe { mi_option_set(PURGE_DELAY, -1) }

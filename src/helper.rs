@@ -2,11 +2,12 @@
 //!
 //! A rebuild in `locref watch` comes after an idle pause. Spawning a thread then is not enough to get a
 //! second core: the scheduler may place the new thread on the core of the thread that created it, where
-//! it waits for that thread's time slice, or later move both threads onto one core. On the 2-vCPU
-//! development VM (a kernel that packs tasks onto few vCPUs) that took 1 to 4 ms after every pause: the
-//! whole gain of the second thread. So the helper is created once and parked between jobs, and for the
-//! length of each job the two threads are kept on different cores (Linux: CPU affinity, restored after
-//! the job). On one core, or where affinity cannot be set, they run where the scheduler puts them.
+//! it waits for that thread's time slice, or later move both threads onto one core. On a kernel that packs
+//! tasks onto few vCPUs that delay was the whole gain of the second thread (BENCHMARKS.md). So the helper
+//! is created once and parked between jobs, and for the length of each job the two threads are kept on
+//! different cores (Linux: CPU affinity, restored after the job). On one core, or where affinity cannot
+//! be set, they run where the scheduler puts them. `LOCREF_HELPER_AFFINITY=off` leaves them to the
+//! scheduler, so the benchmark can compare both.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -47,7 +48,9 @@ impl Helper {
                 }
             })
             .expect("spawn the helper thread");
-        let steering = steer::Steering::new(id.recv().ok().flatten());
+        let helper_thread = id.recv().ok().flatten();
+        let steer = std::env::var("LOCREF_HELPER_AFFINITY").map_or(true, |v| v != "off");
+        let steering = steer::Steering::new(helper_thread.filter(|_| steer));
         Helper {
             jobs: Some(jobs),
             done,

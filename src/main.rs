@@ -13,8 +13,7 @@ use locref::outdir::{clean_refusal, output_refusal};
 use locref::workspace::Project;
 
 // A rebuild allocates and frees many small values (parsed rows, page strings, salsa's memos of the last
-// revision); mimalloc takes about a tenth off a single-fact rebuild, and keeping the memory it frees
-// (`keep_freed_memory`) takes the page faults off a rebuild after an idle pause (BENCHMARKS.md).
+// revision): mimalloc is faster at that than the system allocator (figures in BENCHMARKS.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -183,8 +182,12 @@ fn exit_with(result: std::io::Result<()>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    locref::allocator::keep_freed_memory();
-    match Cli::parse().command {
+    let command = Cli::parse().command;
+    if matches!(command, Command::Watch { .. } | Command::Serve { .. }) {
+        // Only a long-lived session rebuilds after idle pauses, where this pays (see the function).
+        locref::allocator::keep_freed_memory();
+    }
+    match command {
         Command::Build {
             out,
             clean,

@@ -1,10 +1,11 @@
-//! The published API resources, exactly as SPEC.md defines them.
+//! The published API resources, exactly as the service's specification defines them (summarized in the
+//! README's "What is published").
 //!
 //! These types are both what the build serializes and what `openapi.json` describes (schemars derives the
 //! component schemas from them), so the document cannot drift from the files.
 //!
-//! Required-ness follows the SPEC. schemars (in serialize mode) lists a field as required unless it has
-//! `skip_serializing_if`; for fields the SPEC marks optional that the build nevertheless always emits,
+//! Required-ness follows the specification. schemars (in serialize mode) lists a field as required unless it has
+//! `skip_serializing_if`; for fields the specification marks optional that the build nevertheless always emits,
 //! [`spec_optional`] is a `skip_serializing_if` predicate that never skips.
 
 use std::collections::BTreeMap;
@@ -12,7 +13,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-/// Marks a field as optional in the schema (the SPEC's "required: no") while always serializing it.
+/// Marks a field as optional in the schema (the specification's "required: no") while always serializing it.
 pub fn spec_optional<T>(_: &T) -> bool {
     false
 }
@@ -84,7 +85,7 @@ pub struct Toggles {
 }
 
 impl Toggles {
-    /// The toggle names, in the SPEC's order.
+    /// The toggle names, in the published order.
     pub const NAMES: [&'static str; 6] = [
         "e_invoicing_mandatory_b2b",
         "e_invoicing_b2b_in_force",

@@ -176,6 +176,36 @@ pub fn outputs(db: &dyn salsa::Database) -> Vec<Output> {
     out
 }
 
+/// A detail route whose unknown ids answer with a JSON 404: `/api/v1/countries/` + id + `.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DetailRoute {
+    pub prefix: String,
+    pub suffix: String,
+    /// What the id names, for the error message (`country code`).
+    pub what: String,
+}
+
+/// The detail routes of the route table (`{code}` and `{id}` placeholders), whose unknown ids the dev
+/// server answers with a JSON 404.
+pub fn detail_routes(db: &dyn salsa::Database) -> Vec<DetailRoute> {
+    valid_routes(db)
+        .iter()
+        .filter_map(|(_, rule, renderer)| {
+            let (placeholder, what) = match renderer.param() {
+                Param::Country => ("{code}", "country code"),
+                Param::Erp => ("{id}", "ERP id"),
+                Param::None | Param::Filter | Param::Stem => return None,
+            };
+            let (prefix, suffix) = rule.path.split_once(placeholder)?;
+            Some(DetailRoute {
+                prefix: prefix.into(),
+                suffix: suffix.into(),
+                what: what.into(),
+            })
+        })
+        .collect()
+}
+
 /// Problems in the route table: unknown renderers, wrong placeholders, two routes making one file.
 #[salsa::tracked(returns(ref))]
 pub fn check_routes(db: &dyn salsa::Database) -> Vec<Diagnostic> {

@@ -329,7 +329,7 @@ fn record_starts_by_csv(text: &str) -> (Vec<RecordStart>, Option<usize>, bool) {
 
 /// [`record_starts_by_csv`] for a table whose quoting is plain (every `"` opens a field, is doubled
 /// inside one, or closes one before a `,` or line end; no first cell is quoted), found with memchr
-/// instead of the csv state machine: 45 against 155 us for the facts table. `None` when the text
+/// instead of the csv state machine, about three times faster on the facts table (BENCHMARKS.md). `None` when the text
 /// holds anything else, so that the csv crate decides what it means.
 fn record_starts_plain(text: &str) -> Option<(Vec<RecordStart>, Option<usize>)> {
     let bytes = text.as_bytes();

@@ -1,6 +1,6 @@
 //! The source tables (`sources/registers/countries.csv`, `sources/tables/*.csv`) as typed rows.
 //!
-//! Checks that need only the file itself happen here: the header, required cells, dates, URLs, the SPEC's
+//! Checks that need only the file itself happen here: the header, required cells, dates, URLs, the specification's
 //! fixed enums and the honesty rule that ties `verification` to its source and date. Checks against other
 //! files (registers, rule vocabularies) happen in [`crate::model`], located through each row's [`Pos`].
 

@@ -38,7 +38,7 @@ pub fn site_context(db: &dyn salsa::Database) -> Json {
     })
 }
 
-/// Each toggle's name, short label and description (reference date filled in), in the SPEC's order: the
+/// Each toggle's name, short label and description (reference date filled in), in the published order: the
 /// headings of toggle columns. A projection of `rules/toggles.toml`, so a pattern edit stops here.
 #[salsa::tracked(returns(ref))]
 pub fn toggle_labels(db: &dyn salsa::Database) -> Json {
@@ -68,7 +68,7 @@ fn country_names(db: &dyn salsa::Database) -> BTreeMap<&str, &str> {
         .collect()
 }
 
-/// A toggle set as `[{name, value}]`, in the SPEC's order (the order of [`toggle_labels`]).
+/// A toggle set as `[{name, value}]`, in the published order (the order of [`toggle_labels`]).
 fn toggle_list(toggles: &Toggles) -> Vec<Json> {
     toggles
         .values()

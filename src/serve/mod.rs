@@ -23,18 +23,10 @@ pub use server::{DevServer, MAX_CONNECTIONS, start};
 pub use site::RELOAD_SCRIPT_PATH;
 
 use crate::emit::Stamped;
-use crate::routes::Param;
 use crate::session::{Outcome, Session};
 use crate::watch::print_report;
 
-/// A detail route whose unknown ids answer with a JSON 404: `/api/v1/countries/` + id + `.json`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DetailRoute {
-    pub prefix: String,
-    pub suffix: String,
-    /// What the id names, for the error message (`country code`).
-    pub what: String,
-}
+pub use crate::routes::{DetailRoute, detail_routes};
 
 /// An immutable build as served.
 #[derive(Debug, Default)]
@@ -138,26 +130,6 @@ impl Shared {
 
 /// The path of the live-reload event stream.
 pub const LIVE_RELOAD_PATH: &str = "/__livereload";
-
-/// The detail routes of the route table (`{code}` and `{id}` placeholders), whose unknown ids get a JSON 404.
-pub fn detail_routes(db: &dyn salsa::Database) -> Vec<DetailRoute> {
-    crate::routes::valid_routes(db)
-        .iter()
-        .filter_map(|(_, rule, renderer)| {
-            let (placeholder, what) = match renderer.param() {
-                Param::Country => ("{code}", "country code"),
-                Param::Erp => ("{id}", "ERP id"),
-                _ => return None,
-            };
-            let (prefix, suffix) = rule.path.split_once(placeholder)?;
-            Some(DetailRoute {
-                prefix: prefix.into(),
-                suffix: suffix.into(),
-                what: what.into(),
-            })
-        })
-        .collect()
-}
 
 /// The headers every page is sent with (the site's Content-Security-Policy).
 pub fn page_headers(db: &dyn salsa::Database) -> Vec<(String, String)> {

@@ -13,7 +13,6 @@
 //! `cargo test --test testsuite browser:: -- --ignored` runs them (`.ci/run` does, after installing both),
 //! and then a missing browser fails them: a browser test never passes without a browser.
 
-use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -78,63 +77,10 @@ impl Driver {
 
     /// One WebDriver command: an HTTP request with an optional JSON body; returns the JSON reply.
     fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        let body = body.map(|b| b.to_string()).unwrap_or_default();
-        let mut stream = TcpStream::connect(&self.address).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
-        let request = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.address,
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).unwrap();
-        // chromedriver may keep the connection open: read the header block, then exactly the body.
-        let mut reply = Vec::new();
-        let mut buf = [0u8; 65536];
-        let split = loop {
-            if let Some(at) = reply.windows(4).position(|w| w == b"\r\n\r\n") {
-                break at + 4;
-            }
-            let n = stream.read(&mut buf).unwrap();
-            assert!(n > 0, "chromedriver closed the connection mid-reply");
-            reply.extend_from_slice(&buf[..n]);
-        };
-        let head = String::from_utf8_lossy(&reply[..split]).to_lowercase();
-        let length = head
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .and_then(|v| v.trim().parse::<usize>().ok());
-        let payload = match length {
-            Some(length) => {
-                while reply.len() < split + length {
-                    let n = stream.read(&mut buf).unwrap();
-                    assert!(n > 0, "chromedriver closed the connection mid-body");
-                    reply.extend_from_slice(&buf[..n]);
-                }
-                reply[split..split + length].to_vec()
-            }
-            None => {
-                stream.read_to_end(&mut reply).unwrap();
-                dechunk(&reply[split..])
-            }
-        };
-        serde_json::from_slice(&payload).unwrap_or(Value::Null)
+        let body = body.map(|b| b.to_string());
+        let reply = crate::common::http::send(&self.address, method, path, body.as_deref());
+        serde_json::from_slice(&reply.body).unwrap_or(Value::Null)
     }
-}
-
-fn dechunk(mut bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(end) = bytes.windows(2).position(|w| w == b"\r\n") {
-        let size =
-            usize::from_str_radix(String::from_utf8_lossy(&bytes[..end]).trim(), 16).unwrap_or(0);
-        if size == 0 {
-            break;
-        }
-        out.extend_from_slice(&bytes[end + 2..end + 2 + size]);
-        bytes = &bytes[end + 2 + size + 2..];
-    }
-    out
 }
 
 /// The WebDriver element reference key.

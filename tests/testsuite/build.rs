@@ -1,4 +1,4 @@
-//! The build on the shipped sources and on small fixtures, through the real binary: every SPEC rule that can
+//! The build on the shipped sources and on small fixtures, through the real binary: every rule of the service's specification that can
 //! be checked on files, OpenAPI schema validation of every API body, no-op rebuilds, reproducibility,
 //! located diagnostics, and `--clean` safety.
 
@@ -36,22 +36,12 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Every file under `dir`, as site path -> bytes.
+/// Every file under `dir`, as site path (`/api/v1/index.json`) -> bytes.
 fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = format!("/{}", path.strip_prefix(dir).unwrap().to_string_lossy());
-                files.insert(rel, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    files
+    crate::common::snapshot(dir)
+        .into_iter()
+        .map(|(path, bytes)| (format!("/{path}"), bytes))
+        .collect()
 }
 
 /// One build of the shipped sources, shared by the read-only tests.
@@ -350,7 +340,7 @@ fn fact_ids_are_unique_and_composed_from_country_topic_and_erp() {
     assert_eq!(from_details, facts.len());
 }
 
-/// Whether a filter admits a country (the SPEC's meaning of each filter).
+/// Whether a filter admits a country (the specification's meaning of each filter).
 type Admits = Box<dyn Fn(&Value) -> bool>;
 
 fn is_true(country: &Value, toggle: &str) -> bool {
@@ -541,7 +531,7 @@ fn partners_are_sorted_and_neutral_and_sponsors_are_separate() {
     assert_eq!(sponsors["data"], json!([]));
 }
 
-/// The SPEC's columns of each flat file (`<erps>` = the ten ERP columns).
+/// The specification's columns of each flat file (`<erps>` = the ten ERP columns).
 fn spec_columns(stem: &str) -> Vec<String> {
     let columns = match stem {
         "matrix" => {

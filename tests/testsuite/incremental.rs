@@ -1,4 +1,4 @@
-//! The incremental contract (DESIGN.md): minimality and correctness of rebuilds.
+//! The incremental contract (README, Architecture): minimality and correctness of rebuilds.
 //!
 //! Every test runs edits through the same code path as `locref watch`: a tempdir copy of the shipped
 //! `sources/` and `rules/`, one [`Session`] (load, build, emit), then edits on disk and

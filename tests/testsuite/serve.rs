@@ -1,4 +1,4 @@
-//! `locref serve` over real HTTP on an ephemeral port: every output answers, the SPEC's 404s, HEAD, 405,
+//! `locref serve` over real HTTP on an ephemeral port: every output answers, the specified 404s, HEAD, 405,
 //! 304, media types, CORS, path traversal, live reload of an edit, a broken source keeping the last good
 //! build, and concurrent requests during rebuilds; and hostile clients: hundreds of event streams, huge
 //! and malformed request heads, none of which costs the server threads or memory.
@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 
 use locref::serve::{MAX_CONNECTIONS, MAX_STREAMS};
 
-use crate::common::served::{
-    Reply, get, parse_reply, read_reply, request, request_bytes, serve, threads_and_rss,
-};
+use crate::common::http::{Reply, get, parse_reply, read_reply, request, request_bytes};
+use crate::common::served::{serve, threads_and_rss};
 
 /// Waits until `f` holds, polling.
 fn eventually(what: &str, mut f: impl FnMut() -> bool) {

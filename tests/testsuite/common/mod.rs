@@ -2,14 +2,15 @@
 //! running dev server.
 #![allow(dead_code)]
 
+pub mod http;
 pub mod served;
 
 use std::path::{Path, PathBuf};
 
-/// The 61 country codes the SPEC lists, in its order.
+/// The 61 country codes of the service, in the register's order.
 pub const COUNTRY_CODES: &str = "ad ae al ar at au ba be bg br by ca ch cn cy cz de dk ee es fi fr gb ge gr hr hu ie il in is it jp li lt lu lv mc md me mk mt mx my nl no nz pl pt ro rs sa se sg si sk tr ua us xk za";
 
-/// The 11 ERP ids of DESIGN.md, in its order.
+/// The 11 ERP ids of the service, in the register's order.
 pub const ERP_IDS: [&str; 11] = [
     "sap-s4hana-cloud",
     "sap-business-bydesign",
