@@ -57,8 +57,9 @@ pub fn parse_reply(bytes: &[u8]) -> Reply {
         .parse()
         .unwrap();
     let headers = lines
-        .filter_map(|l| l.split_once(": "))
-        .map(|(n, v)| (n.to_string(), v.to_string()))
+        // The space after the colon is optional (chromedriver writes none).
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.to_string(), v.trim().to_string()))
         .collect();
     Reply {
         status,
