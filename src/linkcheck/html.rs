@@ -1,0 +1,416 @@
+//! The HTML side of the check. A page is parsed by html5ever (the WHATWG parser of Servo and `scraper`),
+//! so its errors are those a browser's parser meets, decided by the tree builder from its own state; the
+//! sink keeps no tree, only what the check needs (ids, link attributes, the line of each element and
+//! error). A page is parsed on html5ever's fast path first and exactly only when there is something to
+//! report: a valid page costs one quick parse, an invalid one gets html5ever's exact messages, made
+//! readable and located at the tag they name.
+
+use std::borrow::Cow;
+use std::cell::{Cell, Ref, RefCell};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::tokenizer::TokenizerOpts;
+use html5ever::tree_builder::TreeBuilderOpts;
+use regex::Regex;
+
+use html5ever::{Attribute, ParseOpts, QualName, local_name, ns, parse_document};
+
+use super::resolve::resolve;
+use super::{Lines, Link, PageLinks};
+use crate::diagnostics::Diagnostic;
+
+/// The attributes that name another resource, per element: `<a href>`, `<link href>`, `<script src>`,
+/// `<img src>`.
+fn link_attribute(name: &QualName) -> Option<&'static str> {
+    if name.ns != ns!(html) {
+        return None;
+    }
+    match name.local {
+        local_name!("a") | local_name!("link") | local_name!("area") => Some("href"),
+        local_name!("script") | local_name!("img") | local_name!("iframe") => Some("src"),
+        _ => None,
+    }
+}
+
+/// One element as the parser created it (in source order), with the line of its start tag's end.
+struct Created {
+    line: u32,
+    name: QualName,
+    attrs: Vec<Attribute>,
+}
+
+/// A [`TreeSink`] that keeps no tree: only element names (the tree builder asks for them), the elements
+/// created with their lines, and the parse errors with theirs.
+struct Recorder {
+    line: Cell<u64>,
+    names: RefCell<Vec<QualName>>,
+    created: RefCell<Vec<Created>>,
+    errors: RefCell<Vec<(u32, Cow<'static, str>)>>,
+}
+
+impl Recorder {
+    fn new() -> Self {
+        Recorder {
+            line: Cell::new(1),
+            // Handle 0 is the document.
+            names: RefCell::new(vec![QualName::new(None, ns!(), local_name!(""))]),
+            created: RefCell::new(Vec::new()),
+            errors: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn new_handle(&self, name: QualName) -> usize {
+        let mut names = self.names.borrow_mut();
+        names.push(name);
+        names.len() - 1
+    }
+}
+
+impl TreeSink for Recorder {
+    type Handle = usize;
+    type Output = Self;
+    type ElemName<'a> = Ref<'a, QualName>;
+
+    fn finish(self) -> Self {
+        self
+    }
+
+    fn parse_error(&self, msg: Cow<'static, str>) {
+        self.errors.borrow_mut().push((self.line.get() as u32, msg));
+    }
+
+    fn set_current_line(&self, line: u64) {
+        self.line.set(line);
+    }
+
+    fn get_document(&self) -> usize {
+        0
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a usize) -> Ref<'a, QualName> {
+        Ref::map(self.names.borrow(), |names| &names[*target])
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> usize {
+        self.created.borrow_mut().push(Created {
+            line: self.line.get() as u32,
+            name: name.clone(),
+            attrs,
+        });
+        self.new_handle(name)
+    }
+
+    fn create_comment(&self, _: StrTendril) -> usize {
+        self.new_handle(QualName::new(None, ns!(), local_name!("")))
+    }
+
+    fn create_pi(&self, _: StrTendril, _: StrTendril) -> usize {
+        self.new_handle(QualName::new(None, ns!(), local_name!("")))
+    }
+
+    fn append(&self, _: &usize, _: NodeOrText<usize>) {}
+
+    fn append_based_on_parent_node(&self, _: &usize, _: &usize, _: NodeOrText<usize>) {}
+
+    fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
+
+    fn get_template_contents(&self, _: &usize) -> usize {
+        self.new_handle(QualName::new(None, ns!(), local_name!("")))
+    }
+
+    fn same_node(&self, x: &usize, y: &usize) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, _: QuirksMode) {}
+
+    fn append_before_sibling(&self, _: &usize, _: NodeOrText<usize>) {}
+
+    fn add_attrs_if_missing(&self, _: &usize, _: Vec<Attribute>) {}
+
+    fn remove_from_parent(&self, _: &usize) {}
+
+    fn reparent_children(&self, _: &usize, _: &usize) {}
+}
+
+/// Where the value of the `attr` attribute (`href`, `src`) whose tag ends on `line` starts, searching
+/// forward from `from` (the previous link's offset: attributes come in source order). Falls back to the
+/// start of the line when the attribute is not found as written.
+fn locate_attribute(lines: &Lines, from: usize, line: u32, attr: &str, value: &str) -> usize {
+    let (line_start, line_end) = lines.range(line);
+    let from = from.min(line_end);
+    let window = &lines.text[from..line_end];
+    let bytes = window.as_bytes();
+    let mut first = None;
+    let mut at = 0;
+    while let Some(i) = memchr::memmem::find(&bytes[at..], attr.as_bytes()).map(|i| i + at) {
+        at = i + 1;
+        let preceded = i > 0 && bytes[i - 1].is_ascii_whitespace();
+        let mut j = i + attr.len();
+        if !preceded || bytes.get(j) != Some(&b'=') {
+            continue;
+        }
+        j += 1;
+        if matches!(bytes.get(j), Some(b'"' | b'\'')) {
+            j += 1;
+        }
+        if window[j..].starts_with(value) {
+            return from + j;
+        }
+        first.get_or_insert(from + j);
+    }
+    first.unwrap_or(line_start)
+}
+
+/// Makes html5ever's exact error messages readable: they print its tokens as Rust values
+/// (`Tag { kind: EndTag, name: Atom('div' type=inline), .. } in insertion mode InBody` -> `</div> in body`).
+fn readable(message: &str) -> String {
+    static PATTERNS: OnceLock<[(Regex, &str); 6]> = OnceLock::new();
+    let patterns = PATTERNS.get_or_init(|| {
+        let re = |p: &str| Regex::new(p).expect("valid pattern");
+        [
+            (
+                re(r"(?:Tag\()?Tag \{ kind: StartTag, name: Atom\(\\?'([^'\\]*)\\?'[^)]*\)[^}]*\}\)?"),
+                "<$1>",
+            ),
+            (
+                re(r"(?:Tag\()?Tag \{ kind: EndTag, name: Atom\(\\?'([^'\\]*)\\?'[^)]*\)[^}]*\}\)?"),
+                "</$1>",
+            ),
+            (
+                re(r"while closing Atom\(\\?'([^'\\]*)\\?'[^)]*\)"),
+                "while closing </$1>",
+            ),
+            (re(r"Atom\(\\?'([^'\\]*)\\?'[^)]*\)"), "<$1>"),
+            (re(r"\{http://www\.w3\.org/1999/xhtml\}:([\w-]+)"), "<$1>"),
+            (
+                re(r#"Characters\(\w+, Tendril<UTF8>\([^:]*: \\?"(.*?)\\?"\)\)"#),
+                "text \"$1\"",
+            ),
+        ]
+    });
+    let mut out = message.to_string();
+    for (pattern, replacement) in patterns {
+        out = pattern.replace_all(&out, *replacement).into_owned();
+    }
+    if let Some((before, mode)) = out.split_once(" in insertion mode ") {
+        let mut words = String::new();
+        for c in mode.chars() {
+            if c.is_ascii_uppercase() && !words.is_empty() {
+                words.push(' ');
+            }
+            words.push(c.to_ascii_lowercase());
+        }
+        out = format!("{before} ({words})");
+    }
+    out.replacen("Unexpected token ", "unexpected ", 1)
+}
+
+/// The tag text (`</div`) an error message names, to point its column at the tag.
+fn named_tag(message: &str) -> Option<String> {
+    let start = message.find('<')?;
+    let end = message[start..].find('>')? + start;
+    Some(message[start..end].to_string())
+}
+
+/// Parses one page: its ids, its internal links with their positions, and its HTML errors.
+///
+/// The first parse takes html5ever's fast path (runs of text are consumed by SIMD, not character by
+/// character), which reports the same errors as an exact parse except the "Bad character" of a control
+/// character or noncharacter, and words its messages generically. A page with an error or such a
+/// character is parsed again exactly, so the messages and errors are those of [`scan_exact`]; a valid
+/// page (every page of a good build) is parsed once, about twice as fast.
+pub fn scan(path: &str, text: &str, base_url: &str) -> PageLinks {
+    let fast = parse_html(text, false);
+    if fast.errors.borrow().is_empty() && !has_bad_character(text) {
+        return collect(path, text, base_url, fast);
+    }
+    scan_exact(path, text, base_url)
+}
+
+/// [`scan`] with html5ever's exact errors throughout (the reference the fast path is tested against).
+pub fn scan_exact(path: &str, text: &str, base_url: &str) -> PageLinks {
+    collect(path, text, base_url, parse_html(text, true))
+}
+
+/// Runs html5ever over `text`, recording elements, lines and parse errors.
+fn parse_html(text: &str, exact_errors: bool) -> Recorder {
+    let opts = ParseOpts {
+        tokenizer: TokenizerOpts {
+            exact_errors,
+            ..TokenizerOpts::default()
+        },
+        tree_builder: TreeBuilderOpts {
+            exact_errors,
+            ..TreeBuilderOpts::default()
+        },
+    };
+    parse_document(Recorder::new(), opts).one(text)
+}
+
+/// Whether `text` holds a character html5ever reports only in exact mode ("Bad character": C0 and C1
+/// controls other than whitespace and NUL, and noncharacters).
+fn has_bad_character(text: &str) -> bool {
+    text.chars().any(|c| {
+        let n = c as u32;
+        matches!(n, 0x01..=0x08 | 0x0B | 0x0E..=0x1F | 0x7F..=0x9F | 0xFDD0..=0xFDEF)
+            || (n & 0xFFFE) == 0xFFFE
+    })
+}
+
+/// A page's ids, located links and errors from the parser's record.
+fn collect(path: &str, text: &str, base_url: &str, recorder: Recorder) -> PageLinks {
+    let lines = Lines::new(text);
+    let mut result = PageLinks::default();
+    let mut first_line: BTreeMap<String, u32> = BTreeMap::new();
+    let mut cursor = 0;
+    for element in recorder.created.into_inner() {
+        for attr in &element.attrs {
+            let is_id = attr.name.local == local_name!("id")
+                || (attr.name.local == local_name!("name")
+                    && element.name.local == local_name!("a"));
+            if is_id && !attr.value.is_empty() {
+                let id = attr.value.to_string();
+                if attr.name.local == local_name!("id") {
+                    if let Some(first) = first_line.get(&id) {
+                        result.errors.push(Diagnostic::new(
+                            path,
+                            element.line,
+                            1,
+                            format!("duplicate id \"{id}\" (first on line {first}); an id names one element"),
+                        ));
+                    } else {
+                        first_line.insert(id.clone(), element.line);
+                    }
+                }
+                result.ids.insert(id);
+            }
+        }
+        let Some(attr_name) = link_attribute(&element.name) else {
+            continue;
+        };
+        let Some(attr) = element
+            .attrs
+            .iter()
+            .find(|a| a.name.ns == ns!() && &*a.name.local == attr_name)
+        else {
+            continue;
+        };
+        let offset = locate_attribute(&lines, cursor, element.line, attr_name, &attr.value);
+        cursor = offset.max(cursor);
+        let Some((target, fragment)) = resolve(path, &attr.value, base_url) else {
+            continue;
+        };
+        let (line, column) = lines.position(offset);
+        result.links.push(Link {
+            href: attr.value.to_string(),
+            target,
+            fragment,
+            line,
+            column,
+        });
+    }
+    for (line, message) in recorder.errors.into_inner() {
+        let message = readable(&message);
+        let column = named_tag(&message)
+            .and_then(|tag| {
+                let (start, end) = lines.range(line);
+                lines.text[start..end]
+                    .find(&tag)
+                    .map(|i| lines.position(start + i).1)
+            })
+            .unwrap_or(1);
+        result.errors.push(Diagnostic::new(
+            path,
+            line,
+            column,
+            format!("invalid HTML: {message}"),
+        ));
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::linkcheck::test_support::{BASE, link_summary};
+
+    #[test]
+    fn scans_ids_links_positions_and_errors() {
+        let html = "<!doctype html>\n<html lang=\"en\"><head><title>t</title>\n<link rel=\"icon\" href=\"data:,\"></head>\n<body><p id=\"a\">x <a href=\"#a\">1</a> <a name=\"b\" href=\"/x/#c\">2</a></p>\n<img src=\"/i.png\" alt=\"\"><a href=\"https://example.com/\">e</a>\n</div></body></html>\n";
+        let page = scan("/p/index.html", html, BASE);
+        assert_eq!(page.ids, BTreeSet::from(["a".to_string(), "b".to_string()]));
+        let found = link_summary(&page);
+        assert_eq!(
+            found,
+            [
+                ("#a", "/p/index.html", Some("a"), 4, 28),
+                ("/x/#c", "/x/index.html", Some("c"), 4, 56),
+                ("/i.png", "/i.png", None, 5, 11),
+            ]
+        );
+        assert_eq!(page.errors.len(), 1, "{:?}", page.errors);
+        let error = &page.errors[0];
+        assert_eq!((error.line, error.column), (6, 1), "{error}");
+        assert!(error.message.contains("</div>"), "{error}");
+    }
+
+    #[test]
+    fn reports_duplicate_ids_and_unclosed_elements() {
+        let html = "<!doctype html><html><head><title>x</title></head><body><main><span>x</main></body></html>";
+        let errors = scan("/x.html", html, BASE).errors;
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(
+            errors[0].to_string(),
+            "/x.html:1:70: error: invalid HTML: Unexpected open element while closing </main>"
+        );
+        let html =
+            "<!doctype html><html><head><title>x</title></head><body><main><div>x</body></html>";
+        let errors = scan("/x.html", html, BASE).errors;
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0]
+                .message
+                .ends_with("Unexpected open tag <main> at end of body"),
+            "{errors:?}"
+        );
+
+        let html = "<!doctype html>\n<html lang=\"en\"><head><title>t</title></head>\n<body><p id=\"a\">x</p><p id=\"a\">y</p>\n<div><span>z</div></body></html>\n";
+        let page = scan("/p.html", html, BASE);
+        let messages: Vec<String> = page.errors.iter().map(ToString::to_string).collect();
+        assert!(
+            messages.iter().any(|m| m.contains("duplicate id \"a\"")),
+            "{messages:?}"
+        );
+        assert!(
+            messages.iter().any(|m| m.starts_with("/p.html:4:")),
+            "{messages:?}"
+        );
+    }
+
+    #[test]
+    fn parse_errors_read_as_html() {
+        let html = "<!doctype html><html><head><title>x</title></head><body><p></div><span a=1 a=2>x</p><table><tr><td>z</td><p>q</table>&foo;</body></html>";
+        let messages: Vec<String> = scan("/p.html", html, BASE)
+            .errors
+            .iter()
+            .map(|e| e.message.clone())
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "invalid HTML: unexpected </div> (in body)",
+                "invalid HTML: Duplicate attribute",
+                "invalid HTML: Unexpected open element while closing </p>",
+                "invalid HTML: unexpected <p> (in row)",
+                "invalid HTML: Unexpected characters text \"q\" in table",
+                "invalid HTML: Invalid character reference &foo;",
+            ]
+        );
+    }
+}
