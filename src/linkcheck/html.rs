@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 use std::cell::{Cell, Ref, RefCell};
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
@@ -19,8 +20,8 @@ use regex::Regex;
 use html5ever::{Attribute, ParseOpts, QualName, local_name, ns, parse_document};
 
 use super::resolve::resolve;
-use super::{Lines, Link, PageLinks};
-use crate::diagnostics::Diagnostic;
+use super::{Link, PageLinks};
+use crate::diagnostics::{Diagnostic, LineIndex};
 
 /// The attributes that name another resource, per element: `<a href>`, `<link href>`, `<script src>`,
 /// `<img src>`.
@@ -139,10 +140,13 @@ impl TreeSink for Recorder {
 /// Where the value of the `attr` attribute (`href`, `src`) whose tag ends on `line` starts, searching
 /// forward from `from` (the previous link's offset: attributes come in source order). Falls back to the
 /// start of the line when the attribute is not found as written.
-fn locate_attribute(lines: &Lines, from: usize, line: u32, attr: &str, value: &str) -> usize {
-    let (line_start, line_end) = lines.range(line);
+fn locate_attribute(lines: &LineIndex, from: usize, line: u32, attr: &str, value: &str) -> usize {
+    let Range {
+        start: line_start,
+        end: line_end,
+    } = lines.line_range(line);
     let from = from.min(line_end);
-    let window = &lines.text[from..line_end];
+    let window = &lines.text()[from..line_end];
     let bytes = window.as_bytes();
     let mut first = None;
     let mut at = 0;
@@ -263,7 +267,7 @@ fn has_bad_character(text: &str) -> bool {
 
 /// A page's ids, located links and errors from the parser's record.
 fn collect(path: &str, text: &str, base_url: &str, recorder: Recorder) -> PageLinks {
-    let lines = Lines::new(text);
+    let lines = LineIndex::new(text);
     let mut result = PageLinks::default();
     let mut first_line: BTreeMap<String, u32> = BTreeMap::new();
     let mut cursor = 0;
@@ -304,7 +308,7 @@ fn collect(path: &str, text: &str, base_url: &str, recorder: Recorder) -> PageLi
         let Some((target, fragment)) = resolve(path, &attr.value, base_url) else {
             continue;
         };
-        let (line, column) = lines.position(offset);
+        let (line, column) = lines.locate(offset);
         result.links.push(Link {
             href: attr.value.to_string(),
             target,
@@ -317,10 +321,10 @@ fn collect(path: &str, text: &str, base_url: &str, recorder: Recorder) -> PageLi
         let message = readable(&message);
         let column = named_tag(&message)
             .and_then(|tag| {
-                let (start, end) = lines.range(line);
-                lines.text[start..end]
+                let line_range = lines.line_range(line);
+                text[line_range.clone()]
                     .find(&tag)
-                    .map(|i| lines.position(start + i).1)
+                    .map(|i| lines.locate(line_range.start + i).1)
             })
             .unwrap_or(1);
         result.errors.push(Diagnostic::new(

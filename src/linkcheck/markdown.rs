@@ -2,13 +2,14 @@
 //! way a Markdown reader sees them, not by pattern), each located at its destination as written.
 
 use super::resolve::resolve;
-use super::{Lines, Link, PageLinks};
+use super::{Link, PageLinks};
+use crate::diagnostics::LineIndex;
 
 /// The links of one Markdown twin (CommonMark with tables, by pulldown-cmark), each located at its
 /// destination. A twin has no ids: a `#fragment` pointing into one is an error.
 pub fn scan_markdown(path: &str, text: &str, base_url: &str) -> PageLinks {
     use pulldown_cmark::{Event, LinkType, Options, Parser, Tag};
-    let lines = Lines::new(text);
+    let lines = LineIndex::new(text);
     let mut result = PageLinks::default();
     for (event, range) in Parser::new_ext(text, Options::ENABLE_TABLES).into_offset_iter() {
         let (Event::Start(Tag::Link {
@@ -35,7 +36,7 @@ pub fn scan_markdown(path: &str, text: &str, base_url: &str) -> PageLinks {
         let offset = text[range.clone()]
             .rfind(&*dest_url)
             .map_or(range.start, |i| range.start + i);
-        let (line, column) = lines.position(offset);
+        let (line, column) = lines.locate(offset);
         result.links.push(Link {
             href: dest_url.to_string(),
             target,

@@ -180,37 +180,6 @@ pub fn coverage(db: &dyn salsa::Database) -> (usize, usize) {
     })
 }
 
-/// Byte offsets of the starts of the lines of `text` (the HTML and Markdown scans locate links with it).
-struct Lines<'t> {
-    text: &'t str,
-    starts: Vec<usize>,
-}
-
-impl<'t> Lines<'t> {
-    fn new(text: &'t str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        Lines { text, starts }
-    }
-
-    /// The byte range of 1-based `line` (without its line end).
-    fn range(&self, line: u32) -> (usize, usize) {
-        let i = (line.max(1) as usize - 1).min(self.starts.len() - 1);
-        let end = self
-            .starts
-            .get(i + 1)
-            .map_or(self.text.len(), |next| next - 1);
-        (self.starts[i], end)
-    }
-
-    /// 1-based line and character column of byte `offset`.
-    fn position(&self, offset: usize) -> (u32, u32) {
-        let i = self.starts.partition_point(|&s| s <= offset) - 1;
-        let column = self.text[self.starts[i]..offset].chars().count() + 1;
-        (i as u32 + 1, column as u32)
-    }
-}
-
 #[cfg(test)]
 mod test_support {
     use super::PageLinks;
