@@ -222,14 +222,15 @@ fn named_tag(message: &str) -> Option<String> {
 
 /// Parses one page: its ids, its internal links with their positions, and its HTML errors.
 ///
-/// The first parse takes html5ever's fast path (runs of text are consumed by SIMD, not character by
-/// character), which reports the same errors as an exact parse except the "Bad character" of a control
-/// character or noncharacter, and words its messages generically. A page with an error or such a
-/// character is parsed again exactly, so the messages and errors are those of [`scan_exact`]; a valid
-/// page (every page of a good build) is parsed once, about twice as fast.
+/// The first parse takes html5ever's fast path (runs of characters are consumed whole, text by SIMD, not
+/// character by character), which reports the same errors as an exact parse except two it has no look
+/// for (a control character or noncharacter, and an odd character in an unquoted attribute value, see
+/// `fast_parse_may_miss_errors`), and words its messages generically. A page with an error, or that may
+/// hold one of those two, is parsed again exactly, so the messages and errors are those of
+/// [`scan_exact`]; a valid page (every page of a good build) is parsed once, about twice as fast.
 pub fn scan(path: &str, text: &str, base_url: &str) -> PageLinks {
     let fast = parse_html(text, false);
-    if fast.errors.borrow().is_empty() && !has_bad_character(text) {
+    if fast.errors.borrow().is_empty() && !fast_parse_may_miss_errors(text, &fast) {
         return collect(path, text, base_url, fast);
     }
     scan_exact(path, text, base_url)
@@ -255,6 +256,13 @@ fn parse_html(text: &str, exact_errors: bool) -> Recorder {
     parse_document(Recorder::new(), opts).one(text)
 }
 
+/// Whether the fast parse of `text` may have missed an error: it does not report a bad character, nor an
+/// odd character in an unquoted attribute value (it takes runs of characters whole, without a look at
+/// each one).
+fn fast_parse_may_miss_errors(text: &str, fast: &Recorder) -> bool {
+    has_bad_character(text) || may_have_odd_unquoted_value(text, fast)
+}
+
 /// Whether `text` holds a character html5ever reports only in exact mode ("Bad character": C0 and C1
 /// controls other than whitespace and NUL, and noncharacters).
 fn has_bad_character(text: &str) -> bool {
@@ -263,6 +271,62 @@ fn has_bad_character(text: &str) -> bool {
         matches!(n, 0x01..=0x08 | 0x0B | 0x0E..=0x1F | 0x7F..=0x9F | 0xFDD0..=0xFDEF)
             || (n & 0xFFFE) == 0xFFFE
     })
+}
+
+/// Whether a byte may not appear in an unquoted attribute value (HTML's "unexpected character in
+/// unquoted attribute value").
+fn is_odd_in_unquoted_value(byte: u8) -> bool {
+    matches!(byte, b'"' | b'\'' | b'<' | b'=' | b'`')
+}
+
+/// Whether the page may hold an unquoted attribute value with `"`, `'`, `<`, `=` or a backtick in it
+/// (`href=a"b`): an error html5ever's fast path misses, as it takes such a value as one run.
+///
+/// The text is searched for what could be one: after the first `=` of a word (an attribute's name
+/// follows whitespace, so a later `=` of the same word is inside a value) and any whitespace, the word up
+/// to whitespace or `>`, unless it opens with a quote. An `=` inside a quoted value looks like that too
+/// (`content="width=device-width, initial-scale=1"` holds `initial-scale=1"`), so a candidate counts only
+/// when a value the fast parse recorded begins as it does, up to its first `&` (where a character
+/// reference may begin); every start tag's attributes are recorded, unless the tree builder drops the
+/// tag, itself an error. A false alarm costs an exact parse; a miss would pass an invalid page.
+fn may_have_odd_unquoted_value(text: &str, recorder: &Recorder) -> bool {
+    let created = recorder.created.borrow();
+    let mut odd_values: Vec<&[u8]> = created
+        .iter()
+        .flat_map(|element| &element.attrs)
+        .map(|attr| str::as_bytes(&attr.value))
+        .filter(|value| value.iter().copied().any(is_odd_in_unquoted_value))
+        .collect();
+    if odd_values.is_empty() {
+        return false;
+    }
+    // Sorted, the values beginning with a given prefix start at the first value not below it.
+    odd_values.sort_unstable();
+    let begins_a_value = |prefix: &[u8]| {
+        let first = odd_values.partition_point(|value| *value < prefix);
+        odd_values
+            .get(first)
+            .is_some_and(|value| value.starts_with(prefix))
+    };
+    let is_space = |b: &u8| matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ');
+    let ends_word = |b: &u8| is_space(b) || *b == b'>';
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(equals) = memchr::memchr(b'=', &bytes[from..]).map(|i| from + i) {
+        let after = &bytes[equals + 1..];
+        let value = &after[after.iter().take_while(|b| is_space(b)).count()..];
+        let value = &value[..value.iter().position(ends_word).unwrap_or(value.len())];
+        let quoted = matches!(value.first(), Some(b'"' | b'\''));
+        if !quoted && value.iter().copied().any(is_odd_in_unquoted_value) {
+            let literal = &value[..memchr::memchr(b'&', value).unwrap_or(value.len())];
+            if begins_a_value(literal) {
+                return true;
+            }
+        }
+        // The next `=` that can start a value is in a later word.
+        from = equals + 1 + after.iter().position(ends_word).unwrap_or(after.len());
+    }
+    false
 }
 
 /// A page's ids, located links and errors from the parser's record.
@@ -344,6 +408,8 @@ mod tests {
     use super::*;
     use crate::linkcheck::test_support::{BASE, link_summary};
 
+    const PATH: &str = "/p/index.html";
+
     #[test]
     fn scans_ids_links_positions_and_errors() {
         let html = "<!doctype html>\n<html lang=\"en\"><head><title>t</title>\n<link rel=\"icon\" href=\"data:,\"></head>\n<body><p id=\"a\">x <a href=\"#a\">1</a> <a name=\"b\" href=\"/x/#c\">2</a></p>\n<img src=\"/i.png\" alt=\"\"><a href=\"https://example.com/\">e</a>\n</div></body></html>\n";
@@ -416,5 +482,45 @@ mod tests {
                 "invalid HTML: Invalid character reference &foo;",
             ]
         );
+    }
+
+    /// Found by generating invalid pages: html5ever's fast path reads an unquoted attribute value as
+    /// one run of characters, so a `"`, `'`, `<`, `=` or backtick in it went unreported and the page
+    /// passed; the exact parse reports it.
+    #[test]
+    fn an_odd_character_in_an_unquoted_value_is_reported() {
+        for tag in [
+            "<ul href=a\"b title=top>",
+            "<ul src=<p>",
+            "<p title=a'b>",
+            "<p title=a=b>",
+            "<p title=a`b>",
+            "<p title=\n  =a>",
+            "<p title=a&amp;\"b>",
+        ] {
+            let html = format!(
+                "<!doctype html>\n<html lang=\"en\"><head><title>t</title></head>\n<body>{tag}x</p></body></html>\n"
+            );
+            let page = scan(PATH, &html, BASE);
+            assert_eq!(page, scan_exact(PATH, &html, BASE), "{tag}");
+            assert!(
+                page.errors
+                    .iter()
+                    .any(|e| e.message == "invalid HTML: Bad character"),
+                "{tag}: {:?}",
+                page.errors
+            );
+        }
+    }
+
+    /// The look for such values must not send a usual page to the exact parse: an `=` inside a quoted
+    /// value is followed by what looks like an unquoted value with a quote (`initial-scale=1"`).
+    #[test]
+    fn quoted_values_with_equals_signs_keep_the_fast_path() {
+        let html = "<!doctype html>\n<html lang=\"en\"><head><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>t</title></head>\n<body><p class=a id=b>x = \"y\", a=b` and <a href=\"https://e.org/?l=en&amp;t=ho\">s</a> <a href='/x/?p=1'>t</a></p><script>if (a === b) {}</script></body></html>\n";
+        let fast = parse_html(html, false);
+        assert!(fast.errors.borrow().is_empty());
+        assert!(!fast_parse_may_miss_errors(html, &fast));
+        assert_eq!(scan(PATH, html, BASE), scan_exact(PATH, html, BASE));
     }
 }
