@@ -484,7 +484,7 @@ mod tests {
         );
     }
 
-    /// Found by generating invalid pages: html5ever's fast path reads an unquoted attribute value as
+    /// Found by the differential test below: html5ever's fast path reads an unquoted attribute value as
     /// one run of characters, so a `"`, `'`, `<`, `=` or backtick in it went unreported and the page
     /// passed; the exact parse reports it.
     #[test]
@@ -522,5 +522,304 @@ mod tests {
         assert!(fast.errors.borrow().is_empty());
         assert!(!fast_parse_may_miss_errors(html, &fast));
         assert_eq!(scan(PATH, html, BASE), scan_exact(PATH, html, BASE));
+    }
+
+    /// Generated HTML-like documents for the differential test of the fast path: a valid page, into which
+    /// up to three defects are spliced at random places (in text, in a tag, in an attribute value, in a
+    /// comment or a script). A defect may make the page invalid, or not: the cases that matter are the
+    /// pages the fast parse finds clean.
+    mod generated {
+        use proptest::prelude::*;
+        use proptest::sample::{Index, select, subsequence};
+
+        /// Text as a template writes it: words, line ends, quotes, `=`, escaped characters, non-ASCII.
+        fn text() -> impl Strategy<Value = String> {
+            let piece = select(vec![
+                "x",
+                "word ",
+                " ",
+                "\n",
+                "\n  ",
+                "é",
+                "€🦀",
+                "a=b",
+                "\"q\"",
+                "'",
+                "&amp;",
+                "&lt;b&gt;",
+                "&#233;",
+                "&nbsp;",
+                ">",
+                "`",
+            ]);
+            prop::collection::vec(piece, 0..5).prop_map(|pieces| pieces.concat())
+        }
+
+        /// An element's attributes, each name at most once: ids (few values, so ids repeat across
+        /// elements), link attributes and others, double-quoted, single-quoted, unquoted or bare.
+        fn attributes() -> impl Strategy<Value = String> {
+            let names = vec!["id", "href", "src", "name", "class", "title", "data-x"];
+            let value = select(vec![
+                "a",
+                "b",
+                "top",
+                "#a",
+                "#b",
+                "/x/",
+                "x.html#a",
+                "../y/#top",
+                "/p/index.html",
+                "é",
+                "https://e.org/",
+                "mailto:a@b.c",
+                "",
+            ]);
+            let attribute = (value, 0..6u8, select(vec![" ", " ", " ", "\n", "\t"]));
+            subsequence(names, 0..4).prop_flat_map(move |names| {
+                prop::collection::vec(attribute.clone(), names.len()).prop_map(move |values| {
+                    let mut out = String::new();
+                    for (name, (value, quoting, separator)) in names.iter().zip(values) {
+                        out += &match quoting {
+                            // An unquoted value must be one word, not empty.
+                            3 | 4 if !value.is_empty() => format!("{separator}{name}={value}"),
+                            5 => format!("{separator}{name}"),
+                            2 => format!("{separator}{name}='{value}'"),
+                            _ => format!("{separator}{name}=\"{value}\""),
+                        };
+                    }
+                    out
+                })
+            })
+        }
+
+        /// Inline content: text, and elements that hold only inline content.
+        fn phrasing() -> impl Strategy<Value = String> {
+            let leaf = prop_oneof![
+                4 => text(),
+                1 => attributes().prop_map(|a| format!("<img{a}>")),
+                1 => Just("<br>".to_string()),
+                1 => Just("<!-- note -->".to_string()),
+            ];
+            leaf.prop_recursive(3, 16, 3, |inner| {
+                (
+                    select(vec!["span", "b", "i", "em", "code", "a", "a"]),
+                    attributes(),
+                    prop::collection::vec(inner, 0..3),
+                )
+                    .prop_map(|(tag, attributes, content)| {
+                        // An `a` inside an `a` is itself an error: keep links apart.
+                        let content = if tag == "a" {
+                            content
+                                .concat()
+                                .replace("<a", "<span")
+                                .replace("</a>", "</span>")
+                        } else {
+                            content.concat()
+                        };
+                        format!("<{tag}{attributes}>{content}</{tag}>")
+                    })
+            })
+        }
+
+        /// Block content: paragraphs, lists, tables and sections of blocks.
+        fn flow() -> impl Strategy<Value = String> {
+            let leaf = prop_oneof![
+                2 => phrasing().prop_map(|p| format!("<p>{p}</p>")),
+                1 => phrasing(),
+                1 => Just("<script>if (a < b && c) { x = \"</p>\"; }</script>".to_string()),
+                1 => Just("<textarea>a <b> &amp; c</textarea>".to_string()),
+            ];
+            leaf.prop_recursive(3, 12, 3, |inner| {
+                let children = prop::collection::vec(inner, 0..3);
+                prop_oneof![
+                    (
+                        select(vec!["div", "main", "section"]),
+                        attributes(),
+                        children.clone()
+                    )
+                        .prop_map(|(tag, a, c)| format!("<{tag}{a}>\n{}</{tag}>", c.concat())),
+                    (attributes(), children.clone()).prop_map(|(a, c)| format!(
+                        "<ul{a}><li>{}</li></ul>",
+                        c.join("</li>\n<li>")
+                    )),
+                    (attributes(), children).prop_map(|(a, c)| format!(
+                        "<table{a}><tbody><tr><td>{}</td></tr></tbody></table>",
+                        c.join("</td><td>")
+                    )),
+                ]
+            })
+        }
+
+        /// What is spliced into a page: stray and misnested tags, unclosed elements, bad characters and
+        /// noncharacters, character references (unknown, unterminated, out of range), comments good and
+        /// bad, attributes (repeated, unquoted with a quote, `=`, `<` or backtick inside, quoted with the
+        /// quote inside), lone quotes and `=`, line ends.
+        fn defect() -> impl Strategy<Value = &'static str> {
+            select(vec![
+                // Tags.
+                "<p>",
+                "</p>",
+                "</div>",
+                "<div>",
+                "<b>",
+                "</b>",
+                "<i>",
+                "</span>",
+                "<td>",
+                "<tr>",
+                "</table>",
+                "<table>",
+                "<li>",
+                "<a href=\"#a\">",
+                "</a>",
+                "<img src=/x>",
+                "</br>",
+                "<br/>",
+                "<div/>",
+                "<h1>",
+                "<select>",
+                "<svg>",
+                "</P>",
+                "< p>",
+                "</ div>",
+                "</>",
+                "<",
+                "<3",
+                "<!doctype html>",
+                "<html>",
+                "</body>",
+                "<body id=b>",
+                "<title>",
+                "<script>",
+                // Characters and references.
+                "&",
+                "&foo;",
+                "&amp",
+                "&lt",
+                "&#0;",
+                "&#x110000;",
+                "&#65",
+                "&notit;",
+                "\0",
+                "\u{1}",
+                "\u{7F}",
+                "\u{85}",
+                "\u{C}",
+                "\u{B}",
+                "\u{FDD0}",
+                "\u{FFFE}",
+                "\u{1FFFF}",
+                "\r",
+                "\r\n",
+                "\n",
+                "é",
+                "`",
+                // Comments and other markup.
+                "<!-- c -->",
+                "<!---->",
+                "<!-->",
+                "<!--->",
+                "<!-- a -- b -->",
+                "<!-- x --!>",
+                "<!--",
+                "-->",
+                "<?pi?>",
+                "<![CDATA[x]]>",
+                "<!x>",
+                // Attributes and their pieces.
+                " id=a",
+                " id=\"b\"",
+                " href=\"/x/#a\"",
+                " href=a\"b",
+                " href=/x'y",
+                " x=a=b",
+                " x=a<b",
+                " x=a`b",
+                " x=a&amp;\"b",
+                " x==a",
+                " x=<a",
+                " x=`a",
+                " x",
+                " =x",
+                "\"",
+                "'",
+                "=",
+                " x=\"a",
+                " /",
+                " href=#a\n",
+            ])
+        }
+
+        /// A document: a usual start, block content, a usual end, with 0 to 3 defects spliced in.
+        pub fn document() -> impl Strategy<Value = String> {
+            let start = select(vec![
+                "<!doctype html>\n<html lang=\"en\"><head><title>t</title></head>\n<body>",
+                "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>x</title></head><body>\n",
+                "<!doctype html><title>t</title>",
+                "<!doctype html>\r\n<html><head><title>t</title><link rel=icon href=/i.png></head><body>",
+            ]);
+            let end = select(vec!["</body></html>\n", "</body></html>", "", "\n</html>"]);
+            let defects = prop_oneof![
+                4 => Just(0..1usize),
+                4 => Just(1..2usize),
+                2 => Just(2..4usize),
+            ]
+            .prop_flat_map(|count| prop::collection::vec((any::<Index>(), defect()), count));
+            (start, prop::collection::vec(flow(), 0..4), end, defects).prop_map(
+                |(start, content, end, defects)| {
+                    let mut page = format!("{start}{}{end}", content.concat());
+                    for (at, defect) in defects {
+                        let mut at = at.index(page.len() + 1);
+                        while !page.is_char_boundary(at) {
+                            at -= 1;
+                        }
+                        page.insert_str(at, defect);
+                    }
+                    page
+                },
+            )
+        }
+    }
+
+    /// The build's contract for the fast path ([`scan`]): when the fast parse has nothing to report (no
+    /// error, and none it may have missed), the exact parse finds no error either, and the page's ids,
+    /// links and diagnostics are those of the exact parse. Checked on generated documents, many of them
+    /// invalid; a share of them must be clean on the fast path, or the test would prove nothing.
+    #[test]
+    fn the_fast_path_agrees_with_the_exact_parse_on_generated_html() {
+        use proptest::test_runner::{Config, TestCaseError, TestRunner};
+        let mut runner = TestRunner::new(Config {
+            max_shrink_iters: 4096,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let (cases, clean) = (Cell::new(0u32), Cell::new(0u32));
+        let result = runner.run(&generated::document(), |document| {
+            let fast = parse_html(&document, false);
+            let exact = parse_html(&document, true);
+            let fast_is_clean =
+                fast.errors.borrow().is_empty() && !fast_parse_may_miss_errors(&document, &fast);
+            if fast_is_clean && !exact.errors.borrow().is_empty() {
+                return Err(TestCaseError::fail(format!(
+                    "the fast parse found no problem, the exact parse found {:?}",
+                    exact.errors.borrow()
+                )));
+            }
+            cases.set(cases.get() + 1);
+            clean.set(clean.get() + u32::from(fast_is_clean));
+            let exact = collect(PATH, &document, BASE, exact);
+            proptest::prop_assert_eq!(scan(PATH, &document, BASE), exact);
+            Ok(())
+        });
+        if let Err(failure) = result {
+            panic!("{failure}");
+        }
+        // A generator whose documents all fail the fast parse would leave the contract untested.
+        assert!(
+            clean.get() * 5 >= cases.get(),
+            "only {} of {} generated documents were clean on the fast path",
+            clean.get(),
+            cases.get()
+        );
     }
 }
