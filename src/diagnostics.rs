@@ -2,6 +2,7 @@
 //! and a build reports all of them together.
 
 use std::fmt;
+use std::ops::Range;
 
 /// One problem found in an input file. Lines and columns are 1-based; column counts characters.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -110,14 +111,58 @@ impl<T> Checked<T> {
     }
 }
 
-/// 1-based line and character column of byte `offset` in `text`.
+/// 1-based line and character column of byte `offset` in `text` (one lookup; see [`LineIndex`] for many).
 pub fn line_column(text: &str, offset: usize) -> (u32, u32) {
-    let offset = offset.min(text.len());
-    let before = &text[..floor_char_boundary(text, offset)];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before[line_start..].chars().count() + 1;
-    (line as u32, column as u32)
+    LineIndex::new(text).locate(offset)
+}
+
+/// Where each line of a text starts, so that byte offsets (what parsers and searches give) become the
+/// `line:column` of a diagnostic without rescanning the text for each one. The crate's one way of
+/// counting: lines end at `\n`; lines and columns are 1-based; a column counts characters, not bytes.
+#[derive(Debug, Clone)]
+pub struct LineIndex<'t> {
+    text: &'t str,
+    /// Byte offset of the start of each line: 0, then one past every `\n`.
+    starts: Vec<usize>,
+}
+
+impl<'t> LineIndex<'t> {
+    pub fn new(text: &'t str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        LineIndex { text, starts }
+    }
+
+    /// The line and column of byte `offset`. An offset inside a character is that character's; an offset
+    /// at or past the end of the text is the end of the last line (so "unexpected end of file" has a
+    /// place), and a line's `\n` is the column after its last character.
+    pub fn locate(&self, offset: usize) -> (u32, u32) {
+        let offset = floor_char_boundary(self.text, offset.min(self.text.len()));
+        // `starts[0]` is 0, so at least one start is at or before `offset`.
+        let index = self.starts.partition_point(|&start| start <= offset) - 1;
+        let column = self.text[self.starts[index]..offset].chars().count() + 1;
+        (saturating_u32(index + 1), saturating_u32(column))
+    }
+
+    /// The text the index is of.
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    /// The byte range of 1-based `line` without its `\n`; line 0 is read as the first line and a line
+    /// past the last as the last (a parser's line count may not be this one's).
+    pub fn line_range(&self, line: u32) -> Range<usize> {
+        let index = (line.max(1) as usize - 1).min(self.starts.len() - 1);
+        let end = self
+            .starts
+            .get(index + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        self.starts[index]..end
+    }
+}
+
+fn saturating_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
@@ -125,4 +170,92 @@ fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
         offset -= 1;
     }
     offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locates_offsets_in_characters_across_lines() {
+        // "é" and "€" are 2 and 3 bytes: columns count them once.
+        let text = "ab\né€x\n\nlast";
+        let index = LineIndex::new(text);
+        let at = |needle: &str| index.locate(text.find(needle).unwrap());
+        assert_eq!(index.locate(0), (1, 1));
+        assert_eq!(at("b"), (1, 2));
+        assert_eq!(at("é"), (2, 1));
+        assert_eq!(at("€"), (2, 2));
+        assert_eq!(at("x"), (2, 3));
+        assert_eq!(at("last"), (4, 1));
+        // The empty third line.
+        assert_eq!(index.locate(text.find("\n\n").unwrap() + 1), (3, 1));
+    }
+
+    #[test]
+    fn line_ends_the_end_and_past_it() {
+        let text = "ab\né€\n";
+        let index = LineIndex::new(text);
+        // A line's `\n` is just after its last character.
+        assert_eq!(index.locate(2), (1, 3));
+        assert_eq!(index.locate(text.rfind('\n').unwrap()), (2, 3));
+        // The end of a text that ends with `\n` is the start of the (empty) line after it.
+        assert_eq!(index.locate(text.len()), (3, 1));
+        assert_eq!(index.locate(text.len() + 10), (3, 1));
+        assert_eq!(index.locate(usize::MAX), (3, 1));
+        let unterminated = LineIndex::new("ab\ncd");
+        assert_eq!(unterminated.locate(5), (2, 3));
+        assert_eq!(unterminated.locate(99), (2, 3));
+        let empty = LineIndex::new("");
+        assert_eq!((empty.locate(0), empty.locate(3)), ((1, 1), (1, 1)));
+        assert_eq!(empty.line_range(1), 0..0);
+    }
+
+    #[test]
+    fn an_offset_inside_a_character_is_that_character() {
+        let text = "a€b";
+        let index = LineIndex::new(text);
+        for offset in 1..4 {
+            assert_eq!(index.locate(offset), (1, 2), "offset {offset}");
+        }
+        assert_eq!(index.locate(4), (1, 3));
+    }
+
+    #[test]
+    fn line_ranges_exclude_the_line_end_and_clamp_the_line() {
+        let text = "ab\né€\n\nz";
+        let index = LineIndex::new(text);
+        let line = |n: u32| &text[index.line_range(n)];
+        assert_eq!([line(1), line(2), line(3), line(4)], ["ab", "é€", "", "z"]);
+        assert_eq!(line(0), "ab");
+        assert_eq!(line(5), "z");
+        assert_eq!(line(u32::MAX), "z");
+        let trailing = "ab\n";
+        assert_eq!(&trailing[LineIndex::new(trailing).line_range(2)], "");
+    }
+
+    #[test]
+    fn line_column_is_one_lookup_in_the_index() {
+        assert_eq!(line_column("a\nbé", 4), (2, 2));
+        assert_eq!(line_column("a\nbé", 100), (2, 3));
+    }
+
+    proptest::proptest! {
+        /// The index agrees with counting by hand, for every offset of any text of ASCII and multi-byte
+        /// characters and line ends.
+        #[test]
+        fn locate_counts_lines_and_characters(text in "(a|é|€|🦀|\n|\r){0,40}", past in 0usize..4) {
+            let index = LineIndex::new(&text);
+            for offset in 0..=text.len() + past {
+                let mut end = offset.min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let before = &text[..end];
+                let line = before.matches('\n').count() + 1;
+                let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
+                proptest::prop_assert_eq!(index.locate(offset), (line as u32, column as u32), "offset {}", offset);
+            }
+        }
+    }
 }

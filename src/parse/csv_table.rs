@@ -2,7 +2,7 @@
 //! `file:line:column`. The csv crate does the parsing; this module adds the header contract and positions.
 
 use super::formula_problem;
-use crate::diagnostics::{Diagnostic, PARSER_LIMIT};
+use crate::diagnostics::{Diagnostic, LineIndex, PARSER_LIMIT};
 
 /// One cell: its trimmed text and where it starts in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,36 +36,6 @@ pub enum Header<'a> {
 pub struct Table {
     pub header: Vec<Cell>,
     pub rows: Vec<Row>,
-}
-
-/// Byte offsets of line starts, for turning offsets into line and column quickly.
-struct LineIndex<'a> {
-    text: &'a str,
-    starts: Vec<usize>,
-    /// Added to every line number: the text is a run of a larger file (see [`split_runs`]).
-    line_offset: u32,
-}
-
-impl<'a> LineIndex<'a> {
-    fn new(text: &'a str, line_offset: u32) -> Self {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        LineIndex {
-            text,
-            starts,
-            line_offset,
-        }
-    }
-
-    fn locate(&self, offset: usize) -> (u32, u32) {
-        let line = self.starts.partition_point(|&start| start <= offset) - 1;
-        let column = self.text[self.starts[line]..offset.min(self.text.len())]
-            .chars()
-            .count()
-            + 1;
-        (line as u32 + 1 + self.line_offset, column as u32)
-    }
 }
 
 /// Start offsets of the fields of the record that starts at `start` (quote-aware, LF line ends).
@@ -140,7 +110,12 @@ fn read_table_at(
     header: Option<Header<'_>>,
     line_offset: u32,
 ) -> (Table, Vec<Diagnostic>) {
-    let index = LineIndex::new(text, line_offset);
+    let index = LineIndex::new(text);
+    // `line_offset` is added to every line: the text is a run of a larger file (see [`split_runs`]).
+    let locate = |offset: usize| {
+        let (line, column) = index.locate(offset);
+        (line.saturating_add(line_offset), column)
+    };
     let mut diagnostics = Vec::new();
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -156,7 +131,7 @@ fn read_table_at(
                     .iter()
                     .enumerate()
                     .map(|(i, field)| {
-                        let (line, column) = index.locate(offsets.get(i).copied().unwrap_or(start));
+                        let (line, column) = locate(offsets.get(i).copied().unwrap_or(start));
                         Cell {
                             text: field.trim().to_string(),
                             line,
@@ -164,13 +139,13 @@ fn read_table_at(
                         }
                     })
                     .collect::<Vec<_>>();
-                let (line, _) = index.locate(start);
+                let (line, _) = locate(start);
                 records.push(Row { line, cells });
             }
             Err(error) => {
                 let (line, column) = error
                     .position()
-                    .map_or((1, 1), |p| index.locate(p.byte() as usize));
+                    .map_or((1, 1), |p| locate(p.byte() as usize));
                 diagnostics.push(Diagnostic::new(
                     path,
                     line,
@@ -185,7 +160,7 @@ fn read_table_at(
     // record is not read, and the error is located at the quote that opens it.
     if let Some(open) = unterminated_quote(text) {
         records.pop();
-        let (line, column) = index.locate(open);
+        let (line, column) = locate(open);
         diagnostics.push(Diagnostic::new(
             path,
             line,

@@ -352,6 +352,28 @@ fn a_noncharacter_in_a_page_is_reported() {
     );
 }
 
+/// A quote inside an unquoted attribute value is an error html5ever's fast path does not report (it
+/// reads the value as one run); the check still reports it, located at its line, as an exact parse does.
+#[test]
+fn a_quote_in_an_unquoted_attribute_value_is_reported() {
+    let (dir, good) = built();
+    let root = dir.path();
+    let heading = "<h1>Page not found</h1>";
+    let odd = "<h1 title=not\"found>Page not found</h1>";
+    let edited = page(&good, "404.html").replacen(heading, odd, 1);
+    let at = position(&edited, odd, 0);
+    let line = at.split(':').next().unwrap();
+    replace_once(root, "rules/templates/404.html", heading, odd);
+    let check = locref(root, &["check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    assert_eq!(
+        diagnostics(&check),
+        [format!(
+            "/404.html:{line}:1: error: invalid HTML: Bad character"
+        )]
+    );
+}
+
 /// The link-check queries among the queries a rebuild executed.
 fn link_queries(executed: &[String]) -> Vec<&str> {
     executed
