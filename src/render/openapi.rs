@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use super::{Rendered, json_bytes};
 use crate::model::{base_url, reference_date};
 use crate::parse::rules::{OpenapiMode, route_rules, site_rules, toggle_rules};
-use crate::render::data::{StemKey, flat_columns};
+use crate::render::data::{StemKey, data_json_schema};
 use crate::resources::{
     ApiError, Country, CountryDetail, Endpoint, Envelope, Erp, ErpDetail, Fact, FilterItem,
     LocalErp, NewsItem, Partner, PartnerFlag, Sponsor,
@@ -58,18 +58,13 @@ fn response_schema(
             json,
             json!({"type": "object", "description": "A Frictionless Data Package descriptor."}),
         ),
-        Renderer::DataJson => {
-            let columns = flat_columns(
+        Renderer::DataJson => (
+            json,
+            data_json_schema(
                 db,
                 StemKey::new(db, output.param.clone().unwrap_or_default()),
-            );
-            let properties: Map<String, Value> = columns
-                .iter()
-                .map(|c| (c.clone(), json!({"type": "string"})))
-                .collect();
-            let record = json!({"type": "object", "properties": properties, "required": columns, "additionalProperties": false});
-            (json, json!({"type": "array", "items": record}))
-        }
+            ),
+        ),
         Renderer::DataCsv => (
             "text/csv".into(),
             json!({"type": "string", "description": "CSV (RFC 4180) with a header row."}),

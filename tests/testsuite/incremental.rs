@@ -128,7 +128,8 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
         // looked up again, and only France's changed, so only France's rows are parsed and checked.
         // France's ERP-localization facts are picked out again; they are unchanged, so no ERP's list
         // of them re-runs.
-        // facts.json and the flat files are spliced from per-country parts: one part re-renders.
+        // facts.json and the flat files are spliced from per-country parts: one part re-renders. The
+        // changed CSV is hashed again, so datapackage.json, which declares its hash, is rewritten.
         // France's page and its twin show the fact text; no other country's page re-runs.
         // The link check re-parses France's page and twin only; their links and ids are unchanged, so no
         // page's links are resolved again.
@@ -149,8 +150,10 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             country_facts_of × 1
             country_summary × 1
             country_toggles × 1
+            csv_digest × 1
             data_csv × 1
             data_json × 1
+            datapackage × 1
             decoded_text × 1
             flat_part_csv × 1
             flat_part_json × 1
@@ -167,6 +170,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             /api/v1/facts.json
             /data/countries.csv
             /data/countries.json
+            /data/datapackage.json
             /fr/index.html
             /fr/index.md
             /llms-full.txt
@@ -211,8 +215,10 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             country_summary × 1
             country_toggle_values × 1
             country_toggles × 1
+            csv_digest × 1
             data_csv × 1
             data_json × 1
+            datapackage × 1
             decoded_text × 1
             endpoints × 1
             filter_context × 1
@@ -247,6 +253,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /au/index.md
             /data/countries.csv
             /data/countries.json
+            /data/datapackage.json
             /filters/index.html
             /filters/index.md
             /filters/saft-required/index.html
@@ -286,8 +293,10 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             country_facts_of × 1
             country_summary × 1
             country_toggles × 1
+            csv_digest × 1
             data_csv × 1
             data_json × 1
+            datapackage × 1
             decoded_text × 1
             erp_context × 1
             erp_country_facts × 11
@@ -311,6 +320,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             /api/v1/facts.json
             /data/countries.csv
             /data/countries.json
+            /data/datapackage.json
             /erp/odoo/index.html
             /erp/odoo/index.md
             /fr/index.html
@@ -344,8 +354,10 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             country_facts_json × 1
             country_matrix × 61
             country_summary × 1
+            csv_digest × 1
             data_csv × 1
             data_json × 1
+            datapackage × 1
             decoded_text × 1
             e_invoicing_context × 1
             erp_context × 1
@@ -370,6 +382,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             /api/v1/countries/fr.json
             /api/v1/erps/sage-intacct.json
             /api/v1/facts.json
+            /data/datapackage.json
             /data/matrix.csv
             /data/matrix.json
             /erp/sage-intacct/index.html
@@ -569,8 +582,10 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             country_facts_json × 1
             country_reporting × 61
             country_summary × 1
+            csv_digest × 1
             data_csv × 1
             data_json × 1
+            datapackage × 1
             decoded_text × 1
             flat_part_csv × 1
             flat_part_json × 1
@@ -590,6 +605,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
         expect![[r#"
             /api/v1/countries/it.json
             /api/v1/facts.json
+            /data/datapackage.json
             /data/reporting.csv
             /data/reporting.json
             /it/index.html

@@ -1,13 +1,15 @@
 //! The flat data files under `/data/`: each source table validated, joined with the registers, sorted and
-//! written with exactly the SPEC's columns, as JSON (an array of records, every value a string, the same
-//! as its CSV cell) and as CSV; plus a Frictionless `datapackage.json` and the licence text.
+//! written with exactly the SPEC's columns, as JSON (an array of records, every value a string, or null
+//! where the CSV cell is empty) and as CSV; plus a Frictionless `datapackage.json` and the licence text.
 //!
 //! The tables and their record types are declared in [`records`]; the queries here read each country's
-//! records, serialize them into per-country parts and splice the files from the parts.
+//! records, serialize them into per-country parts and splice the files from the parts; [`package`]
+//! describes the files.
 
+mod package;
 mod records;
 
-use serde_json::{Value, json};
+pub use package::{csv_digest, data_json_schema, datapackage};
 
 use records::{
     ConnectorRecord, CountryFactRecord, LocalErpRecord, MatrixRecord, PartnerFlagRecord,
@@ -193,55 +195,6 @@ pub fn data_csv<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendere
         bytes.extend_from_slice(part.as_bytes());
     }
     Rendered::new(bytes)
-}
-
-/// The Frictionless type of a flat-file column: the check dates are dates, everything else text (an empty
-/// cell is a missing value).
-fn field_type(column: &str) -> &'static str {
-    match column {
-        "last_verified" | "source_checked" => "date",
-        _ => "string",
-    }
-}
-
-#[salsa::tracked(returns(ref))]
-pub fn datapackage(db: &dyn salsa::Database) -> Rendered {
-    let site = &site_rules(db).value;
-    let licence = &site.data_licence;
-    let resources: Vec<Value> = FlatTable::ALL
-        .iter()
-        .map(|table| {
-            let stem = table.stem();
-            let columns = flat_columns(db, StemKey::new(db, stem.to_string()));
-            let fields: Vec<Value> = columns
-                .iter()
-                .map(|c| json!({"name": c, "type": field_type(c)}))
-                .collect();
-            json!({
-                "name": stem.replace('_', "-"),
-                "path": format!("{stem}.csv"),
-                "profile": "tabular-data-resource",
-                "title": stem,
-                "description": table.description(),
-                "format": "csv",
-                "mediatype": "text/csv",
-                "encoding": "utf-8",
-                "schema": {"fields": fields, "missingValues": [""]},
-            })
-        })
-        .collect();
-    let package = json!({
-        "profile": "tabular-data-package",
-        "name": "locref",
-        "title": site.title,
-        "description": site.description,
-        "homepage": format!("{}/", crate::model::base_url(db)),
-        "version": site.version,
-        "licenses": [{"name": licence.name.replace(' ', "-"), "path": licence.url, "title": licence.name}],
-        "sources": [{"title": licence.attribution}],
-        "resources": resources,
-    });
-    Rendered::new(json_bytes(&package))
 }
 
 #[salsa::tracked(returns(ref))]

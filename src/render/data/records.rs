@@ -3,10 +3,15 @@
 //! A table is declared once, in [`flat_tables!`]: its variant, its file stem, its record type and what it
 //! holds. A record is a struct whose fields, in order, are the table's columns: the JSON keys, the CSV
 //! cells and the CSV header are all serialized from it, so a column cannot be listed without a value.
+//! The same struct describes its columns to datapackage.json and openapi.json: each field's doc comment
+//! is the column's description, its type says text or date, `x-values` names the closed set its values
+//! come from ([`ValueSet`]), and [`FlatRecord::PRIMARY_KEY`] names the columns that identify a record.
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, PoisonError};
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Deserialize;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::model::{CountryInfo, NumberedReport};
@@ -14,7 +19,8 @@ use crate::parse::tables::{
     ConnectorRow, CountryFactRow, LocalErpRow, MandateRow, MatrixRow, PartnerFlagRow,
 };
 
-/// A text cell; empty when the value is not known.
+/// A text cell; empty when the value is not known: an empty CSV cell, and `null` in JSON (so a JSON
+/// column holds strings and nulls, never an empty string that a loader would read as a value).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Text(String);
 
@@ -45,11 +51,29 @@ impl From<&Option<String>> for Text {
 
 impl Serialize for Text {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
+        // The csv crate writes `None` as an empty cell.
+        match self.0.as_str() {
+            "" => serializer.serialize_none(),
+            text => serializer.serialize_str(text),
+        }
     }
 }
 
-/// An ISO calendar date (`YYYY-MM-DD`), or no date: the check dates.
+impl JsonSchema for Text {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Text".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": ["string", "null"]})
+    }
+}
+
+/// An ISO calendar date (`YYYY-MM-DD`), or no date (an empty CSV cell, `null` in JSON): the check dates.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Date(Option<String>);
 
@@ -61,9 +85,50 @@ impl From<&Option<String>> for Date {
 
 impl Serialize for Date {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.0.as_deref().unwrap_or_default())
+        self.0.serialize(serializer)
     }
 }
+
+impl JsonSchema for Date {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Date".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": ["string", "null"], "format": "date"})
+    }
+}
+
+/// The closed set a column's values come from, named by a field's `x-values` (`support_types`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueSet {
+    /// `e-invoicing`, the matrix's one topic.
+    MatrixTopic,
+    /// `vat-reporting`, `saf-t`.
+    ReportingTopics,
+    /// `verified`, `unverified`.
+    Status,
+    /// rules/vocabulary.toml `evidence`.
+    Evidence,
+    /// rules/vocabulary.toml `support_types`.
+    SupportTypes,
+    /// rules/vocabulary.toml `partner_flags`.
+    PartnerFlags,
+    /// The labels of rules/facts.toml published in the flat file.
+    FactLabels,
+    /// `native`, `add-on`, `unknown`: the reporting table's ERP columns.
+    ReportingErpSupport,
+    /// Space-separated codes of rules/vocabulary.toml `connector_tracked_countries`.
+    TrackedCountryList,
+}
+
+/// The matrix's `topic`.
+pub const MATRIX_TOPIC: &str = "e-invoicing";
 
 /// Declares the flat tables: `Variant("stem", Record) => "what it holds"`, in the SPEC's order.
 macro_rules! flat_tables {
@@ -96,6 +161,21 @@ macro_rules! flat_tables {
             pub fn no_records(self) -> FlatRecords {
                 match self {
                     $(FlatTable::$table => FlatRecords::$table(Vec::new()),)*
+                }
+            }
+
+            /// The columns that identify a record, in column order.
+            pub fn primary_key(self) -> &'static [&'static str] {
+                match self {
+                    $(FlatTable::$table => <$record as FlatRecord>::PRIMARY_KEY,)*
+                }
+            }
+
+            /// The JSON Schema of the record type: each column's description, type and value set (the
+            /// reporting table's ERP columns, named by the rules, are not in it).
+            pub fn record_schema(self) -> Schema {
+                match self {
+                    $(FlatTable::$table => schemars::schema_for!($record),)*
                 }
             }
 
@@ -186,7 +266,10 @@ impl FlatTable {
 }
 
 /// A record type of a flat table.
-trait FlatRecord: Serialize {
+pub trait FlatRecord: Serialize + JsonSchema {
+    /// The columns whose values together identify a record (the checks reject a duplicate).
+    const PRIMARY_KEY: &'static [&'static str];
+
     /// A record with every cell blank (the reporting table's ERP columns named by the rules).
     fn prototype(reporting_erps: &[String]) -> Self;
 }
@@ -216,32 +299,57 @@ fn column_names<R: Serialize>(record: &R) -> Vec<String> {
 }
 
 /// `data/matrix.*`: one record per country and ERP.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
 pub struct MatrixRecord {
+    /// Always `e-invoicing`.
+    #[schemars(extend("x-values" = "matrix_topic"))]
     topic: Text,
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
     country_code: Text,
+    /// The country's name, as in the country register.
     country: Text,
+    /// A short label of the country's e-invoicing mandate.
     short_label: Text,
+    /// The country's e-invoicing mandate.
     mandate: Text,
+    /// Who and which transactions the mandate covers.
     scope: Text,
+    /// The mandate's dates and deadlines.
     deadlines: Text,
+    /// The e-invoice format or platform the mandate prescribes.
     format: Text,
+    /// Space-separated URLs of the sources backing the mandate columns.
     mandate_source: Text,
+    /// How the mandate's source was read: `fetched` (the page itself), `search-extract` (a stored copy or search
+    /// excerpt of it) or `unverified` (no source was read); none when not recorded.
+    #[schemars(extend("x-values" = "evidence"))]
     mandate_evidence: Text,
+    /// ERP id (an id of the ERP register).
     erp: Text,
+    /// How the ERP supports the country's e-invoicing; `unknown/unverified` where it is not established.
+    #[schemars(extend("x-values" = "support_types"))]
     support_type: Text,
+    /// Add-ons, networks or providers named by the source.
     vendors: Text,
+    /// Notes on the ERP's support.
     notes: Text,
+    /// Space-separated URLs of the sources backing the ERP's support.
     erp_source: Text,
+    /// How the ERP support's source was read: `fetched` (the page itself), `search-extract` (a stored copy or search
+    /// excerpt of it) or `unverified` (no source was read); none when not recorded.
+    #[schemars(extend("x-values" = "evidence"))]
     evidence: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
     status: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
     last_verified: Date,
 }
 
 impl MatrixRecord {
     pub fn new(country: &CountryInfo, mandate: &MandateRow, r: &MatrixRow) -> Self {
         MatrixRecord {
-            topic: "e-invoicing".into(),
+            topic: MATRIX_TOPIC.into(),
             country_code: (&country.code).into(),
             country: (&country.name).into(),
             short_label: (&mandate.short_label).into(),
@@ -264,6 +372,8 @@ impl MatrixRecord {
 }
 
 impl FlatRecord for MatrixRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["country_code", "erp"];
+
     fn prototype(_: &[String]) -> Self {
         Self::default()
     }
@@ -271,23 +381,42 @@ impl FlatRecord for MatrixRecord {
 
 /// `data/reporting.*`: one record per reporting requirement, with one column per ERP of
 /// `rules/vocabulary.toml` `reporting_erps`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, JsonSchema)]
 pub struct ReportingRecord {
+    /// `vat-reporting` (VAT and tax reporting) or `saf-t` (a SAF-T file).
+    #[schemars(extend("x-values" = "reporting_topics"))]
     topic: Text,
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
     country_code: Text,
+    /// The country's name, as in the country register.
     country: Text,
+    /// The report's local name.
     report_local: Text,
+    /// The report's name in English.
     report_en: Text,
+    /// How often the report is filed.
     frequency: Text,
+    /// When the report is due.
     deadline: Text,
+    /// How the report is filed: channel and format.
     channel_format: Text,
+    /// Space-separated URLs of the official sources.
     source: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
     source_checked: Date,
+    /// How the source was read: `fetched` (the page itself), `search-extract` (a stored copy or search
+    /// excerpt of it) or `unverified` (no source was read); none when not recorded.
+    #[schemars(extend("x-values" = "evidence"))]
     evidence: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
     status: Text,
     /// Each ERP column's name (an ERP id) and value (`native`, `add-on` or `unknown`), in column order.
+    #[schemars(skip)]
     erp_support: Vec<(String, Text)>,
+    /// Space-separated URLs of the ERP vendors' pages backing the ERP columns.
     erp_sources: Text,
+    /// Notes on the requirement.
     notes: Text,
 }
 
@@ -321,6 +450,8 @@ impl ReportingRecord {
 }
 
 impl FlatRecord for ReportingRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["topic", "country_code", "report_en"];
+
     fn prototype(reporting_erps: &[String]) -> Self {
         ReportingRecord {
             erp_support: reporting_erps
@@ -373,18 +504,31 @@ fn static_name(name: &str) -> &'static str {
 }
 
 /// `data/connectors.*`: one record per provider and ERP.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
 pub struct ConnectorRecord {
+    /// The e-invoicing provider.
     provider: Text,
+    /// ERP id (an id of the ERP register).
     erp: Text,
+    /// The countries covered, as the source states them.
     countries_covered: Text,
+    /// Space-separated lower-case codes of the tracked countries the source lists.
+    #[schemars(extend("x-values" = "tracked_country_list"))]
     countries_in_scope: Text,
+    /// The kind of connector (for example vendor-branded, certified connector, partner-built).
     connector_type: Text,
+    /// Who built the connector.
     built_by: Text,
+    /// The send/receive scope.
     direction: Text,
+    /// Space-separated URLs of the sources.
     source_urls: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
     status: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
     last_verified: Date,
+    /// Notes on the route.
     notes: Text,
 }
 
@@ -407,22 +551,37 @@ impl ConnectorRecord {
 }
 
 impl FlatRecord for ConnectorRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["provider", "erp"];
+
     fn prototype(_: &[String]) -> Self {
         Self::default()
     }
 }
 
 /// `data/countries.*`: one record per country fact.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
 pub struct CountryFactRecord {
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
     country_code: Text,
+    /// The country's name, as in the country register.
     country: Text,
+    /// The country's region.
     region: Text,
+    /// What the fact is about: one of the labels of rules/facts.toml published in this file.
+    #[schemars(extend("x-values" = "fact_labels"))]
     fact: Text,
+    /// The fact.
     value: Text,
+    /// Space-separated URLs of the sources.
     source: Text,
+    /// How the source was read: `fetched` (the page itself), `search-extract` (a stored copy or search
+    /// excerpt of it) or `unverified` (no source was read); none when not recorded.
+    #[schemars(extend("x-values" = "evidence"))]
     evidence: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
     status: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
     last_verified: Date,
 }
 
@@ -443,21 +602,32 @@ impl CountryFactRecord {
 }
 
 impl FlatRecord for CountryFactRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["country_code", "fact"];
+
     fn prototype(_: &[String]) -> Self {
         Self::default()
     }
 }
 
 /// `data/local_erps.*`: one record per local ERP.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
 pub struct LocalErpRecord {
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
     country_code: Text,
+    /// The product's name.
     name: Text,
+    /// The market segment it serves.
     segment: Text,
+    /// A neutral description (no market share, no pricing).
     description: Text,
+    /// The product's official website.
     website: Text,
+    /// Space-separated URLs of the sources.
     source: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
     status: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
     last_verified: Date,
 }
 
@@ -477,21 +647,33 @@ impl LocalErpRecord {
 }
 
 impl FlatRecord for LocalErpRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["country_code", "name"];
+
     fn prototype(_: &[String]) -> Self {
         Self::default()
     }
 }
 
 /// `data/local_partner_flags.*`: one record per country and ERP flagged.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
 pub struct PartnerFlagRecord {
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
     country_code: Text,
+    /// The country's name, as in the country register.
     country: Text,
+    /// ERP id (an id of the ERP register).
     erp: Text,
+    /// How the ERP is localized in the country.
+    #[schemars(extend("x-values" = "partner_flags"))]
     flag: Text,
+    /// Notes on the flag.
     note: Text,
+    /// Space-separated URLs of the sources (vendor country lists).
     source: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
     status: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
     last_verified: Date,
 }
 
@@ -511,6 +693,8 @@ impl PartnerFlagRecord {
 }
 
 impl FlatRecord for PartnerFlagRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["country_code", "erp"];
+
     fn prototype(_: &[String]) -> Self {
         Self::default()
     }
@@ -527,6 +711,29 @@ mod tests {
         }
         assert_eq!(FlatTable::from_stem("nonexistent"), None);
         assert_eq!(FlatTable::STEMS[4], "local_erps");
+    }
+
+    #[test]
+    fn every_column_is_described_and_every_key_and_value_set_is_known() {
+        for table in FlatTable::ALL {
+            let columns = table.prototype(&["erp-a".to_string()]).columns();
+            for column in table.primary_key() {
+                assert!(
+                    columns.contains(&column.to_string()),
+                    "{table:?} key {column}"
+                );
+            }
+            let schema = table.record_schema();
+            let fields = schema.get("properties").unwrap().as_object().unwrap();
+            for column in columns.iter().filter(|c| *c != "erp-a") {
+                let field = &fields[column];
+                assert!(field["description"].is_string(), "{table:?} {column}");
+                if let Some(set) = field.get("x-values") {
+                    let parsed = serde_json::from_value::<ValueSet>(set.clone());
+                    assert!(parsed.is_ok(), "{table:?} {column}: {set}");
+                }
+            }
+        }
     }
 
     #[test]
