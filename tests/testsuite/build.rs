@@ -981,6 +981,30 @@ fn a_reporting_row_named_twice_is_a_located_error() {
     );
 }
 
+#[test]
+fn llms_full_names_what_is_not_established_once_instead_of_a_row_each() {
+    let full = text(&shipped().files["/llms-full.txt"]);
+    let twin = text(&shipped().files["/e-invoicing/index.md"]);
+    // The twin itself keeps every row; llms-full.txt names Andorra's unknown ERPs in one line.
+    let andorra = |t: &str| {
+        let start = t.find("## Andorra").unwrap();
+        t[start..start + t[start..].find("\n## ").unwrap()].to_string()
+    };
+    assert_eq!(andorra(&twin).matches("| unknown/unverified |").count(), 11);
+    let condensed = andorra(&full);
+    assert!(!condensed.contains("| unknown/unverified |"), "{condensed}");
+    assert!(
+        condensed.contains(
+            "Not established (unknown/unverified) for: SAP S/4HANA Cloud, SAP Business ByDesign,"
+        ),
+        "{condensed}"
+    );
+    // Nowhere is a row left that says nothing but unknown; a row with a note stays.
+    assert!(!full.contains("| unknown/unverified | unverified | none |"));
+    assert!(!full.contains("| unknown/unverified |  |  | unverified | not stated | none |"));
+    assert!(full.contains("| unknown/unverified |  | Looked at: "));
+}
+
 /// Big lists are spliced from cached per-country fragments; what is published must still be exactly the
 /// pretty-printed JSON of its own value (two-space indent, one record after another, a final newline).
 #[test]

@@ -133,11 +133,13 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
         // France's page and its twin show the fact text; no other country's page re-runs.
         // The link check re-parses France's page and twin only; their links and ids are unchanged, so no
         // page's links are resolved again.
-        // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        // llms-full.txt holds every twin (the changed ones condensed again); llms.txt reads only their
+        // titles, unchanged.
         expect![[r#"
             api_country × 1
             api_facts × 1
             check_country_facts_of × 1
+            condensed_twin × 1
             country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -202,6 +204,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             api_index × 1
             broken_links × 5
             check_country_facts_of × 1
+            condensed_twin × 4
             country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -281,6 +284,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             api_erp × 1
             api_facts × 1
             check_country_facts_of × 1
+            condensed_twin × 2
             country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -348,6 +352,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             api_erp × 1
             api_facts × 1
             check_matrix × 1
+            condensed_twin × 2
             country_context × 1
             country_detail × 1
             country_facts × 1
@@ -408,6 +413,7 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             api_country × 1
             api_partners × 1
             check_erp_tables × 1
+            condensed_twin × 2
             country_context × 1
             country_detail × 1
             country_partners × 61
@@ -461,6 +467,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             broken_links × 9
             check_rules × 1
             compiled_toggles × 1
+            condensed_twin × 11
             country_context × 5
             country_detail × 5
             country_facts × 5
@@ -576,6 +583,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             api_country × 1
             api_facts × 1
             check_reporting × 1
+            condensed_twin × 2
             country_context × 1
             country_detail × 1
             country_facts × 1
