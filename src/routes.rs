@@ -41,15 +41,10 @@ impl Param {
 
 pub use crate::render::kinds::Renderer;
 
-/// The six flat data tables, in the SPEC's order.
-pub const STEMS: [&str; 6] = [
-    "matrix",
-    "reporting",
-    "connectors",
-    "countries",
-    "local_erps",
-    "local_partner_flags",
-];
+/// The file stems of the flat data tables, in the SPEC's order (declared by [`FlatTable`]).
+///
+/// [`FlatTable`]: crate::render::data::FlatTable
+pub const STEMS: [&str; 6] = crate::render::data::FlatTable::STEMS;
 
 /// One output file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -61,8 +61,9 @@ impl RebuildReport {
 }
 
 /// How many written or removed files a rebuild line names before it gives a count instead: enough for a
-/// single-fact edit (its API detail, the lists showing it, the flat files, the page and its twin).
-const SHOWN_FILES: usize = 8;
+/// single-fact edit (its API detail, the lists showing it, the flat files and the data package that
+/// hashes them, the page and its twin), with a second pending edit's list or two.
+const SHOWN_FILES: usize = 10;
 
 /// Lists `names` in full when there are at most `max`, else gives a count.
 fn names_or_count(names: &[String], max: usize, noun: &str) -> String {

@@ -284,6 +284,8 @@ pub fn check_reporting(db: &dyn salsa::Database) -> Vec<Diagnostic> {
             ));
         }
     }
+    // A report named twice for one country and topic is a duplicate: the data package's primary key.
+    let mut seen = BTreeMap::new();
     for r in &table.rows {
         c.country(&r.pos, "country_code", &r.row.country);
         if !r.row.evidence.is_empty() {
@@ -295,6 +297,13 @@ pub fn check_reporting(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                 &vocabulary.evidence,
             );
         }
+        c.unique(
+            &mut seen,
+            format!("{} / {} / {}", r.row.topic, r.row.country, r.row.report_en),
+            &r.pos,
+            "report_en",
+            "reporting row",
+        );
     }
     c.diagnostics
 }

@@ -676,6 +676,10 @@ pub const REPORTING_FIRST_COLUMNS: &[&str] = &[
     "verification",
 ];
 pub const REPORTING_LAST_COLUMNS: &[&str] = &["erp_sources", "notes"];
+/// The values of `topic`.
+pub const REPORTING_TOPICS: &[&str] = &["vat-reporting", "saf-t"];
+/// The values of an ERP column.
+pub const REPORTING_ERP_SUPPORT: &[&str] = &["native", "add-on", "unknown"];
 
 #[salsa::tracked(returns(ref))]
 pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
@@ -724,11 +728,11 @@ pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
             );
             let erp_support = erp_names
                 .iter()
-                .map(|erp| r.one_of(erp, &["native", "add-on", "unknown"]))
+                .map(|erp| r.one_of(erp, REPORTING_ERP_SUPPORT))
                 .collect();
             let pos = r.pos();
             let row = ReportingRow {
-                topic: r.one_of("topic", &["vat-reporting", "saf-t"]),
+                topic: r.one_of("topic", REPORTING_TOPICS),
                 country: r.required("country_code"),
                 report_local: r.text("report_local"),
                 report_en: r.required("report_en"),

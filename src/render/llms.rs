@@ -5,6 +5,10 @@
 //! Both are built from the route table: a new page or data file appears here without a list of its own.
 //! `llms.txt` reads each twin's title through [`twin_title`], so a fact edit, which changes a twin's
 //! body but not its title, does not rebuild the index.
+//!
+//! In `llms-full.txt` a table row that says only "unknown/unverified" (no vendor, note or source) is left
+//! out, and the table is followed by one line naming what is not established: the matrix alone has
+//! hundreds of such rows, which tell a reader nothing one line cannot.
 
 use super::Rendered;
 use crate::model::base_url;
@@ -152,7 +156,8 @@ pub fn llms_full_txt(db: &dyn salsa::Database) -> Rendered {
         .filter(|o| is_twin(o))
         .map(|o| {
             let source = format!("\n---\n\nSource: {base}{}\n\n", o.path);
-            (source, super::render(db, o).bytes.as_slice())
+            let twin = condensed_twin(db, TwinKey::new(db, o.clone()));
+            (source, twin.as_bytes())
         })
         .collect();
     // Sized once: the file is most of a megabyte.
@@ -167,4 +172,142 @@ pub fn llms_full_txt(db: &dyn salsa::Database) -> Rendered {
         bytes.extend_from_slice(twin);
     }
     Rendered::new(bytes)
+}
+
+/// A twin as llms-full.txt carries it: its unknown-only rows condensed (cached per twin, so an edit
+/// condenses one twin again).
+#[salsa::tracked(returns(ref))]
+pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: TwinKey<'db>) -> String {
+    let twin = String::from_utf8_lossy(&super::render(db, key.output(db)).bytes).into_owned();
+    condense_unknown_rows(&twin)
+}
+
+/// The support value that says nothing is established.
+const UNKNOWN: &str = "unknown/unverified";
+
+/// The cells of a Markdown table row (`| a | b \| c |`), split on the pipes the `md` filter left unescaped.
+fn cells(row: &str) -> Vec<&str> {
+    let inner = row.trim();
+    let inner = inner.strip_prefix('|').unwrap_or(inner);
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    let mut cells = Vec::new();
+    let mut start = 0;
+    let bytes = inner.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'|' && (i == 0 || bytes[i - 1] != b'\\') {
+            cells.push(inner[start..i].trim());
+            start = i + 1;
+        }
+    }
+    cells.push(inner[start..].trim());
+    cells
+}
+
+/// Whether a table row says only "unknown/unverified": besides its first cell (what it is about), every
+/// cell is that value, empty, or a placeholder for a missing check date, source or verification.
+fn is_unknown_only(row: &str) -> bool {
+    let cells = cells(row);
+    cells.len() > 1
+        && cells[1..].contains(&UNKNOWN)
+        && cells[1..]
+            .iter()
+            .all(|c| matches!(*c, "" | UNKNOWN | "unverified" | "not stated" | "none"))
+}
+
+/// What a row is about: its first cell, without the link around it (`[France](/fr/index.md)` -> `France`).
+fn row_name(row: &str) -> String {
+    let first = cells(row).first().copied().unwrap_or_default();
+    match first
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once("]("))
+    {
+        Some((text, _)) => text.to_string(),
+        None => first.to_string(),
+    }
+}
+
+/// `markdown` with every table's unknown-only rows left out and named once, after the table (or in its
+/// place when no row is left): "Not established (unknown/unverified) for: A, B."
+pub fn condense_unknown_rows(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len());
+    let lines: Vec<&str> = markdown.split_inclusive('\n').collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let is_row = |line: &str| line.trim_start().starts_with('|');
+        if !is_row(lines[i]) {
+            out.push_str(lines[i]);
+            i += 1;
+            continue;
+        }
+        let end = (i..lines.len())
+            .find(|&j| !is_row(lines[j]))
+            .unwrap_or(lines.len());
+        let table = &lines[i..end];
+        i = end;
+        // A table: a header row, its delimiter row, then the rows.
+        let has_delimiter = table.get(1).is_some_and(|line| {
+            line.trim()
+                .chars()
+                .all(|c| matches!(c, '|' | '-' | ':' | ' '))
+        });
+        if !has_delimiter {
+            table.iter().for_each(|line| out.push_str(line));
+            continue;
+        }
+        let (unknown, kept): (Vec<&str>, Vec<&str>) =
+            table[2..].iter().partition(|row| is_unknown_only(row));
+        if unknown.is_empty() {
+            table.iter().for_each(|line| out.push_str(line));
+            continue;
+        }
+        if !kept.is_empty() {
+            out.push_str(table[0]);
+            out.push_str(table[1]);
+            kept.iter().for_each(|line| out.push_str(line));
+            // A paragraph right under a table would be read as one more row.
+            out.push('\n');
+        }
+        let names: Vec<String> = unknown.iter().map(|row| row_name(row)).collect();
+        out.push_str(&format!(
+            "Not established ({UNKNOWN}) for: {}.\n",
+            names.join(", ")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_only_rows_are_named_once_after_their_table() {
+        let twin = "## Andorra\n\n\
+            | ERP | Support | Verification | Source |\n\
+            |---|---|---|---|\n\
+            | [SAP](/erp/sap/index.md) | unknown/unverified | unverified | none |\n\
+            | [Odoo](/erp/odoo/index.md) | native | verified (official) | [source](https://x.example/) |\n\
+            | [A \\| B](/erp/ab/index.md) | unknown/unverified | unverified | none |\n\
+            | [Noted](/erp/n/index.md) | unknown/unverified | unverified | no page found |\n\
+            \n## Albania\n\n\
+            | ERP | Support | Verification | Source |\n\
+            |---|---|---|---|\n\
+            | [SAP](/erp/sap/index.md) | unknown/unverified | unverified | none |\n\
+            \nText | with a pipe.\n";
+        assert_eq!(
+            condense_unknown_rows(twin),
+            "## Andorra\n\n\
+            | ERP | Support | Verification | Source |\n\
+            |---|---|---|---|\n\
+            | [Odoo](/erp/odoo/index.md) | native | verified (official) | [source](https://x.example/) |\n\
+            | [Noted](/erp/n/index.md) | unknown/unverified | unverified | no page found |\n\
+            \nNot established (unknown/unverified) for: SAP, A \\| B.\n\
+            \n## Albania\n\n\
+            Not established (unknown/unverified) for: SAP.\n\
+            \nText | with a pipe.\n"
+        );
+        // A twin without such rows is unchanged.
+        let plain = "# T\n\n| a | b |\n|---|---|\n| x | unknown |\n";
+        assert_eq!(condense_unknown_rows(plain), plain);
+    }
 }

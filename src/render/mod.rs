@@ -138,16 +138,7 @@ impl FileKind {
                 count: Some(flat_row_count),
                 response: |db, _, output| {
                     let key = data::StemKey::new(db, param_of(output));
-                    let columns = data::flat_columns(db, key);
-                    let properties: serde_json::Map<String, Value> = columns
-                        .iter()
-                        .map(|c| (c.clone(), json!({"type": "string"})))
-                        .collect();
-                    let record = json!({"type": "object", "properties": properties, "required": columns, "additionalProperties": false});
-                    (
-                        "application/json".into(),
-                        json!({"type": "array", "items": record}),
-                    )
+                    ("application/json".into(), data::data_json_schema(db, key))
                 },
             },
             FileKind::DataCsv => FileSpec {

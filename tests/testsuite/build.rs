@@ -567,6 +567,31 @@ fn spec_columns(stem: &str) -> Vec<String> {
         .collect()
 }
 
+/// The header and rows of a CSV file.
+fn csv_records(bytes: &[u8]) -> (Vec<String>, Vec<Vec<String>>) {
+    try_csv_records(bytes).unwrap()
+}
+
+fn try_csv_records(bytes: &[u8]) -> Result<(Vec<String>, Vec<Vec<String>>), String> {
+    let mut reader = csv::Reader::from_reader(bytes);
+    let header = reader
+        .headers()
+        .map_err(|e| e.to_string())?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| {
+            Ok(r.map_err(|e| e.to_string())?
+                .iter()
+                .map(str::to_string)
+                .collect())
+        })
+        .collect::<Result<_, String>>()?;
+    Ok((header, rows))
+}
+
 #[test]
 fn flat_files_have_the_spec_columns_and_the_same_records_in_csv_and_json() {
     for stem in [
@@ -579,19 +604,8 @@ fn flat_files_have_the_spec_columns_and_the_same_records_in_csv_and_json() {
     ] {
         let records = json_file(&format!("/data/{stem}.json"));
         let records = records.as_array().unwrap();
-        let csv_bytes = &shipped().files[&format!("/data/{stem}.csv")];
-        let mut reader = csv::Reader::from_reader(csv_bytes.as_slice());
-        let header: Vec<String> = reader
-            .headers()
-            .unwrap()
-            .iter()
-            .map(str::to_string)
-            .collect();
+        let (header, rows) = csv_records(&shipped().files[&format!("/data/{stem}.csv")]);
         assert_eq!(header, spec_columns(stem), "{stem} columns");
-        let rows: Vec<Vec<String>> = reader
-            .records()
-            .map(|r| r.unwrap().iter().map(str::to_string).collect())
-            .collect();
         assert_eq!(rows.len(), records.len(), "{stem} row count");
         for (row, record) in rows.iter().zip(records) {
             let keys: Vec<&String> = record.as_object().unwrap().keys().collect();
@@ -600,9 +614,18 @@ fn flat_files_have_the_spec_columns_and_the_same_records_in_csv_and_json() {
                 header.iter().collect::<Vec<_>>(),
                 "{stem} record keys"
             );
+            // An unknown value is an empty CSV cell and a JSON null, never an empty JSON string: loaders
+            // then infer one type per column.
             let values: Vec<String> = header
                 .iter()
-                .map(|h| record[h].as_str().unwrap().to_string())
+                .map(|h| match &record[h] {
+                    Value::Null => String::new(),
+                    Value::String(text) => {
+                        assert!(!text.is_empty(), "{stem}: {h} is \"\", not null");
+                        text.clone()
+                    }
+                    other => panic!("{stem}: {h} is {other}"),
+                })
                 .collect();
             assert_eq!(&values, row, "{stem}");
             assert!(["verified", "unverified"].contains(&record["status"].as_str().unwrap()));
@@ -614,37 +637,362 @@ fn flat_files_have_the_spec_columns_and_the_same_records_in_csv_and_json() {
         671,
         "61 countries x 11 ERPs"
     );
-    let package = json_file("/data/datapackage.json");
-    let names: Vec<&str> = package["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["path"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        names,
-        [
-            "matrix.csv",
-            "reporting.csv",
-            "connectors.csv",
-            "countries.csv",
-            "local_erps.csv",
-            "local_partner_flags.csv"
-        ]
+    assert!(
+        matrix
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["last_verified"].is_null()),
+        "unverified cells have no check date"
     );
+    let licence = text(&shipped().files["/data/LICENSE.txt"]);
+    assert!(licence.contains("CC BY 4.0") && licence.contains("Attribution: "));
+}
+
+#[test]
+fn the_data_package_lists_every_file_with_the_spec_columns_and_the_registers() {
+    let package = json_file("/data/datapackage.json");
     assert_eq!(package["licenses"][0]["title"], "CC BY 4.0");
-    for resource in package["resources"].as_array().unwrap() {
-        let stem = resource["path"].as_str().unwrap().trim_end_matches(".csv");
+    let resources = package["resources"].as_array().unwrap();
+    let paths: Vec<&str> = resources
+        .iter()
+        .filter_map(|r| r["path"].as_str())
+        .collect();
+    let mut expected = Vec::new();
+    for stem in [
+        "matrix",
+        "reporting",
+        "connectors",
+        "countries",
+        "local_erps",
+        "local_partner_flags",
+    ] {
+        expected.push(format!("{stem}.csv"));
+        expected.push(format!("{stem}.json"));
+    }
+    assert_eq!(paths, expected);
+    for resource in resources.iter().filter(|r| r["path"].is_string()) {
+        let path = resource["path"].as_str().unwrap();
+        let stem = path.rsplit_once('.').unwrap().0;
         let fields: Vec<&str> = resource["schema"]["fields"]
             .as_array()
             .unwrap()
             .iter()
             .map(|f| f["name"].as_str().unwrap())
             .collect();
-        assert_eq!(fields, spec_columns(stem), "{stem}");
+        assert_eq!(fields, spec_columns(stem), "{path}");
+        let csv = path.ends_with(".csv");
+        assert_eq!(resource["format"], if csv { "csv" } else { "json" });
+        assert_eq!(
+            resource["hash"].is_string(),
+            csv,
+            "{path}: a hash on CSV only"
+        );
     }
-    let licence = text(&shipped().files["/data/LICENSE.txt"]);
-    assert!(licence.contains("CC BY 4.0") && licence.contains("Attribution: "));
+    let key = |name: &str| {
+        resources.iter().find(|r| r["name"] == name).unwrap()["schema"]["primaryKey"].clone()
+    };
+    assert_eq!(key("matrix"), json!(["country_code", "erp"]));
+    assert_eq!(key("countries"), json!(["country_code", "fact"]));
+    assert_eq!(
+        key("reporting"),
+        json!(["topic", "country_code", "report_en"])
+    );
+    assert_eq!(key("connectors"), json!(["provider", "erp"]));
+    // The registers are inline: 61 countries and 11 ERPs, the targets of the foreign keys.
+    let register = |name: &str| {
+        resources.iter().find(|r| r["name"] == name).unwrap()["data"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!(
+        (register("country-register"), register("erp-register")),
+        (61, 11)
+    );
+}
+
+/// A published value as the data package reads it: `None` is a missing value (an empty CSV cell, a JSON
+/// null).
+type Row = BTreeMap<String, Option<String>>;
+
+/// The rows of a data-package resource: its file (CSV or JSON) or its inline data.
+fn resource_rows(files: &BTreeMap<String, Vec<u8>>, resource: &Value) -> Result<Vec<Row>, String> {
+    let cell = |v: &Value| match v {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s.clone())),
+        other => Err(format!("{other} is not a string or null")),
+    };
+    let objects = |records: &Value| -> Result<Vec<Row>, String> {
+        let records = records.as_array().ok_or("not an array")?;
+        records
+            .iter()
+            .map(|r| {
+                let r = r.as_object().ok_or("a record is not an object")?;
+                r.iter().map(|(k, v)| Ok((k.clone(), cell(v)?))).collect()
+            })
+            .collect()
+    };
+    let Some(path) = resource["path"].as_str() else {
+        return objects(&resource["data"]);
+    };
+    let bytes = files
+        .get(&format!("/data/{path}"))
+        .ok_or(format!("{path} is not published"))?;
+    match resource["format"].as_str() {
+        Some("csv") => {
+            let (header, rows) = try_csv_records(bytes)?;
+            Ok(rows
+                .into_iter()
+                .map(|row| {
+                    header
+                        .iter()
+                        .cloned()
+                        .zip(row.into_iter().map(|c| (!c.is_empty()).then_some(c)))
+                        .collect()
+                })
+                .collect())
+        }
+        Some("json") => objects(&serde_json::from_slice(bytes).map_err(|e| e.to_string())?),
+        other => Err(format!("{path}: format {other:?}")),
+    }
+}
+
+/// What Frictionless would report about the data package against the published files: sizes and hashes,
+/// columns, required and typed cells, closed sets and patterns, primary keys and foreign keys.
+fn data_package_problems(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+    use sha2::Digest;
+    let package: Value = serde_json::from_slice(&files["/data/datapackage.json"]).unwrap();
+    let resources = package["resources"].as_array().unwrap();
+    let mut problems = Vec::new();
+    let mut rows_of: BTreeMap<&str, Vec<Row>> = BTreeMap::new();
+    for resource in resources {
+        let name = resource["name"].as_str().unwrap();
+        match resource_rows(files, resource) {
+            Ok(rows) => {
+                rows_of.insert(name, rows);
+            }
+            Err(problem) => problems.push(format!("{name}: {problem}")),
+        }
+    }
+    let published: BTreeSet<String> = files
+        .keys()
+        .filter_map(|p| p.strip_prefix("/data/"))
+        .filter(|p| !["datapackage.json", "LICENSE.txt"].contains(p))
+        .map(str::to_string)
+        .collect();
+    let described: BTreeSet<String> = resources
+        .iter()
+        .filter_map(|r| r["path"].as_str().map(str::to_string))
+        .collect();
+    if published != described {
+        problems.push(format!("files {published:?} but resources {described:?}"));
+    }
+    for resource in resources {
+        let name = resource["name"].as_str().unwrap();
+        if let (Some(path), Some(bytes)) = (resource["path"].as_str(), resource.get("bytes")) {
+            let file = &files[&format!("/data/{path}")];
+            if bytes != &json!(file.len()) {
+                problems.push(format!(
+                    "{name}: bytes {bytes}, the file has {}",
+                    file.len()
+                ));
+            }
+            let hex: String = sha2::Sha256::digest(file)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            let hash = format!("sha256:{hex}");
+            if resource["hash"] != json!(hash) {
+                problems.push(format!(
+                    "{name}: hash {}, the file's is {hash}",
+                    resource["hash"]
+                ));
+            }
+        }
+        let Some(rows) = rows_of.get(name) else {
+            continue;
+        };
+        let schema = &resource["schema"];
+        let fields = schema["fields"].as_array().unwrap();
+        let names: Vec<&str> = fields.iter().map(|f| f["name"].as_str().unwrap()).collect();
+        for (i, row) in rows.iter().enumerate() {
+            let line = i + 1;
+            let mut keys: Vec<&str> = row.keys().map(String::as_str).collect();
+            let mut sorted_names = names.clone();
+            keys.sort();
+            sorted_names.sort();
+            if keys != sorted_names {
+                problems.push(format!("{name} row {line}: columns {keys:?}"));
+                continue;
+            }
+            for field in fields {
+                let column = field["name"].as_str().unwrap();
+                let constraints = &field["constraints"];
+                let Some(value) = &row[column] else {
+                    if constraints["required"] == true {
+                        problems.push(format!("{name} row {line}: {column} is required"));
+                    }
+                    continue;
+                };
+                if field["type"] == "date"
+                    && jiff::civil::Date::strptime("%Y-%m-%d", value).is_err()
+                {
+                    problems.push(format!(
+                        "{name} row {line}: {column} `{value}` is not a date"
+                    ));
+                }
+                if let Some(allowed) = constraints["enum"].as_array()
+                    && !allowed.contains(&json!(value))
+                {
+                    problems.push(format!(
+                        "{name} row {line}: {column} `{value}` is not allowed"
+                    ));
+                }
+                if let Some(pattern) = constraints["pattern"].as_str()
+                    && !regex::Regex::new(&format!("^(?:{pattern})$"))
+                        .unwrap()
+                        .is_match(value)
+                {
+                    problems.push(format!(
+                        "{name} row {line}: {column} `{value}` breaks the pattern"
+                    ));
+                }
+            }
+        }
+        let tuple = |row: &Row, columns: &[Value]| -> Vec<Option<String>> {
+            columns
+                .iter()
+                .map(|c| row.get(c.as_str().unwrap()).cloned().flatten())
+                .collect()
+        };
+        if let Some(key) = schema["primaryKey"].as_array() {
+            let mut seen = BTreeSet::new();
+            for (i, row) in rows.iter().enumerate() {
+                if !seen.insert(tuple(row, key)) {
+                    problems.push(format!(
+                        "{name} row {}: primary key {:?} repeated",
+                        i + 1,
+                        tuple(row, key)
+                    ));
+                }
+            }
+        }
+        for foreign in schema["foreignKeys"].as_array().into_iter().flatten() {
+            let target = foreign["reference"]["resource"].as_str().unwrap();
+            let Some(target_rows) = rows_of.get(target) else {
+                problems.push(format!("{name}: foreign key to unknown resource {target}"));
+                continue;
+            };
+            let targets: BTreeSet<Vec<Option<String>>> = target_rows
+                .iter()
+                .map(|r| tuple(r, foreign["reference"]["fields"].as_array().unwrap()))
+                .collect();
+            for (i, row) in rows.iter().enumerate() {
+                let values = tuple(row, foreign["fields"].as_array().unwrap());
+                if !targets.contains(&values) {
+                    problems.push(format!("{name} row {}: {values:?} not in {target}", i + 1));
+                }
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn the_data_package_holds_for_the_files_it_describes() {
+    let files = &shipped().files;
+    let package = json_file("/data/datapackage.json");
+    for resource in package["resources"].as_array().unwrap() {
+        for field in resource["schema"]["fields"].as_array().unwrap() {
+            let description = field["description"].as_str().unwrap_or_default();
+            assert!(
+                !description.is_empty(),
+                "{}: {} has no description",
+                resource["name"],
+                field["name"]
+            );
+        }
+    }
+    assert_eq!(data_package_problems(files), Vec::<String>::new());
+
+    // And the check sees what Frictionless would: a changed byte, a repeated key, an unknown ERP, a value
+    // outside its set.
+    let mut broken = files.clone();
+    let matrix = broken.get_mut("/data/matrix.csv").unwrap();
+    let at = matrix.iter().rposition(u8::is_ascii_lowercase).unwrap();
+    matrix[at] = matrix[at].to_ascii_uppercase();
+    let (header, mut rows) = csv_records(&files["/data/local_partner_flags.csv"]);
+    rows.push(rows[0].clone());
+    rows[1][2] = "no-such-erp".into();
+    rows[2][3] = "maybe".into();
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    writer.write_record(&header).unwrap();
+    for row in &rows {
+        writer.write_record(row).unwrap();
+    }
+    broken.insert(
+        "/data/local_partner_flags.csv".into(),
+        writer.into_inner().unwrap(),
+    );
+    let problems = data_package_problems(&broken).join("\n");
+    for expected in [
+        "matrix: hash",
+        "local-partner-flags: bytes",
+        "primary key",
+        "not in erp-register",
+        "flag `maybe` is not allowed",
+    ] {
+        assert!(problems.contains(expected), "{expected} in:\n{problems}");
+    }
+}
+
+#[test]
+fn a_reporting_row_named_twice_is_a_located_error() {
+    let project = scratch_project();
+    let path = project.path().join("sources/tables/reporting.csv");
+    let text_before = std::fs::read_to_string(&path).unwrap();
+    let first = text_before.lines().nth(1).unwrap();
+    let lines = text_before.lines().count();
+    std::fs::write(&path, format!("{text_before}{first}\n")).unwrap();
+    let run = locref(project.path(), &["check"], EPOCH);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr);
+    let report_en = first.split(',').nth(3).unwrap();
+    let column = first.find(&format!(",{report_en},")).unwrap() + 2;
+    assert!(
+        stderr.contains(&format!(
+            "sources/tables/reporting.csv:{}:{column}: error: duplicate reporting row",
+            lines + 1
+        )) && stderr.contains("(first on line 2)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn llms_full_names_what_is_not_established_once_instead_of_a_row_each() {
+    let full = text(&shipped().files["/llms-full.txt"]);
+    let twin = text(&shipped().files["/e-invoicing/index.md"]);
+    // The twin itself keeps every row; llms-full.txt names Andorra's unknown ERPs in one line.
+    let andorra = |t: &str| {
+        let start = t.find("## Andorra").unwrap();
+        t[start..start + t[start..].find("\n## ").unwrap()].to_string()
+    };
+    assert_eq!(andorra(&twin).matches("| unknown/unverified |").count(), 11);
+    let condensed = andorra(&full);
+    assert!(!condensed.contains("| unknown/unverified |"), "{condensed}");
+    assert!(
+        condensed.contains(
+            "Not established (unknown/unverified) for: SAP S/4HANA Cloud, SAP Business ByDesign,"
+        ),
+        "{condensed}"
+    );
+    // Nowhere is a row left that says nothing but unknown; a row with a note stays.
+    assert!(!full.contains("| unknown/unverified | unverified | none |"));
+    assert!(!full.contains("| unknown/unverified |  |  | unverified | not stated | none |"));
+    assert!(full.contains("| unknown/unverified |  | Looked at: "));
 }
 
 /// Big lists are spliced from cached per-country fragments; what is published must still be exactly the

@@ -128,15 +128,18 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
         // looked up again, and only France's changed, so only France's rows are parsed and checked.
         // France's ERP-localization facts are picked out again; they are unchanged, so no ERP's list
         // of them re-runs.
-        // facts.json and the flat files are spliced from per-country parts: one part re-renders.
+        // facts.json and the flat files are spliced from per-country parts: one part re-renders. The
+        // changed CSV is hashed again, so datapackage.json, which declares its hash, is rewritten.
         // France's page and its twin show the fact text; no other country's page re-runs.
         // The link check re-parses France's page and twin only; their links and ids are unchanged, so no
         // page's links are resolved again.
-        // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        // llms-full.txt holds every twin (the changed ones condensed again); llms.txt reads only their
+        // titles, unchanged.
         expect![[r#"
             api_country × 1
             api_facts × 1
             check_country_facts_of × 1
+            condensed_twin × 1
             country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -149,8 +152,10 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             country_facts_of × 1
             country_summary × 1
             country_toggles × 1
+            csv_digest × 1
             data_csv × 1
             data_json × 1
+            datapackage × 1
             decoded_text × 1
             flat_part_csv × 1
             flat_part_json × 1
@@ -167,6 +172,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             /api/v1/facts.json
             /data/countries.csv
             /data/countries.json
+            /data/datapackage.json
             /fr/index.html
             /fr/index.md
             /llms-full.txt
@@ -198,6 +204,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             api_index × 1
             broken_links × 5
             check_country_facts_of × 1
+            condensed_twin × 4
             country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -211,8 +218,10 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             country_summary × 1
             country_toggle_values × 1
             country_toggles × 1
+            csv_digest × 1
             data_csv × 1
             data_json × 1
+            datapackage × 1
             decoded_text × 1
             endpoints × 1
             filter_context × 1
@@ -241,6 +250,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /au/index.md
             /data/countries.csv
             /data/countries.json
+            /data/datapackage.json
             /filters/index.html
             /filters/index.md
             /filters/saft-required/index.html
@@ -268,6 +278,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             api_erp × 1
             api_facts × 1
             check_country_facts_of × 1
+            condensed_twin × 2
             country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -280,8 +291,10 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             country_facts_of × 1
             country_summary × 1
             country_toggles × 1
+            csv_digest × 1
             data_csv × 1
             data_json × 1
+            datapackage × 1
             decoded_text × 1
             erp_context × 1
             erp_country_facts × 11
@@ -303,6 +316,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             /api/v1/facts.json
             /data/countries.csv
             /data/countries.json
+            /data/datapackage.json
             /erp/odoo/index.html
             /erp/odoo/index.md
             /fr/index.html
@@ -330,14 +344,17 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             api_erp × 1
             api_facts × 1
             check_matrix × 1
+            condensed_twin × 2
             country_context × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
             country_matrix × 61
             country_summary × 1
+            csv_digest × 1
             data_csv × 1
             data_json × 1
+            datapackage × 1
             decoded_text × 1
             e_invoicing_context × 1
             erp_context × 1
@@ -360,6 +377,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             /api/v1/countries/fr.json
             /api/v1/erps/sage-intacct.json
             /api/v1/facts.json
+            /data/datapackage.json
             /data/matrix.csv
             /data/matrix.json
             /erp/sage-intacct/index.html
@@ -385,6 +403,7 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             api_country × 1
             api_partners × 1
             check_erp_tables × 1
+            condensed_twin × 2
             country_context × 1
             country_detail × 1
             country_partners × 61
@@ -436,6 +455,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             broken_links × 9
             check_rules × 1
             compiled_toggles × 1
+            condensed_twin × 11
             country_context × 5
             country_detail × 5
             country_facts × 5
@@ -545,14 +565,17 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             api_country × 1
             api_facts × 1
             check_reporting × 1
+            condensed_twin × 2
             country_context × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
             country_reporting × 61
             country_summary × 1
+            csv_digest × 1
             data_csv × 1
             data_json × 1
+            datapackage × 1
             decoded_text × 1
             flat_part_csv × 1
             flat_part_json × 1
@@ -570,6 +593,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
         expect![[r#"
             /api/v1/countries/it.json
             /api/v1/facts.json
+            /data/datapackage.json
             /data/reporting.csv
             /data/reporting.json
             /it/index.html

@@ -1,0 +1,220 @@
+//! The flat data files under `/data/`: each source table validated, joined with the registers, sorted and
+//! written with exactly the SPEC's columns, as JSON (an array of records, every value a string, or null
+//! where the CSV cell is empty) and as CSV; plus a Frictionless `datapackage.json` and the licence text.
+//!
+//! The tables and their record types are declared in [`records`]; the queries here read each country's
+//! records, serialize them into per-country parts and splice the files from the parts; [`package`]
+//! describes the files.
+
+mod package;
+mod records;
+
+pub use package::{csv_digest, data_json_schema, datapackage};
+
+use records::{
+    ConnectorRecord, CountryFactRecord, LocalErpRecord, MatrixRecord, PartnerFlagRecord,
+    ReportingRecord,
+};
+pub use records::{FlatRecords, FlatTable};
+
+use super::{Rendered, json_bytes, splice_items};
+use crate::model::{
+    CountryKey, countries, country_facts_of, country_info, country_local_erps, country_mandate,
+    country_matrix, country_partner_flags, country_reporting, erp_rank, reporting_erps,
+};
+use crate::parse::rules::site_rules;
+use crate::parse::tables::connector_rows;
+
+/// A flat data table as a query key, by its file stem (`matrix`): the route table's `{stem}` value.
+#[salsa::interned(debug)]
+pub struct StemKey<'db> {
+    #[returns(ref)]
+    pub stem: String,
+}
+
+impl StemKey<'_> {
+    /// The table the stem names (none for a stem no table has: its files are empty).
+    pub fn table(self, db: &dyn salsa::Database) -> Option<FlatTable> {
+        FlatTable::from_stem(self.stem(db))
+    }
+}
+
+/// What a flat file holds, by its stem (empty for a stem no table has).
+pub fn stem_description(stem: &str) -> &'static str {
+    FlatTable::from_stem(stem).map_or("", FlatTable::description)
+}
+
+/// The columns of a flat table, read from its record type (the reporting table's ERP columns come from
+/// the rules).
+#[salsa::tracked(returns(ref))]
+pub fn flat_columns<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Vec<String> {
+    key.table(db).map_or_else(Vec::new, |table| {
+        table.prototype(reporting_erps(db)).columns()
+    })
+}
+
+/// A part of a flat table: one country's rows (every table but `connectors` is sorted by country first),
+/// or the whole `connectors` table (with an empty `country`). Each part is rendered on its own and the
+/// files are spliced from the parts, so an edit of one country's row re-renders one part.
+#[salsa::interned(debug)]
+pub struct FlatPart<'db> {
+    #[returns(copy)]
+    pub table: FlatTable,
+    #[returns(ref)]
+    pub country: String,
+}
+
+/// The parts of a flat table, in file order.
+fn flat_parts<'db>(db: &'db dyn salsa::Database, table: FlatTable) -> Vec<FlatPart<'db>> {
+    if !table.per_country() {
+        return vec![FlatPart::new(db, table, String::new())];
+    }
+    countries(db)
+        .iter()
+        .map(|c| FlatPart::new(db, table, c.code.clone()))
+        .collect()
+}
+
+/// The number of rows of a flat table: a projection, so the index does not re-run when a row's text changes.
+#[salsa::tracked(returns(copy))]
+pub fn flat_row_count<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> usize {
+    key.table(db).map_or(0, |table| {
+        flat_parts(db, table)
+            .into_iter()
+            .map(|part| flat_rows(db, part).len())
+            .sum()
+    })
+}
+
+/// The records of one part of a flat table, read from the narrow per-country projections of the model.
+#[salsa::tracked(returns(ref))]
+pub fn flat_rows<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> FlatRecords {
+    let table = part.table(db);
+    if table == FlatTable::Connectors {
+        return FlatRecords::Connectors(connector_records(db));
+    }
+    let key = CountryKey::new(db, part.country(db).clone());
+    let Some(country) = country_info(db, key) else {
+        return table.no_records();
+    };
+    match table {
+        FlatTable::Matrix => {
+            let mandate = country_mandate(db, key).clone().unwrap_or_default();
+            FlatRecords::Matrix(
+                country_matrix(db, key)
+                    .iter()
+                    .map(|r| MatrixRecord::new(country, &mandate, r))
+                    .collect(),
+            )
+        }
+        // Rows of one topic keep their file order (their `n`); VAT reporting comes before SAF-T.
+        FlatTable::Reporting => FlatRecords::Reporting(
+            country_reporting(db, key)
+                .iter()
+                .map(|report| ReportingRecord::new(country, report))
+                .collect(),
+        ),
+        // The key facts the rules publish in the flat file, in `rules/facts.toml` order.
+        FlatTable::Countries => FlatRecords::Countries(
+            country_facts_of(db, key)
+                .iter()
+                .filter(|f| f.label.flat_file)
+                .map(|f| CountryFactRecord::new(country, &f.row))
+                .collect(),
+        ),
+        FlatTable::LocalErps => FlatRecords::LocalErps(
+            country_local_erps(db, key)
+                .iter()
+                .map(|r| LocalErpRecord::new(country, r))
+                .collect(),
+        ),
+        FlatTable::LocalPartnerFlags => {
+            let mut rows: Vec<_> = country_partner_flags(db, key).iter().collect();
+            rows.sort_by_key(|r| erp_rank(db, &r.erp));
+            FlatRecords::LocalPartnerFlags(
+                rows.into_iter()
+                    .map(|r| PartnerFlagRecord::new(country, r))
+                    .collect(),
+            )
+        }
+        FlatTable::Connectors => FlatRecords::Connectors(connector_records(db)),
+    }
+}
+
+/// The connectors table, sorted by provider and ERP: small, and not keyed by country.
+fn connector_records(db: &dyn salsa::Database) -> Vec<ConnectorRecord> {
+    let mut rows: Vec<_> = connector_rows(db).value.iter().map(|r| &r.row).collect();
+    rows.sort_by_key(|r| (r.provider.to_lowercase(), erp_rank(db, &r.erp)));
+    rows.into_iter().map(ConnectorRecord::new).collect()
+}
+
+/// One part of a flat JSON file: its records as items of the top-level array.
+#[salsa::tracked(returns(ref))]
+pub fn flat_part_json<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> String {
+    flat_rows(db, part).json_items()
+}
+
+/// One part of a flat CSV file: its records, without the header row.
+#[salsa::tracked(returns(ref))]
+pub fn flat_part_csv<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> String {
+    String::from_utf8(flat_rows(db, part).csv(false)).expect("cells are UTF-8")
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn data_json<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {
+    let head = json_bytes(&Vec::<()>::new());
+    let Some(table) = key.table(db) else {
+        return Rendered::new(head);
+    };
+    let parts = flat_parts(db, table);
+    Rendered::new(splice_items(
+        &head,
+        parts
+            .into_iter()
+            .map(|part| flat_part_json(db, part).as_str()),
+    ))
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn data_csv<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {
+    let Some(table) = key.table(db) else {
+        return Rendered::new(Vec::new());
+    };
+    // The csv crate writes the header from a blank record; that record's own row is not published.
+    let prototype = table.prototype(reporting_erps(db));
+    let with_header = prototype.csv(true);
+    let header_len = with_header.len() - prototype.csv(false).len();
+    let mut bytes = with_header;
+    bytes.truncate(header_len);
+    let parts: Vec<&str> = flat_parts(db, table)
+        .iter()
+        .map(|part| flat_part_csv(db, *part).as_str())
+        .collect();
+    bytes.reserve(parts.iter().map(|part| part.len()).sum());
+    for part in parts {
+        bytes.extend_from_slice(part.as_bytes());
+    }
+    Rendered::new(bytes)
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn data_licence(db: &dyn salsa::Database) -> Rendered {
+    let site = &site_rules(db).value;
+    let licence = &site.data_licence;
+    let mut text = format!(
+        "{title}: flat data files\n\nThe files in this folder are licensed under {name} ({url}).\n\nAttribution: {attribution}\n\n",
+        title = site.title,
+        name = licence.name,
+        url = licence.url,
+        attribution = licence.attribution,
+    );
+    text.push_str("Files (each as .json and .csv, with the same records):\n");
+    for table in FlatTable::ALL {
+        text.push_str(&format!("- {}: {}\n", table.stem(), table.description()));
+    }
+    text.push_str(&format!(
+        "\nThe versioned API under /api/v1/ is licensed separately ({}); see {} .\n{}\n",
+        site.api_licence.name, site.api_licence.commercial_licence, site.informational_notice
+    ));
+    Rendered::new(text.into_bytes())
+}

@@ -1,0 +1,346 @@
+//! `data/datapackage.json`, a Frictionless Tabular Data Package, and the JSON Schema of the flat JSON
+//! records that openapi.json gives: both describe each column from its record type (see [`records`]).
+//!
+//! The package declares every file as a resource: each CSV with its size and SHA-256 (so the package
+//! changes when, and only when, a file's bytes do), each JSON file with the same schema, and the two
+//! registers inline, so that every `country_code` and `erp` is a foreign key Frictionless can resolve.
+//!
+//! [`records`]: super::records
+
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use super::records::{MATRIX_TOPIC, ValueSet};
+use super::{FlatTable, StemKey, data_csv, flat_columns};
+use crate::model::{countries, erp_name, erps};
+use crate::parse::rules::{fact_labels, site_rules, vocabulary};
+use crate::parse::tables::{REPORTING_ERP_SUPPORT, REPORTING_TOPICS};
+use crate::resources::FactStatus;
+
+/// The inline resources the foreign keys refer to.
+const COUNTRY_REGISTER: &str = "country-register";
+const ERP_REGISTER: &str = "erp-register";
+
+/// A column of a flat table, described.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    pub name: String,
+    pub description: String,
+    /// An ISO calendar date (else text).
+    pub date: bool,
+    /// The closed set the values come from, if any.
+    pub values: Option<ValueSet>,
+}
+
+/// The columns of a table in file order, described by the record type's fields (the reporting table's
+/// ERP columns, named by the rules, are described here).
+pub fn table_columns(db: &dyn salsa::Database, table: FlatTable) -> Vec<Column> {
+    let schema = table.record_schema();
+    let fields = schema.get("properties").and_then(Value::as_object);
+    flat_columns(db, StemKey::new(db, table.stem().to_string()))
+        .iter()
+        .map(|name| match fields.and_then(|f| f.get(name)) {
+            Some(field) => Column {
+                name: name.clone(),
+                description: one_line(field.get("description").and_then(Value::as_str)),
+                date: field.get("format").and_then(Value::as_str) == Some("date"),
+                values: field
+                    .get("x-values")
+                    .and_then(|set| serde_json::from_value(set.clone()).ok()),
+            },
+            None => Column {
+                name: name.clone(),
+                description: format!(
+                    "How {} supports the requirement: native, add-on or unknown.",
+                    erp_name(db, name)
+                ),
+                date: false,
+                values: Some(ValueSet::ReportingErpSupport),
+            },
+        })
+        .collect()
+}
+
+/// A doc comment as one line (schemars keeps the comment's line breaks).
+fn one_line(text: Option<&str>) -> String {
+    text.unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The values a set allows.
+pub fn allowed_values(db: &dyn salsa::Database, set: ValueSet) -> Vec<String> {
+    let vocabulary = &vocabulary(db).value;
+    let strings = |values: &[&str]| values.iter().map(|v| v.to_string()).collect();
+    match set {
+        ValueSet::MatrixTopic => strings(&[MATRIX_TOPIC]),
+        ValueSet::ReportingTopics => strings(REPORTING_TOPICS),
+        ValueSet::Status => strings(&[
+            FactStatus::Verified.as_str(),
+            FactStatus::Unverified.as_str(),
+        ]),
+        ValueSet::Evidence => vocabulary.evidence.clone(),
+        ValueSet::SupportTypes => vocabulary.support_types.clone(),
+        ValueSet::PartnerFlags => vocabulary.partner_flags.clone(),
+        ValueSet::FactLabels => fact_labels(db)
+            .value
+            .iter()
+            .filter(|label| label.flat_file)
+            .map(|label| label.label.clone())
+            .collect(),
+        ValueSet::ReportingErpSupport => strings(REPORTING_ERP_SUPPORT),
+        ValueSet::TrackedCountryList => vocabulary.connector_tracked_countries.clone(),
+    }
+}
+
+/// The pattern of a space-separated list of `values` (implicitly anchored, as Table Schema and XML
+/// Schema patterns are).
+fn list_pattern(values: &[String]) -> String {
+    let one: Vec<String> = values.iter().map(|v| regex::escape(v)).collect();
+    let one = format!("({})", one.join("|"));
+    format!("{one}( {one})*")
+}
+
+/// A column's Table Schema constraints: its closed set (an enum, or a pattern for a list), and
+/// `required` for the primary key.
+fn constraints(db: &dyn salsa::Database, column: &Column, key: &[&str]) -> Map<String, Value> {
+    let mut constraints = Map::new();
+    if key.contains(&column.name.as_str()) {
+        constraints.insert("required".into(), json!(true));
+    }
+    match column.values {
+        Some(ValueSet::TrackedCountryList) => {
+            let pattern = list_pattern(&allowed_values(db, ValueSet::TrackedCountryList));
+            constraints.insert("pattern".into(), json!(pattern));
+        }
+        Some(set) => {
+            constraints.insert("enum".into(), json!(allowed_values(db, set)));
+        }
+        None => {}
+    }
+    constraints
+}
+
+/// The foreign keys of a table: `country_code` (with `country`, the name, where the table has it) and
+/// `erp` refer to the registers.
+fn foreign_keys(columns: &[Column]) -> Vec<Value> {
+    let has = |name: &str| columns.iter().any(|c| c.name == name);
+    let mut keys = Vec::new();
+    if has("country_code") && has("country") {
+        keys.push(json!({
+            "fields": ["country_code", "country"],
+            "reference": {"resource": COUNTRY_REGISTER, "fields": ["code", "name"]},
+        }));
+    } else if has("country_code") {
+        keys.push(json!({
+            "fields": ["country_code"],
+            "reference": {"resource": COUNTRY_REGISTER, "fields": ["code"]},
+        }));
+    }
+    if has("erp") {
+        keys.push(json!({
+            "fields": ["erp"],
+            "reference": {"resource": ERP_REGISTER, "fields": ["id"]},
+        }));
+    }
+    keys
+}
+
+/// The Table Schema of a flat table (the CSV and the JSON file share it).
+fn table_schema(db: &dyn salsa::Database, table: FlatTable) -> Value {
+    let columns = table_columns(db, table);
+    let key = table.primary_key();
+    let fields: Vec<Value> = columns
+        .iter()
+        .map(|column| {
+            let mut field = json!({
+                "name": column.name,
+                "type": if column.date { "date" } else { "string" },
+                "description": column.description,
+            });
+            let constraints = constraints(db, column, key);
+            if !constraints.is_empty() {
+                field["constraints"] = Value::Object(constraints);
+            }
+            field
+        })
+        .collect();
+    json!({
+        "fields": fields,
+        "missingValues": [""],
+        "primaryKey": key,
+        "foreignKeys": foreign_keys(&columns),
+    })
+}
+
+/// The size and SHA-256 of a published CSV file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDigest {
+    pub bytes: u64,
+    /// `sha256:<hex>`, as Frictionless writes a hash.
+    pub hash: String,
+}
+
+/// The digest of one CSV file: its own query, so the package is rebuilt only when a file's bytes change.
+#[salsa::tracked(returns(ref))]
+pub fn csv_digest<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> FileDigest {
+    let bytes = &data_csv(db, key).bytes;
+    let hex: String = Sha256::digest(bytes.as_slice())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    FileDigest {
+        bytes: bytes.len() as u64,
+        hash: format!("sha256:{hex}"),
+    }
+}
+
+/// The registers, inline: what the foreign keys refer to.
+fn register_resources(db: &dyn salsa::Database) -> [Value; 2] {
+    let countries: Vec<Value> = countries(db)
+        .iter()
+        .map(|c| json!({"code": c.code, "name": c.name}))
+        .collect();
+    let erps: Vec<Value> = erps(db)
+        .iter()
+        .map(|e| json!({"id": e.id, "name": e.name}))
+        .collect();
+    [
+        json!({
+            "name": COUNTRY_REGISTER,
+            "profile": "tabular-data-resource",
+            "title": "Countries",
+            "description": "The countries of the service: what every country_code (with its country name) refers to.",
+            "data": countries,
+            "schema": {
+                "fields": [
+                    {"name": "code", "type": "string", "description": "Lower-case ISO 3166-1 alpha-2 code of the country.", "constraints": {"required": true}},
+                    {"name": "name", "type": "string", "description": "The country's name.", "constraints": {"required": true}},
+                ],
+                "primaryKey": ["code"],
+            },
+        }),
+        json!({
+            "name": ERP_REGISTER,
+            "profile": "tabular-data-resource",
+            "title": "ERP products",
+            "description": "The ERP products of the service: what every erp refers to.",
+            "data": erps,
+            "schema": {
+                "fields": [
+                    {"name": "id", "type": "string", "description": "The ERP's id.", "constraints": {"required": true}},
+                    {"name": "name", "type": "string", "description": "The product's name.", "constraints": {"required": true}},
+                ],
+                "primaryKey": ["id"],
+            },
+        }),
+    ]
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn datapackage(db: &dyn salsa::Database) -> super::Rendered {
+    let site = &site_rules(db).value;
+    let licence = &site.data_licence;
+    let mut resources: Vec<Value> = Vec::new();
+    for table in FlatTable::ALL {
+        let stem = table.stem();
+        let name = stem.replace('_', "-");
+        let schema = table_schema(db, table);
+        let digest = csv_digest(db, StemKey::new(db, stem.to_string()));
+        resources.push(json!({
+            "name": name,
+            "path": format!("{stem}.csv"),
+            "profile": "tabular-data-resource",
+            "title": stem,
+            "description": table.description(),
+            "format": "csv",
+            "mediatype": "text/csv",
+            "encoding": "utf-8",
+            "bytes": digest.bytes,
+            "hash": digest.hash,
+            "schema": schema,
+        }));
+        // Frictionless reads a JSON file whole, not through the byte stream it counts and hashes, so it
+        // cannot check a JSON file's size or hash: none is declared (the file changes with its CSV).
+        resources.push(json!({
+            "name": format!("{name}-json"),
+            "path": format!("{stem}.json"),
+            "profile": "tabular-data-resource",
+            "title": format!("{stem} (JSON)"),
+            "description": format!("{} The records of {stem}.csv as a JSON array of objects; an unknown value is null.", table.description()),
+            "format": "json",
+            "mediatype": "application/json",
+            "encoding": "utf-8",
+            "schema": schema,
+        }));
+    }
+    resources.extend(register_resources(db));
+    let package = json!({
+        "profile": "tabular-data-package",
+        "name": "locref",
+        "title": site.title,
+        "description": site.description,
+        "homepage": format!("{}/", crate::model::base_url(db)),
+        "version": site.version,
+        "licenses": [{"name": licence.name.replace(' ', "-"), "path": licence.url, "title": licence.name}],
+        "sources": [{"title": licence.attribution}],
+        "resources": resources,
+    });
+    super::Rendered::new(super::json_bytes(&package))
+}
+
+/// The JSON Schema of a flat JSON file (openapi.json): an array of records with exactly the columns, each
+/// a string or null, with its description, and its closed set where it has one.
+pub fn data_json_schema(db: &dyn salsa::Database, key: StemKey<'_>) -> Value {
+    let columns = key
+        .table(db)
+        .map(|table| table_columns(db, table))
+        .unwrap_or_default();
+    let properties: Map<String, Value> = columns
+        .iter()
+        .map(|column| {
+            let mut property =
+                json!({"type": ["string", "null"], "description": column.description});
+            if column.date {
+                property["format"] = json!("date");
+            }
+            match column.values {
+                Some(ValueSet::TrackedCountryList) => {
+                    let pattern = list_pattern(&allowed_values(db, ValueSet::TrackedCountryList));
+                    property["pattern"] = json!(format!("^{pattern}$"));
+                }
+                Some(set) => {
+                    let mut values: Vec<Value> = allowed_values(db, set)
+                        .into_iter()
+                        .map(Value::from)
+                        .collect();
+                    values.push(Value::Null);
+                    property["enum"] = Value::Array(values);
+                }
+                None => {}
+            }
+            (column.name.clone(), property)
+        })
+        .collect();
+    let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+    let record = json!({"type": "object", "properties": properties, "required": names, "additionalProperties": false});
+    json!({"type": "array", "items": record})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_pattern_accepts_lists_of_the_values_only() {
+        let pattern = list_pattern(&["at".to_string(), "be".to_string()]);
+        let re = regex::Regex::new(&format!("^{pattern}$")).unwrap();
+        for ok in ["at", "be", "at be", "be at be"] {
+            assert!(re.is_match(ok), "{ok}");
+        }
+        for bad in ["", "de", "at  be", "at,be", " at", "atbe"] {
+            assert!(!re.is_match(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,765 @@
+//! The flat tables and their published records.
+//!
+//! A table is declared once, in [`flat_tables!`]: its variant, its file stem, its record type and what it
+//! holds. A record is a struct whose fields, in order, are the table's columns: the JSON keys, the CSV
+//! cells and the CSV header are all serialized from it, so a column cannot be listed without a value.
+//! The same struct describes its columns to datapackage.json and openapi.json: each field's doc comment
+//! is the column's description, its type says text or date, `x-values` names the closed set its values
+//! come from ([`ValueSet`]), and [`FlatRecord::PRIMARY_KEY`] names the columns that identify a record.
+
+use std::collections::BTreeSet;
+use std::sync::{Mutex, PoisonError};
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Deserialize;
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+use crate::model::{CountryInfo, NumberedReport};
+use crate::parse::tables::{
+    ConnectorRow, CountryFactRow, LocalErpRow, MandateRow, MatrixRow, PartnerFlagRow,
+};
+
+/// A text cell; empty when the value is not known: an empty CSV cell, and `null` in JSON (so a JSON
+/// column holds strings and nulls, never an empty string that a loader would read as a value).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Text(String);
+
+impl Text {
+    /// URLs, separated by single spaces.
+    fn urls(urls: &[String]) -> Self {
+        Text(urls.join(" "))
+    }
+}
+
+impl From<&String> for Text {
+    fn from(text: &String) -> Self {
+        Text(text.clone())
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Self {
+        Text(text.to_string())
+    }
+}
+
+impl From<&Option<String>> for Text {
+    fn from(text: &Option<String>) -> Self {
+        Text(text.clone().unwrap_or_default())
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // The csv crate writes `None` as an empty cell.
+        match self.0.as_str() {
+            "" => serializer.serialize_none(),
+            text => serializer.serialize_str(text),
+        }
+    }
+}
+
+impl JsonSchema for Text {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Text".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": ["string", "null"]})
+    }
+}
+
+/// An ISO calendar date (`YYYY-MM-DD`), or no date (an empty CSV cell, `null` in JSON): the check dates.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Date(Option<String>);
+
+impl From<&Option<String>> for Date {
+    fn from(date: &Option<String>) -> Self {
+        Date(date.clone())
+    }
+}
+
+impl Serialize for Date {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl JsonSchema for Date {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Date".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": ["string", "null"], "format": "date"})
+    }
+}
+
+/// The closed set a column's values come from, named by a field's `x-values` (`support_types`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueSet {
+    /// `e-invoicing`, the matrix's one topic.
+    MatrixTopic,
+    /// `vat-reporting`, `saf-t`.
+    ReportingTopics,
+    /// `verified`, `unverified`.
+    Status,
+    /// rules/vocabulary.toml `evidence`.
+    Evidence,
+    /// rules/vocabulary.toml `support_types`.
+    SupportTypes,
+    /// rules/vocabulary.toml `partner_flags`.
+    PartnerFlags,
+    /// The labels of rules/facts.toml published in the flat file.
+    FactLabels,
+    /// `native`, `add-on`, `unknown`: the reporting table's ERP columns.
+    ReportingErpSupport,
+    /// Space-separated codes of rules/vocabulary.toml `connector_tracked_countries`.
+    TrackedCountryList,
+}
+
+/// The matrix's `topic`.
+pub const MATRIX_TOPIC: &str = "e-invoicing";
+
+/// Declares the flat tables: `Variant("stem", Record) => "what it holds"`, in the SPEC's order.
+macro_rules! flat_tables {
+    ($($table:ident($stem:literal, $record:ident) => $description:literal,)*) => {
+        /// A flat data table: published as `data/<stem>.json` and `data/<stem>.csv`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum FlatTable {
+            $($table,)*
+        }
+
+        impl FlatTable {
+            /// Every table, in the SPEC's order.
+            pub const ALL: [FlatTable; [$(FlatTable::$table),*].len()] = [$(FlatTable::$table),*];
+
+            /// The file stem (`local_erps`).
+            pub const fn stem(self) -> &'static str {
+                match self {
+                    $(FlatTable::$table => $stem,)*
+                }
+            }
+
+            /// What the table holds (datapackage.json, data/LICENSE.txt, llms.txt).
+            pub const fn description(self) -> &'static str {
+                match self {
+                    $(FlatTable::$table => $description,)*
+                }
+            }
+
+            /// The records of one part of this table, before any is added.
+            pub fn no_records(self) -> FlatRecords {
+                match self {
+                    $(FlatTable::$table => FlatRecords::$table(Vec::new()),)*
+                }
+            }
+
+            /// The columns that identify a record, in column order.
+            pub fn primary_key(self) -> &'static [&'static str] {
+                match self {
+                    $(FlatTable::$table => <$record as FlatRecord>::PRIMARY_KEY,)*
+                }
+            }
+
+            /// The JSON Schema of the record type: each column's description, type and value set (the
+            /// reporting table's ERP columns, named by the rules, are not in it).
+            pub fn record_schema(self) -> Schema {
+                match self {
+                    $(FlatTable::$table => schemars::schema_for!($record),)*
+                }
+            }
+
+            /// One record with every cell blank: what the header and the columns are read from (a table
+            /// with no row still has its header).
+            pub fn prototype(self, reporting_erps: &[String]) -> FlatRecords {
+                match self {
+                    $(FlatTable::$table => FlatRecords::$table(vec![$record::prototype(reporting_erps)]),)*
+                }
+            }
+        }
+
+        /// The records of one part of a flat table, typed by their table.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub enum FlatRecords {
+            $($table(Vec<$record>),)*
+        }
+
+        impl FlatRecords {
+            pub fn len(&self) -> usize {
+                match self {
+                    $(FlatRecords::$table(records) => records.len(),)*
+                }
+            }
+
+            pub fn is_empty(&self) -> bool {
+                self.len() == 0
+            }
+
+            /// The records as items of the file's top-level JSON array (see [`super::super::json_items`]).
+            pub fn json_items(&self) -> String {
+                match self {
+                    $(FlatRecords::$table(records) => super::super::json_items(records, 2),)*
+                }
+            }
+
+            /// The records as CSV rows; with `header`, the header row first.
+            pub fn csv(&self, header: bool) -> Vec<u8> {
+                match self {
+                    $(FlatRecords::$table(records) => csv_rows(records, header),)*
+                }
+            }
+
+            /// The column names of the first record, in order.
+            pub fn columns(&self) -> Vec<String> {
+                match self {
+                    $(FlatRecords::$table(records) => records.first().map(column_names).unwrap_or_default(),)*
+                }
+            }
+        }
+    };
+}
+
+flat_tables! {
+    Matrix("matrix", MatrixRecord) =>
+        "E-invoicing, one record per country and ERP: the country's mandate and the ERP's support.",
+    Reporting("reporting", ReportingRecord) =>
+        "VAT and tax reporting and SAF-T requirements, with the support of ten ERPs.",
+    Connectors("connectors", ConnectorRecord) => "E-invoicing provider and ERP connector routes.",
+    Countries("countries", CountryFactRecord) => "One record per country fact.",
+    LocalErps("local_erps", LocalErpRecord) => "Local and regional ERP and accounting systems.",
+    LocalPartnerFlags("local_partner_flags", PartnerFlagRecord) =>
+        "Country and global ERP flags: where localization is through local partners or add-ons.",
+}
+
+impl FlatTable {
+    /// The file stems, in the SPEC's order.
+    pub const STEMS: [&'static str; FlatTable::ALL.len()] = {
+        let mut stems = [""; FlatTable::ALL.len()];
+        let mut i = 0;
+        while i < stems.len() {
+            stems[i] = FlatTable::ALL[i].stem();
+            i += 1;
+        }
+        stems
+    };
+
+    /// The table a file stem names.
+    pub fn from_stem(stem: &str) -> Option<FlatTable> {
+        FlatTable::ALL.into_iter().find(|t| t.stem() == stem)
+    }
+
+    /// Whether the table is sorted by country first, so that its file is spliced from per-country parts
+    /// (`connectors` is small and not keyed by country).
+    pub fn per_country(self) -> bool {
+        self != FlatTable::Connectors
+    }
+}
+
+/// A record type of a flat table.
+pub trait FlatRecord: Serialize + JsonSchema {
+    /// The columns whose values together identify a record (the checks reject a duplicate).
+    const PRIMARY_KEY: &'static [&'static str];
+
+    /// A record with every cell blank (the reporting table's ERP columns named by the rules).
+    fn prototype(reporting_erps: &[String]) -> Self;
+}
+
+/// CSV rows (CRLF, as RFC 4180 says) of `records`; with `header`, the csv crate writes the header row from
+/// the first record's field names. A table without records gets its header from [`FlatTable::prototype`].
+fn csv_rows<R: Serialize>(records: &[R], header: bool) -> Vec<u8> {
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .has_headers(header)
+        .from_writer(Vec::new());
+    for record in records {
+        // Records are structs of strings: the csv serializer accepts every one of them.
+        writer
+            .serialize(record)
+            .expect("a record serializes as CSV");
+    }
+    writer.into_inner().expect("writing to memory cannot fail")
+}
+
+/// A record's field names, in order.
+fn column_names<R: Serialize>(record: &R) -> Vec<String> {
+    match serde_json::to_value(record) {
+        Ok(serde_json::Value::Object(fields)) => fields.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `data/matrix.*`: one record per country and ERP.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
+pub struct MatrixRecord {
+    /// Always `e-invoicing`.
+    #[schemars(extend("x-values" = "matrix_topic"))]
+    topic: Text,
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
+    country_code: Text,
+    /// The country's name, as in the country register.
+    country: Text,
+    /// A short label of the country's e-invoicing mandate.
+    short_label: Text,
+    /// The country's e-invoicing mandate.
+    mandate: Text,
+    /// Who and which transactions the mandate covers.
+    scope: Text,
+    /// The mandate's dates and deadlines.
+    deadlines: Text,
+    /// The e-invoice format or platform the mandate prescribes.
+    format: Text,
+    /// Space-separated URLs of the sources backing the mandate columns.
+    mandate_source: Text,
+    /// How the mandate's source was read: `fetched` (the page itself), `search-extract` (a stored copy or search
+    /// excerpt of it) or `unverified` (no source was read); none when not recorded.
+    #[schemars(extend("x-values" = "evidence"))]
+    mandate_evidence: Text,
+    /// ERP id (an id of the ERP register).
+    erp: Text,
+    /// How the ERP supports the country's e-invoicing; `unknown/unverified` where it is not established.
+    #[schemars(extend("x-values" = "support_types"))]
+    support_type: Text,
+    /// Add-ons, networks or providers named by the source.
+    vendors: Text,
+    /// Notes on the ERP's support.
+    notes: Text,
+    /// Space-separated URLs of the sources backing the ERP's support.
+    erp_source: Text,
+    /// How the ERP support's source was read: `fetched` (the page itself), `search-extract` (a stored copy or search
+    /// excerpt of it) or `unverified` (no source was read); none when not recorded.
+    #[schemars(extend("x-values" = "evidence"))]
+    evidence: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
+    status: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
+    last_verified: Date,
+}
+
+impl MatrixRecord {
+    pub fn new(country: &CountryInfo, mandate: &MandateRow, r: &MatrixRow) -> Self {
+        MatrixRecord {
+            topic: MATRIX_TOPIC.into(),
+            country_code: (&country.code).into(),
+            country: (&country.name).into(),
+            short_label: (&mandate.short_label).into(),
+            mandate: (&mandate.mandate).into(),
+            scope: (&mandate.scope).into(),
+            deadlines: (&mandate.deadlines).into(),
+            format: (&mandate.format).into(),
+            mandate_source: Text::urls(&mandate.mandate_source),
+            mandate_evidence: (&mandate.mandate_evidence).into(),
+            erp: (&r.erp).into(),
+            support_type: (&r.support_type).into(),
+            vendors: (&r.vendors).into(),
+            notes: (&r.notes).into(),
+            erp_source: Text::urls(&r.erp_source),
+            evidence: (&r.evidence).into(),
+            status: r.verification.status().as_str().into(),
+            last_verified: (&r.last_verified).into(),
+        }
+    }
+}
+
+impl FlatRecord for MatrixRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["country_code", "erp"];
+
+    fn prototype(_: &[String]) -> Self {
+        Self::default()
+    }
+}
+
+/// `data/reporting.*`: one record per reporting requirement, with one column per ERP of
+/// `rules/vocabulary.toml` `reporting_erps`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, JsonSchema)]
+pub struct ReportingRecord {
+    /// `vat-reporting` (VAT and tax reporting) or `saf-t` (a SAF-T file).
+    #[schemars(extend("x-values" = "reporting_topics"))]
+    topic: Text,
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
+    country_code: Text,
+    /// The country's name, as in the country register.
+    country: Text,
+    /// The report's local name.
+    report_local: Text,
+    /// The report's name in English.
+    report_en: Text,
+    /// How often the report is filed.
+    frequency: Text,
+    /// When the report is due.
+    deadline: Text,
+    /// How the report is filed: channel and format.
+    channel_format: Text,
+    /// Space-separated URLs of the official sources.
+    source: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
+    source_checked: Date,
+    /// How the source was read: `fetched` (the page itself), `search-extract` (a stored copy or search
+    /// excerpt of it) or `unverified` (no source was read); none when not recorded.
+    #[schemars(extend("x-values" = "evidence"))]
+    evidence: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
+    status: Text,
+    /// Each ERP column's name (an ERP id) and value (`native`, `add-on` or `unknown`), in column order.
+    #[schemars(skip)]
+    erp_support: Vec<(String, Text)>,
+    /// Space-separated URLs of the ERP vendors' pages backing the ERP columns.
+    erp_sources: Text,
+    /// Notes on the requirement.
+    notes: Text,
+}
+
+impl ReportingRecord {
+    /// `erp_columns` names the row's `erp_support` values; the checks hold them to `reporting_erps`.
+    pub fn new(country: &CountryInfo, report: &NumberedReport) -> Self {
+        let r = &report.row;
+        ReportingRecord {
+            topic: (&r.topic).into(),
+            country_code: (&country.code).into(),
+            country: (&country.name).into(),
+            report_local: (&r.report_local).into(),
+            report_en: (&r.report_en).into(),
+            frequency: (&r.frequency).into(),
+            deadline: (&r.deadline).into(),
+            channel_format: (&r.channel_format).into(),
+            source: Text::urls(&r.source),
+            source_checked: (&r.source_checked).into(),
+            evidence: (&r.evidence).into(),
+            status: r.verification.status().as_str().into(),
+            erp_support: report
+                .erp_columns
+                .iter()
+                .cloned()
+                .zip(r.erp_support.iter().map(Text::from))
+                .collect(),
+            erp_sources: Text::urls(&r.erp_sources),
+            notes: (&r.notes).into(),
+        }
+    }
+}
+
+impl FlatRecord for ReportingRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["topic", "country_code", "report_en"];
+
+    fn prototype(reporting_erps: &[String]) -> Self {
+        ReportingRecord {
+            erp_support: reporting_erps
+                .iter()
+                .map(|erp| (erp.clone(), Text::default()))
+                .collect(),
+            ..Self::default()
+        }
+    }
+}
+
+/// Written by hand because the ERP columns are named by the rules: the fields in the order of the columns.
+impl Serialize for ReportingRecord {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut record =
+            serializer.serialize_struct("ReportingRecord", 14 + self.erp_support.len())?;
+        record.serialize_field("topic", &self.topic)?;
+        record.serialize_field("country_code", &self.country_code)?;
+        record.serialize_field("country", &self.country)?;
+        record.serialize_field("report_local", &self.report_local)?;
+        record.serialize_field("report_en", &self.report_en)?;
+        record.serialize_field("frequency", &self.frequency)?;
+        record.serialize_field("deadline", &self.deadline)?;
+        record.serialize_field("channel_format", &self.channel_format)?;
+        record.serialize_field("source", &self.source)?;
+        record.serialize_field("source_checked", &self.source_checked)?;
+        record.serialize_field("evidence", &self.evidence)?;
+        record.serialize_field("status", &self.status)?;
+        for (erp, support) in &self.erp_support {
+            record.serialize_field(static_name(erp), support)?;
+        }
+        record.serialize_field("erp_sources", &self.erp_sources)?;
+        record.serialize_field("notes", &self.notes)?;
+        record.end()
+    }
+}
+
+/// `name` as the `&'static str` serde names a struct field with. The reporting table's ERP columns are
+/// named by the rules, so each distinct name is leaked once and reused: a few short strings per process,
+/// however often the rules are edited back and forth.
+fn static_name(name: &str) -> &'static str {
+    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(known) = names.get(name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
+/// `data/connectors.*`: one record per provider and ERP.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
+pub struct ConnectorRecord {
+    /// The e-invoicing provider.
+    provider: Text,
+    /// ERP id (an id of the ERP register).
+    erp: Text,
+    /// The countries covered, as the source states them.
+    countries_covered: Text,
+    /// Space-separated lower-case codes of the tracked countries the source lists.
+    #[schemars(extend("x-values" = "tracked_country_list"))]
+    countries_in_scope: Text,
+    /// The kind of connector (for example vendor-branded, certified connector, partner-built).
+    connector_type: Text,
+    /// Who built the connector.
+    built_by: Text,
+    /// The send/receive scope.
+    direction: Text,
+    /// Space-separated URLs of the sources.
+    source_urls: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
+    status: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
+    last_verified: Date,
+    /// Notes on the route.
+    notes: Text,
+}
+
+impl ConnectorRecord {
+    pub fn new(r: &ConnectorRow) -> Self {
+        ConnectorRecord {
+            provider: (&r.provider).into(),
+            erp: (&r.erp).into(),
+            countries_covered: (&r.countries_covered).into(),
+            countries_in_scope: Text(r.countries_in_scope.join(" ")),
+            connector_type: (&r.connector_type).into(),
+            built_by: (&r.built_by).into(),
+            direction: (&r.direction).into(),
+            source_urls: Text::urls(&r.source_urls),
+            status: r.verification.status().as_str().into(),
+            last_verified: (&r.last_verified).into(),
+            notes: (&r.notes).into(),
+        }
+    }
+}
+
+impl FlatRecord for ConnectorRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["provider", "erp"];
+
+    fn prototype(_: &[String]) -> Self {
+        Self::default()
+    }
+}
+
+/// `data/countries.*`: one record per country fact.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
+pub struct CountryFactRecord {
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
+    country_code: Text,
+    /// The country's name, as in the country register.
+    country: Text,
+    /// The country's region.
+    region: Text,
+    /// What the fact is about: one of the labels of rules/facts.toml published in this file.
+    #[schemars(extend("x-values" = "fact_labels"))]
+    fact: Text,
+    /// The fact.
+    value: Text,
+    /// Space-separated URLs of the sources.
+    source: Text,
+    /// How the source was read: `fetched` (the page itself), `search-extract` (a stored copy or search
+    /// excerpt of it) or `unverified` (no source was read); none when not recorded.
+    #[schemars(extend("x-values" = "evidence"))]
+    evidence: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
+    status: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
+    last_verified: Date,
+}
+
+impl CountryFactRecord {
+    pub fn new(country: &CountryInfo, r: &CountryFactRow) -> Self {
+        CountryFactRecord {
+            country_code: (&country.code).into(),
+            country: (&country.name).into(),
+            region: (&country.region).into(),
+            fact: (&r.fact).into(),
+            value: (&r.value).into(),
+            source: Text::urls(&r.source),
+            evidence: (&r.evidence).into(),
+            status: r.verification.status().as_str().into(),
+            last_verified: (&r.last_verified).into(),
+        }
+    }
+}
+
+impl FlatRecord for CountryFactRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["country_code", "fact"];
+
+    fn prototype(_: &[String]) -> Self {
+        Self::default()
+    }
+}
+
+/// `data/local_erps.*`: one record per local ERP.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
+pub struct LocalErpRecord {
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
+    country_code: Text,
+    /// The product's name.
+    name: Text,
+    /// The market segment it serves.
+    segment: Text,
+    /// A neutral description (no market share, no pricing).
+    description: Text,
+    /// The product's official website.
+    website: Text,
+    /// Space-separated URLs of the sources.
+    source: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
+    status: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
+    last_verified: Date,
+}
+
+impl LocalErpRecord {
+    pub fn new(country: &CountryInfo, r: &LocalErpRow) -> Self {
+        LocalErpRecord {
+            country_code: (&country.code).into(),
+            name: (&r.name).into(),
+            segment: (&r.segment).into(),
+            description: (&r.description).into(),
+            website: (&r.website).into(),
+            source: Text::urls(&r.source),
+            status: r.verification.status().as_str().into(),
+            last_verified: (&r.last_verified).into(),
+        }
+    }
+}
+
+impl FlatRecord for LocalErpRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["country_code", "name"];
+
+    fn prototype(_: &[String]) -> Self {
+        Self::default()
+    }
+}
+
+/// `data/local_partner_flags.*`: one record per country and ERP flagged.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
+pub struct PartnerFlagRecord {
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
+    country_code: Text,
+    /// The country's name, as in the country register.
+    country: Text,
+    /// ERP id (an id of the ERP register).
+    erp: Text,
+    /// How the ERP is localized in the country.
+    #[schemars(extend("x-values" = "partner_flags"))]
+    flag: Text,
+    /// Notes on the flag.
+    note: Text,
+    /// Space-separated URLs of the sources (vendor country lists).
+    source: Text,
+    /// `verified` when the source was read and checked on the check date, else `unverified`.
+    #[schemars(extend("x-values" = "status"))]
+    status: Text,
+    /// The date the source was checked (ISO 8601); none when unverified.
+    last_verified: Date,
+}
+
+impl PartnerFlagRecord {
+    pub fn new(country: &CountryInfo, r: &PartnerFlagRow) -> Self {
+        PartnerFlagRecord {
+            country_code: (&country.code).into(),
+            country: (&country.name).into(),
+            erp: (&r.erp).into(),
+            flag: (&r.flag).into(),
+            note: (&r.note).into(),
+            source: Text::urls(&r.source),
+            status: r.verification.status().as_str().into(),
+            last_verified: (&r.last_verified).into(),
+        }
+    }
+}
+
+impl FlatRecord for PartnerFlagRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["country_code", "erp"];
+
+    fn prototype(_: &[String]) -> Self {
+        Self::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_stem_names_its_table() {
+        for table in FlatTable::ALL {
+            assert_eq!(FlatTable::from_stem(table.stem()), Some(table));
+        }
+        assert_eq!(FlatTable::from_stem("nonexistent"), None);
+        assert_eq!(FlatTable::STEMS[4], "local_erps");
+    }
+
+    #[test]
+    fn every_column_is_described_and_every_key_and_value_set_is_known() {
+        for table in FlatTable::ALL {
+            let columns = table.prototype(&["erp-a".to_string()]).columns();
+            for column in table.primary_key() {
+                assert!(
+                    columns.contains(&column.to_string()),
+                    "{table:?} key {column}"
+                );
+            }
+            let schema = table.record_schema();
+            let fields = schema.get("properties").unwrap().as_object().unwrap();
+            for column in columns.iter().filter(|c| *c != "erp-a") {
+                let field = &fields[column];
+                assert!(field["description"].is_string(), "{table:?} {column}");
+                if let Some(set) = field.get("x-values") {
+                    let parsed = serde_json::from_value::<ValueSet>(set.clone());
+                    assert!(parsed.is_ok(), "{table:?} {column}: {set}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_header_is_written_from_the_record_and_matches_its_cells() {
+        let erps = ["erp-a".to_string(), "erp-b".to_string()];
+        let prototype = FlatTable::Reporting.prototype(&erps);
+        let columns = prototype.columns();
+        assert_eq!(
+            columns[10..16],
+            [
+                "evidence",
+                "status",
+                "erp-a",
+                "erp-b",
+                "erp_sources",
+                "notes"
+            ]
+        );
+        let csv = String::from_utf8(prototype.csv(true)).unwrap();
+        let (header, row) = csv.split_once("\r\n").unwrap();
+        assert_eq!(header, columns.join(","));
+        assert_eq!(row, ",".repeat(columns.len() - 1) + "\r\n");
+        for table in FlatTable::ALL {
+            let prototype = table.prototype(&erps);
+            assert_eq!(prototype.len(), 1);
+            assert!(!prototype.columns().is_empty(), "{table:?}");
+        }
+    }
+}
