@@ -58,6 +58,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(&tables::local_erp_rows(db).diagnostics);
     all.extend_from_slice(&tables::partner_flag_rows(db).diagnostics);
     all.extend_from_slice(&tables::partner_rows(db).diagnostics);
+    all.extend_from_slice(&tables::obligation_rows(db).diagnostics);
     all.extend_from_slice(&json_sources::news_rows(db).diagnostics);
     all.extend_from_slice(&json_sources::sponsor_rows(db).diagnostics);
     all.extend_from_slice(&rules::site_rules(db).diagnostics);
@@ -74,6 +75,8 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(checks::check_erp_tables(db));
     all.extend_from_slice(checks::check_news_and_sponsors(db));
     all.extend_from_slice(checks::check_rules(db));
+    all.extend_from_slice(checks::check_obligations(db));
+    all.extend_from_slice(checks::check_fact_clauses(db));
     all.extend_from_slice(check_routes(db));
     all.sort();
     all.dedup();

@@ -353,7 +353,9 @@ pub struct Fact {
     /// Set for `e_invoicing` facts (B2B or B2G mandate); null elsewhere or when unclear.
     #[serde(skip_serializing_if = "spec_optional")]
     pub mandatory: Option<bool>,
-    /// Null until dates are recorded as structured fields; deadlines are in the value text or in `details`.
+    /// The first day the obligations this fact describes apply: the earliest date, given to the day, of
+    /// their in-force or enacted phases (`/api/v1/calendar.json` lists every phase). Null when no phase
+    /// gives a day.
     #[serde(skip_serializing_if = "spec_optional")]
     #[schemars(extend("format" = "date"))]
     pub effective_date: Option<String>,
@@ -558,13 +560,82 @@ pub struct FilterItem {
     pub api_url: String,
 }
 
-/// The body of a 404 for an unknown country code or ERP id in a detail path (dev server).
+/// The body of an error answer under `/api/` (the dev server; a static host gives its own 404).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ApiError {
-    /// The HTTP status (404).
+    /// The HTTP status: 404 for an unknown path or id; 400, 405, 408, 431 or 503 for a request the
+    /// server does not answer.
     pub status: u16,
-    /// `not_found`.
+    /// The status as a word: `not_found`, `bad_request`, `method_not_allowed`, `request_timeout`,
+    /// `request_header_fields_too_large`, `service_unavailable`.
     pub error: String,
     pub message: String,
+}
+
+/// How one toggle of one country got its value (`/api/v1/toggles.json`): the rule of
+/// `rules/toggles.toml` and the phase of `tables/obligations.csv` that set it, or why it is null.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToggleDerivation {
+    pub country: String,
+    /// The toggle's name, as in `Toggles`.
+    pub toggle: String,
+    pub value: Option<bool>,
+    /// The obligation the toggle reads (`b2b-e-invoicing`).
+    pub obligation: String,
+    /// The rule that set it, by its number in the toggle's rules (1-based); null when none did.
+    pub rule: Option<u64>,
+    /// The condition the phase met (`applies`, `enacted`, `planned`, ...); null when no rule set it.
+    pub condition: Option<String>,
+    /// What the condition means, in words.
+    pub condition_text: Option<String>,
+    /// The id of the phase that met it: `<country>-<obligation>-<phase>`.
+    pub phase_id: Option<String>,
+    /// The phase's status: `in-force`, `enacted`, `enacted-date-pending`, `planned`, `none`.
+    pub status: Option<String>,
+    /// The date the phase applies from, as precise as its source: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`.
+    pub applies_from: Option<String>,
+    /// The date the phase is compared with.
+    #[schemars(extend("format" = "date"))]
+    pub reference_date: String,
+    /// Who and what the phase covers.
+    pub scope: Option<String>,
+    pub source_urls: Vec<String>,
+    pub verification: Option<Verification>,
+    #[schemars(extend("format" = "date"))]
+    pub last_checked: Option<String>,
+    /// Why the toggle is null, when it is.
+    pub why_null: Option<String>,
+}
+
+/// One dated phase of an obligation (`/api/v1/calendar.json`, `/calendar.ics`).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CalendarEntry {
+    /// The phase id, `<country>-<obligation>-<phase>`; stable, so a calendar sees an update, not a new
+    /// event.
+    pub id: String,
+    pub country: String,
+    pub country_name: String,
+    /// The obligation (`b2b-e-invoicing`) and how pages name it.
+    pub obligation: String,
+    pub obligation_label: String,
+    /// The date the phase applies from, as precise as its source: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`.
+    pub date: String,
+    /// `day`, `month` or `year`: a month or a year stands for its whole span.
+    pub precision: String,
+    /// `in-force`, `enacted` or `planned`.
+    pub status: String,
+    /// `past`, `upcoming` or `spans` (a month or year that holds the reference date), against the
+    /// reference date.
+    pub when: String,
+    /// Who and what the phase covers.
+    pub scope: String,
+    pub source_urls: Vec<String>,
+    pub verification: Verification,
+    #[schemars(extend("format" = "date"))]
+    pub last_checked: Option<String>,
+    /// The id of the country fact whose text explains the obligation.
+    pub fact_id: String,
 }

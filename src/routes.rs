@@ -256,6 +256,7 @@ pub fn media_type(path: &str) -> &'static str {
         Some("css") => "text/css; charset=utf-8",
         Some("js") => "text/javascript; charset=utf-8",
         Some("svg") => "image/svg+xml",
+        Some("ics") => "text/calendar; charset=utf-8",
         _ if name == "_headers" => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
     }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use super::obligations::{e_invoicing_deadlines, effective_date};
 use crate::model::{
     CountryKey, ErpKey, NumberedReport, country_facts_of, country_mandate, country_matrix,
     country_reporting, erp_country_facts, erp_matrix, erp_name,
@@ -32,7 +33,12 @@ fn mandate_flag(b2b: Option<bool>, b2g: Option<bool>) -> Option<bool> {
     }
 }
 
-fn key_fact(label: &FactLabel, row: &CountryFactRow, mandatory: Option<bool>) -> Fact {
+fn key_fact(
+    label: &FactLabel,
+    row: &CountryFactRow,
+    mandatory: Option<bool>,
+    effective_date: Option<String>,
+) -> Fact {
     Fact {
         id: key_fact_id(&row.country, label),
         country: row.country.clone(),
@@ -42,7 +48,7 @@ fn key_fact(label: &FactLabel, row: &CountryFactRow, mandatory: Option<bool>) ->
         value: row.value.clone(),
         status: row.verification.status(),
         mandatory,
-        effective_date: None,
+        effective_date,
         source_url: row.source.first().cloned(),
         source_urls: row.source.clone(),
         verification: row.verification,
@@ -51,18 +57,20 @@ fn key_fact(label: &FactLabel, row: &CountryFactRow, mandatory: Option<bool>) ->
     }
 }
 
-/// The e-invoicing support fact of one matrix cell, with the country's mandate in `details`.
+/// The e-invoicing support fact of one matrix cell, with the country's mandate in `details` (its
+/// `deadlines` from the dated phases of the country's e-invoicing obligations).
 pub fn support_fact(
     db: &dyn salsa::Database,
     row: &MatrixRow,
     mandate: Option<&MandateRow>,
+    deadlines: &str,
 ) -> Fact {
     let erp_name = erp_name(db, &row.erp);
     let field = |f: fn(&MandateRow) -> &String| mandate.map(f).cloned().unwrap_or_default();
     let details = BTreeMap::from([
         ("mandate".to_string(), field(|m| &m.mandate)),
         ("scope".to_string(), field(|m| &m.scope)),
-        ("deadlines".to_string(), field(|m| &m.deadlines)),
+        ("deadlines".to_string(), deadlines.to_string()),
         ("format".to_string(), field(|m| &m.format)),
         ("vendors".to_string(), row.vendors.clone()),
         ("notes".to_string(), row.notes.clone()),
@@ -157,6 +165,7 @@ pub fn country_facts<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) ->
         toggles.e_invoicing_mandatory_b2g,
     );
     let mandate = country_mandate(db, key).as_ref();
+    let deadlines = e_invoicing_deadlines(db, key);
     let mut facts: Vec<Fact> = country_facts_of(db, key)
         .iter()
         .map(|f| {
@@ -166,13 +175,14 @@ pub fn country_facts<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) ->
                 (f.label.topic == "e_invoicing")
                     .then_some(mandatory)
                     .flatten(),
+                effective_date(db, key, &f.label.label),
             )
         })
         .collect();
     facts.extend(
         country_matrix(db, key)
             .iter()
-            .map(|row| support_fact(db, row, mandate)),
+            .map(|row| support_fact(db, row, mandate, deadlines)),
     );
     facts.extend(country_reporting(db, key).iter().map(reporting_fact));
     facts
@@ -185,7 +195,8 @@ pub fn erp_support_facts<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) ->
         .iter()
         .map(|row| {
             let country = CountryKey::new(db, row.country.clone());
-            support_fact(db, row, country_mandate(db, country).as_ref())
+            let deadlines = e_invoicing_deadlines(db, country);
+            support_fact(db, row, country_mandate(db, country).as_ref(), deadlines)
         })
         .collect()
 }
@@ -198,7 +209,13 @@ pub fn erp_other_facts<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> V
         .iter()
         .filter_map(|row| {
             let label = labels.iter().find(|l| l.label == row.fact)?;
-            Some(key_fact(label, row, None))
+            let country = CountryKey::new(db, row.country.clone());
+            Some(key_fact(
+                label,
+                row,
+                None,
+                effective_date(db, country, &label.label),
+            ))
         })
         .collect()
 }

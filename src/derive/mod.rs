@@ -1,8 +1,9 @@
-//! Derive: facts, toggles (by the rules of `rules/toggles.toml`), counts and filter membership, per
-//! country and per ERP. Everything here is a narrow query over [`crate::model`] projections.
+//! Derive: facts, toggles (from the dated obligations, by the rules of `rules/toggles.toml`), the
+//! calendar, counts and filter membership, per country and per ERP. Everything here is a narrow query over [`crate::model`] projections.
 
 pub mod facts;
 pub mod filters;
+pub mod obligations;
 pub mod toggles;
 
 use crate::model::{

@@ -1,125 +1,158 @@
-//! Toggles: each is set by the first rule of `rules/toggles.toml` whose pattern matches the recorded fact
-//! text of the country, and stays null (unknown) when none matches.
+//! Toggles: derived from the dated phases of `sources/tables/obligations.csv` by the rules of
+//! `rules/toggles.toml`, against the reference date of `rules/site.toml`.
+//!
+//! Each toggle reads the phases of one obligation. Its rules are tried in order; the first rule that a
+//! phase meets (phases in order: by obligation, then by date) sets the toggle, and that phase is the
+//! reason. A toggle no rule sets is null, and says why: no phase recorded, a phase marked unclear, or a
+//! date too coarse to compare with the reference date. A toggle is never guessed.
 
-use std::collections::BTreeMap;
+use jiff::civil::Date;
 
-use crate::model::{CountryKey, country_facts_of, reference_date};
-use crate::parse::rules::{DateCondition, ToggleRule, toggle_rules};
+use crate::model::{CountryKey, country_obligations, reference_date};
+use crate::parse::rules::{ObligationRule, PhaseCondition, obligation_rules, toggle_rules};
+use crate::parse::tables::{ObligationRow, PhaseStatus};
 use crate::resources::{ToggleCoverage, Toggles};
 
-/// Why a toggle has its value: the fact whose text matched, and the matched text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToggleReason {
-    pub fact_id: String,
-    pub matched: String,
+/// Whether a phase meets a condition on the reference date.
+pub fn meets(phase: &ObligationRow, condition: PhaseCondition, reference: Date) -> bool {
+    let first = phase.applies_from.and_then(|d| d.first_day());
+    let last = phase.applies_from.and_then(|d| d.last_day());
+    match condition {
+        PhaseCondition::Applies => match phase.status {
+            PhaseStatus::InForce => true,
+            // A month or a year applies on the reference date only when all of it is on or before it.
+            PhaseStatus::Enacted => last.is_some_and(|last| last <= reference),
+            _ => false,
+        },
+        PhaseCondition::AppliesLater => {
+            phase.status == PhaseStatus::Enacted && first.is_some_and(|first| first > reference)
+        }
+        PhaseCondition::InForce => phase.status == PhaseStatus::InForce,
+        PhaseCondition::Enacted => phase.status == PhaseStatus::Enacted,
+        PhaseCondition::EnactedDatePending => phase.status == PhaseStatus::EnactedDatePending,
+        PhaseCondition::Planned => phase.status == PhaseStatus::Planned,
+        PhaseCondition::None => phase.status == PhaseStatus::None,
+    }
 }
 
-/// The toggles of a country and, for each set toggle, the fact text that set it.
+/// How one toggle of one country got its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToggleExplanation {
+    /// The toggle's name (`e_invoicing_mandatory_b2b`).
+    pub name: &'static str,
+    pub value: Option<bool>,
+    /// The obligation the toggle reads (`b2b-e-invoicing`).
+    pub obligation: String,
+    /// The rule that set it: its number in the toggle's `rules` (1-based) and the condition the phase met.
+    pub rule: Option<(usize, PhaseCondition)>,
+    /// The phase that met it.
+    pub phase: Option<ObligationRow>,
+    /// Why the toggle is null, when it is.
+    pub why_null: Option<String>,
+}
+
+/// The toggles of a country and how each got its value, in the toggles' published order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ToggleOutcome {
     pub toggles: Toggles,
-    pub reasons: BTreeMap<&'static str, ToggleReason>,
+    pub explanations: Vec<ToggleExplanation>,
 }
 
-/// The compiled rules, compiled once per edit of `rules/toggles.toml`.
-pub struct CompiledToggle {
-    pub name: String,
-    pub topics: Vec<String>,
-    pub rules: Vec<(regex::Regex, bool, Option<DateCondition>)>,
+/// The reference date as a date, or `None` when `rules/site.toml` gives none (its own error says why).
+pub fn reference_day(db: &dyn salsa::Database) -> Option<Date> {
+    reference_date(db).parse().ok()
 }
 
-/// The toggle rules, compiled once per edit of `rules/toggles.toml` (regexes are not comparable, so this
-/// query is never backdated; its readers compare their own results instead).
-#[salsa::tracked(returns(ref), no_eq)]
-pub fn compiled_toggles(db: &dyn salsa::Database) -> Vec<CompiledToggle> {
-    toggle_rules(db).value.iter().map(compile).collect()
-}
-
-fn compile(rule: &ToggleRule) -> CompiledToggle {
-    CompiledToggle {
-        name: rule.name.clone(),
-        topics: rule.topics.clone(),
-        // Invalid patterns are reported by the parser; here they simply never match.
-        rules: rule
-            .rules
-            .iter()
-            .filter_map(|m| {
-                regex::Regex::new(&m.pattern)
-                    .ok()
-                    .map(|re| (re, m.value, m.date))
-            })
-            .collect(),
+/// Why a toggle that no rule set is null, from the phases of its obligation.
+fn why_null(
+    obligation: Option<&ObligationRule>,
+    phases: &[&ObligationRow],
+    reference: Date,
+) -> String {
+    let label = obligation.map_or("its obligation", |o| o.label.as_str());
+    if phases.is_empty() {
+        return format!("No phase of {label} is recorded for this country.");
     }
-}
-
-/// Evaluates one toggle against `(fact id, topic, text)` triples.
-pub fn evaluate(
-    toggle: &CompiledToggle,
-    facts: &[(String, &str, &str)],
-    reference: &str,
-) -> Option<(bool, ToggleReason)> {
-    for (regex, value, date) in &toggle.rules {
-        for (fact_id, topic, text) in facts {
-            if !toggle.topics.iter().any(|t| t == topic) {
-                continue;
-            }
-            let Some(captures) = regex.captures(text) else {
-                continue;
-            };
-            if let Some(condition) = date {
-                // ISO dates compare correctly as strings.
-                let Some(date) = captures.name("date").map(|m| m.as_str()) else {
-                    continue;
-                };
-                let fits = match condition {
-                    DateCondition::OnOrBeforeReference => date <= reference,
-                    DateCondition::AfterReference => date > reference,
-                };
-                if !fits {
-                    continue;
-                }
-            }
-            let matched = captures.get(0).map_or("", |m| m.as_str()).to_string();
-            return Some((
-                *value,
-                ToggleReason {
-                    fact_id: fact_id.clone(),
-                    matched,
-                },
-            ));
-        }
+    if let Some(unclear) = phases.iter().find(|p| p.status == PhaseStatus::Unclear) {
+        let notes = unclear.notes.trim();
+        return if notes.is_empty() {
+            format!("{label}: unclear.")
+        } else {
+            format!("{label}: unclear. {notes}")
+        };
     }
-    None
+    if let Some(coarse) = phases.iter().find(|p| {
+        p.status == PhaseStatus::Enacted
+            && !meets(p, PhaseCondition::Applies, reference)
+            && !meets(p, PhaseCondition::AppliesLater, reference)
+    }) {
+        let date = coarse
+            .applies_from
+            .map(|d| d.to_string())
+            .unwrap_or_default();
+        return format!(
+            "{label} applies from {date}, which does not say whether it applies on the reference date {reference}."
+        );
+    }
+    format!("No rule of this toggle matches the recorded phases of {label}.")
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn country_toggles<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> ToggleOutcome {
-    let facts: Vec<(String, &str, &str)> = country_facts_of(db, key)
-        .iter()
-        .map(|f| {
-            (
-                super::facts::key_fact_id(key.code(db), &f.label),
-                f.label.topic.as_str(),
-                f.row.value.as_str(),
-            )
-        })
-        .collect();
-    let reference = reference_date(db);
+    let phases = country_obligations(db, key);
+    let obligations = obligation_rules(db);
+    let reference = reference_day(db).unwrap_or_default();
+    let rules = &toggle_rules(db).value;
     let mut outcome = ToggleOutcome::default();
-    for toggle in compiled_toggles(db) {
-        let Some(name) = Toggles::NAMES.iter().find(|n| **n == toggle.name) else {
+    for name in Toggles::NAMES {
+        let Some(toggle) = rules.iter().find(|t| t.name == name) else {
+            // A toggle without rules is reported by the rule checks.
             continue;
         };
-        if let Some((value, reason)) = evaluate(toggle, &facts, reference) {
-            outcome.toggles.set(name, Some(value));
-            outcome.reasons.insert(name, reason);
-        }
+        let own: Vec<&ObligationRow> = phases
+            .iter()
+            .filter(|p| p.obligation == toggle.obligation)
+            .collect();
+        let found = toggle.rules.iter().enumerate().find_map(|(i, rule)| {
+            own.iter().find_map(|phase| {
+                rule.when
+                    .iter()
+                    .find(|c| meets(phase, **c, reference))
+                    .map(|c| (i + 1, *c, rule.value, (*phase).clone()))
+            })
+        });
+        let explanation = match found {
+            Some((n, condition, value, phase)) => {
+                outcome.toggles.set(name, Some(value));
+                ToggleExplanation {
+                    name,
+                    value: Some(value),
+                    obligation: toggle.obligation.clone(),
+                    rule: Some((n, condition)),
+                    phase: Some(phase),
+                    why_null: None,
+                }
+            }
+            None => ToggleExplanation {
+                name,
+                value: None,
+                obligation: toggle.obligation.clone(),
+                rule: None,
+                phase: None,
+                why_null: Some(why_null(
+                    obligations.iter().find(|o| o.id == toggle.obligation),
+                    &own,
+                    reference,
+                )),
+            },
+        };
+        outcome.explanations.push(explanation);
     }
     outcome
 }
 
-/// Just the toggle values of a country: what lists and filters read, so a change of the fact text that
-/// set a toggle, with the same value, stops here.
+/// Just the toggle values of a country: what lists and filters read, so a change of the phase that set a
+/// toggle, with the same value, stops here.
 #[salsa::tracked(returns(copy))]
 pub fn country_toggle_values<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Toggles {
     country_toggles(db, key).toggles
@@ -149,4 +182,53 @@ pub fn toggle_coverage(db: &dyn salsa::Database) -> ToggleCoverage {
         }
     }
     coverage
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::tables::{PartialDate, Verification};
+
+    fn phase(status: PhaseStatus, from: Option<&str>) -> ObligationRow {
+        ObligationRow {
+            country: "xx".into(),
+            obligation: "b2b-e-invoicing".into(),
+            phase: "main".into(),
+            status,
+            applies_from: from.map(|d| PartialDate::parse(d).unwrap()),
+            scope: String::new(),
+            source: Vec::new(),
+            evidence: "unverified".into(),
+            verification: Verification::Unverified,
+            last_verified: None,
+            notes: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_phase_applies_when_all_of_its_date_is_on_or_before_the_reference_date() {
+        let reference: Date = "2026-10-16".parse().unwrap();
+        let applies =
+            |status, from| meets(&phase(status, from), PhaseCondition::Applies, reference);
+        let later = |status, from| {
+            meets(
+                &phase(status, from),
+                PhaseCondition::AppliesLater,
+                reference,
+            )
+        };
+        assert!(applies(PhaseStatus::InForce, None));
+        assert!(applies(PhaseStatus::Enacted, Some("2026-10-16")));
+        assert!(applies(PhaseStatus::Enacted, Some("2026-09")));
+        assert!(applies(PhaseStatus::Enacted, Some("2025")));
+        assert!(!applies(PhaseStatus::Enacted, Some("2026-10-17")));
+        // A month or a year that holds the reference date: neither applies nor applies later.
+        assert!(!applies(PhaseStatus::Enacted, Some("2026-10")));
+        assert!(!later(PhaseStatus::Enacted, Some("2026-10")));
+        assert!(!applies(PhaseStatus::Enacted, Some("2026")));
+        assert!(!later(PhaseStatus::Enacted, Some("2026")));
+        assert!(later(PhaseStatus::Enacted, Some("2027")));
+        assert!(!applies(PhaseStatus::Planned, Some("2020-01-01")));
+        assert!(!applies(PhaseStatus::EnactedDatePending, None));
+    }
 }

@@ -11,13 +11,14 @@ use crate::parse::json_sources::{
     ERP_REGISTER, NEWS, SPONSORS, locate_json_value, news_rows, sponsor_rows,
 };
 use crate::parse::rules::{
-    FACTS, FILTERS, TOGGLES, VOCABULARY, fact_labels, filter_rules, toggle_rules, vocabulary,
+    FACTS, FILTERS, TOGGLES, VOCABULARY, fact_labels, filter_rules, obligation_rules, toggle_file,
+    toggle_rules, vocabulary,
 };
 use crate::parse::source_text;
 use crate::parse::tables::{
-    Pos, REPORTING, RunKey, connector_rows, country_fact_keys, country_fact_rows_of,
-    country_register_rows, local_erp_rows, mandate_rows, matrix_rows, partner_flag_rows,
-    partner_rows, reporting_table, vat_rows,
+    ObligationRow, PhaseStatus, Pos, REPORTING, RunKey, connector_rows, country_fact_keys,
+    country_fact_rows_of, country_register_rows, local_erp_rows, mandate_rows, matrix_rows,
+    obligation_rows, partner_flag_rows, partner_rows, reporting_table, vat_rows,
 };
 use crate::resources::{FactTopic, Toggles};
 
@@ -454,6 +455,25 @@ pub fn check_rules(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     }
 
     let toggles = &toggle_rules(db).value;
+    let obligations = obligation_rules(db);
+    let mut ids = BTreeSet::new();
+    for obligation in obligations {
+        if !ids.insert(obligation.id.as_str()) {
+            diagnostics.push(obligation.at.error(
+                TOGGLES,
+                format!("obligation `{}` is declared twice", obligation.id),
+            ));
+        }
+        if !labels.contains(obligation.fact.as_str()) {
+            diagnostics.push(obligation.fact_at.error(
+                TOGGLES,
+                format!(
+                    "unknown fact `{}` (rules/facts.toml has no such label)",
+                    obligation.fact
+                ),
+            ));
+        }
+    }
     let mut names = BTreeSet::new();
     for toggle in toggles {
         if !Toggles::NAMES.contains(&toggle.name.as_str()) {
@@ -472,15 +492,20 @@ pub fn check_rules(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                 format!("toggle `{}` is defined twice", toggle.name),
             ));
         }
-        for topic in toggle
-            .topics
-            .iter()
-            .filter(|t| FactTopic::from_name(t).is_none())
-        {
-            diagnostics.push(toggle.at.error(TOGGLES, format!("unknown topic `{topic}`")));
+        if !ids.contains(toggle.obligation.as_str()) {
+            diagnostics.push(toggle.obligation_at.error(
+                TOGGLES,
+                format!(
+                    "unknown obligation `{}`; declare it as an [[obligation]]",
+                    toggle.obligation
+                ),
+            ));
+        }
+        for rule in toggle.rules.iter().filter(|r| r.when.is_empty()) {
+            diagnostics.push(rule.at.error(TOGGLES, "`when` names no condition"));
         }
     }
-    if !toggles.is_empty() || source_text(db, TOGGLES).is_ok() {
+    if toggle_file(db).diagnostics.is_empty() && source_text(db, TOGGLES).is_ok() {
         for missing in Toggles::NAMES.iter().filter(|n| !names.contains(*n)) {
             diagnostics.push(Diagnostic::file(
                 TOGGLES,
@@ -546,4 +571,277 @@ pub fn check_rules(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         ));
     }
     diagnostics
+}
+
+/// The obligations table: known countries and obligations, unique phases, a date where the status needs
+/// one (and none where it cannot have one), an in-force date not after the reference date, `none` and
+/// `unclear` alone, no two phases of one obligation from the same date for the same scope, and notes on
+/// what was looked at for an unclear obligation.
+#[salsa::tracked(returns(ref))]
+pub fn check_obligations(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    let mut c = Checker::new(db);
+    let vocabulary = &vocabulary(db).value;
+    let known: BTreeSet<&str> = obligation_rules(db).iter().map(|o| o.id.as_str()).collect();
+    let reference = crate::derive::toggles::reference_day(db);
+    let rows = &obligation_rows(db).value;
+    let mut seen = BTreeMap::new();
+    for r in rows {
+        let row = &r.row;
+        c.country(&r.pos, "country_code", &row.country);
+        if !row.evidence.is_empty() {
+            c.one_of(
+                &r.pos,
+                "evidence",
+                "evidence",
+                &row.evidence,
+                &vocabulary.evidence,
+            );
+        }
+        // With no obligation declared (rules/toggles.toml unreadable), its own error says why.
+        if !known.is_empty()
+            && !row.obligation.is_empty()
+            && !known.contains(row.obligation.as_str())
+        {
+            let list: Vec<&str> = known.iter().copied().collect();
+            c.diagnostics.push(r.pos.error(
+                "obligation",
+                format!(
+                    "unknown obligation `{}`; rules/toggles.toml declares: {}",
+                    row.obligation,
+                    list.join(", ")
+                ),
+            ));
+        }
+        c.unique(&mut seen, row.id(), &r.pos, "phase", "phase");
+        match (row.status, row.applies_from) {
+            (PhaseStatus::InForce, Some(date))
+                if reference.is_some_and(|reference| date.first_day().is_some_and(|first| first > reference)) =>
+            {
+                c.diagnostics.push(r.pos.error(
+                    "applies_from",
+                    format!("an `in-force` phase cannot apply from `{date}`, after the reference date {}: it is `enacted`", reference.unwrap_or_default()),
+                ))
+            }
+            _ => {}
+        }
+        if row.status == PhaseStatus::Unclear && row.notes.trim().is_empty() {
+            c.diagnostics.push(r.pos.error(
+                "notes",
+                "an `unclear` phase says in `notes` what was looked at and why it stays unclear",
+            ));
+        }
+    }
+    // Phases of one country's obligation against each other.
+    let mut groups: BTreeMap<(&str, &str), Vec<&crate::parse::tables::Located<ObligationRow>>> =
+        BTreeMap::new();
+    for r in rows {
+        groups
+            .entry((r.row.country.as_str(), r.row.obligation.as_str()))
+            .or_default()
+            .push(r);
+    }
+    for ((_, obligation), phases) in groups {
+        if phases.len() > 1
+            && let Some(alone) = phases
+                .iter()
+                .find(|p| matches!(p.row.status, PhaseStatus::None | PhaseStatus::Unclear))
+        {
+            c.diagnostics.push(alone.pos.error(
+                "status",
+                format!(
+                    "contradictory phases: a `{}` phase must be the only phase of `{obligation}`, which has {} here",
+                    alone.row.status.as_str(),
+                    phases.len()
+                ),
+            ));
+        }
+        for (i, a) in phases.iter().enumerate() {
+            for b in &phases[..i] {
+                if a.row.applies_from.is_some()
+                    && a.row.applies_from == b.row.applies_from
+                    && a.row.scope.trim() == b.row.scope.trim()
+                {
+                    c.diagnostics.push(a.pos.error(
+                        "phase",
+                        format!(
+                            "overlapping phases: `{}` applies from the same date to the same scope as `{}` (line {})",
+                            a.row.phase, b.row.phase, b.pos.line
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    c.diagnostics
+}
+
+/// What a fact's clause for an obligation says (`B2B: mandatory from 2025-01-01`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Claim {
+    /// `mandatory from D`, `from D`: a phase in force or enacted from that day.
+    From(String),
+    /// `mandatory, in force`, `yes`, `required`, `on request`: a phase applies on the reference date.
+    InForce,
+    /// `enacted, date pending`.
+    DatePending,
+    /// `planned`.
+    Planned,
+    /// `no mandate`: nothing in force or enacted.
+    NoMandate,
+    /// `no`: nothing applies on the reference date.
+    No,
+}
+
+/// The claim of `clause` in a fact text, if the text has the clause in one of the recorded forms.
+fn claim(text: &str, clause: &str) -> Option<(Claim, String)> {
+    let start = text
+        .match_indices(&format!("{clause}: "))
+        .find_map(|(at, _)| {
+            let boundary = text[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric());
+            boundary.then_some(at)
+        })?;
+    let rest = &text[start + clause.len() + 2..];
+    let date_after = |prefix: &str| -> Option<String> {
+        let date = rest.strip_prefix(prefix)?.get(..10)?;
+        crate::parse::is_iso_date(date).then(|| date.to_string())
+    };
+    let word_is = |word: &str| {
+        rest.strip_prefix(word)
+            .is_some_and(|after| after.chars().next().is_none_or(|c| !c.is_alphanumeric()))
+    };
+    let found = if let Some(date) = date_after("mandatory from ").or_else(|| date_after("from ")) {
+        Claim::From(date)
+    } else if word_is("mandatory, in force")
+        || word_is("yes")
+        || word_is("required")
+        || word_is("on request")
+    {
+        Claim::InForce
+    } else if word_is("enacted, date pending") {
+        Claim::DatePending
+    } else if word_is("planned") {
+        Claim::Planned
+    } else if word_is("no mandate") {
+        Claim::NoMandate
+    } else if word_is("no") {
+        Claim::No
+    } else {
+        return None;
+    };
+    let shown: String = rest
+        .chars()
+        .take_while(|c| *c != '(' && *c != '.' && *c != ';')
+        .collect();
+    Some((found, format!("{clause}: {}", shown.trim())))
+}
+
+/// Whether the phases of an obligation bear a claim out.
+fn borne_out(claim: &Claim, phases: &[&ObligationRow], reference: jiff::civil::Date) -> bool {
+    use crate::derive::toggles::meets;
+    use crate::parse::rules::PhaseCondition as C;
+    let any = |f: &dyn Fn(&ObligationRow) -> bool| phases.iter().any(|p| f(p));
+    let enacted_or_in_force =
+        |p: &ObligationRow| matches!(p.status, PhaseStatus::InForce | PhaseStatus::Enacted);
+    match claim {
+        Claim::From(date) => any(&|p| {
+            enacted_or_in_force(p) && p.applies_from.is_some_and(|d| d.to_string() == *date)
+        }),
+        Claim::InForce => any(&|p| meets(p, C::Applies, reference)),
+        Claim::DatePending => {
+            any(&|p| p.status == PhaseStatus::EnactedDatePending) && !any(&enacted_or_in_force)
+        }
+        Claim::Planned => any(&|p| p.status == PhaseStatus::Planned) && !any(&enacted_or_in_force),
+        Claim::NoMandate => {
+            !any(&|p| enacted_or_in_force(p) || p.status == PhaseStatus::EnactedDatePending)
+        }
+        Claim::No => !any(&|p| meets(p, C::Applies, reference)),
+    }
+}
+
+/// The country facts whose clause contradicts the structured phases of its obligation (the prose stays,
+/// for people to read; it must say what the phases say). One query per country.
+#[salsa::tracked(returns(ref))]
+pub fn check_fact_clauses(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    countries(db)
+        .iter()
+        .flat_map(|c| check_fact_clauses_of(db, crate::model::CountryKey::new(db, c.code.clone())))
+        .cloned()
+        .collect()
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn check_fact_clauses_of<'db>(
+    db: &'db dyn salsa::Database,
+    key: crate::model::CountryKey<'db>,
+) -> Vec<Diagnostic> {
+    let phases = crate::model::country_obligations(db, key);
+    let Some(reference) = crate::derive::toggles::reference_day(db) else {
+        return Vec::new();
+    };
+    let mut diagnostics = Vec::new();
+    for fact in &country_fact_rows_of(db, RunKey::new(db, key.code(db).clone())).value {
+        for obligation in obligation_rules(db)
+            .iter()
+            .filter(|o| o.fact == fact.row.fact)
+        {
+            let own: Vec<&ObligationRow> = phases
+                .iter()
+                .filter(|p| p.obligation == obligation.id)
+                .collect();
+            let Some((claim, shown)) = claim(&fact.row.value, &obligation.clause) else {
+                continue;
+            };
+            if own.is_empty() || own.iter().any(|p| p.status == PhaseStatus::Unclear) {
+                continue;
+            }
+            if !borne_out(&claim, &own, reference) {
+                let recorded: Vec<String> = own
+                    .iter()
+                    .map(|p| match p.applies_from {
+                        Some(date) => format!("{} {} from {date}", p.phase, p.status.as_str()),
+                        None => format!("{} {}", p.phase, p.status.as_str()),
+                    })
+                    .collect();
+                diagnostics.push(fact.pos.error(
+                    "value",
+                    format!(
+                        "the text says `{shown}`, but tables/obligations.csv records {} as: {}",
+                        obligation.id,
+                        recorded.join("; ")
+                    ),
+                ));
+            }
+        }
+    }
+    diagnostics
+}
+
+#[cfg(test)]
+mod clause_tests {
+    use super::{Claim, claim};
+
+    #[test]
+    fn clauses_are_read_in_their_recorded_forms() {
+        let text = "B2B: mandatory from 2026-09-01 (all). B2G: mandatory, in force (Chorus Pro).";
+        assert_eq!(
+            claim(text, "B2B").unwrap().0,
+            Claim::From("2026-09-01".into())
+        );
+        assert_eq!(claim(text, "B2G").unwrap().0, Claim::InForce);
+        let text =
+            "VAT return. Real-time reporting: no (planned). SAF-T: on request. Audit file: no.";
+        assert_eq!(claim(text, "Real-time reporting").unwrap().0, Claim::No);
+        assert_eq!(claim(text, "SAF-T").unwrap().0, Claim::InForce);
+        assert_eq!(claim(text, "Audit file").unwrap().0, Claim::No);
+        assert_eq!(
+            claim("B2B: enacted, date pending (x)", "B2B").unwrap().0,
+            Claim::DatePending
+        );
+        assert_eq!(claim("B2B: no mandate", "B2B").unwrap().0, Claim::NoMandate);
+        assert_eq!(claim("XB2B: planned", "B2B"), None);
+        assert_eq!(claim("B2B: maybe", "B2B"), None);
+    }
 }

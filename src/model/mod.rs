@@ -10,10 +10,10 @@ pub mod checks;
 use crate::parse::json_sources::{ErpReg, erp_register_rows};
 use crate::parse::rules::{FactLabel, fact_labels, site_rules, vocabulary};
 use crate::parse::tables::{
-    ConnectorRow, CountryFactRow, LocalErpRow, Located, MandateRow, MatrixRow, PartnerFlagRow,
-    PartnerRow, ReportingRow, RunKey, VatRow, connector_rows, country_fact_keys,
+    ConnectorRow, CountryFactRow, LocalErpRow, Located, MandateRow, MatrixRow, ObligationRow,
+    PartnerFlagRow, PartnerRow, ReportingRow, RunKey, VatRow, connector_rows, country_fact_keys,
     country_fact_rows_of, country_register_rows, local_erp_rows, mandate_rows, matrix_rows,
-    partner_flag_rows, partner_rows, reporting_table, vat_rows,
+    obligation_rows, partner_flag_rows, partner_rows, reporting_table, vat_rows,
 };
 
 /// The rows of a parsed table that `keep` selects, without their positions: what a projection returns,
@@ -191,6 +191,34 @@ pub fn country_mandate<'db>(
         .iter()
         .find(|r| &r.row.country == key.code(db))
         .map(|r| r.row.clone())
+}
+
+/// The phases of one country's obligations, in the order of `rules/toggles.toml`'s obligations, then by
+/// the date they apply from (undated phases last), then by phase name.
+#[salsa::tracked(returns(ref))]
+pub fn country_obligations<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<ObligationRow> {
+    let order = crate::parse::rules::obligation_rules(db);
+    let rank = |id: &str| order.iter().position(|o| o.id == id).unwrap_or(usize::MAX);
+    let mut rows: Vec<ObligationRow> =
+        rows_where(&obligation_rows(db).value, |r| &r.country == key.code(db));
+    rows.sort_by(|a, b| {
+        (
+            rank(&a.obligation),
+            a.applies_from.is_none(),
+            a.applies_from,
+            &a.phase,
+        )
+            .cmp(&(
+                rank(&b.obligation),
+                b.applies_from.is_none(),
+                b.applies_from,
+                &b.phase,
+            ))
+    });
+    rows
 }
 
 /// The matrix rows of one country, in ERP order.

@@ -201,21 +201,58 @@ pub fn route_rules(db: &dyn salsa::Database) -> Checked<Vec<RouteRule>> {
 
 // ---------------------------------------------------------------- toggles.toml
 
-/// When a rule's captured `date` must fall relative to the reference date.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// A condition a phase of an obligation (a row of `sources/tables/obligations.csv`) can meet, against
+/// the reference date of `rules/site.toml`. The status conditions are the phase's recorded status; the
+/// date conditions compare its `applies_from` with the reference date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum DateCondition {
-    OnOrBeforeReference,
-    AfterReference,
+pub enum PhaseCondition {
+    /// The phase applies on the reference date: `in-force`, or `enacted` from a date (a whole day, month
+    /// or year) on or before it.
+    Applies,
+    /// The phase is `enacted` from a date that begins after the reference date.
+    AppliesLater,
+    /// Status `in-force`.
+    InForce,
+    /// Status `enacted` (with a date).
+    Enacted,
+    /// Status `enacted-date-pending`.
+    EnactedDatePending,
+    /// Status `planned`.
+    Planned,
+    /// Status `none`.
+    None,
+}
+
+impl PhaseCondition {
+    /// How the pages say what a phase met, after its status (`enacted from 2027-01-01: applies only
+    /// after the reference date`).
+    pub fn describe(self) -> &'static str {
+        match self {
+            PhaseCondition::Applies => "applies on the reference date",
+            PhaseCondition::AppliesLater => "applies only after the reference date",
+            PhaseCondition::InForce => "in force",
+            PhaseCondition::Enacted => "enacted with a date",
+            PhaseCondition::EnactedDatePending => "enacted, start date pending",
+            PhaseCondition::Planned => "not enacted",
+            PhaseCondition::None => "no such obligation",
+        }
+    }
+}
+
+/// One or several conditions (`when = "applies"` or `when = ["planned", "none"]`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawConditions {
+    One(PhaseCondition),
+    Many(Vec<PhaseCondition>),
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawMatch {
-    pattern: Spanned<String>,
+struct RawToggleRule {
+    when: Spanned<RawConditions>,
     value: bool,
-    #[serde(default)]
-    date: Option<DateCondition>,
 }
 
 #[derive(Deserialize)]
@@ -225,22 +262,46 @@ struct RawToggle {
     #[serde(default)]
     label: Option<String>,
     description: String,
-    topics: Vec<String>,
-    rules: Vec<RawMatch>,
+    obligation: Spanned<String>,
+    rules: Vec<RawToggleRule>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawObligation {
+    id: Spanned<String>,
+    label: String,
+    fact: Spanned<String>,
+    clause: String,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawToggles {
     #[serde(default)]
+    obligation: Vec<RawObligation>,
+    #[serde(default)]
     toggle: Vec<RawToggle>,
 }
 
+/// An obligation the obligations table records: how pages name it, and the country fact whose prose
+/// explains it with a clause (`B2B: mandatory from …` in the `E-invoicing` fact).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObligationRule {
+    pub id: String,
+    pub label: String,
+    pub fact: String,
+    pub clause: String,
+    pub at: At,
+    pub fact_at: At,
+}
+
+/// One rule of a toggle: when any phase of the toggle's obligation meets one of `when`, the toggle is
+/// `value`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToggleMatch {
-    pub pattern: String,
+    pub when: Vec<PhaseCondition>,
     pub value: bool,
-    pub date: Option<DateCondition>,
     pub at: At,
 }
 
@@ -250,49 +311,79 @@ pub struct ToggleRule {
     /// The short heading pages show (`B2B mandate`); the name with spaces when absent.
     pub label: Option<String>,
     pub description: String,
-    pub topics: Vec<String>,
+    pub obligation: String,
+    pub obligation_at: At,
     pub rules: Vec<ToggleMatch>,
     pub at: At,
 }
 
+/// The obligations and the toggle rules of `rules/toggles.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToggleRules {
+    pub obligations: Vec<ObligationRule>,
+    pub toggles: Vec<ToggleRule>,
+}
+
 #[salsa::tracked(returns(ref))]
-pub fn toggle_rules(db: &dyn salsa::Database) -> Checked<Vec<ToggleRule>> {
-    let (raw, text, mut diagnostics) = parse_toml::<RawToggles>(db, TOGGLES);
-    let mut toggles = Vec::new();
-    for toggle in raw.toggle {
-        let mut rules = Vec::new();
-        for rule in toggle.rules {
-            let rule_at = at(&text, &rule.pattern);
-            match regex::Regex::new(rule.pattern.get_ref()) {
-                Ok(regex) => {
-                    if rule.date.is_some() && !regex.capture_names().any(|n| n == Some("date")) {
-                        diagnostics.push(rule_at.error(
-                            TOGGLES,
-                            "a rule with `date` needs a `(?P<date>...)` group in its pattern",
-                        ));
-                    }
-                }
-                Err(error) => {
-                    diagnostics.push(rule_at.error(TOGGLES, format!("invalid pattern: {error}")))
-                }
-            }
-            rules.push(ToggleMatch {
-                pattern: rule.pattern.into_inner(),
-                value: rule.value,
-                date: rule.date,
-                at: rule_at,
-            });
-        }
-        toggles.push(ToggleRule {
+pub fn toggle_file(db: &dyn salsa::Database) -> Checked<ToggleRules> {
+    let (raw, text, diagnostics) = parse_toml::<RawToggles>(db, TOGGLES);
+    let obligations = raw
+        .obligation
+        .into_iter()
+        .map(|o| ObligationRule {
+            at: at(&text, &o.id),
+            fact_at: at(&text, &o.fact),
+            id: o.id.into_inner(),
+            label: o.label,
+            fact: o.fact.into_inner(),
+            clause: o.clause,
+        })
+        .collect();
+    let toggles = raw
+        .toggle
+        .into_iter()
+        .map(|toggle| ToggleRule {
             at: at(&text, &toggle.name),
+            obligation_at: at(&text, &toggle.obligation),
             name: toggle.name.into_inner(),
             label: toggle.label,
             description: toggle.description,
-            topics: toggle.topics,
-            rules,
-        });
-    }
-    Checked::new(toggles, diagnostics)
+            obligation: toggle.obligation.into_inner(),
+            rules: toggle
+                .rules
+                .into_iter()
+                .map(|rule| ToggleMatch {
+                    at: at(&text, &rule.when),
+                    when: match rule.when.into_inner() {
+                        RawConditions::One(c) => vec![c],
+                        RawConditions::Many(cs) => cs,
+                    },
+                    value: rule.value,
+                })
+                .collect(),
+        })
+        .collect();
+    Checked::new(
+        ToggleRules {
+            obligations,
+            toggles,
+        },
+        diagnostics,
+    )
+}
+
+/// The toggle rules (a projection: filters and pages that read only these do not re-run when an
+/// obligation's label changes).
+#[salsa::tracked(returns(ref))]
+pub fn toggle_rules(db: &dyn salsa::Database) -> Checked<Vec<ToggleRule>> {
+    let file = toggle_file(db);
+    Checked::new(file.value.toggles.clone(), file.diagnostics.clone())
+}
+
+/// The obligations the toggles read.
+#[salsa::tracked(returns(ref))]
+pub fn obligation_rules(db: &dyn salsa::Database) -> Vec<ObligationRule> {
+    toggle_file(db).value.obligations.clone()
 }
 
 // ---------------------------------------------------------------- filters.toml

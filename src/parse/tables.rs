@@ -935,3 +935,271 @@ pub fn partner_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PartnerRow>
         last_checked: r.date("last_checked"),
     })
 }
+
+// ---------------------------------------------------------------- tables/obligations.csv
+
+/// The legal status of a phase of an obligation, as its source gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PhaseStatus {
+    /// Applies now (at least in part).
+    InForce,
+    /// Set in law or binding regulation with a start date.
+    Enacted,
+    /// Set in law; the start waits for a further act.
+    EnactedDatePending,
+    /// Announced, proposed or in draft; not enacted.
+    Planned,
+    /// A source says there is no such obligation.
+    None,
+    /// Looked at, not settled.
+    Unclear,
+}
+
+impl PhaseStatus {
+    pub const NAMES: [&str; 6] = [
+        "in-force",
+        "enacted",
+        "enacted-date-pending",
+        "planned",
+        "none",
+        "unclear",
+    ];
+
+    pub fn parse(text: &str) -> Option<PhaseStatus> {
+        Some(match text {
+            "in-force" => PhaseStatus::InForce,
+            "enacted" => PhaseStatus::Enacted,
+            "enacted-date-pending" => PhaseStatus::EnactedDatePending,
+            "planned" => PhaseStatus::Planned,
+            "none" => PhaseStatus::None,
+            "unclear" => PhaseStatus::Unclear,
+            _ => return Option::None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhaseStatus::InForce => "in-force",
+            PhaseStatus::Enacted => "enacted",
+            PhaseStatus::EnactedDatePending => "enacted-date-pending",
+            PhaseStatus::Planned => "planned",
+            PhaseStatus::None => "none",
+            PhaseStatus::Unclear => "unclear",
+        }
+    }
+
+    /// How pages say it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            PhaseStatus::InForce => "in force",
+            PhaseStatus::Enacted => "enacted",
+            PhaseStatus::EnactedDatePending => "enacted, start date pending",
+            PhaseStatus::Planned => "planned",
+            PhaseStatus::None => "no such obligation",
+            PhaseStatus::Unclear => "unclear",
+        }
+    }
+}
+
+/// A date as precise as its source gives it: a day, a month or a year. A month or a year stands for its
+/// whole span, never for its first day: a phase "from 2027" may start on any day of 2027.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PartialDate {
+    pub year: i16,
+    pub month: Option<i8>,
+    pub day: Option<i8>,
+}
+
+impl PartialDate {
+    /// `YYYY-MM-DD`, `YYYY-MM` or `YYYY`; `None` for anything else (or a day that does not exist).
+    pub fn parse(text: &str) -> Option<PartialDate> {
+        let digits = |p: &str, n: usize| p.len() == n && p.bytes().all(|b| b.is_ascii_digit());
+        let parts: Vec<&str> = text.split('-').collect();
+        let date = match parts.as_slice() {
+            [y] if digits(y, 4) => PartialDate {
+                year: y.parse().ok()?,
+                month: Option::None,
+                day: Option::None,
+            },
+            [y, m] if digits(y, 4) && digits(m, 2) => PartialDate {
+                year: y.parse().ok()?,
+                month: Some(m.parse().ok()?),
+                day: Option::None,
+            },
+            [y, m, d] if digits(y, 4) && digits(m, 2) && digits(d, 2) => PartialDate {
+                year: y.parse().ok()?,
+                month: Some(m.parse().ok()?),
+                day: Some(d.parse().ok()?),
+            },
+            _ => return Option::None,
+        };
+        // The span's ends must be real days.
+        date.first_day()?;
+        date.last_day()?;
+        Some(date)
+    }
+
+    /// The first day of the span.
+    pub fn first_day(self) -> Option<jiff::civil::Date> {
+        jiff::civil::Date::new(self.year, self.month.unwrap_or(1), self.day.unwrap_or(1)).ok()
+    }
+
+    /// The last day of the span.
+    pub fn last_day(self) -> Option<jiff::civil::Date> {
+        match (self.month, self.day) {
+            (Some(m), Some(d)) => jiff::civil::Date::new(self.year, m, d).ok(),
+            (Some(m), Option::None) => Some(
+                jiff::civil::Date::new(self.year, m, 1)
+                    .ok()?
+                    .last_of_month(),
+            ),
+            _ => jiff::civil::Date::new(self.year, 12, 31).ok(),
+        }
+    }
+
+    /// Whether the date is a single day.
+    pub fn is_day(self) -> bool {
+        self.day.is_some()
+    }
+}
+
+impl std::fmt::Display for PartialDate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:04}", self.year)?;
+        if let Some(m) = self.month {
+            write!(f, "-{m:02}")?;
+        }
+        if let Some(d) = self.day {
+            write!(f, "-{d:02}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One phase of one obligation of one country.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObligationRow {
+    pub country: String,
+    pub obligation: String,
+    pub phase: String,
+    pub status: PhaseStatus,
+    pub applies_from: Option<PartialDate>,
+    pub scope: String,
+    pub source: Vec<String>,
+    pub evidence: String,
+    pub verification: Verification,
+    pub last_verified: Option<String>,
+    pub notes: String,
+}
+
+impl ObligationRow {
+    /// The phase id: `<country>-<obligation>-<phase>` (stable: calendars use it as the event's UID).
+    pub fn id(&self) -> String {
+        format!("{}-{}-{}", self.country, self.obligation, self.phase)
+    }
+}
+
+pub const OBLIGATIONS: &str = "sources/tables/obligations.csv";
+
+pub const OBLIGATION_COLUMNS: &[&str] = &[
+    "country_code",
+    "obligation",
+    "phase",
+    "status",
+    "applies_from",
+    "scope",
+    "source",
+    "evidence",
+    "verification",
+    "last_verified",
+    "notes",
+];
+
+#[salsa::tracked(returns(ref))]
+pub fn obligation_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<ObligationRow>>> {
+    read_exact(db, OBLIGATIONS, OBLIGATION_COLUMNS, |r| {
+        r.check_honesty("phase", FACT_HONESTY);
+        let phase = r.required("phase");
+        let is_slug = phase
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if !phase.is_empty() && !is_slug {
+            r.error(
+                "phase",
+                format!("phase `{phase}` must be lower-case letters, digits and hyphens"),
+            );
+        }
+        let status_text = r.one_of("status", &PhaseStatus::NAMES);
+        let status = PhaseStatus::parse(&status_text).unwrap_or(PhaseStatus::Unclear);
+        let has_date = !r.text("applies_from").is_empty();
+        match status {
+            PhaseStatus::Enacted if !has_date => r.error(
+                "applies_from",
+                "an `enacted` phase needs the date it applies from (`enacted-date-pending` when the law leaves it to a later act)".to_string(),
+            ),
+            PhaseStatus::EnactedDatePending | PhaseStatus::None | PhaseStatus::Unclear
+                if has_date =>
+            {
+                r.error(
+                    "applies_from",
+                    format!("a `{status_text}` phase has no date it applies from; leave `applies_from` empty"),
+                )
+            }
+            _ => {}
+        }
+        let applies_from = r.optional("applies_from").and_then(|text| {
+            let date = PartialDate::parse(&text);
+            if date.is_none() {
+                let problem = date_problem(&text)
+                    .filter(|_| text.len() == 10)
+                    .unwrap_or_else(|| {
+                        format!("`{text}` is not a date; expected YYYY-MM-DD, or YYYY-MM or YYYY when that is all the source gives")
+                    });
+                r.error("applies_from", problem);
+            }
+            date
+        });
+        ObligationRow {
+            country: r.required("country_code"),
+            obligation: r.required("obligation"),
+            phase,
+            status,
+            applies_from,
+            scope: r.text("scope"),
+            source: r.urls("source"),
+            evidence: r.text("evidence"),
+            verification: r.verification("verification"),
+            last_verified: r.date("last_verified"),
+            notes: r.text("notes"),
+        }
+    })
+}
+
+#[cfg(test)]
+mod partial_date_tests {
+    use super::PartialDate;
+
+    #[test]
+    fn a_month_or_a_year_stands_for_its_whole_span() {
+        let d = |t| PartialDate::parse(t).unwrap();
+        assert_eq!(d("2027").first_day().unwrap().to_string(), "2027-01-01");
+        assert_eq!(d("2027").last_day().unwrap().to_string(), "2027-12-31");
+        assert_eq!(d("2028-02").last_day().unwrap().to_string(), "2028-02-29");
+        assert_eq!(
+            d("2026-09-01").last_day().unwrap().to_string(),
+            "2026-09-01"
+        );
+        assert_eq!(d("2026-09").to_string(), "2026-09");
+        for bad in [
+            "2026-13",
+            "2026-02-30",
+            "26",
+            "2026-1-01",
+            "2026/09",
+            "",
+            "2026-09-01-01",
+        ] {
+            assert_eq!(PartialDate::parse(bad), None, "{bad}");
+        }
+    }
+}

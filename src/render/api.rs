@@ -19,7 +19,7 @@ use crate::parse::rules::site_rules;
 use crate::parse::tables::{
     LocalErpRow, PartnerFlagRow, PartnerRow, local_erp_rows, partner_flag_rows, partner_rows,
 };
-use crate::resources::{Country, Erp, Fact, FilterItem};
+use crate::resources::{CalendarEntry, Country, Erp, Fact, FilterItem, ToggleDerivation, Toggles};
 use crate::resources::{
     CountryDetail, Endpoint, Envelope, ErpDetail, Licence, LocalErp, Meta, NewsItem, Partner,
     PartnerFlag, Provider, Sponsor,
@@ -299,6 +299,25 @@ pub fn api_filter<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Ren
     list(db, filter_members(db, key).clone())
 }
 
+/// How each country's toggles got their values, country by country.
+#[salsa::tracked(returns(ref))]
+pub fn api_toggles(db: &dyn salsa::Database) -> Rendered {
+    let data: Vec<ToggleDerivation> = country_keys(db)
+        .flat_map(|key| {
+            crate::derive::obligations::country_toggle_derivations(db, key)
+                .iter()
+                .cloned()
+        })
+        .collect();
+    list(db, data)
+}
+
+/// Every dated phase, in date order.
+#[salsa::tracked(returns(ref))]
+pub fn api_calendar(db: &dyn salsa::Database) -> Rendered {
+    list(db, crate::derive::obligations::calendar(db).clone())
+}
+
 /// How an API envelope is made and described (see [`ApiKind::spec`]).
 pub struct ApiSpec {
     /// The placeholder its routes carry.
@@ -390,6 +409,18 @@ impl ApiKind {
                 render: |db, _| api_sponsors(db),
                 schema: schema_of::<Envelope<Vec<Sponsor>>>,
                 count: Some(|db, _| len(sponsor_rows(db).value.len())),
+            },
+            ApiKind::Toggles => ApiSpec {
+                param: Param::None,
+                render: |db, _| api_toggles(db),
+                schema: schema_of::<Envelope<Vec<ToggleDerivation>>>,
+                count: Some(|db, _| len(countries(db).len() * Toggles::NAMES.len())),
+            },
+            ApiKind::Calendar => ApiSpec {
+                param: Param::None,
+                render: |db, _| api_calendar(db),
+                schema: schema_of::<Envelope<Vec<CalendarEntry>>>,
+                count: Some(|db, _| len(crate::derive::obligations::calendar(db).len())),
             },
             ApiKind::Filter => ApiSpec {
                 param: Param::Filter,

@@ -14,12 +14,13 @@ use serde_json::{Value as Json, json};
 use super::api::{country_detail, erp_detail, local_erp, news_items, partner, sponsor_items};
 use crate::derive::erp_summary;
 use crate::derive::filters::{FilterKey, filter_members, filter_rule};
-use crate::derive::toggles::{country_toggle_values, country_toggles};
+use crate::derive::obligations::country_toggle_derivations;
+use crate::derive::toggles::country_toggle_values;
 use crate::model::{
-    CountryKey, ErpKey, countries, country_mandate, country_matrix, country_reporting, erp_name,
-    erps, partner_order, reporting_erps,
+    CountryKey, ErpKey, countries, country_mandate, country_matrix, country_obligations,
+    country_reporting, erp_name, erps, partner_order, reporting_erps,
 };
-use crate::parse::rules::{FilterMatch, filter_rules, site_rules, toggle_rules};
+use crate::parse::rules::{FilterMatch, filter_rules, obligation_rules, site_rules, toggle_rules};
 use crate::parse::tables::{LocalErpRow, PartnerRow, local_erp_rows, partner_rows};
 use crate::resources::{Fact, FactTopic, Toggles};
 use crate::routes::STEMS;
@@ -181,18 +182,48 @@ pub fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
     let Some(detail) = country_detail(db, key) else {
         return Json::Null;
     };
-    let outcome = country_toggles(db, key);
-    let toggles: Vec<Json> = outcome
-        .toggles
-        .values()
+    let labels = toggle_labels(db);
+    let toggles: Vec<Json> = country_toggle_derivations(db, key)
         .iter()
-        .map(|(name, value)| {
-            let reason = outcome.reasons.get(name);
+        .zip(labels.as_array().into_iter().flatten())
+        .map(|(d, label)| {
             json!({
-                "name": name,
-                "value": value,
-                "fact_id": reason.map(|r| r.fact_id.as_str()),
-                "matched": reason.map(|r| r.matched.as_str()),
+                "name": d.toggle,
+                "label": label["label"],
+                "description": label["description"],
+                "value": d.value,
+                "rule": d.rule,
+                "condition": d.condition_text,
+                "phase_id": d.phase_id,
+                "status": d.status.as_deref().and_then(crate::parse::tables::PhaseStatus::parse).map(|s| s.describe()),
+                "applies_from": d.applies_from,
+                "scope": d.scope,
+                "source_urls": d.source_urls,
+                "verification": d.verification,
+                "last_checked": d.last_checked,
+                "why_null": d.why_null,
+            })
+        })
+        .collect();
+    let obligations = obligation_rules(db);
+    let phases: Vec<Json> = country_obligations(db, key)
+        .iter()
+        .map(|p| {
+            let label = obligations
+                .iter()
+                .find(|o| o.id == p.obligation)
+                .map_or(p.obligation.as_str(), |o| o.label.as_str());
+            json!({
+                "id": p.id(),
+                "obligation": label,
+                "phase": p.phase,
+                "status": p.status.describe(),
+                "applies_from": p.applies_from.map(|d| d.to_string()),
+                "scope": p.scope,
+                "notes": p.notes,
+                "source_urls": p.source,
+                "verification": p.verification,
+                "last_checked": p.last_verified,
             })
         })
         .collect();
@@ -212,7 +243,8 @@ pub fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
         "site": site_context(db),
         "country": detail.country,
         "toggles": toggles,
-        "toggle_labels": toggle_labels(db),
+        "phases": phases,
+        "reference_date": crate::model::reference_date(db),
         "key_facts": of(&|t| !matches!(t, FactTopic::EInvoicing | FactTopic::EInvoicingErpSupport | FactTopic::VatReporting | FactTopic::Saft)),
         "e_invoicing": of(&|t| t == FactTopic::EInvoicing),
         "matrix": of(&|t| t == FactTopic::EInvoicingErpSupport),

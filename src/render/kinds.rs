@@ -29,6 +29,10 @@ pub enum ApiKind {
     News,
     Sponsors,
     Filter,
+    /// How each country's toggles got their values.
+    Toggles,
+    /// Every dated phase of every obligation.
+    Calendar,
 }
 
 /// A page of the site: an HTML page and (for every kind but the 404 page) its Markdown twin, rendered
@@ -51,6 +55,7 @@ pub enum PageKind {
     Filters,
     Filter,
     Api,
+    Calendar,
     NotFound,
 }
 
@@ -78,6 +83,8 @@ pub enum FileKind {
     Llms,
     /// `/llms-full.txt`: every Markdown twin in one file.
     LlmsFull,
+    /// `/calendar.ics`: the dated phases as an iCalendar file to subscribe to.
+    Calendar,
 }
 
 /// The renderer a route names.

@@ -6,6 +6,7 @@
 pub mod api;
 pub mod api_docs;
 pub mod assets;
+pub mod calendar;
 pub mod contexts;
 pub mod data;
 pub mod headers;
@@ -194,6 +195,16 @@ impl FileKind {
                 check: None,
                 count: None,
                 response: text_response,
+            },
+            FileKind::Calendar => FileSpec {
+                param: Param::None,
+                render: |db, _| calendar::calendar_ics(db),
+                check: None,
+                count: Some(|db, _| Some(crate::derive::obligations::calendar(db).len() as u64)),
+                response: |_, _, _| {
+                    let schema = json!({"type": "string", "description": "An iCalendar (RFC 5545) file: one all-day event per dated phase."});
+                    ("text/calendar".into(), schema)
+                },
             },
             FileKind::LlmsFull => FileSpec {
                 param: Param::None,

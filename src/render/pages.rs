@@ -313,6 +313,7 @@ impl PageKind {
                 })
             },
             PageKind::Api => page("api", |db, _| api_docs_context(db)),
+            PageKind::Calendar => page("calendar", |db, _| super::calendar::calendar_context(db)),
             // The page a static host shows for an unknown path: no twin.
             PageKind::NotFound => PageSpec {
                 formats: &[Format::Html],

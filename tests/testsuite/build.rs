@@ -238,6 +238,10 @@ fn index_lists_endpoints_with_coverage_docs_and_openapi() {
                 csv::Reader::from_reader(shipped().files[path].as_slice())
                     .records()
                     .count()
+            } else if path.ends_with(".ics") {
+                String::from_utf8_lossy(&shipped().files[path])
+                    .matches("BEGIN:VEVENT")
+                    .count()
             } else if path.starts_with("/data/") {
                 json_file(path).as_array().unwrap().len()
             } else {
@@ -1013,9 +1017,9 @@ fn every_json_output_is_canonical_pretty_json() {
         );
         checked += 1;
     }
-    // 88 API bodies (index, 2 lists + 72 details, facts, 5 lists, 7 filters), openapi.json, the six flat
-    // JSON files and the data package.
-    assert_eq!(checked, 96);
+    // 90 API bodies (index, 2 lists + 72 details, facts, 5 lists, 7 filters, toggles, calendar),
+    // openapi.json, the six flat JSON files and the data package.
+    assert_eq!(checked, 98);
 }
 
 #[test]
@@ -1133,7 +1137,7 @@ fn openapi_describes_every_path_and_validates_every_body() {
     }
     assert_eq!(
         checked,
-        61 + 11 + 16 + 6,
+        61 + 11 + 18 + 6,
         "every API body and flat JSON file was validated"
     );
     // And a body that breaks the contract is caught.
@@ -1456,7 +1460,7 @@ fn a_session_makes_the_spares_of_its_outputs_after_the_first_build() {
     // Every output has a spare of its own: a copy of it, under the same relative path, and nothing else
     // (no temporary file) is left in the spares' folder.
     let published = tree(&out);
-    assert_eq!(published.len(), 292);
+    assert_eq!(published.len(), crate::common::SHIPPED_OUTPUTS);
     assert_eq!(tree(&spares), published);
     for site_path in published.keys() {
         let path = site_path.trim_start_matches('/');
@@ -1728,5 +1732,172 @@ fn an_unreadable_source_is_named_in_the_error() {
     assert!(
         stderr.contains("sources/tables/vat.csv") && stderr.contains("Permission denied"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn the_toggle_explanations_agree_with_the_toggles_and_name_their_phase() {
+    let toggles = json_file("/api/v1/toggles.json");
+    let countries = json_file("/api/v1/countries.json");
+    let items = toggles["data"].as_array().unwrap();
+    assert_eq!(items.len(), 61 * 6);
+    let phases = text(
+        &std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("sources/tables/obligations.csv"),
+        )
+        .unwrap(),
+    );
+    for item in items {
+        let code = item["country"].as_str().unwrap();
+        let toggle = item["toggle"].as_str().unwrap();
+        let country = countries["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["code"] == code)
+            .unwrap();
+        assert_eq!(item["value"], country["toggles"][toggle], "{code} {toggle}");
+        assert_eq!(item["reference_date"], "2026-10-16");
+        if item["value"].is_null() {
+            assert!(
+                item["phase_id"].is_null() && item["why_null"].is_string(),
+                "{item}"
+            );
+        } else {
+            // The phase that set it is a row of the obligations table, with its obligation.
+            let id = item["phase_id"].as_str().unwrap();
+            let obligation = item["obligation"].as_str().unwrap();
+            let phase = id.strip_prefix(&format!("{code}-{obligation}-")).unwrap();
+            assert!(
+                phases.contains(&format!("\n{code},{obligation},{phase},")),
+                "{id}"
+            );
+            assert!(
+                item["rule"].as_u64().is_some() && item["condition"].is_string(),
+                "{item}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_calendar_lists_every_dated_phase_in_date_order_and_its_ics_parses() {
+    let calendar = json_file("/api/v1/calendar.json");
+    let entries = calendar["data"].as_array().unwrap();
+    assert!(entries.len() > 100, "{} dated phases", entries.len());
+    // In order of the first day of their dates.
+    let first_day = |date: &str| match date.len() {
+        4 => format!("{date}-01-01"),
+        7 => format!("{date}-01"),
+        _ => date.to_string(),
+    };
+    let days: Vec<String> = entries
+        .iter()
+        .map(|e| first_day(e["date"].as_str().unwrap()))
+        .collect();
+    assert!(days.windows(2).all(|w| w[0] <= w[1]), "calendar order");
+    // Germany's three B2B phases, as recorded.
+    for (phase, date, status) in [
+        ("receive", "2025-01-01", "in-force"),
+        ("issue-large", "2027-01-01", "enacted"),
+        ("issue-all", "2028-01-01", "enacted"),
+    ] {
+        let id = format!("de-b2b-e-invoicing-{phase}");
+        let entry = entries.iter().find(|e| e["id"] == id.as_str()).unwrap();
+        assert_eq!(
+            (entry["date"].as_str(), entry["status"].as_str()),
+            (Some(date), Some(status))
+        );
+        assert_eq!(entry["fact_id"], "de-e-invoicing");
+    }
+
+    // The iCalendar file, read by an independent parser: one event per entry, with the phase's id as its
+    // UID, all-day dates spanning the recorded day, month or year.
+    let ics = &shipped().files["/calendar.ics"];
+    let mut parser = ical::IcalParser::new(ics.as_slice());
+    let parsed = parser
+        .next()
+        .expect("one calendar")
+        .expect("a valid iCalendar file");
+    assert!(parser.next().is_none());
+    assert_eq!(parsed.events.len(), entries.len());
+    let property =
+        |event: &ical::parser::ical::component::IcalEvent, name: &str| -> (String, Vec<String>) {
+            let p = event
+                .properties
+                .iter()
+                .find(|p| p.name == name)
+                .unwrap_or_else(|| panic!("{name}"));
+            let params = p
+                .params
+                .iter()
+                .flatten()
+                .map(|(k, v)| format!("{k}={}", v.join(",")))
+                .collect();
+            (p.value.clone().unwrap_or_default(), params)
+        };
+    let mut uids = BTreeSet::new();
+    for (event, entry) in parsed.events.iter().zip(entries) {
+        let (uid, _) = property(event, "UID");
+        assert_eq!(
+            uid,
+            format!("{}@locref.example.org", entry["id"].as_str().unwrap())
+        );
+        assert!(uids.insert(uid));
+        let (start, params) = property(event, "DTSTART");
+        assert_eq!(params, ["VALUE=DATE"]);
+        let (end, _) = property(event, "DTEND");
+        let date = entry["date"].as_str().unwrap();
+        let compact = first_day(date).replace('-', "");
+        assert_eq!(start, compact, "{date}");
+        // The event ends the day after the last day of the recorded span.
+        let expected_end = match date.len() {
+            4 => format!("{}0101", date.parse::<u32>().unwrap() + 1),
+            7 => {
+                let (y, m): (u32, u32) = (date[..4].parse().unwrap(), date[5..].parse().unwrap());
+                if m == 12 {
+                    format!("{}0101", y + 1)
+                } else {
+                    format!("{y}{:02}01", m + 1)
+                }
+            }
+            _ => end.clone(),
+        };
+        assert_eq!(end, expected_end, "{date}");
+        assert!(property(event, "DTSTAMP").0.ends_with("T000000Z"));
+    }
+}
+
+#[test]
+fn an_edited_phase_keeps_its_calendar_event_and_changes_its_text() {
+    let project = built_project();
+    let root = project.path();
+    let ics = |root: &Path| text(&std::fs::read(root.join("site/calendar.ics")).unwrap());
+    let before = ics(root);
+    crate::common::replace_once(
+        root,
+        "sources/tables/obligations.csv",
+        "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,\"businesses with prior-year turnover",
+        "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,\"businesses with a prior-year turnover",
+    );
+    let run = locref(root, &["build", "--out", "site"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let after = ics(root);
+    let uids = |ics: &str| -> Vec<String> {
+        ics.lines()
+            .filter(|l| l.starts_with("UID:"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        uids(&before),
+        uids(&after),
+        "the same events, updated in place"
+    );
+    assert_ne!(before, after);
+    assert!(
+        after
+            .replace("\r\n ", "")
+            .contains("businesses with a prior-year turnover")
     );
 }

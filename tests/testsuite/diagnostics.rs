@@ -211,17 +211,28 @@ fn the_honesty_rule_is_enforced() {
 #[test]
 fn bad_rules_are_located() {
     let toggles = shipped("rules/toggles.toml");
-    let broken = toggles.replacen(r"'\bAudit file: no\b'", r"'\bAudit file: (no'", 1);
-    let line = broken
-        .lines()
-        .position(|l| l.contains("Audit file: (no"))
-        .unwrap()
-        + 1;
+    let line_of =
+        |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let broken = toggles.replacen("obligation = \"saf-t\"", "obligation = \"saft\"", 1);
+    let shown = diagnostics_with("rules/toggles.toml", broken.as_bytes());
+    assert_eq!(
+        shown,
+        [format!(
+            "rules/toggles.toml:{}:14: error: unknown obligation `saft`; declare it as an [[obligation]]",
+            line_of(&broken, "obligation = \"saft\"")
+        )]
+    );
+    let broken = toggles.replacen(
+        "{ when = \"applies\", value = true },",
+        "{ when = \"apply\", value = true },",
+        1,
+    );
     let shown = diagnostics_with("rules/toggles.toml", broken.as_bytes());
     assert_eq!(shown.len(), 1, "{shown:?}");
     assert!(
         shown[0].starts_with(&format!(
-            "rules/toggles.toml:{line}:15: error: invalid pattern"
+            "rules/toggles.toml:{}:",
+            line_of(&broken, "\"apply\"")
         )),
         "{shown:?}"
     );
@@ -402,4 +413,91 @@ proptest::proptest! {
             project.sync_paths(std::slice::from_ref(&path)).unwrap();
         });
     }
+}
+
+/// Diagnostics after appending `rows` to the shipped obligations table.
+fn obligations_with(rows: &str) -> Vec<String> {
+    let table = shipped("sources/tables/obligations.csv");
+    diagnostics_with(
+        "sources/tables/obligations.csv",
+        format!("{table}{rows}").as_bytes(),
+    )
+}
+
+#[test]
+fn obligations_are_checked_with_located_errors() {
+    let table = shipped("sources/tables/obligations.csv");
+    let next = table.lines().count() + 1;
+    let shown = obligations_with("qq,saf-t,main,none,,,,unverified,unverified,,\n");
+    assert_eq!(
+        shown,
+        [format!(
+            "sources/tables/obligations.csv:{next}:1: error: unknown country code `qq` (not in sources/registers/countries.csv)"
+        )]
+    );
+    let shown = obligations_with("ad,saf-t,x,enacted,2027-02-30,,,unverified,unverified,,\n");
+    assert!(
+        shown.contains(&format!("sources/tables/obligations.csv:{next}:20: error: `2027-02-30` is not a date: that month has no day 30")),
+        "{shown:?}"
+    );
+    let shown = obligations_with("ad,saf-t,x,enacted,,,,unverified,unverified,,\n");
+    assert!(
+        shown.iter().any(
+            |d| d.starts_with(&format!("sources/tables/obligations.csv:{next}:"))
+                && d.contains("an `enacted` phase needs the date it applies from")
+        ),
+        "{shown:?}"
+    );
+    let shown = obligations_with("ad,saf-t,x,in-force,2030,,,unverified,unverified,,\n");
+    assert!(
+        shown
+            .iter()
+            .any(|d| d.contains("an `in-force` phase cannot apply from `2030`")),
+        "{shown:?}"
+    );
+    // A second phase beside an `unclear` one contradicts it.
+    let unclear = table
+        .lines()
+        .position(|l| l.starts_with("ad,saf-t,") && l.contains(",unclear,"))
+        .map(|i| i + 1)
+        .expect("Andorra's SAF-T is unclear in the shipped table");
+    let shown = obligations_with("ad,saf-t,later,planned,2028,,,unverified,unverified,,\n");
+    assert!(
+        shown.contains(&format!("sources/tables/obligations.csv:{unclear}:15: error: contradictory phases: a `unclear` phase must be the only phase of `saf-t`, which has 2 here")),
+        "{shown:?}"
+    );
+    // Two phases of one obligation from the same date for the same scope overlap.
+    let shown = obligations_with(
+        "de,saf-t,a,planned,2029,all companies,,unverified,unverified,,\nde,saf-t,b,planned,2029,all companies,,unverified,unverified,,\n",
+    );
+    assert!(
+        shown.iter().any(|d| d
+            .starts_with(&format!("sources/tables/obligations.csv:{}:", next + 1))
+            && d.contains(
+                "overlapping phases: `b` applies from the same date to the same scope as `a`"
+            )),
+        "{shown:?}"
+    );
+}
+
+#[test]
+fn a_fact_clause_that_contradicts_its_phases_is_reported_at_the_fact() {
+    let text = shipped("sources/tables/countries.csv");
+    let italy = text
+        .lines()
+        .position(|l| l.starts_with("it,E-invoicing,"))
+        .unwrap()
+        + 1;
+    let edited = text.replacen(
+        "B2B: mandatory from 2019-01-01",
+        "B2B: mandatory from 2019-02-01",
+        1,
+    );
+    let shown = diagnostics_with("sources/tables/countries.csv", edited.as_bytes());
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(
+        shown[0].starts_with(&format!("sources/tables/countries.csv:{italy}:"))
+            && shown[0].contains("the text says `B2B: mandatory from 2019-02-01`, but tables/obligations.csv records b2b-e-invoicing as: main in-force from 2019-01-01"),
+        "{shown:?}"
+    );
 }

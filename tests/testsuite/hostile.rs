@@ -6,7 +6,8 @@
 //! - `overlay/<project path>`: a file that replaces (or adds) that project file;
 //! - `append/<project path>`: text appended to that project file;
 //! - `expected`: `exit: <code>` and what `locref build` printed on stderr (with the project folder
-//!   written `<project>`). `UPDATE_EXPECT=1 cargo test hostile` records it anew; review the diff.
+//!   written `<project>`, and a line of appended text written `+n`, its line within the appended text, so
+//!   the fixture holds however the shipped file grows). `UPDATE_EXPECT=1 cargo test hostile` records it anew; review the diff.
 
 use std::path::Path;
 use std::process::Command;
@@ -19,18 +20,45 @@ fn corpus() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile")
 }
 
-/// Applies a case's overlay and appended text to the project at `root`.
-fn apply(case: &Path, root: &Path) {
+/// Applies a case's overlay and appended text to the project at `root`; returns, for each appended file,
+/// its path and how many lines it had before.
+fn apply(case: &Path, root: &Path) -> Vec<(String, usize)> {
     if case.join("overlay").is_dir() {
         copy_dir(&case.join("overlay"), root);
     }
     let append = case.join("append");
+    let mut appended = Vec::new();
     for (relative, bytes) in snapshot(&append) {
         let target = root.join(&relative);
         let mut text = std::fs::read(&target).expect("an appended file exists in the project");
+        appended.push((relative, text.split(|b| *b == b'\n').count() - 1));
         text.extend_from_slice(&bytes);
         std::fs::write(&target, text).unwrap();
     }
+    appended
+}
+
+/// `stderr` with each diagnostic line in an appended file written relative to the appended text.
+fn relative_lines(stderr: &str, appended: &[(String, usize)]) -> String {
+    stderr
+        .lines()
+        .map(|line| {
+            for (path, before) in appended {
+                let Some(rest) = line.strip_prefix(&format!("{path}:")) else {
+                    continue;
+                };
+                let Some((number, tail)) = rest.split_once(':') else {
+                    continue;
+                };
+                if let Ok(n) = number.parse::<usize>()
+                    && n > *before
+                {
+                    return format!("{path}:+{}:{tail}\n", n - before);
+                }
+            }
+            format!("{line}\n")
+        })
+        .collect()
 }
 
 #[test]
@@ -65,7 +93,7 @@ fn every_hostile_input_gets_its_located_diagnostic_and_the_output_stays_as_it_wa
         let site = root.join("out/site");
         let before = snapshot(&site);
         let around_before = snapshot(project.path());
-        apply(&case, &root);
+        let appended = apply(&case, &root);
         let run = Command::new(env!("CARGO_BIN_EXE_locref"))
             .args(["build", "--out", "out/site"])
             .current_dir(&root)
@@ -74,6 +102,7 @@ fn every_hostile_input_gets_its_located_diagnostic_and_the_output_stays_as_it_wa
             .unwrap();
         let stderr =
             String::from_utf8_lossy(&run.stderr).replace(&root.display().to_string(), "<project>");
+        let stderr = relative_lines(&stderr, &appended);
         let actual = format!("exit: {}\n{stderr}", run.status.code().unwrap_or(-1));
         expect_test::expect_file![case.join("expected")].assert_eq(&actual);
         if run.status.success() {

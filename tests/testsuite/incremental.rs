@@ -24,8 +24,8 @@ fn session(root: &Path) -> Session {
     );
     assert_eq!(
         first.written().len(),
-        292,
-        "the shipped data has 292 outputs"
+        crate::common::SHIPPED_OUTPUTS,
+        "the first build writes every output"
     );
     session
 }
@@ -89,13 +89,27 @@ fn assert_edit(
     executed: expect_test::Expect,
     written: impl Written,
 ) -> RebuildReport {
+    assert_edits(&[(rel, from, to)], executed, written)
+}
+
+/// [`assert_edit`] for edits of several files saved together (one rebuild).
+fn assert_edits(
+    edits: &[(&str, &str, &str)],
+    executed: expect_test::Expect,
+    written: impl Written,
+) -> RebuildReport {
     let dir = copy_project();
     let root = dir.path();
     let mut session = session(root);
     let before = snapshot(&root.join("public"));
-    let path = replace_once(root, rel, from, to);
-    let report = session.rebuild(&[path]);
-    assert_eq!(report.changed_inputs, [rel], "{report}");
+    let paths: Vec<PathBuf> = edits
+        .iter()
+        .map(|(rel, from, to)| replace_once(root, rel, from, to))
+        .collect();
+    let report = session.rebuild(&paths);
+    let mut changed: Vec<&str> = edits.iter().map(|(rel, _, _)| *rel).collect();
+    changed.sort();
+    assert_eq!(report.changed_inputs, changed, "{report}");
     assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
     executed.assert_eq(&executed_lines(&report.executed));
     let mut reported: Vec<&str> = report.written().iter().map(String::as_str).collect();
@@ -139,6 +153,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             api_country × 1
             api_facts × 1
             check_country_facts_of × 1
+            check_fact_clauses_of × 1
             condensed_twin × 1
             country_context × 1
             country_detail × 1
@@ -151,7 +166,6 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             country_facts_json × 1
             country_facts_of × 1
             country_summary × 1
-            country_toggles × 1
             csv_digest × 1
             data_csv × 1
             data_json × 1
@@ -182,11 +196,21 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
 
 #[test]
 fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose_members_changed() {
-    // Australia: "SAF-T: no" -> "SAF-T: required". Australia was in no filter; it joins saft-required.
-    assert_edit(
-        "sources/tables/countries.csv",
-        "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no.",
-        "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
+    // Australia's SAF-T: the phase "none" becomes "in-force", and the fact's clause says so too (a clause
+    // that contradicts the phases is an error). Australia was in no filter; it joins saft-required.
+    assert_edits(
+        &[
+            (
+                "sources/tables/obligations.csv",
+                "au,saf-t,main,none,,,",
+                "au,saf-t,main,in-force,,,",
+            ),
+            (
+                "sources/tables/countries.csv",
+                "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no.",
+                "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
+            ),
+        ],
         // Every filter re-checks its members (they read the toggles); only saft-required is rendered again.
         // Australia's page shows the fact and the toggle; the home page's table shows the toggle.
         // Australia joins the saft-required filter page; the filter index shows its new count.
@@ -202,9 +226,13 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             api_facts × 1
             api_filter × 1
             api_index × 1
+            api_toggles × 1
             broken_links × 5
             check_country_facts_of × 1
+            check_fact_clauses_of × 1
+            check_obligations × 1
             condensed_twin × 4
+            country_calendar × 1
             country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -215,14 +243,18 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             country_facts × 1
             country_facts_json × 1
             country_facts_of × 1
+            country_obligations × 61
+            country_phase_dates × 1
             country_summary × 1
+            country_toggle_derivations × 1
             country_toggle_values × 1
             country_toggles × 1
             csv_digest × 1
             data_csv × 1
             data_json × 1
             datapackage × 1
-            decoded_text × 1
+            decoded_text × 2
+            e_invoicing_deadlines × 1
             endpoints × 1
             filter_context × 1
             filter_members × 7
@@ -233,6 +265,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_rows × 1
             home_context × 1
             llms_full_txt × 1
+            obligation_rows × 1
             page_html × 4
             page_ids × 1
             page_links × 8
@@ -246,6 +279,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /api/v1/facts.json
             /api/v1/filters/saft-required.json
             /api/v1/index.json
+            /api/v1/toggles.json
             /au/index.html
             /au/index.md
             /data/countries.csv
@@ -278,6 +312,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             api_erp × 1
             api_facts × 1
             check_country_facts_of × 1
+            check_fact_clauses_of × 1
             condensed_twin × 2
             country_context × 1
             country_detail × 1
@@ -290,7 +325,6 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             country_facts_json × 1
             country_facts_of × 1
             country_summary × 1
-            country_toggles × 1
             csv_digest × 1
             data_csv × 1
             data_json × 1
@@ -321,6 +355,114 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             /erp/odoo/index.md
             /fr/index.html
             /fr/index.md
+            /llms-full.txt
+        "#]],
+    );
+}
+
+/// One phase's scope: Germany's page shows it, and the calendar lists it (JSON, iCalendar, the page);
+/// no toggle, fact or other country re-runs beyond what reads Germany's phases.
+#[test]
+fn one_phase_scope_rewrites_that_country_and_the_calendar() {
+    assert_edit(
+        "sources/tables/obligations.csv",
+        "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,\"businesses with prior-year turnover",
+        "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,\"businesses with a prior-year turnover",
+        expect![[r#"
+            api_calendar × 1
+            calendar × 1
+            calendar_context × 1
+            calendar_ics × 1
+            check_fact_clauses_of × 1
+            check_obligations × 1
+            condensed_twin × 2
+            country_calendar × 1
+            country_context × 1
+            country_obligations × 61
+            country_phase_dates × 1
+            country_toggles × 1
+            decoded_text × 1
+            endpoints × 1
+            llms_full_txt × 1
+            obligation_rows × 1
+            page_html × 2
+            page_links × 4
+            page_markdown × 2
+            twin_title × 2
+        "#]],
+        expect![[r#"
+            /api/v1/calendar.json
+            /calendar.ics
+            /calendar/index.html
+            /calendar/index.md
+            /de/index.html
+            /de/index.md
+            /llms-full.txt
+        "#]],
+    );
+}
+
+/// One phase's date: also the deadlines of Germany's ERP support facts (in the API and on the ERP pages).
+#[test]
+fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar() {
+    assert_edit(
+        "sources/tables/obligations.csv",
+        "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,",
+        "de,b2b-e-invoicing,issue-large,enacted,2027-02-01,",
+        expect![[r#"
+            api_calendar × 1
+            api_country × 1
+            api_erp × 11
+            api_facts × 1
+            broken_links × 2
+            calendar × 1
+            calendar_context × 1
+            calendar_ics × 1
+            check_fact_clauses_of × 1
+            check_obligations × 1
+            condensed_twin × 2
+            country_calendar × 1
+            country_context × 1
+            country_detail × 1
+            country_facts × 1
+            country_facts_json × 1
+            country_obligations × 61
+            country_phase_dates × 1
+            country_summary × 1
+            country_toggles × 1
+            decoded_text × 1
+            e_invoicing_deadlines × 1
+            endpoints × 1
+            erp_context × 11
+            erp_detail × 11
+            erp_support_facts × 11
+            llms_full_txt × 1
+            obligation_rows × 1
+            page_html × 2
+            page_links × 4
+            page_markdown × 2
+            twin_title × 2
+        "#]],
+        expect![[r#"
+            /api/v1/calendar.json
+            /api/v1/countries/de.json
+            /api/v1/erps/infor-cloudsuite.json
+            /api/v1/erps/microsoft-dynamics-365-business-central.json
+            /api/v1/erps/microsoft-dynamics-365-finance.json
+            /api/v1/erps/odoo.json
+            /api/v1/erps/oracle-fusion-cloud-erp.json
+            /api/v1/erps/oracle-netsuite.json
+            /api/v1/erps/sage-intacct.json
+            /api/v1/erps/sap-business-bydesign.json
+            /api/v1/erps/sap-business-one.json
+            /api/v1/erps/sap-s4hana-cloud.json
+            /api/v1/erps/workday-financial-management.json
+            /api/v1/facts.json
+            /calendar.ics
+            /calendar/index.html
+            /calendar/index.md
+            /de/index.html
+            /de/index.md
             /llms-full.txt
         "#]],
     );
@@ -433,12 +575,12 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
 
 #[test]
 fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
-    // "SAF-T: on request" no longer counts: saft_required of Austria, Denmark, Lithuania, Luxembourg and Norway
-    // becomes null (unknown).
+    // A B2G mandate enacted with its start date pending no longer counts: Bosnia and Herzegovina's
+    // e_invoicing_mandatory_b2g becomes null (unknown).
     assert_edit(
         "rules/toggles.toml",
-        r"{ pattern = '\bSAF-T: (required|on request)\b', value = true },",
-        r"{ pattern = '\bSAF-T: required\b', value = true },",
+        r#"{ when = ["applies", "enacted", "enacted_date_pending"], value = true },"#,
+        r#"{ when = ["applies", "enacted"], value = true },"#,
         // openapi.json carries the toggles' descriptions: the document is re-checked, unchanged, so
         // neither openapi.json nor the API docs page re-renders.
         // The toggles' labels are re-read from the edited file: unchanged, so no page re-runs for them.
@@ -449,71 +591,63 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
         // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
         expect![[r#"
             api_countries × 1
-            api_country × 5
-            api_filter × 4
+            api_country × 1
+            api_facts × 1
+            api_filter × 3
             api_index × 1
-            broken_links × 9
+            api_toggles × 1
+            broken_links × 5
             check_rules × 1
-            compiled_toggles × 1
-            condensed_twin × 11
-            country_context × 5
-            country_detail × 5
-            country_facts × 5
-            country_summary × 5
-            country_toggle_values × 5
+            condensed_twin × 6
+            country_context × 1
+            country_detail × 1
+            country_facts × 1
+            country_facts_json × 1
+            country_summary × 1
+            country_toggle_derivations × 1
+            country_toggle_values × 1
             country_toggles × 61
             decoded_text × 1
             endpoints × 1
-            filter_context × 4
+            filter_context × 3
             filter_members × 7
             filters_context × 1
             home_context × 1
             llms_full_txt × 1
+            obligation_rules × 1
             openapi_document × 1
-            page_html × 11
-            page_ids × 5
-            page_links × 22
-            page_markdown × 11
+            page_html × 6
+            page_ids × 1
+            page_links × 12
+            page_markdown × 6
             toggle_coverage × 1
+            toggle_file × 1
             toggle_labels × 1
             toggle_rules × 1
-            twin_title × 11
+            twin_title × 6
         "#]],
         expect![[r#"
             /api/v1/countries.json
-            /api/v1/countries/at.json
-            /api/v1/countries/dk.json
-            /api/v1/countries/lt.json
-            /api/v1/countries/lu.json
-            /api/v1/countries/no.json
+            /api/v1/countries/ba.json
+            /api/v1/facts.json
             /api/v1/filters/e-invoicing-mandatory-b2g.json
             /api/v1/filters/e-invoicing-mandatory.json
-            /api/v1/filters/saft-required.json
             /api/v1/filters/toggles-unknown.json
             /api/v1/index.json
-            /at/index.html
-            /at/index.md
-            /dk/index.html
-            /dk/index.md
+            /api/v1/toggles.json
+            /ba/index.html
+            /ba/index.md
             /filters/e-invoicing-mandatory-b2g/index.html
             /filters/e-invoicing-mandatory-b2g/index.md
             /filters/e-invoicing-mandatory/index.html
             /filters/e-invoicing-mandatory/index.md
             /filters/index.html
             /filters/index.md
-            /filters/saft-required/index.html
-            /filters/saft-required/index.md
             /filters/toggles-unknown/index.html
             /filters/toggles-unknown/index.md
             /index.html
             /index.md
             /llms-full.txt
-            /lt/index.html
-            /lt/index.md
-            /lu/index.html
-            /lu/index.md
-            /no/index.html
-            /no/index.md
         "#]],
     );
 }
@@ -774,13 +908,14 @@ fn deleting_and_recreating_a_file() {
 // Correctness: random edit sequences, then byte-for-byte comparison with a clean build.
 
 /// Free-text columns that any text may go into: (file, column index).
-const TEXT_CELLS: [(&str, usize); 6] = [
+const TEXT_CELLS: [(&str, usize); 7] = [
     ("sources/tables/countries.csv", 2),
     ("sources/tables/matrix.csv", 4),
     ("sources/tables/partners.csv", 4),
     ("sources/tables/local_erps.csv", 3),
     ("sources/tables/vat.csv", 5),
     ("sources/tables/connectors.csv", 10),
+    ("sources/tables/obligations.csv", 5),
 ];
 
 /// Tables where a row may be added (a copy under a new name: column 1 for local ERPs, 2 for partners)
@@ -791,8 +926,9 @@ const ROW_TABLES: [(&str, usize); 2] = [
 ];
 
 /// Files that an edit can break (and a later edit fix).
-const BREAKABLE: [&str; 4] = [
+const BREAKABLE: [&str; 5] = [
     "sources/tables/matrix.csv",
+    "sources/tables/obligations.csv",
     "rules/toggles.toml",
     "sources/registers/erps.json",
     "sources/tables/vat.csv",
@@ -806,9 +942,18 @@ enum Edit {
         row: usize,
         mark: u8,
     },
-    /// Flips one country's "SAF-T: no" / "SAF-T: required" (a toggle, so lists and filters change).
+    /// Flips one country's SAF-T between "none" and "in-force", in its phase and in its fact's clause
+    /// (a toggle, so lists and filters change); with `clause: false`, only the phase, which makes the
+    /// clause contradict it (an error).
     FlipSaft {
         row: usize,
+        clause: bool,
+    },
+    /// Adds a planned phase to one obligation of one country (or, beside a `none` or `unclear` phase, a
+    /// contradiction).
+    AddPhase {
+        row: usize,
+        mark: u8,
     },
     AddRow {
         table: usize,
@@ -829,7 +974,9 @@ fn edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
         3 => (0..TEXT_CELLS.len(), any::<usize>(), any::<u8>())
             .prop_map(|(table, row, mark)| Edit::Cell { table, row, mark }),
-        2 => any::<usize>().prop_map(|row| Edit::FlipSaft { row }),
+        2 => (any::<usize>(), prop::bool::weighted(0.8))
+            .prop_map(|(row, clause)| Edit::FlipSaft { row, clause }),
+        1 => (any::<usize>(), any::<u8>()).prop_map(|(row, mark)| Edit::AddPhase { row, mark }),
         1 => (0..ROW_TABLES.len(), any::<usize>(), any::<u8>())
             .prop_map(|(table, row, mark)| Edit::AddRow { table, row, mark }),
         1 => (0..ROW_TABLES.len(), any::<usize>()).prop_map(|(table, row)| Edit::DeleteRow { table, row }),
@@ -893,22 +1040,75 @@ fn apply(session: &mut Session, root: &Path, edit: &Edit, atomic: bool) -> Vec<P
                 rows[i] = write_line(&fields);
             })]
         }
-        Edit::FlipSaft { row } => vec![edit_rows(
+        Edit::FlipSaft { row, clause } => {
+            // The countries whose SAF-T is one phase, "none" or "in-force", and whose fact says so.
+            let facts = read(root, "sources/tables/countries.csv");
+            let phases = read(root, "sources/tables/obligations.csv");
+            let flippable: Vec<(String, bool)> = phases
+                .lines()
+                .filter_map(|line| {
+                    let fields = parse_line(line);
+                    let code = fields[0].clone();
+                    let one = phases.matches(&format!("\n{code},saf-t,")).count() == 1;
+                    let none = fields[1] == "saf-t" && fields[3] == "none";
+                    let in_force = fields[1] == "saf-t" && fields[3] == "in-force";
+                    let fact = facts.lines().find(|l| {
+                        l.starts_with(&format!("{code},Periodic / real-time reporting,"))
+                    })?;
+                    let says = if none {
+                        "SAF-T: no."
+                    } else {
+                        "SAF-T: required."
+                    };
+                    (one && (none || in_force) && fact.contains(says)).then_some((code, none))
+                })
+                .collect();
+            let (code, none) = flippable[row % flippable.len()].clone();
+            let (from, to) = if none {
+                ("none", "in-force")
+            } else {
+                ("in-force", "none")
+            };
+            let mut paths = vec![edit_rows(
+                root,
+                "sources/tables/obligations.csv",
+                atomic,
+                |rows| {
+                    let prefix = format!("{code},saf-t,main,{from},");
+                    let i = rows.iter().position(|r| r.starts_with(&prefix)).unwrap();
+                    rows[i] = rows[i].replacen(&prefix, &format!("{code},saf-t,main,{to},"), 1);
+                },
+            )];
+            if clause {
+                paths.push(edit_rows(
+                    root,
+                    "sources/tables/countries.csv",
+                    atomic,
+                    |rows| {
+                        let prefix = format!("{code},Periodic / real-time reporting,");
+                        let i = rows.iter().position(|r| r.starts_with(&prefix)).unwrap();
+                        rows[i] = if none {
+                            rows[i].replacen("SAF-T: no.", "SAF-T: required.", 1)
+                        } else {
+                            rows[i].replacen("SAF-T: required.", "SAF-T: no.", 1)
+                        };
+                    },
+                ));
+            }
+            paths
+        }
+        Edit::AddPhase { row, mark } => vec![edit_rows(
             root,
-            "sources/tables/countries.csv",
+            "sources/tables/obligations.csv",
             atomic,
             |rows| {
-                let flippable: Vec<usize> = (0..rows.len())
-                    .filter(|&i| {
-                        rows[i].contains("SAF-T: no.") || rows[i].contains("SAF-T: required.")
-                    })
-                    .collect();
-                let i = flippable[row % flippable.len()];
-                rows[i] = if rows[i].contains("SAF-T: no.") {
-                    rows[i].replacen("SAF-T: no.", "SAF-T: required.", 1)
-                } else {
-                    rows[i].replacen("SAF-T: required.", "SAF-T: no.", 1)
-                };
+                let i = row % rows.len();
+                let mut fields = parse_line(&rows[i]);
+                fields[2] = format!("added-{mark}");
+                fields[3] = "planned".into();
+                fields[4] = "2031".into();
+                fields[5] = format!("added phase {mark}");
+                rows.insert(i + 1, write_line(&fields));
             },
         )],
         Edit::AddRow { table, row, mark } => {

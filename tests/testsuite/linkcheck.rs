@@ -323,7 +323,11 @@ fn the_fast_parse_finds_what_the_exact_parse_finds_on_every_shipped_page() {
         assert!(fast.errors.is_empty(), "{path}: {:?}", fast.errors);
         pages += 1;
     }
-    assert_eq!(pages, 92, "HTML pages of the shipped site");
+    assert_eq!(
+        pages,
+        crate::common::SHIPPED_PAGES,
+        "HTML pages of the shipped site"
+    );
 }
 
 /// A noncharacter in a page's text (the sources refuse control characters, not these) is an error only
@@ -471,8 +475,8 @@ fn removing_linked_anchors_breaks_the_pages_that_link_to_them() {
     );
     // The 61 changed pages are re-parsed; their ids changed, so the links of every page that links into
     // a country page with a fragment are resolved again: the matrix, 11 ERP pages, 7 filter pages, the
-    // two reporting pages, partners and local ERPs (and each country page's own).
-    let mut expected = vec!["broken_links"; 61 + 1 + 11 + 7 + 2 + 2];
+    // two reporting pages, partners, local ERPs and the calendar (and each country page's own).
+    let mut expected = vec!["broken_links"; 61 + 1 + 11 + 7 + 2 + 2 + 1];
     expected.extend(["page_ids"; 61]);
     expected.extend(["page_links"; 61]);
     assert_eq!(link_queries(&broken.executed), expected);

@@ -63,6 +63,8 @@ fn every_output_answers_with_its_media_type_and_cors() {
             "application/json; charset=utf-8"
         } else if path.ends_with(".csv") {
             "text/csv; charset=utf-8"
+        } else if path.ends_with(".ics") {
+            "text/calendar; charset=utf-8"
         } else {
             "text/plain; charset=utf-8"
         };

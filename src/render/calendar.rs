@@ -1,0 +1,159 @@
+//! The calendar of dated obligations: `/api/v1/calendar.json` (in `api.rs`), `/calendar.ics` (here) and
+//! the `/calendar/` page (its context, here).
+//!
+//! `/calendar.ics` is an RFC 5545 calendar a calendar app can subscribe to: one all-day event per dated
+//! phase, whose UID is the phase id at the site's host, so an edited phase updates its event instead of
+//! adding one. A month or a year is an event spanning that month or year, never its first day. Every
+//! property is derived from the data (DTSTAMP is the date the phase was checked, else the reference
+//! date), so the file changes only when a phase does.
+
+use chrono::{NaiveDate, TimeZone, Utc};
+use icalendar::{Calendar, Component, Event, EventLike, EventStatus};
+use serde_json::{Value as Json, json};
+
+use super::Rendered;
+use super::contexts::site_context;
+use crate::derive::obligations::calendar;
+use crate::model::{base_url, reference_date};
+use crate::parse::rules::site_rules;
+use crate::parse::tables::PartialDate;
+use crate::resources::CalendarEntry;
+
+fn naive(date: jiff::civil::Date) -> Option<NaiveDate> {
+    NaiveDate::from_ymd_opt(date.year().into(), date.month() as u32, date.day() as u32)
+}
+
+/// The host of the site, for the events' UIDs (`locref.example.org`).
+fn host(base: &str) -> &str {
+    let rest = base.split_once("://").map_or(base, |(_, rest)| rest);
+    rest.split(['/', '?', '#']).next().unwrap_or(rest)
+}
+
+fn event(entry: &CalendarEntry, base: &str, reference: &str) -> Option<Event> {
+    let date = PartialDate::parse(&entry.date)?;
+    let start = naive(date.first_day()?)?;
+    // DTEND of an all-day event is the day after its last day.
+    let end = naive(date.last_day()?)?.succ_opt()?;
+    let checked = entry.last_checked.as_deref().unwrap_or(reference);
+    let stamp = NaiveDate::parse_from_str(checked, "%Y-%m-%d")
+        .ok()?
+        .and_hms_opt(0, 0, 0)?;
+    let precision = match entry.precision.as_str() {
+        "day" => String::new(),
+        other => format!(" (the source gives the {other}: {})", entry.date),
+    };
+    let status = entry.status.replace('-', " ");
+    let mut description = format!(
+        "{}: {status} from {}{precision}.",
+        entry.obligation_label, entry.date
+    );
+    if !entry.scope.is_empty() {
+        description.push_str(&format!("\n{}", entry.scope));
+    }
+    description.push_str(&format!("\nVerification: {:?}", entry.verification).to_lowercase());
+    if let Some(checked) = &entry.last_checked {
+        description.push_str(&format!(", checked {checked}"));
+    }
+    for url in &entry.source_urls {
+        description.push_str(&format!("\nSource: {url}"));
+    }
+    description.push_str("\nInformational only; not tax or legal advice.");
+    let phase = entry
+        .id
+        .rsplit_once(&format!("{}-", entry.obligation))
+        .map(|(_, p)| p);
+    let phase = phase
+        .filter(|p| *p != "main")
+        .map(|p| format!(" ({})", p.replace('-', " ")));
+    let mut event = Event::new();
+    event
+        .uid(&format!("{}@{}", entry.id, host(base)))
+        .timestamp(Utc.from_utc_datetime(&stamp))
+        .summary(&format!(
+            "{}: {}{} {status}",
+            entry.country_name,
+            entry.obligation_label,
+            phase.unwrap_or_default()
+        ))
+        .description(&description)
+        .starts(start)
+        .ends(end)
+        .url(&format!("{base}/{}/#{}", entry.country, entry.id))
+        .status(if entry.status == "planned" {
+            EventStatus::Tentative
+        } else {
+            EventStatus::Confirmed
+        })
+        .add_property("TRANSP", "TRANSPARENT")
+        .add_property("CATEGORIES", &entry.obligation_label);
+    Some(event.done())
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn calendar_ics(db: &dyn salsa::Database) -> Rendered {
+    let base = base_url(db);
+    let reference = reference_date(db);
+    let site = &site_rules(db).value;
+    let mut ics = Calendar::new();
+    ics.name(&format!("{}: obligation dates", site.title));
+    ics.description(&format!(
+        "Start dates of e-invoicing, real-time reporting, SAF-T and audit-file obligations, as {} records them. {}",
+        site.title, site.informational_notice
+    ));
+    ics.append_property((
+        "PRODID",
+        "-//locref//Localization Reference Data Service//EN",
+    ));
+    for entry in calendar(db) {
+        if let Some(event) = event(entry, base, reference) {
+            ics.push(event);
+        }
+    }
+    Rendered::new(ics.done().to_string().into_bytes())
+}
+
+/// The `/calendar/` page: the dated phases of the next twelve months first, then the later ones, then
+/// the past ones (newest first), each with its source and verification.
+#[salsa::tracked(returns(ref))]
+pub fn calendar_context(db: &dyn salsa::Database) -> Json {
+    let reference: jiff::civil::Date = reference_date(db).parse().unwrap_or_default();
+    let horizon = reference
+        .checked_add(jiff::Span::new().years(1))
+        .unwrap_or(reference);
+    let (mut next, mut later, mut past) = (Vec::new(), Vec::new(), Vec::new());
+    for entry in calendar(db) {
+        let Some(date) = PartialDate::parse(&entry.date) else {
+            continue;
+        };
+        let row = json!(entry);
+        match (date.first_day(), date.last_day()) {
+            (_, Some(last)) if last < reference => past.push(row),
+            (Some(first), _) if first > horizon => later.push(row),
+            _ => next.push(row),
+        }
+    }
+    past.reverse();
+    json!({
+        "site": site_context(db),
+        "reference_date": reference.to_string(),
+        "horizon": horizon.to_string(),
+        "next": next,
+        "later": later,
+        "past": past,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host;
+
+    #[test]
+    fn the_uid_host_is_the_sites_host() {
+        assert_eq!(host("https://locref.example.org"), "locref.example.org");
+        assert_eq!(host("http://127.0.0.1:8000"), "127.0.0.1:8000");
+        assert_eq!(
+            host("https://example.github.io/locref"),
+            "example.github.io"
+        );
+    }
+}
