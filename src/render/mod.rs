@@ -8,6 +8,7 @@ pub mod api_docs;
 pub mod assets;
 pub mod contexts;
 pub mod data;
+pub mod figures;
 pub mod headers;
 pub mod llms;
 pub mod openapi;
