@@ -106,7 +106,8 @@ function europeProjection() {
     }
   }
   const frame = { type: "GeometryCollection", geometries: parts };
-  const margin = 12;
+  // Room for a marker circle at the edge (Malta is the southernmost point of the frame).
+  const margin = 20;
   projection.fitWidth(WIDTH - 2 * margin, frame);
   const [[x0, y0], [, y1]] = d3.geoPath(projection).bounds(frame);
   const [tx, ty] = projection.translate();
