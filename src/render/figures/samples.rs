@@ -118,11 +118,11 @@ fn sample_timeline(names: &BTreeMap<String, String>) -> TimelineFigure {
     }
 }
 
+/// A page around a figure; the stylesheet by a relative path, so the page works from the file system
+/// and from a server rooted at the project (which can send the site's Content-Security-Policy).
 fn page(title: &str, body: &str) -> String {
-    let css = project().join("rules/assets/site.css");
     format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title><link rel=\"stylesheet\" href=\"file://{}\"></head><body><main><h1>{title}</h1>{body}</main></body></html>\n",
-        css.display()
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title><link rel=\"stylesheet\" href=\"../../rules/assets/site.css\"></head><body><main><h1>{title}</h1>{body}</main></body></html>\n"
     )
 }
 

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use super::date::{Precision, When, year_fraction};
 use super::{Status, TimelineError, TimelineFigure};
 use crate::render::figures::text;
+use crate::render::figures::xml::slug;
 
 /// The figure's width in user units. Narrow on purpose: the SVG scales to the page, and at 390 px a
 /// 400-unit figure keeps 13-unit text at about 12 px.
@@ -104,10 +105,15 @@ pub struct Mark {
     pub y_end: f64,
 }
 
+/// Events of one country that start on the same date with the same status, drawn as one mark and one
+/// label: the country, date and status once, then a line (or more) per event.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PlacedEvent {
-    /// Index into the figure's events.
-    pub index: usize,
+pub struct PlacedGroup {
+    /// Indices into the figure's events, in label order.
+    pub events: Vec<usize>,
+    /// For each line of the label, the position in `events` of the event it belongs to (the first
+    /// event owns the heading line).
+    pub line_owners: Vec<usize>,
     pub when: When,
     pub status: Status,
     /// After the reference date.
@@ -134,17 +140,18 @@ pub struct Layout {
     pub empty_note: Option<f64>,
     pub bands: Vec<Band>,
     /// In date order.
-    pub events: Vec<PlacedEvent>,
+    pub groups: Vec<PlacedGroup>,
     pub reference_y: f64,
     pub reference_label: Label,
 }
 
-/// An item to stack in a band: an event or the reference date.
+/// An item to stack in a band: a group of events or the reference date.
 struct Item {
-    /// The event's index and date; `None` for the reference date.
-    event: Option<(usize, When)>,
+    /// The group's events and date; `None` for the reference date.
+    group: Option<(Vec<usize>, When)>,
     fraction: f64,
     lines: Vec<Vec<Run>>,
+    line_owners: Vec<usize>,
 }
 
 /// Lays out `figure`, or says which date is malformed.
@@ -197,17 +204,20 @@ pub fn layout(figure: &TimelineFigure) -> Result<Layout, TimelineError> {
     );
 
     let mut by_year: BTreeMap<i16, Vec<Item>> = BTreeMap::new();
-    for (index, when) in &dated {
+    for (events, when) in groups(figure, &dated) {
+        let (lines, line_owners) = group_lines(figure, &events);
         by_year.entry(when.year()).or_default().push(Item {
-            event: Some((*index, *when)),
+            group: Some((events, when)),
             fraction: when.span_in_year().0,
-            lines: event_lines(figure, *index),
+            lines,
+            line_owners,
         });
     }
     // The reference date goes after the events that start on or before it.
     let reference_fraction = year_fraction(reference.start);
     let reference_item = Item {
-        event: None,
+        group: None,
+        line_owners: vec![0],
         fraction: reference_fraction,
         lines: vec![vec![Run::Reference(format!(
             "reference date {}",
@@ -217,12 +227,16 @@ pub fn layout(figure: &TimelineFigure) -> Result<Layout, TimelineError> {
     let ref_items = by_year.entry(reference_year).or_default();
     let at = ref_items
         .iter()
-        .position(|item| item.event.is_some_and(|(_, w)| w.start > reference.start))
+        .position(|item| {
+            item.group
+                .as_ref()
+                .is_some_and(|(_, w)| w.start > reference.start)
+        })
         .unwrap_or(ref_items.len());
     ref_items.insert(at, reference_item);
 
     let mut bands = Vec::new();
-    let mut events = Vec::new();
+    let mut placed = Vec::new();
     let mut reference_y = y;
     let mut reference_label = None;
     let mut year = first_year;
@@ -264,17 +278,19 @@ pub fn layout(figure: &TimelineFigure) -> Result<Layout, TimelineError> {
                 height,
                 lines: item.lines,
             };
-            match item.event {
+            match item.group {
                 None => {
                     reference_y = band.y(reference_fraction);
                     reference_label = Some(label);
                 }
-                Some((index, when)) => {
+                Some((events, when)) => {
                     let (from, to) = when.span_in_year();
-                    events.push(PlacedEvent {
-                        index,
+                    let status = Status::of(&figure.events[events[0]].status);
+                    placed.push(PlacedGroup {
+                        events,
+                        line_owners: item.line_owners,
                         when,
-                        status: Status::of(&figure.events[index].status),
+                        status,
                         upcoming: when.start > reference.start,
                         mark: Mark {
                             x: AXIS_X,
@@ -290,7 +306,7 @@ pub fn layout(figure: &TimelineFigure) -> Result<Layout, TimelineError> {
         bands.push(band);
         year += 1;
     }
-    spread_span_lanes(&mut events);
+    spread_span_lanes(&mut placed);
     let reference_label = reference_label.unwrap_or(Label {
         x: LABEL_X,
         top: reference_y,
@@ -303,7 +319,7 @@ pub fn layout(figure: &TimelineFigure) -> Result<Layout, TimelineError> {
         legend,
         empty_note,
         bands,
-        events,
+        groups: placed,
         reference_y,
         reference_label,
     })
@@ -333,7 +349,7 @@ fn stack(band: &Band, items: &[Item], heights: &[f64]) -> Vec<f64> {
 }
 
 /// Month and year spans that overlap in the same band are set side by side, so none hides another.
-fn spread_span_lanes(events: &mut [PlacedEvent]) {
+fn spread_span_lanes(events: &mut [PlacedGroup]) {
     const LANES: usize = 3;
     const LANE_STEP: f64 = 7.0;
     let mut lane_ends: Vec<f64> = Vec::new();
@@ -354,11 +370,39 @@ fn spread_span_lanes(events: &mut [PlacedEvent]) {
     }
 }
 
-/// An event's label: the country in bold with the date and status, then its label text, wrapped.
-fn event_lines(figure: &TimelineFigure, index: usize) -> Vec<Vec<Run>> {
-    let event = &figure.events[index];
-    let meta = format!("{} · {}", event.date, event.status.trim());
-    let name = event.country_name.trim();
+/// The sorted events gathered into groups: same date as written, same country, same status. Events
+/// without a label stay alone (their heading is all they show).
+fn groups(figure: &TimelineFigure, dated: &[(usize, When)]) -> Vec<(Vec<usize>, When)> {
+    let mut groups: Vec<(Vec<usize>, When)> = Vec::new();
+    let mut open: BTreeMap<(&str, &str, String), usize> = BTreeMap::new();
+    for (index, when) in dated {
+        let event = &figure.events[*index];
+        if event.label.trim().is_empty() {
+            groups.push((vec![*index], *when));
+            continue;
+        }
+        let key = (
+            event.date.as_str(),
+            event.country_code.as_str(),
+            slug(&event.status),
+        );
+        match open.get(&key) {
+            Some(&at) => groups[at].0.push(*index),
+            None => {
+                open.insert(key, groups.len());
+                groups.push((vec![*index], *when));
+            }
+        }
+    }
+    groups
+}
+
+/// A group's label: the country in bold with the date and status, then each event's label, wrapped;
+/// and for each line, the position of the event it belongs to.
+fn group_lines(figure: &TimelineFigure, events: &[usize]) -> (Vec<Vec<Run>>, Vec<usize>) {
+    let first = &figure.events[events[0]];
+    let meta = format!("{} · {}", first.date, first.status.trim());
+    let name = first.country_name.trim();
     let together = text::width(name, FONT, true) + text::width(&format!(" {meta}"), FONT, false);
     let mut lines = Vec::new();
     if together <= LABEL_WIDTH {
@@ -371,12 +415,18 @@ fn event_lines(figure: &TimelineFigure, index: usize) -> Vec<Vec<Run>> {
             lines.push(vec![Run::Meta(line)]);
         }
     }
-    if !event.label.trim().is_empty() {
-        for line in text::wrap(&event.label, LABEL_WIDTH, FONT, false) {
+    let mut owners = vec![0; lines.len()];
+    for (position, index) in events.iter().enumerate() {
+        let label = figure.events[*index].label.trim();
+        if label.is_empty() {
+            continue;
+        }
+        for line in text::wrap(label, LABEL_WIDTH, FONT, false) {
             lines.push(vec![Run::Text(line)]);
+            owners.push(position);
         }
     }
-    lines
+    (lines, owners)
 }
 
 fn lines_width(lines: &[Vec<Run>]) -> f64 {

@@ -147,8 +147,8 @@ pub fn timeline(figure: &TimelineFigure) -> Result<String, TimelineError> {
     }
     draw_years(&mut svg, &layout);
     draw_reference(&mut svg, &layout);
-    for event in &layout.events {
-        draw_event(&mut svg, figure, event);
+    for group in &layout.groups {
+        draw_group(&mut svg, figure, group);
     }
     svg.push_str("</svg>");
     Ok(svg)
@@ -267,39 +267,53 @@ fn draw_reference(svg: &mut String, layout: &Layout) {
     draw_label(svg, label);
 }
 
-fn draw_event(svg: &mut String, figure: &TimelineFigure, placed: &layout::PlacedEvent) {
-    let Some(event) = figure.events.get(placed.index) else {
-        return;
-    };
-    let precision = match placed.when.precision {
+/// A group: one link per event. The first link holds the mark, the leader and the heading line; each
+/// holds its own label lines and tooltip.
+fn draw_group(svg: &mut String, figure: &TimelineFigure, group: &layout::PlacedGroup) {
+    let precision = match group.when.precision {
         Precision::Day => "day",
         Precision::Month => "month",
         Precision::Year => "year",
     };
-    let _ = write!(
-        svg,
-        r#"<a href="{}" class="event {} {precision} {}"><title>{}</title>"#,
-        escape(&event.url),
-        placed.status.class(),
-        if placed.upcoming { "upcoming" } else { "past" },
-        escape(&tooltip(event, placed.when.precision))
-    );
-    let mark = &placed.mark;
-    let right_of_mark = if placed.when.precision == Precision::Day {
-        mark.x + 5.0
+    for (position, index) in group.events.iter().enumerate() {
+        let Some(event) = figure.events.get(*index) else {
+            continue;
+        };
+        let _ = write!(
+            svg,
+            r#"<a href="{}" class="event {} {precision} {}"><title>{}</title>"#,
+            escape(&event.url),
+            group.status.class(),
+            if group.upcoming { "upcoming" } else { "past" },
+            escape(&tooltip(event, group.when.precision))
+        );
+        if position == 0 {
+            draw_mark(svg, group);
+        }
+        draw_label_lines(svg, &group.label, |line| {
+            group.line_owners.get(line) == Some(&position)
+        });
+        svg.push_str("</a>");
+    }
+}
+
+/// The group's mark on the axis (a dot for a day, a bar over a month or year) and its leader line.
+fn draw_mark(svg: &mut String, group: &layout::PlacedGroup) {
+    let mark = &group.mark;
+    let day = group.when.precision == Precision::Day;
+    let (right_of_mark, mark_y) = if day {
+        (mark.x + 5.0, mark.y_start)
     } else {
-        mark.x + 3.5
+        (
+            mark.x + 3.5,
+            (mark.y_start + 6.0).min((mark.y_start + mark.y_end) / 2.0),
+        )
     };
-    let mark_y = if placed.when.precision == Precision::Day {
-        mark.y_start
-    } else {
-        (mark.y_start + 6.0).min((mark.y_start + mark.y_end) / 2.0)
-    };
-    svg.push_str(&format!(r#"<g fill="none" stroke="{RULE}">"#));
-    leader(svg, right_of_mark, mark_y, &placed.label);
+    let _ = write!(svg, r#"<g fill="none" stroke="{RULE}">"#);
+    leader(svg, right_of_mark, mark_y, &group.label);
     svg.push_str("</g>");
-    let (fill, stroke) = placed.status.paint();
-    if placed.when.precision == Precision::Day {
+    let (fill, stroke) = group.status.paint();
+    if day {
         let _ = write!(
             svg,
             r#"<circle class="mark" cx="{}" cy="{}" r="5" fill="{fill}" stroke="{stroke}" stroke-width="1.6"/>"#,
@@ -315,8 +329,6 @@ fn draw_event(svg: &mut String, figure: &TimelineFigure, placed: &layout::Placed
             num((mark.y_end - mark.y_start).max(7.0))
         );
     }
-    draw_label(svg, &placed.label);
-    svg.push_str("</a>");
 }
 
 /// A thin line from a mark (at `x`, `y`) to the middle of its label's first line; straight when the
@@ -342,11 +354,19 @@ fn leader(svg: &mut String, x: f64, y: f64, label: &Label) {
 }
 
 fn draw_label(svg: &mut String, label: &Label) {
-    if label.lines.is_empty() {
+    draw_label_lines(svg, label, |_| true);
+}
+
+/// The lines of `label` that `wanted` picks (by line number), each at its own place in the label.
+fn draw_label_lines(svg: &mut String, label: &Label, wanted: impl Fn(usize) -> bool) {
+    if !(0..label.lines.len()).any(&wanted) {
         return;
     }
     svg.push_str("<text>");
     for (i, line) in label.lines.iter().enumerate() {
+        if !wanted(i) {
+            continue;
+        }
         let baseline = label.top + ASCENT + i as f64 * LINE;
         for (j, run) in line.iter().enumerate() {
             let position = if j == 0 {
@@ -405,14 +425,21 @@ fn description(figure: &TimelineFigure, layout: &Layout) -> String {
     if !out.is_empty() {
         out.push(' ');
     }
-    let upcoming = layout.events.iter().filter(|e| e.upcoming).count();
-    let past = layout.events.len() - upcoming;
-    match (layout.events.first(), layout.events.last()) {
+    let count = |upcoming: bool| {
+        layout
+            .groups
+            .iter()
+            .filter(|g| g.upcoming == upcoming)
+            .map(|g| g.events.len())
+            .sum::<usize>()
+    };
+    let (past, upcoming) = (count(false), count(true));
+    match (layout.groups.first(), layout.groups.last()) {
         (Some(first), Some(last)) => {
             let _ = write!(
                 out,
                 "{} dated events from {} to {}: {past} on or before the reference date {}, {upcoming} after it.",
-                layout.events.len(),
+                figure.events.len(),
                 first.when.year(),
                 last.when.year(),
                 figure.reference_date

@@ -59,9 +59,9 @@ pub fn dense_events() -> Vec<TimelineEvent> {
 
 fn labels(layout: &Layout) -> Vec<&super::layout::Label> {
     layout
-        .events
+        .groups
         .iter()
-        .map(|e| &e.label)
+        .map(|g| &g.label)
         .chain([&layout.reference_label])
         .collect()
 }
@@ -188,9 +188,9 @@ fn partial_dates_cover_their_month_or_year() {
     let layout = layout(&f).unwrap();
     let find = |code: &str| {
         layout
-            .events
+            .groups
             .iter()
-            .find(|e| f.events[e.index].country_code == code)
+            .find(|g| f.events[g.events[0]].country_code == code)
             .unwrap()
     };
     let inner = |band: &Band| (band.top + 8.0, band.bottom - 8.0);
@@ -214,10 +214,11 @@ fn partial_dates_cover_their_month_or_year() {
 fn dense_input_keeps_labels_apart() {
     let f = figure(dense_events());
     let layout = layout(&f).unwrap();
-    assert_eq!(layout.events.len(), 150);
+    let grouped: usize = layout.groups.iter().map(|g| g.events.len()).sum();
+    assert_eq!(grouped, 150);
     assert_no_overlap(&layout);
     // Each label stays in its year's band, so it is read beside its year.
-    for e in &layout.events {
+    for e in &layout.groups {
         let band = band_of(&layout, e.when.year());
         assert!(
             e.label.top >= band.top && e.label.bottom() <= band.bottom,
@@ -225,9 +226,9 @@ fn dense_input_keeps_labels_apart() {
         );
     }
     // Date order, and the reference date between the past and the upcoming.
-    let ys: Vec<f64> = layout.events.iter().map(|e| e.label.top).collect();
+    let ys: Vec<f64> = layout.groups.iter().map(|e| e.label.top).collect();
     assert!(ys.windows(2).all(|w| w[0] < w[1]));
-    for e in &layout.events {
+    for e in &layout.groups {
         let after = e.label.top > layout.reference_label.top;
         assert_eq!(after, e.upcoming, "{e:?}");
     }
@@ -332,4 +333,42 @@ proptest! {
             prop_assert!(roxmltree::Document::parse(&svg).is_ok());
         }
     }
+}
+
+#[test]
+fn one_country_one_date_one_status_share_a_label() {
+    let f = figure(vec![
+        event("2026-02-01", "pl", "B2B e-invoicing", "in force"),
+        event("2026-02-01", "pl", "B2G e-invoicing", "in force"),
+        event("2026-02-01", "pl", "Real-time reporting", "enacted"),
+        event("2026-02-01", "pl", "", "in force"),
+    ]);
+    let laid = layout(&f).unwrap();
+    let sizes: Vec<usize> = laid.groups.iter().map(|g| g.events.len()).collect();
+    assert_eq!(sizes.iter().sum::<usize>(), 4);
+    assert_eq!(sizes.iter().filter(|n| **n == 2).count(), 1, "{sizes:?}");
+    let svg = timeline(&f).unwrap();
+    let doc = parse_xml(&svg);
+    let links: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("a")).collect();
+    assert_eq!(links.len(), 4);
+    // Each link shows its own label (and not its neighbour's); the heading appears once per group.
+    let shown = |link: &roxmltree::Node| -> String {
+        link.descendants()
+            .filter(|n| n.is_text() && n.ancestors().any(|a| a.has_tag_name("text")))
+            .map(|n| n.text().unwrap_or_default())
+            .collect()
+    };
+    for (label, other) in [("B2B e-invoicing", "B2G"), ("B2G e-invoicing", "B2B")] {
+        let link = links
+            .iter()
+            .find(|a| title_of(**a).unwrap().contains(label))
+            .unwrap();
+        assert!(
+            shown(link).contains(label) && !shown(link).contains(other),
+            "{}",
+            shown(link)
+        );
+    }
+    let headings = svg.matches(">Country PL</tspan>").count();
+    assert_eq!(headings, 3, "one heading per group");
 }
