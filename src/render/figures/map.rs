@@ -326,7 +326,7 @@ fn description(figure: &MapFigure) -> String {
 mod tests {
     use super::*;
     use crate::render::figures::test_support::{
-        TINY_SHAPES, committed_shapes, parse_xml, title_of,
+        TINY_SHAPES, assert_csp_safe, committed_shapes, parse_xml, title_of,
     };
     use proptest::prelude::*;
 
@@ -368,6 +368,7 @@ mod tests {
         let countries = all_countries(&shapes);
         let svg = map(&shapes, &figure(countries.clone())).unwrap();
         let doc = parse_xml(&svg);
+        assert_csp_safe(&doc);
         let root = doc.root_element();
         assert_eq!(root.attribute("role"), Some("img"));
         assert_eq!(

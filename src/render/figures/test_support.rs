@@ -32,3 +32,29 @@ pub fn title_of(node: roxmltree::Node) -> Option<String> {
         .find(|c| c.has_tag_name("title"))
         .map(|t| t.text().unwrap_or_default().to_string())
 }
+
+/// Fails unless the figure holds under the site's Content-Security-Policy: no `style` attribute or
+/// element, no script, no event handler, nothing loaded from elsewhere.
+pub fn assert_csp_safe(doc: &roxmltree::Document) {
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        let tag = node.tag_name().name();
+        assert!(
+            !["style", "script", "image", "foreignObject", "use"].contains(&tag),
+            "<{tag}>"
+        );
+        for attribute in node.attributes() {
+            let name = attribute.name();
+            assert!(
+                name != "style" && !name.starts_with("on"),
+                "{name} on <{tag}>"
+            );
+            if name == "fill" || name == "stroke" {
+                let value = attribute.value();
+                assert!(
+                    !value.contains("url(") || value.starts_with("url(#"),
+                    "{value}"
+                );
+            }
+        }
+    }
+}

@@ -21,6 +21,8 @@ pub const SMALL_FONT: f64 = 11.0;
 pub const LINE: f64 = 16.0;
 /// From a label's top to its first baseline.
 pub const ASCENT: f64 = 12.0;
+/// From a label's top to the middle of its first line: level with the mark when there is room.
+const ANCHOR: f64 = ASCENT - 4.0;
 pub const YEAR_X: f64 = 44.0;
 pub const AXIS_X: f64 = 56.0;
 pub const LABEL_X: f64 = 80.0;
@@ -85,7 +87,7 @@ impl Label {
 
     /// The y of the middle of its first line, where the leader line arrives.
     pub fn anchor_y(&self) -> f64 {
-        self.top + ASCENT - 4.0
+        self.top + ANCHOR
     }
 
     #[cfg(test)]
@@ -328,14 +330,12 @@ pub fn layout(figure: &TimelineFigure) -> Result<Layout, TimelineError> {
 /// The tops of a band's labels: each as near its mark as it can be, none over another, all inside the
 /// band (the band is tall enough for all of them).
 fn stack(band: &Band, items: &[Item], heights: &[f64]) -> Vec<f64> {
-    let lowest = band.top + BAND_PAD - ASCENT + 4.0;
-    let mut tops: Vec<f64> = Vec::with_capacity(items.len());
+    let mut tops = Vec::with_capacity(items.len());
     let mut floor = band.top + BAND_PAD / 2.0;
-    for item in items {
-        // The first line's middle level with the mark.
-        let ideal = (band.y(item.fraction) - ASCENT + 4.0).max(lowest);
+    for (item, height) in items.iter().zip(heights) {
+        let ideal = band.y(item.fraction) - ANCHOR;
         let top = ideal.max(floor);
-        floor = top + heights[tops.len()] + GAP;
+        floor = top + height + GAP;
         tops.push(top);
     }
     let mut ceiling = band.bottom - BAND_PAD / 2.0;

@@ -3,7 +3,7 @@ use proptest::prelude::*;
 use super::date::{When, year_fraction};
 use super::layout::{Band, LABEL_WIDTH, Layout, WIDTH, layout};
 use super::*;
-use crate::render::figures::test_support::{parse_xml, title_of};
+use crate::render::figures::test_support::{assert_csp_safe, parse_xml, title_of};
 
 fn event(date: &str, code: &str, label: &str, status: &str) -> TimelineEvent {
     TimelineEvent {
@@ -106,6 +106,7 @@ fn every_event_is_one_link_with_its_title() {
     ];
     let svg = timeline(&figure(events.clone())).unwrap();
     let doc = parse_xml(&svg);
+    assert_csp_safe(&doc);
     let root = doc.root_element();
     assert_eq!(root.attribute("role"), Some("img"));
     assert_eq!(
