@@ -172,8 +172,25 @@ fn write_samples() {
 
     let dense = TimelineFigure {
         events: dense_events(),
-        ..timeline_figure
+        ..timeline_figure.clone()
     };
     let svg = timeline(&dense).expect("the dense timeline draws");
-    write(&dir, "timeline-dense.svg", &svg);
+    let body = format!("<figure class=\"timeline\">{svg}</figure>");
+    write(
+        &dir,
+        "timeline-dense.html",
+        &page("Start dates (150 events)", &body),
+    );
+
+    let empty = TimelineFigure {
+        events: Vec::new(),
+        ..timeline_figure
+    };
+    let svg = timeline(&empty).expect("the empty timeline draws");
+    let body = format!("<figure class=\"timeline\">{svg}</figure>");
+    write(
+        &dir,
+        "timeline-empty.html",
+        &page("Start dates (none)", &body),
+    );
 }
