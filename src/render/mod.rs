@@ -9,6 +9,7 @@ pub mod assets;
 pub mod calendar;
 pub mod contexts;
 pub mod data;
+pub mod figures;
 pub mod headers;
 pub mod kinds;
 pub mod llms;
