@@ -435,6 +435,10 @@ pub struct Partner {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ErpCounts {
+    /// The countries where this ERP's e-invoicing support is established: its matrix cell
+    /// (`e_invoicing_support`) is `native`, `native + access point`, `add-on`, `via provider` or
+    /// `via provider (receiving only)`. A cell that is `roadmap` (not yet shipped), `not supported` or
+    /// `unknown/unverified` is not counted: the field counts support, not the cells recorded.
     pub e_invoicing_countries: u64,
     pub partner_flags: u64,
     pub partners: u64,

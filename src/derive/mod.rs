@@ -22,6 +22,26 @@ pub fn erp_api_path(id: &str) -> String {
     format!("/api/v1/erps/{id}.json")
 }
 
+/// The support types of `matrix.csv` that establish an ERP's e-invoicing support in a country: the
+/// product does it today, natively, with an add-on or through a provider (receiving only included).
+/// `roadmap` is a promise, `not supported` a no, `unknown/unverified` not known: none of them is support.
+/// A support type added to `rules/vocabulary.toml` counts only once it is listed here.
+pub const ESTABLISHED_SUPPORT: [&str; 5] = [
+    "native",
+    "native + access point",
+    "add-on",
+    "via provider",
+    "via provider (receiving only)",
+];
+
+/// The support types that do not establish support (the rest of the shipped vocabulary).
+pub const UNESTABLISHED_SUPPORT: [&str; 3] = ["roadmap", "not supported", "unknown/unverified"];
+
+/// Whether a matrix cell's support type establishes support (see [`ESTABLISHED_SUPPORT`]).
+pub fn support_established(support_type: &str) -> bool {
+    ESTABLISHED_SUPPORT.contains(&support_type)
+}
+
 /// The Country resource (list item) of one country: what `countries.json` and the filters show. It reads
 /// the facts only through their counts, so a fact text edit that changes no count and no toggle stops here.
 #[salsa::tracked(returns(ref))]
@@ -71,9 +91,44 @@ pub fn erp_summary<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Optio
         url: format!("{base}/erp/{}/", info.id),
         api_url: erp_api_path(&info.id),
         counts: ErpCounts {
-            e_invoicing_countries: erp_matrix(db, key).len() as u64,
+            e_invoicing_countries: erp_matrix(db, key)
+                .iter()
+                .filter(|row| support_established(&row.support_type))
+                .count() as u64,
             partner_flags: erp_partner_flags(db, key).len() as u64,
             partners: erp_partner_count(db, key),
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every support type of the shipped vocabulary is classified, so a new one cannot slip into (or out
+    /// of) `counts.e_invoicing_countries` unnoticed.
+    #[test]
+    fn every_shipped_support_type_is_support_or_not() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/vocabulary.toml"),
+        )
+        .unwrap();
+        let vocabulary: toml::Table = toml::from_str(&text).unwrap();
+        let types: Vec<&str> = vocabulary["support_types"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        let mut classified: Vec<&str> = ESTABLISHED_SUPPORT
+            .iter()
+            .chain(&UNESTABLISHED_SUPPORT)
+            .copied()
+            .collect();
+        classified.sort_unstable();
+        let mut sorted = types.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, classified);
+        assert!(support_established("add-on") && !support_established("roadmap"));
+    }
 }

@@ -453,10 +453,30 @@ fn erp_details_have_support_facts_providers_and_counts() {
                 .iter()
                 .all(|f| f["topic"] == "e_invoicing_erp_support" && f["erp"] == id)
         );
+        // Countries where support is established, counted from the ERP's own support facts: not the
+        // cells recorded (every ERP has 61), and never a roadmap, a no or an unknown.
+        let established = support
+            .iter()
+            .filter(|f| {
+                [
+                    "native",
+                    "native + access point",
+                    "add-on",
+                    "via provider",
+                    "via provider (receiving only)",
+                ]
+                .contains(&f["value"].as_str().unwrap())
+            })
+            .map(|f| f["country"].as_str().unwrap())
+            .collect::<std::collections::BTreeSet<_>>();
         assert_eq!(
             erp["counts"]["e_invoicing_countries"],
-            support.len() as u64,
+            established.len() as u64,
             "{id}"
+        );
+        assert!(
+            established.len() < support.len(),
+            "{id}: unknown cells are not counted"
         );
         assert_eq!(
             erp["counts"]["partner_flags"],
