@@ -5,6 +5,8 @@
   "use strict";
   var form = document.getElementById("try-it-form");
   if (!form) { return; }
+  // The site's root: this script is <root>assets/try-it.js, wherever the site is published.
+  var root = new URL("../", document.currentScript.src);
   var endpoint = document.getElementById("try-endpoint");
   var params = form.querySelectorAll(".try-param");
   var shownHeaders = ["content-type", "content-length", "etag", "last-modified", "cache-control",
@@ -25,7 +27,7 @@
       var select = byId("try-" + name);
       path = path.replace("{" + name + "}", encodeURIComponent(select.value));
     }
-    return new URL(path, window.location.href).href;
+    return new URL(path.replace(/^\//, ""), root).href;
   }
 
   function curlLine(url) {

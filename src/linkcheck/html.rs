@@ -26,12 +26,17 @@ use crate::diagnostics::{Diagnostic, LineIndex};
 /// The attributes that name another resource, per element: `<a href>`, `<link href>`, `<script src>`,
 /// `<img src>`.
 fn link_attribute(name: &QualName) -> Option<&'static str> {
+    // An inline SVG's links (the map's countries, the timeline's events) are links too.
+    if name.ns == ns!(svg) && name.local == local_name!("a") {
+        return Some("href");
+    }
     if name.ns != ns!(html) {
         return None;
     }
     match name.local {
         local_name!("a") | local_name!("link") | local_name!("area") => Some("href"),
         local_name!("script") | local_name!("img") | local_name!("iframe") => Some("src"),
+        local_name!("form") => Some("action"),
         _ => None,
     }
 }
@@ -377,6 +382,7 @@ fn collect(path: &str, text: &str, base_url: &str, recorder: Recorder) -> PageLi
             href: attr.value.to_string(),
             target,
             fragment,
+            outside_base: super::outside_base(&attr.value, base_url),
             line,
             column,
         });

@@ -41,6 +41,7 @@ pub fn scan_markdown(path: &str, text: &str, base_url: &str) -> PageLinks {
             href: dest_url.to_string(),
             target,
             fragment,
+            outside_base: super::outside_base(&dest_url, base_url),
             line,
             column,
         });

@@ -33,7 +33,7 @@ use crate::routes::{Output, outputs};
 pub use html::{scan, scan_exact};
 pub use markdown::scan_markdown;
 use resolve::fragment_resolves;
-pub use resolve::resolve;
+pub use resolve::{outside_base, resolve};
 
 /// One output file as a query key.
 #[salsa::interned(debug)]
@@ -51,6 +51,8 @@ pub struct Link {
     pub target: String,
     /// The fragment, without `#`, when there is one.
     pub fragment: Option<String>,
+    /// Site-relative but outside the base URL's path (`/it/` on a site published under `/locref`).
+    pub outside_base: bool,
     /// Where the attribute value starts in the page (1-based; the column counts characters).
     pub line: u32,
     pub column: u32,
@@ -119,6 +121,10 @@ pub fn broken_links<'db>(db: &'db dyn salsa::Database, page: PageKey<'db>) -> Ve
     let mut broken = Vec::new();
     for link in &parsed.links {
         let problem = match paths.get(&link.target) {
+            _ if link.outside_base => Some(format!(
+                "the site is published under {}/, and this link leaves it (a site-relative link starts with that path)",
+                crate::model::base_path(db)
+            )),
             None => {
                 let dir = format!("{}/index.html", link.target);
                 if paths.contains_key(&dir) {

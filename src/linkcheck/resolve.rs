@@ -25,12 +25,22 @@ fn percent_decode(text: &str) -> Cow<'_, str> {
 /// the check does not follow (another host, `mailto:`, `data:`, `javascript:`, an empty `href`).
 pub fn resolve(page: &str, href: &str, base_url: &str) -> Option<(String, Option<String>)> {
     let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
+    let prefix = crate::model::url_path(base_url);
+    let under_base;
     let local = if let Some(rest) = href.strip_prefix(base_url)
         && (rest.is_empty() || rest.starts_with(['/', '?', '#']))
     {
         if rest.is_empty() { "/" } else { rest }
     } else if href.starts_with("//") || has_scheme(href) {
         return None;
+    } else if let Some(rest) = href
+        .starts_with('/')
+        .then(|| strip_base_path(href, &prefix))
+    {
+        // A site-relative link names a path on the host: under a base path, the site starts there. One
+        // outside it is resolved as written, and reported by `outside_base`.
+        under_base = rest.unwrap_or_else(|| href.to_string());
+        &under_base
     } else {
         href
     };
@@ -55,6 +65,32 @@ pub fn resolve(page: &str, href: &str, base_url: &str) -> Option<(String, Option
         target.push_str("index.html");
     }
     Some((target, fragment))
+}
+
+/// `href` (site-relative) with the base URL's path taken off: `/locref/it/` -> `/it/` under `/locref`; `None`
+/// when it does not start with that path.
+fn strip_base_path(href: &str, prefix: &str) -> Option<String> {
+    let rest = href.strip_prefix(prefix)?;
+    if rest.is_empty() {
+        Some("/".into())
+    } else if rest.starts_with('/') {
+        Some(rest.into())
+    } else if rest.starts_with(['?', '#']) {
+        Some(format!("/{rest}"))
+    } else {
+        None
+    }
+}
+
+/// Whether `href` is site-relative (`/e-invoicing/`) but outside the base URL's path: on a site
+/// published under `https://example.github.io/locref`, that link leaves the site.
+pub fn outside_base(href: &str, base_url: &str) -> bool {
+    let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
+    let prefix = crate::model::url_path(base_url);
+    !prefix.is_empty()
+        && href.starts_with('/')
+        && !href.starts_with("//")
+        && strip_base_path(href, &prefix).is_none()
 }
 
 /// Whether `href` starts with a URL scheme (`https:`, `mailto:`, `data:`).
@@ -122,6 +158,26 @@ mod tests {
             t("/api/v1/countries/fr.json", None)
         );
         assert_eq!(target(page, "/a%20b.html"), t("/a b.html", None));
+        // Under a base path, site-relative links start with it; one that does not is outside the site.
+        let base = "https://example.github.io/locref";
+        let under = |href: &str| resolve(page, href, base);
+        assert_eq!(
+            under("/locref/e-invoicing/#fr-odoo"),
+            t("/e-invoicing/index.html", Some("fr-odoo"))
+        );
+        assert_eq!(under("/locref"), t("/index.html", None));
+        assert_eq!(under("/locref/"), t("/index.html", None));
+        assert_eq!(under("/locref#x"), t("/index.html", Some("x")));
+        assert_eq!(under("../it/"), t("/it/index.html", None));
+        assert_eq!(
+            under(&format!("{base}/api/v1/index.json")),
+            t("/api/v1/index.json", None)
+        );
+        assert!(outside_base("/e-invoicing/", base));
+        assert!(outside_base("/locrefx/", base));
+        assert!(!outside_base("/locref/e-invoicing/", base));
+        assert!(!outside_base("../x/", base));
+        assert!(!outside_base("/e-invoicing/", BASE));
         for external in [
             "https://example.com/x",
             "https://locref.example.org.evil.com/",

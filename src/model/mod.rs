@@ -132,6 +132,39 @@ pub fn base_url(db: &dyn salsa::Database) -> String {
     }
 }
 
+/// The path of the base URL, without a trailing `/`: `/locref` for `https://example.github.io/locref`
+/// (a GitHub Pages project site), `""` for a site at the root of its host. Pages prefix their
+/// site-relative links with it.
+#[salsa::tracked(returns(ref))]
+pub fn base_path(db: &dyn salsa::Database) -> String {
+    url_path(base_url(db))
+}
+
+/// The path part of an absolute URL, without its trailing `/` (`""` for none).
+pub fn url_path(url: &str) -> String {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    path.trim_end_matches('/').to_string()
+}
+
+/// Whether a URL's host is reserved for examples (RFC 2606: `example.org` and the like, `.test`,
+/// `.invalid`): the placeholder base URL of `rules/site.toml`, not an address to publish at.
+pub fn is_placeholder_url(url: &str) -> bool {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let host = after_scheme
+        .split(['/', '?', '#', ':'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let host = host.trim_end_matches('.');
+    ["example", "example.com", "example.net", "example.org"]
+        .iter()
+        .any(|reserved| host == *reserved || host.ends_with(&format!(".{reserved}")))
+        || host.ends_with(".test")
+        || host.ends_with(".invalid")
+}
+
 /// A country fact row joined with its vocabulary entry from `rules/facts.toml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CountryFact {
@@ -390,4 +423,24 @@ pub fn erp_country_facts<'db>(
 #[salsa::tracked(returns(ref))]
 pub fn reporting_erps(db: &dyn salsa::Database) -> Vec<String> {
     vocabulary(db).value.reporting_erps.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_paths_and_placeholders() {
+        assert_eq!(url_path("https://locref.example.org"), "");
+        assert_eq!(url_path("https://locref.example.org/"), "");
+        assert_eq!(url_path("https://example.github.io/locref"), "/locref");
+        assert_eq!(url_path("https://example.github.io/locref/"), "/locref");
+        assert_eq!(url_path("http://127.0.0.1:8000"), "");
+        assert!(is_placeholder_url("https://locref.example.org"));
+        assert!(is_placeholder_url("https://example.com/x"));
+        assert!(is_placeholder_url("http://site.test:8080/"));
+        assert!(!is_placeholder_url("https://example.github.io/locref"));
+        assert!(!is_placeholder_url("https://locref.org"));
+        assert!(!is_placeholder_url("http://127.0.0.1:8000"));
+    }
 }

@@ -352,7 +352,52 @@ pub fn page_markdown<'db>(db: &'db dyn salsa::Database, id: PageId<'db>) -> Page
 fn render_kind(db: &dyn salsa::Database, id: PageId<'_>, format: Format) -> Page {
     let spec = id.kind(db).spec();
     let context = (spec.context)(db, id.param(db));
-    render_page(db, &template_names(spec.template, format), context)
+    let page = render_page(db, &template_names(spec.template, format), context);
+    let prefix = crate::model::base_path(db);
+    if prefix.is_empty() || page.error.is_some() {
+        return page;
+    }
+    let text = String::from_utf8_lossy(&page.rendered.bytes);
+    Page {
+        rendered: Rendered::new(prefix_site_links(&text, prefix, format).into_bytes()),
+        error: None,
+    }
+}
+
+/// Prefixes every site-relative link of a page with the base URL's path (`/e-invoicing/` becomes
+/// `/locref/e-invoicing/`), so a site published under a path (a GitHub Pages project site) links
+/// within itself. Templates write links from the site's root; this is the one place that knows where the
+/// root is.
+///
+/// In HTML, the values of `href`, `src` and `action` that start with one `/`; in Markdown, link targets
+/// `](/…)`. Data cannot forge either: the HTML escape writes `"` as `&quot;`, and the Markdown escape
+/// writes `]` as `\]`, which is skipped here.
+pub fn prefix_site_links(text: &str, prefix: &str, format: Format) -> String {
+    let patterns: &[&str] = match format {
+        Format::Html => &[" href=\"/", " src=\"/", " action=\"/", "\nhref=\"/"],
+        Format::Markdown => &["](/"],
+    };
+    let mut out = String::with_capacity(text.len() + 4096);
+    let mut rest = text;
+    loop {
+        let next = patterns
+            .iter()
+            .filter_map(|p| rest.find(p).map(|i| (i, p.len())))
+            .min();
+        let Some((at, len)) = next else {
+            out.push_str(rest);
+            return out;
+        };
+        let end = at + len;
+        out.push_str(&rest[..end - 1]);
+        let escaped = format == Format::Markdown && rest[..at].ends_with('\\');
+        // `//host/…` is another site.
+        if !escaped && !rest[end..].starts_with('/') {
+            out.push_str(prefix);
+        }
+        out.push('/');
+        rest = &rest[end..];
+    }
 }
 
 /// The page an output is.
@@ -366,5 +411,28 @@ pub fn page<'db>(
     match format {
         Format::Html => page_html(db, id),
         Format::Markdown => page_markdown(db, id),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn site_links_get_the_base_path_and_nothing_else_does() {
+        let html = "<a href=\"/\">h</a><a href=\"/e-invoicing/#fr-odoo\">m</a><script src=\"/assets/x.js\" defer></script>\
+                    <form action=\"/search/\"></form><a href=\"//cdn.example/x\">c</a><a href=\"https://x.example/\">x</a>\
+                    <a href=\"index.md\">t</a><a href=\"#top\">#</a><p>href=\"/not-an-attribute\"</p>";
+        assert_eq!(
+            prefix_site_links(html, "/locref", Format::Html),
+            "<a href=\"/locref/\">h</a><a href=\"/locref/e-invoicing/#fr-odoo\">m</a><script src=\"/locref/assets/x.js\" defer></script>\
+             <form action=\"/locref/search/\"></form><a href=\"//cdn.example/x\">c</a><a href=\"https://x.example/\">x</a>\
+             <a href=\"index.md\">t</a><a href=\"#top\">#</a><p>href=\"/not-an-attribute\"</p>"
+        );
+        let md = "[Italy](/it/index.md) | \\[x\\](/y) [API](/api/) [ext](https://x.example/)";
+        assert_eq!(
+            prefix_site_links(md, "/locref", Format::Markdown),
+            "[Italy](/locref/it/index.md) | \\[x\\](/y) [API](/locref/api/) [ext](https://x.example/)"
+        );
     }
 }

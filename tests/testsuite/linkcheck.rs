@@ -488,3 +488,90 @@ fn removing_linked_anchors_breaks_the_pages_that_link_to_them() {
     assert!(fixed.written().is_empty(), "{fixed}");
     assert_eq!(snapshot(&root.join("public")), before);
 }
+
+/// A site published under a path (a GitHub Pages project site, `--base-url https://<user>.github.io/<repo>`)
+/// links within that path: every site-relative `href`/`src`/`action` of every page and every link of
+/// every twin carries it (the link check resolves them under it), and a link that leaves it is reported.
+#[test]
+fn a_site_under_a_base_path_links_within_it() {
+    let dir = copy_project();
+    let root = dir.path();
+    let base = "https://example.github.io/locref";
+    let run = locref(root, &["build", "--out", "site", "--base-url", base]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(
+        !stderr(&run).contains("warning"),
+        "a real base URL is no placeholder: {}",
+        stderr(&run)
+    );
+    let files = snapshot(&root.join("site"));
+    let attribute = regex::Regex::new(r#"\s(?:href|src|action)="([^"]*)""#).unwrap();
+    let md_link = regex::Regex::new(r"[^\\]\]\(([^)]*)\)").unwrap();
+    let mut checked = 0;
+    for (path, bytes) in &files {
+        let text = std::str::from_utf8(bytes).unwrap_or_default();
+        let links: Vec<&str> = if path.ends_with(".html") {
+            attribute
+                .captures_iter(text)
+                .map(|c| c.get(1).unwrap().as_str())
+                .collect()
+        } else if path.ends_with(".md") {
+            md_link
+                .captures_iter(text)
+                .map(|c| c.get(1).unwrap().as_str())
+                .collect()
+        } else {
+            continue;
+        };
+        for link in links {
+            if link.starts_with('/') && !link.starts_with("//") {
+                assert!(
+                    link == "/locref" || link.starts_with("/locref/"),
+                    "{path}: {link} leaves the site"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 5_000, "{checked} site-relative links");
+    let home = page(&files, "index.html");
+    assert!(home.contains("<link rel=\"stylesheet\" href=\"/locref/assets/site.css\">"));
+    assert!(home.contains("<a href=\"/locref/e-invoicing/\">"));
+    assert!(page(&files, "index.md").contains("](/locref/e-invoicing/index.md)"));
+    // Absolute URLs carry the path too; the API's site-relative `api_url` fields stay as published.
+    assert!(page(&files, "llms.txt").contains(&format!("- [Italy]({base}/it/index.md)")));
+    let italy: serde_json::Value =
+        serde_json::from_slice(&files["api/v1/countries/it.json"]).unwrap();
+    assert_eq!(italy["data"]["url"], format!("{base}/it/"));
+    assert_eq!(italy["data"]["api_url"], "/api/v1/countries/it.json");
+
+    // A link written without the path is outside the site, and located.
+    replace_once(
+        root,
+        "rules/templates/404.html",
+        "<h1>Page not found</h1>",
+        "<h1>Page not found</h1>\n<p><a href='/e-invoicing/'>x</a></p>",
+    );
+    let run = locref(root, &["build", "--out", "site", "--base-url", base]);
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    let found = diagnostics(&run);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].starts_with("/404.html:")
+            && found[0].ends_with("broken link \"/e-invoicing/\": the site is published under /locref/, and this link leaves it (a site-relative link starts with that path)"),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_build_for_the_placeholder_base_url_warns() {
+    let dir = copy_project();
+    let run = locref(dir.path(), &["build", "--out", "site"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let err = stderr(&run);
+    assert!(
+        err.contains("warning: the base URL is the placeholder https://locref.example.org")
+            && err.contains("--base-url"),
+        "{err}"
+    );
+}
