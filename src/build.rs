@@ -77,6 +77,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(checks::check_rules(db));
     all.extend_from_slice(checks::check_obligations(db));
     all.extend_from_slice(checks::check_fact_clauses(db));
+    all.extend_from_slice(checks::check_vat_rates(db));
     all.extend_from_slice(check_routes(db));
     all.sort();
     all.dedup();

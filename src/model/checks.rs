@@ -819,6 +819,163 @@ pub fn check_fact_clauses_of<'db>(
     diagnostics
 }
 
+/// The VAT rates a VAT fact's text states: its standard rate (`standard rate 22%`, `general rate 21%`,
+/// `single rate 10%`), its reduced and super-reduced rates (`reduced rates 10% and 5%`, `super-reduced
+/// rate 4%`), and whether it says there is none (`no reduced rates`).
+#[derive(Debug, Default, PartialEq)]
+struct StatedRates {
+    standard: Option<(f64, String)>,
+    reduced: Vec<(f64, String)>,
+    no_reduced: bool,
+}
+
+fn stated_rates(text: &str) -> StatedRates {
+    static STANDARD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\b(?:standard|general|single)(?: VAT| GST)? rate(?: is| of)? (\d+(?:\.\d+)?) ?%",
+        )
+        .expect("a valid pattern")
+    });
+    static REDUCED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\b(?:super-)?reduced rates? ((?:\d+(?:\.\d+)? ?%(?:,? and |, | or )?)+)",
+        )
+        .expect("a valid pattern")
+    });
+    static NUMBER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(\d+(?:\.\d+)?) ?%").expect("a valid pattern")
+    });
+    let mut stated = StatedRates::default();
+    if let Some(m) = STANDARD.captures(text) {
+        stated.standard = m[1].parse().ok().map(|rate| (rate, m[0].to_string()));
+    }
+    for m in REDUCED.captures_iter(text) {
+        for n in NUMBER.captures_iter(&m[1]) {
+            if let Ok(rate) = n[1].parse() {
+                stated.reduced.push((rate, m[0].trim_end().to_string()));
+            }
+        }
+    }
+    stated.no_reduced = text.to_ascii_lowercase().contains("no reduced rate");
+    stated
+}
+
+fn same_rate(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+/// `15` or `5.5`, as the rate is written.
+fn rate_text(rate: f64) -> String {
+    format!("{rate}")
+}
+
+/// The VAT facts whose text states a rate that `tables/vat.csv` contradicts (a standard rate other than
+/// its `standard_rate`, a reduced rate missing from its `reduced_rates`, "no reduced rates" beside listed
+/// ones). A rate the text leaves out is no contradiction. One query per country.
+#[salsa::tracked(returns(ref))]
+pub fn check_vat_rates(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    countries(db)
+        .iter()
+        .flat_map(|c| check_vat_rates_of(db, crate::model::CountryKey::new(db, c.code.clone())))
+        .cloned()
+        .collect()
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn check_vat_rates_of<'db>(
+    db: &'db dyn salsa::Database,
+    key: crate::model::CountryKey<'db>,
+) -> Vec<Diagnostic> {
+    let Some(vat) = crate::model::country_vat(db, key) else {
+        return Vec::new();
+    };
+    let vat_labels: BTreeSet<&str> = fact_labels(db)
+        .value
+        .iter()
+        .filter(|l| l.topic == "vat")
+        .map(|l| l.label.as_str())
+        .collect();
+    let mut diagnostics = Vec::new();
+    for fact in &country_fact_rows_of(db, RunKey::new(db, key.code(db).clone())).value {
+        if !vat_labels.contains(fact.row.fact.as_str()) {
+            continue;
+        }
+        let stated = stated_rates(&fact.row.value);
+        if let (Some((rate, said)), Some(standard)) = (&stated.standard, vat.standard_rate)
+            && !same_rate(*rate, standard)
+        {
+            diagnostics.push(fact.pos.error(
+                "value",
+                format!(
+                    "the text says `{said}`, but tables/vat.csv gives standard_rate {}",
+                    rate_text(standard)
+                ),
+            ));
+        }
+        if let Some(reduced) = &vat.reduced_rates {
+            let listed = || {
+                if reduced.is_empty() {
+                    "none".to_string()
+                } else {
+                    reduced
+                        .iter()
+                        .map(|r| rate_text(*r))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            };
+            for (rate, said) in &stated.reduced {
+                if !reduced.iter().any(|r| same_rate(*r, *rate)) {
+                    diagnostics.push(fact.pos.error(
+                        "value",
+                        format!(
+                            "the text says `{said}`, but tables/vat.csv gives reduced_rates {} (no {}%)",
+                            listed(),
+                            rate_text(*rate)
+                        ),
+                    ));
+                }
+            }
+            if stated.no_reduced && !reduced.is_empty() {
+                diagnostics.push(fact.pos.error(
+                    "value",
+                    format!(
+                        "the text says there are no reduced rates, but tables/vat.csv gives reduced_rates {}",
+                        listed()
+                    ),
+                ));
+            }
+        }
+    }
+    diagnostics
+}
+
+#[cfg(test)]
+mod vat_rate_tests {
+    use super::stated_rates;
+
+    #[test]
+    fn rates_are_read_as_the_texts_state_them() {
+        let fr = stated_rates(
+            "TVA. Standard rate 20%; reduced rates 10% and 5.5%; super-reduced rate 2.1%.",
+        );
+        assert_eq!(fr.standard.as_ref().map(|s| s.0), Some(20.0));
+        let reduced: Vec<f64> = fr.reduced.iter().map(|r| r.0).collect();
+        assert_eq!(reduced, [10.0, 5.5, 2.1]);
+        assert_eq!(fr.reduced[0].1, "reduced rates 10% and 5.5%");
+        let au = stated_rates("GST. Single rate 10%; no reduced rates (GST-free supplies exist).");
+        assert_eq!(au.standard.map(|s| s.0), Some(10.0));
+        assert!(au.no_reduced && au.reduced.is_empty());
+        let ar = stated_rates("IVA. General rate 21%; reduced rate 10.5%; increased rate 27%.");
+        assert_eq!(ar.standard.map(|s| s.0), Some(21.0));
+        assert_eq!(ar.reduced.iter().map(|r| r.0).collect::<Vec<_>>(), [10.5]);
+        assert_eq!(
+            stated_rates("The United States has no VAT."),
+            Default::default()
+        );
+    }
+}
+
 #[cfg(test)]
 mod clause_tests {
     use super::{Claim, claim};

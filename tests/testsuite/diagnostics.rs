@@ -501,3 +501,57 @@ fn a_fact_clause_that_contradicts_its_phases_is_reported_at_the_fact() {
         "{shown:?}"
     );
 }
+
+#[test]
+fn a_vat_rate_in_a_fact_text_that_contradicts_vat_csv_is_reported_at_the_fact() {
+    let text = shipped("sources/tables/countries.csv");
+    let italy = text
+        .lines()
+        .position(|l| l.starts_with("it,VAT / GST,"))
+        .unwrap()
+        + 1;
+    let edited = text.replacen(
+        "IVA. Standard rate 22%; reduced rates 10% and 5%;",
+        "IVA. Standard rate 23%; reduced rates 10% and 6%;",
+        1,
+    );
+    let shown = diagnostics_with("sources/tables/countries.csv", edited.as_bytes());
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert!(
+        shown
+            .iter()
+            .all(|d| d.starts_with(&format!("sources/tables/countries.csv:{italy}:"))),
+        "{shown:?}"
+    );
+    assert!(
+        shown[0].ends_with(
+            "error: the text says `Standard rate 23%`, but tables/vat.csv gives standard_rate 22"
+        ) || shown[1].ends_with(
+            "error: the text says `Standard rate 23%`, but tables/vat.csv gives standard_rate 22"
+        ),
+        "{shown:?}"
+    );
+    assert!(
+        shown.iter().any(|d| d.ends_with(
+            "error: the text says `reduced rates 10% and 6%`, but tables/vat.csv gives reduced_rates 10 5 4 (no 6%)"
+        )),
+        "{shown:?}"
+    );
+    // A rate the text leaves out is no contradiction; "no reduced rates" beside listed ones is.
+    let edited = text.replacen(
+        "IVA. Standard rate 22%; reduced rates 10% and 5%; super-reduced rate 4%.",
+        "IVA. Standard rate 22%; no reduced rates.",
+        1,
+    );
+    let shown = diagnostics_with("sources/tables/countries.csv", edited.as_bytes());
+    assert_eq!(
+        shown,
+        [format!(
+            "sources/tables/countries.csv:{italy}:{}: error: the text says there are no reduced rates, but tables/vat.csv gives reduced_rates 10 5 4",
+            shown
+                .first()
+                .and_then(|d| d.split(':').nth(2))
+                .unwrap_or_default()
+        )]
+    );
+}
