@@ -98,14 +98,6 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         return ExitCode::from(2);
     }
     project.set_base_url(base_url);
-    let effective = locref::model::base_url(&project.db).clone();
-    if locref::model::is_placeholder_url(&effective) {
-        eprintln!(
-            "warning: the base URL is the placeholder {effective}: the absolute links of llms.txt, calendar.ics and \
-             the API's `url` fields will point there. Build for a real address with --base-url \
-             (for a GitHub Pages project site: --base-url https://<user>.github.io/<repository>)"
-        );
-    }
     let site = match render_site(&project.db) {
         Ok(site) => site,
         Err(diagnostics) => {
@@ -148,6 +140,15 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
                 report.removed.len(),
                 started.elapsed().as_secs_f64() * 1000.0
             );
+            // Said last, where it is seen: the site is built, but for no address it can be published at.
+            let effective = locref::model::base_url(&project.db);
+            if locref::model::is_placeholder_url(effective) {
+                eprintln!(
+                    "warning: the base URL is the placeholder {effective}: the absolute links of llms.txt, calendar.ics \
+                     and the API's `url` fields point there. Build for the real address with --base-url (a GitHub \
+                     Pages project site: --base-url https://<user>.github.io/<repository>)"
+                );
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
