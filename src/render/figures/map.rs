@@ -1,4 +1,5 @@
-//! The map figure: every country of the site as one link wrapping its shape (and a marker circle where
+//! The map figure (an SVG `role="group"` named by its `<title>`, so the links inside stay reachable by
+//! screen readers): every country of the site as one link wrapping its shape (and a marker circle where
 //! it is too small to see), classed by its value for each toggle, so the stylesheet can colour the map
 //! by whichever toggle the reader has checked (see the "Figures" section of `rules/assets/site.css`).
 
@@ -129,7 +130,7 @@ pub fn map(shapes: &Shapes, figure: &MapFigure) -> Result<String, MapError> {
     let mut svg = String::new();
     let _ = write!(
         svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="fig-map" viewBox="0 0 {} {}" role="img" aria-labelledby="map-title map-desc" font-family="system-ui, sans-serif">"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="fig-map" viewBox="0 0 {} {}" role="group" aria-labelledby="map-title" aria-describedby="map-desc" font-family="system-ui, sans-serif">"#,
         num(width),
         num(height)
     );
@@ -370,11 +371,10 @@ mod tests {
         let doc = parse_xml(&svg);
         assert_csp_safe(&doc);
         let root = doc.root_element();
-        assert_eq!(root.attribute("role"), Some("img"));
-        assert_eq!(
-            root.attribute("aria-labelledby"),
-            Some("map-title map-desc")
-        );
+        // A group, not an image: its links (one per country) stay reachable by screen readers.
+        assert_eq!(root.attribute("role"), Some("group"));
+        assert_eq!(root.attribute("aria-labelledby"), Some("map-title"));
+        assert_eq!(root.attribute("aria-describedby"), Some("map-desc"));
         assert!(root.attribute("viewBox").is_some());
         let links: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("a")).collect();
         assert_eq!(links.len(), countries.len());

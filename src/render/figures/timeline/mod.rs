@@ -125,7 +125,7 @@ pub fn timeline(figure: &TimelineFigure) -> Result<String, TimelineError> {
     let mut svg = String::new();
     let _ = write!(
         svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="fig-timeline" viewBox="0 0 {w} {h}" role="img" aria-labelledby="timeline-title timeline-desc" font-family="system-ui, sans-serif" font-size="{font}">"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="fig-timeline" viewBox="0 0 {w} {h}" role="group" aria-labelledby="timeline-title" aria-describedby="timeline-desc" font-family="system-ui, sans-serif" font-size="{font}">"#,
         w = num(WIDTH),
         h = num(layout.height),
         font = num(FONT),

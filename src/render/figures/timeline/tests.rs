@@ -108,11 +108,10 @@ fn every_event_is_one_link_with_its_title() {
     let doc = parse_xml(&svg);
     assert_csp_safe(&doc);
     let root = doc.root_element();
-    assert_eq!(root.attribute("role"), Some("img"));
-    assert_eq!(
-        root.attribute("aria-labelledby"),
-        Some("timeline-title timeline-desc")
-    );
+    // A group, not an image: its links (one per event) stay reachable by screen readers.
+    assert_eq!(root.attribute("role"), Some("group"));
+    assert_eq!(root.attribute("aria-labelledby"), Some("timeline-title"));
+    assert_eq!(root.attribute("aria-describedby"), Some("timeline-desc"));
     assert!(root.attribute("viewBox").unwrap().starts_with("0 0 400 "));
     let links: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("a")).collect();
     assert_eq!(links.len(), 3);
