@@ -252,7 +252,13 @@ fn write_new(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
 
 /// Writes the concatenation of `parts` with vectored writes (no copy into one buffer first).
 fn write_parts(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
-    let mut slices: Vec<IoSlice> = parts.iter().map(|part| IoSlice::new(part)).collect();
+    // Empty parts are left out: a write of nothing but empty slices writes 0 bytes, which is not a
+    // failure here (an empty file such as /.nojekyll is an output too).
+    let mut slices: Vec<IoSlice> = parts
+        .iter()
+        .filter(|part| !part.is_empty())
+        .map(|part| IoSlice::new(part))
+        .collect();
     let mut rest = &mut slices[..];
     while !rest.is_empty() {
         match file.write_vectored(rest) {

@@ -71,6 +71,15 @@ pub fn countries(db: &dyn salsa::Database) -> Vec<CountryInfo> {
     list
 }
 
+/// The countries of the register in the order a reader looks for them: by name, accents folded
+/// (`Türkiye` among the T's), then by code.
+#[salsa::tracked(returns(ref))]
+pub fn countries_by_name(db: &dyn salsa::Database) -> Vec<CountryInfo> {
+    let mut list = countries(db).clone();
+    list.sort_by_cached_key(|c| (crate::ids::slugify(&c.name), c.code.clone()));
+    list
+}
+
 /// One country of the register (a projection, so a page of France does not depend on Italy's name).
 #[salsa::tracked(returns(ref))]
 pub fn country_info<'db>(

@@ -135,6 +135,8 @@ pub fn calendar_context(db: &dyn salsa::Database) -> Json {
     past.reverse();
     json!({
         "site": site_context(db),
+        // A timeline that cannot be drawn is a build error (page_figures::figure_errors).
+        "timeline": super::page_figures::calendar_timeline(db).as_ref().ok(),
         "reference_date": reference.to_string(),
         "horizon": horizon.to_string(),
         "next": next,

@@ -12,16 +12,20 @@ use std::collections::BTreeMap;
 use serde_json::{Value as Json, json};
 
 use super::api::{country_detail, erp_detail, local_erp, news_items, partner, sponsor_items};
-use crate::derive::erp_summary;
+use super::page_figures::{home_map, home_timeline};
 use crate::derive::filters::{FilterKey, filter_members, filter_rule};
 use crate::derive::obligations::country_toggle_derivations;
 use crate::derive::toggles::country_toggle_values;
+use crate::derive::{erp_summary, support_established};
 use crate::model::{
-    CountryKey, ErpKey, countries, country_mandate, country_matrix, country_obligations,
-    country_reporting, erp_name, erps, partner_order, reporting_erps,
+    CountryKey, ErpKey, countries, countries_by_name, country_mandate, country_matrix,
+    country_obligations, country_reporting, erp_name, erps, partner_order, reporting_erps,
 };
 use crate::parse::rules::{FilterMatch, filter_rules, obligation_rules, site_rules, toggle_rules};
-use crate::parse::tables::{LocalErpRow, PartnerRow, local_erp_rows, partner_rows};
+use crate::parse::tables::{
+    LocalErpRow, PartialDate, PartnerRow, PhaseStatus, local_erp_rows, partner_rows,
+};
+use crate::render::GENERATED_AT_JSON;
 use crate::resources::{Fact, FactTopic, Toggles};
 use crate::routes::STEMS;
 
@@ -36,6 +40,13 @@ pub fn site_context(db: &dyn salsa::Database) -> Json {
         "reference_date": site.reference_date,
         "api_licence": { "name": site.api_licence.name, "url": site.api_licence.url },
         "data_licence": { "name": site.data_licence.name, "url": site.data_licence.url },
+        // The jump-to-country list of every page's header, by name.
+        "countries": countries_by_name(db)
+            .iter()
+            .map(|c| json!({ "code": c.code, "name": c.name }))
+            .collect::<Vec<_>>(),
+        // Stamped by the emit step with the time of the build that last changed the page.
+        "updated": GENERATED_AT_JSON,
     })
 }
 
@@ -90,26 +101,58 @@ fn reporting_page(topic: FactTopic) -> Option<&'static str> {
 
 /// The anchor of a reporting fact (`it-vat-reporting-1` -> `vat-reporting-it-1`), the same on the country
 /// page and on the topic page.
-fn reporting_anchor(fact: &Fact) -> Option<String> {
+pub(super) fn reporting_anchor(fact: &Fact) -> Option<String> {
     let page = reporting_page(fact.topic)?;
     let n = fact.id.rsplit('-').next()?;
     Some(format!("{page}-{}-{n}", fact.country))
 }
 
-/// The home page's data: each country's name, region and toggle values (not its fact texts), the ERPs and
-/// filters it links to.
+/// How many countries have each value of each toggle: `[{yes, no, unknown}]` in the published order.
+fn toggle_counts(rows: &[Toggles]) -> Vec<Json> {
+    (0..Toggles::NAMES.len())
+        .map(|i| {
+            let count =
+                |wanted: Option<bool>| rows.iter().filter(|t| t.values()[i].1 == wanted).count();
+            json!({ "yes": count(Some(true)), "no": count(Some(false)), "unknown": count(None) })
+        })
+        .collect()
+}
+
+/// The home page's data: each country's name, region and toggle values (not its fact texts), by name; the
+/// map and the timeline; the ERPs and filters it links to.
 #[salsa::tracked(returns(ref))]
 pub fn home_context(db: &dyn salsa::Database) -> Json {
-    let rows: Vec<Json> = countries(db)
+    let values: Vec<(&crate::model::CountryInfo, Toggles)> = countries_by_name(db)
         .iter()
         .map(|c| {
             let key = CountryKey::new(db, c.code.clone());
+            (c, country_toggle_values(db, key).clone())
+        })
+        .collect();
+    let rows: Vec<Json> = values
+        .iter()
+        .map(|(c, toggles)| {
             json!({
                 "code": c.code,
                 "name": c.name,
                 "region": c.region,
-                "toggles": toggle_list(&country_toggle_values(db, key)),
+                "toggles": toggle_list(toggles),
             })
+        })
+        .collect();
+    let counts = toggle_counts(&values.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>());
+    // Each toggle with its definition and counts: the map's switch and its legends.
+    let map_toggles: Vec<Json> = toggle_labels(db)
+        .as_array()
+        .into_iter()
+        .flatten()
+        .zip(&counts)
+        .enumerate()
+        .map(|(i, (label, count))| {
+            let mut value = label.clone();
+            value["index"] = json!(i);
+            value["counts"] = count.clone();
+            value
         })
         .collect();
     let erps: Vec<Json> = erps(db)
@@ -121,9 +164,19 @@ pub fn home_context(db: &dyn salsa::Database) -> Json {
         .iter()
         .map(|f| json!({ "slug": f.slug, "description": f.description }))
         .collect();
+    // A figure that cannot be drawn is a build error (page_figures::figure_errors); the page then only
+    // needs to render without it.
+    let (timeline, timeline_rows) = match home_timeline(db) {
+        Ok((svg, rows)) => (json!(svg), rows.clone()),
+        Err(_) => (Json::Null, json!([])),
+    };
     json!({
         "site": site_context(db),
         "toggles": toggle_labels(db),
+        "map_toggles": map_toggles,
+        "map": home_map(db).as_ref().ok(),
+        "timeline": timeline,
+        "timeline_rows": timeline_rows,
         "countries": rows,
         "erps": erps,
         "filters": filters,
@@ -131,27 +184,176 @@ pub fn home_context(db: &dyn salsa::Database) -> Json {
     })
 }
 
-/// The e-invoicing matrix page's data: every cell's support type, verification and source.
+/// A support type as the matrix shows it: a short label, a class for its colour, and what it means.
+struct SupportStyle {
+    value: &'static str,
+    short: &'static str,
+    /// A few words for the legend.
+    brief: &'static str,
+    class: &'static str,
+    meaning: &'static str,
+}
+
+/// The support types of `rules/vocabulary.toml`, in the order of the legend.
+const SUPPORT_STYLES: [SupportStyle; 8] = [
+    SupportStyle {
+        value: "native",
+        brief: "built in",
+        short: "Native",
+        class: "s-native",
+        meaning: "built into the product by its vendor",
+    },
+    SupportStyle {
+        value: "native + access point",
+        brief: "built in, with access point",
+        short: "Native + AP",
+        class: "s-native",
+        meaning: "built in, with the product's own connection (access point) to the exchange network",
+    },
+    SupportStyle {
+        value: "add-on",
+        brief: "add-on or app",
+        short: "Add-on",
+        class: "s-addon",
+        meaning: "through an add-on or localization app, from the vendor or a partner",
+    },
+    SupportStyle {
+        value: "via provider",
+        brief: "third-party provider",
+        short: "Provider",
+        class: "s-provider",
+        meaning: "through a connector to a third-party e-invoicing provider",
+    },
+    SupportStyle {
+        value: "via provider (receiving only)",
+        brief: "provider, receiving only",
+        short: "Provider, receiving",
+        class: "s-provider",
+        meaning: "through a provider, for receiving e-invoices only",
+    },
+    SupportStyle {
+        value: "roadmap",
+        brief: "announced, not counted",
+        short: "Roadmap",
+        class: "s-roadmap",
+        meaning: "announced by the vendor, not shipped yet (not counted as support)",
+    },
+    SupportStyle {
+        value: "not supported",
+        brief: "not supported",
+        short: "Not supported",
+        class: "s-no",
+        meaning: "the vendor states it is not supported",
+    },
+    SupportStyle {
+        value: "unknown/unverified",
+        brief: "not established",
+        short: "–",
+        class: "s-unknown",
+        meaning: "not established: no source has been read for this cell",
+    },
+];
+
+/// The short label and class of a support type (a type the legend does not know keeps its own words).
+fn support_style(value: &str) -> (&str, &'static str) {
+    SUPPORT_STYLES
+        .iter()
+        .find(|s| s.value == value)
+        .map_or((value, "s-other"), |s| (s.short, s.class))
+}
+
+/// An ERP's name split for a narrow column heading: the vendor on its own line, then the product
+/// (`SAP` / `S/4HANA Cloud`); a product named like its vendor (`Odoo`) is one line.
+fn erp_heading(name: &str, vendor: Option<&str>) -> Json {
+    let product = vendor
+        .and_then(|v| name.strip_prefix(v))
+        .and_then(|rest| rest.strip_prefix(' '))
+        .filter(|rest| !rest.is_empty());
+    match (vendor, product) {
+        (Some(vendor), Some(product)) => json!({ "vendor": vendor, "product": product }),
+        _ => json!({ "vendor": null, "product": name }),
+    }
+}
+
+/// A country's B2B mandate as the matrix's filter and badge read it: `in-force`, `enacted` (with a later
+/// start), `planned`, `none` or `unknown`, from its derived toggles.
+fn b2b_mandate(db: &dyn salsa::Database, key: CountryKey<'_>) -> (&'static str, String) {
+    let derivations = country_toggle_derivations(db, key);
+    let find = |name: &str| derivations.iter().find(|d| d.toggle == name);
+    let mandatory = find("e_invoicing_mandatory_b2b");
+    let in_force = find("e_invoicing_b2b_in_force").and_then(|d| d.value);
+    let from = mandatory
+        .and_then(|d| d.applies_from.as_deref())
+        .map(|d| format!(" from {d}"))
+        .unwrap_or_default();
+    match (mandatory.and_then(|d| d.value), in_force) {
+        (_, Some(true)) => ("in-force", "B2B mandate in force".into()),
+        (Some(true), _) => ("enacted", format!("B2B mandate enacted{from}")),
+        (Some(false), _) if mandatory.and_then(|d| d.status.as_deref()) == Some("planned") => {
+            ("planned", "B2B mandate planned".into())
+        }
+        (Some(false), _) => ("none", "No B2B mandate".into()),
+        (None, _) => ("unknown", "B2B mandate not established".into()),
+    }
+}
+
+/// The B2B mandate statuses the matrix can be filtered by, in the order of its filter.
+const MANDATE_STATUSES: [(&str, &str); 5] = [
+    ("in-force", "In force"),
+    ("enacted", "Enacted, starts later"),
+    ("planned", "Planned"),
+    ("none", "No mandate"),
+    ("unknown", "Not established"),
+];
+
+/// The e-invoicing matrix page's data: a row per country (by name) with its B2B mandate, a cell per ERP
+/// with its support type, verification and source, the legend and the filters' values.
 #[salsa::tracked(returns(ref))]
 pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
-    let groups: Vec<Json> = countries(db)
+    let erp_list = erps(db);
+    let columns: Vec<Json> = erp_list
+        .iter()
+        .map(|e| {
+            json!({
+                "id": e.id,
+                "name": e.name,
+                "heading": erp_heading(&e.name, e.vendor.as_deref()),
+            })
+        })
+        .collect();
+    let mut used: BTreeMap<String, usize> = BTreeMap::new();
+    let mut known_cells = 0;
+    let mut statuses: BTreeMap<&str, usize> = BTreeMap::new();
+    let rows: Vec<Json> = countries_by_name(db)
         .iter()
         .map(|c| {
             let key = CountryKey::new(db, c.code.clone());
-            let rows: Vec<Json> = country_matrix(db, key)
+            let matrix = country_matrix(db, key);
+            let cells: Vec<Json> = erp_list
                 .iter()
-                .map(|row| {
+                .map(|e| {
+                    let row = matrix.iter().find(|r| r.erp == e.id);
+                    let support = row.map_or("unknown/unverified", |r| r.support_type.as_str());
+                    *used.entry(support.to_string()).or_default() += 1;
+                    let known = support != "unknown/unverified";
+                    known_cells += usize::from(known);
+                    let (short, class) = support_style(support);
                     json!({
-                        "country": c.code,
-                        "country_name": c.name,
-                        "erp": row.erp,
-                        "erp_name": erp_name(db, &row.erp),
-                        "support": row.support_type,
-                        "verification": row.verification.as_str(),
-                        "source_url": row.erp_source.first(),
+                        "erp": e.id,
+                        "erp_name": e.name,
+                        "support": support,
+                        "short": short,
+                        "class": class,
+                        "known": known,
+                        "established": support_established(support),
+                        "verification": row.map_or("unverified", |r| r.verification.as_str()),
+                        "last_checked": row.and_then(|r| r.last_verified.as_deref()),
+                        "source_url": row.and_then(|r| r.erp_source.first()),
                     })
                 })
                 .collect();
+            let (status, label) = b2b_mandate(db, key);
+            *statuses.entry(status).or_default() += 1;
             // The country's mandate as its mandates row states it ("unknown" is a value there too).
             let mandate = country_mandate(db, key).as_ref().map(|m| {
                 json!({
@@ -160,10 +362,97 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
                     "deadlines": m.deadlines,
                 })
             });
-            json!({ "code": c.code, "name": c.name, "mandate": mandate, "rows": rows })
+            json!({
+                "code": c.code,
+                "name": c.name,
+                "region": c.region,
+                "b2b": { "status": status, "label": label },
+                "mandate": mandate,
+                "cells": cells,
+                "known": cells.iter().filter(|c| c["known"] == true).count(),
+            })
         })
         .collect();
-    json!({ "site": site_context(db), "countries": groups })
+    let legend: Vec<Json> = SUPPORT_STYLES
+        .iter()
+        .map(|s| {
+            json!({
+                "value": s.value,
+                "short": s.short,
+                "brief": s.brief,
+                "class": s.class,
+                "meaning": s.meaning,
+                "count": used.get(s.value).copied().unwrap_or(0),
+            })
+        })
+        .collect();
+    let mut regions: Vec<&str> = countries(db).iter().map(|c| c.region.as_str()).collect();
+    regions.sort_unstable();
+    regions.dedup();
+    let mandate_statuses: Vec<Json> = MANDATE_STATUSES
+        .iter()
+        .map(|(key, label)| json!({ "key": key, "label": label, "count": statuses.get(key).copied().unwrap_or(0) }))
+        .collect();
+    json!({
+        "site": site_context(db),
+        "erps": columns,
+        "rows": rows,
+        "legend": legend,
+        "regions": regions,
+        "mandate_statuses": mandate_statuses,
+        "known_cells": known_cells,
+        "cells": rows.len() * erp_list.len(),
+    })
+}
+
+/// "In force since 2026-09-01" and what the phase covers, as one sentence.
+fn sentence(words: &str, scope: &str) -> String {
+    let scope = scope.trim().trim_end_matches('.');
+    if scope.is_empty() {
+        format!("{words}.")
+    } else {
+        format!("{words}: {scope}.")
+    }
+}
+
+/// A phase's status and date in words, judged against the reference date: "In force since 2026-09-01",
+/// "Enacted; applies from 2027-09-01, after the reference date" (what pages say instead of the rule that
+/// matched).
+fn phase_in_words(status: &str, from: Option<&str>, reference: &str) -> String {
+    let date = from.and_then(PartialDate::parse);
+    let reference: Option<jiff::civil::Date> = reference.parse().ok();
+    // A month or a year holding the reference date is neither before nor after it.
+    let started = match (date, reference) {
+        (Some(d), Some(r)) => match (d.first_day(), d.last_day()) {
+            (_, Some(last)) if last <= r => Some(true),
+            (Some(first), _) if first > r => Some(false),
+            _ => None,
+        },
+        _ => None,
+    };
+    let from = from.unwrap_or_default();
+    let words = match (PhaseStatus::parse(status), date.is_some(), started) {
+        (Some(PhaseStatus::InForce), true, Some(false)) => format!("In force from {from}"),
+        (Some(PhaseStatus::InForce), true, _) => format!("In force since {from}"),
+        (Some(PhaseStatus::InForce), false, _) => "In force".into(),
+        (Some(PhaseStatus::Enacted), true, Some(true)) => {
+            format!("Enacted; applies since {from}")
+        }
+        (Some(PhaseStatus::Enacted), true, Some(false)) => {
+            format!("Enacted; applies from {from}, after the reference date")
+        }
+        (Some(PhaseStatus::Enacted), true, None) => {
+            format!("Enacted; applies from {from} (the source gives no exact day)")
+        }
+        (Some(PhaseStatus::Enacted), false, _) | (Some(PhaseStatus::EnactedDatePending), _, _) => {
+            "Enacted, with no start date set yet".into()
+        }
+        (Some(PhaseStatus::Planned), true, _) => format!("Planned for {from}, not yet enacted"),
+        (Some(PhaseStatus::Planned), false, _) => "Planned, not yet enacted".into(),
+        (Some(PhaseStatus::None), _, _) => "No such obligation".into(),
+        (Some(PhaseStatus::Unclear), _, _) | (None, _, _) => "Not clear from the source".into(),
+    };
+    words
 }
 
 fn fact_json(fact: &Fact) -> Json {
@@ -183,6 +472,7 @@ pub fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
         return Json::Null;
     };
     let labels = toggle_labels(db);
+    let reference = crate::model::reference_date(db);
     let toggles: Vec<Json> = country_toggle_derivations(db, key)
         .iter()
         .zip(labels.as_array().into_iter().flatten())
@@ -202,6 +492,12 @@ pub fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
                 "verification": d.verification,
                 "last_checked": d.last_checked,
                 "why_null": d.why_null,
+                "why_status": d.status.as_deref().map(|status| phase_in_words(status, d.applies_from.as_deref(), reference)),
+                "why_scope": d.scope.as_deref().map(|s| s.trim().trim_end_matches('.')).unwrap_or_default(),
+                "explanation": match &d.status {
+                    Some(status) => sentence(&phase_in_words(status, d.applies_from.as_deref(), reference), d.scope.as_deref().unwrap_or_default()),
+                    None => d.why_null.clone().unwrap_or_default(),
+                },
             })
         })
         .collect();
@@ -218,6 +514,7 @@ pub fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
                 "obligation": label,
                 "phase": p.phase,
                 "status": p.status.describe(),
+                "status_words": phase_in_words(p.status.as_str(), p.applies_from.map(|d| d.to_string()).as_deref(), reference),
                 "applies_from": p.applies_from.map(|d| d.to_string()),
                 "scope": p.scope,
                 "notes": p.notes,
@@ -261,10 +558,35 @@ pub fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
 pub fn erps_context(db: &dyn salsa::Database) -> Json {
     let rows: Vec<Json> = erps(db)
         .iter()
-        .filter_map(|e| erp_summary(db, ErpKey::new(db, e.id.clone())).as_ref())
-        .map(|e| json!(e))
+        .filter_map(|e| {
+            let key = ErpKey::new(db, e.id.clone());
+            let summary = erp_summary(db, key).as_ref()?;
+            let mut value = json!(summary);
+            value["support"] = support_breakdown(db, key);
+            Some(value)
+        })
         .collect();
-    json!({ "site": site_context(db), "erps": rows })
+    json!({ "site": site_context(db), "erps": rows, "countries": countries(db).len() })
+}
+
+/// How an ERP's matrix cells divide among the support types: `[{value, short, count}]` for the types it
+/// has, in the legend's order, with the count of established support and of cells not established.
+fn support_breakdown(db: &dyn salsa::Database, key: ErpKey<'_>) -> Json {
+    let rows = crate::model::erp_matrix(db, key);
+    let count = |value: &str| rows.iter().filter(|r| r.support_type == value).count();
+    let types: Vec<Json> = SUPPORT_STYLES
+        .iter()
+        .filter(|s| s.value != "unknown/unverified")
+        .map(|s| (s, count(s.value)))
+        .filter(|(_, n)| *n > 0)
+        .map(|(s, n)| json!({ "value": s.value, "class": s.class, "count": n }))
+        .collect();
+    json!({
+        "types": types,
+        "established": rows.iter().filter(|r| support_established(&r.support_type)).count(),
+        "unknown": count("unknown/unverified"),
+        "recorded": rows.len(),
+    })
 }
 
 /// One ERP page: its profile, its e-invoicing support in every country of the register (a row per country,
@@ -281,20 +603,23 @@ pub fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Json 
         .map(|f| (f.country.as_str(), f))
         .collect();
     // Only what the page shows: the mandate text in `details` belongs to the country pages.
-    let rows: Vec<Json> = countries(db)
+    let rows: Vec<Json> = countries_by_name(db)
         .iter()
         .map(|c| match support.get(c.code.as_str()) {
             Some(f) => json!({
                 "code": c.code,
                 "name": c.name,
+                "region": c.region,
                 "support": f.value,
+                "class": support_style(&f.value).1,
+                "established": support_established(&f.value),
                 "vendors": f.details.get("vendors"),
                 "notes": f.details.get("notes"),
                 "verification": f.verification.as_str(),
                 "last_checked": f.last_checked,
                 "source_urls": f.source_urls,
             }),
-            None => json!({ "code": c.code, "name": c.name, "support": null }),
+            None => json!({ "code": c.code, "name": c.name, "region": c.region, "support": null }),
         })
         .collect();
     let named = |code: &str, mut value: Json| {
@@ -317,6 +642,8 @@ pub fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Json 
     json!({
         "site": site_context(db),
         "erp": detail.erp,
+        "support": support_breakdown(db, key),
+        "countries": rows.len(),
         "rows": rows,
         "providers": providers,
         "partner_flags": detail.partner_flags.iter().map(|p| named(&p.country, json!(p))).collect::<Vec<_>>(),
@@ -324,22 +651,41 @@ pub fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Json 
     })
 }
 
-/// A reporting topic page (`vat-reporting`, `saf-t`): one row per reporting row of every country, with the
-/// ten ERP columns of the reporting table.
+/// A reporting topic page (`vat-reporting`, `saf-t`): one row per reporting row of every country (by
+/// country name), with the ERP columns that say something in at least one row. A column that is
+/// "unknown" in every row is folded into one line naming those ERPs, so the table fits a desktop screen.
 fn reporting_context(db: &dyn salsa::Database, topic: &str) -> Json {
-    let columns: Vec<Json> = reporting_erps(db)
-        .iter()
-        .map(|id| json!({ "id": id, "name": erp_name(db, id) }))
-        .collect();
-    let mut rows = Vec::new();
-    for c in countries(db) {
+    let ids = reporting_erps(db);
+    let mut reports = Vec::new();
+    for c in countries_by_name(db) {
         let key = CountryKey::new(db, c.code.clone());
         for report in country_reporting(db, key)
             .iter()
             .filter(|r| r.row.topic == topic)
         {
+            reports.push((c, report));
+        }
+    }
+    let shown: Vec<usize> = (0..ids.len())
+        .filter(|i| {
+            reports
+                .iter()
+                .any(|(_, r)| r.row.erp_support.get(*i).is_some_and(|v| v != "unknown"))
+        })
+        .collect();
+    let columns: Vec<Json> = shown
+        .iter()
+        .map(|i| json!({ "id": ids[*i], "name": erp_name(db, &ids[*i]) }))
+        .collect();
+    let folded: Vec<Json> = (0..ids.len())
+        .filter(|i| !shown.contains(i))
+        .map(|i| json!({ "id": ids[i], "name": erp_name(db, &ids[i]) }))
+        .collect();
+    let rows: Vec<Json> = reports
+        .iter()
+        .map(|(c, report)| {
             let r = &report.row;
-            rows.push(json!({
+            json!({
                 "anchor": format!("{topic}-{}-{}", c.code, report.n),
                 "country": c.code,
                 "country_name": c.name,
@@ -351,13 +697,19 @@ fn reporting_context(db: &dyn salsa::Database, topic: &str) -> Json {
                 "source_urls": r.source,
                 "last_checked": r.source_checked,
                 "verification": r.verification.as_str(),
-                "erp_support": r.erp_support,
+                "erp_support": shown.iter().map(|i| r.erp_support.get(*i).cloned().unwrap_or_else(|| "unknown".into())).collect::<Vec<_>>(),
                 "erp_sources": r.erp_sources,
                 "notes": r.notes,
-            }));
-        }
-    }
-    json!({ "site": site_context(db), "topic": topic, "columns": columns, "rows": rows })
+            })
+        })
+        .collect();
+    json!({
+        "site": site_context(db),
+        "topic": topic,
+        "columns": columns,
+        "folded": folded,
+        "rows": rows,
+    })
 }
 
 /// `/vat-reporting/`: the VAT reporting rows of every country.
@@ -504,7 +856,9 @@ pub fn filter_context<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) ->
     let Some(filter) = filter_rule(db, key) else {
         return Json::Null;
     };
-    let members: Vec<Json> = filter_members(db, key)
+    let mut members: Vec<_> = filter_members(db, key).iter().collect();
+    members.sort_by_cached_key(|m| (crate::ids::slugify(&m.name), m.code.clone()));
+    let members: Vec<Json> = members
         .iter()
         .map(|m| json!({ "code": m.code, "name": m.name, "region": m.region, "toggles": toggle_list(&m.toggles) }))
         .collect();

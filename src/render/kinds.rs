@@ -56,6 +56,9 @@ pub enum PageKind {
     Filter,
     Api,
     Calendar,
+    /// `/search/`: the results of the search box, and an A–Z index of the site for readers without
+    /// scripts.
+    Search,
     NotFound,
 }
 
@@ -85,6 +88,11 @@ pub enum FileKind {
     LlmsFull,
     /// `/calendar.ics`: the dated phases as an iCalendar file to subscribe to.
     Calendar,
+    /// `/search-index.json`: what the search box of every page searches.
+    SearchIndex,
+    /// `/.nojekyll`: an empty file telling GitHub Pages to publish the files as they are (without it,
+    /// Jekyll would drop `_headers` and turn each `index.md` twin into HTML over its page).
+    Nojekyll,
 }
 
 /// The renderer a route names.

@@ -74,7 +74,21 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
     // The twins, grouped by section in route-table order; a page without a parameter carries the
     // description of its HTML route.
     let mut sections: Vec<(&str, Vec<String>)> = Vec::new();
-    for output in outputs(db).iter().filter(|o| is_twin(o)) {
+    // Countries as a reader looks for them: by name (the route table expands them by code).
+    let mut twins: Vec<&Output> = outputs(db).iter().filter(|o| is_twin(o)).collect();
+    let by_name: std::collections::BTreeMap<&str, usize> = crate::model::countries_by_name(db)
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.code.as_str(), i))
+        .collect();
+    twins.sort_by_key(|o| match o.renderer.param() {
+        Param::Country => by_name
+            .get(o.param.as_deref().unwrap_or_default())
+            .copied()
+            .unwrap_or(usize::MAX),
+        _ => 0,
+    });
+    for output in twins {
         let title = twin_title(db, TwinKey::new(db, output.clone()));
         let param = output.renderer.param();
         let html = output.path.replace("/index.md", "/index.html");

@@ -14,7 +14,9 @@ pub mod headers;
 pub mod kinds;
 pub mod llms;
 pub mod openapi;
+pub mod page_figures;
 pub mod pages;
+pub mod search;
 
 use std::sync::Arc;
 
@@ -73,14 +75,16 @@ pub fn render<'db>(db: &'db dyn salsa::Database, output: &Output) -> &'db Render
 /// Problems found while rendering (a broken template, a missing asset): reported by the build like any
 /// diagnostic. Only pages and assets can fail; every other output renders from validated data.
 pub fn render_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
-    crate::routes::outputs(db)
+    let mut errors: Vec<Diagnostic> = crate::routes::outputs(db)
         .iter()
         .filter_map(|output| match output.renderer {
             Renderer::Api(_) => None,
             Renderer::Page(kind, format) => pages::page(db, kind, format, output).error.clone(),
             Renderer::File(kind) => kind.spec().check.and_then(|check| check(db, output)),
         })
-        .collect()
+        .collect();
+    errors.extend(page_figures::figure_errors(db));
+    errors
 }
 
 /// How a file that is neither an API envelope nor a page is made and described (see [`FileKind::spec`]).
@@ -207,6 +211,23 @@ impl FileKind {
                     ("text/calendar".into(), schema)
                 },
             },
+            FileKind::SearchIndex => FileSpec {
+                param: Param::None,
+                render: |db, _| search::search_index(db),
+                check: None,
+                count: Some(|db, _| Some(search::search_item_count(db) as u64)),
+                response: |_, _, _| {
+                    let schema = json!({"type": "object", "description": "The search index of the pages: {version, items: [{k, t, u, s}]}."});
+                    ("application/json".into(), schema)
+                },
+            },
+            FileKind::Nojekyll => FileSpec {
+                param: Param::None,
+                render: |db, _| nojekyll(db),
+                check: None,
+                count: None,
+                response: |_, _, _| ("application/octet-stream".into(), json!({"type": "string"})),
+            },
             FileKind::LlmsFull => FileSpec {
                 param: Param::None,
                 render: |db, _| llms::llms_full_txt(db),
@@ -216,6 +237,12 @@ impl FileKind {
             },
         }
     }
+}
+
+/// `/.nojekyll`: empty; its presence is the message.
+#[salsa::tracked(returns(ref))]
+fn nojekyll(_db: &dyn salsa::Database) -> Rendered {
+    Rendered::new(Vec::new())
 }
 
 /// What one output holds, for the documents that describe outputs one by one (`openapi.json`,

@@ -173,6 +173,93 @@ pub fn md_url(value: Value) -> String {
     out
 }
 
+/// Who published a source, as a link names it: its host without `www.` (`learn.microsoft.com`), and for
+/// GitHub the owner too (`github.com/MicrosoftDocs`); the path when the URL has no host.
+pub fn source_name(url: &str) -> String {
+    let Some((_, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let mut parts = rest.split(['/', '?', '#']);
+    let host = parts.next().unwrap_or_default().to_ascii_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
+    match (host.as_str(), parts.next()) {
+        ("github.com", Some(owner)) if !owner.is_empty() => format!("github.com/{owner}"),
+        _ => host,
+    }
+}
+
+/// A list of source URLs as `[{url, name}]`, named by [`source_name`]; two sources of one publisher are
+/// told apart by a number (`vatupdate.com`, `vatupdate.com (2)`).
+fn named_sources(urls: &Value) -> Vec<serde_json::Value> {
+    let urls: Vec<String> = match urls.try_iter() {
+        Ok(items) => items
+            .filter(|v| !v.is_none() && !v.is_undefined())
+            .map(|v| v.to_string())
+            .collect(),
+        Err(_) if urls.is_none() || urls.is_undefined() => Vec::new(),
+        Err(_) => vec![urls.to_string()],
+    };
+    let names: Vec<String> = urls.iter().map(|u| source_name(u)).collect();
+    urls.iter()
+        .zip(&names)
+        .enumerate()
+        .map(|(i, (url, name))| {
+            let before = names[..i].iter().filter(|n| *n == name).count();
+            let name = if before == 0 {
+                name.clone()
+            } else {
+                format!("{name} ({})", before + 1)
+            };
+            json!({ "url": url, "name": name })
+        })
+        .collect()
+}
+
+/// The fact texts' clause convention (`SAF-T: no.`, `Real-time reporting: yes (…)`), written for curators
+/// and the consistency check, said in words on the pages. The data and the API keep the text as it is.
+pub fn plain_clauses(text: &str) -> String {
+    static RULES: std::sync::LazyLock<Vec<(regex::Regex, &'static str)>> =
+        std::sync::LazyLock::new(|| {
+            [
+                (r"\bB2B: ", "B2B e-invoicing: "),
+                (r"\bB2G: ", "B2G e-invoicing: "),
+                (
+                    r"\b(e-invoicing: )enacted, date pending",
+                    "${1}enacted, start date not yet set",
+                ),
+                (
+                    r"\bReal-time reporting: no\b",
+                    "Real-time reporting: not required",
+                ),
+                (
+                    r"\bReal-time reporting: yes\b",
+                    "Real-time reporting: required",
+                ),
+                (
+                    r"\bReal-time reporting: from\b",
+                    "Real-time reporting: required from",
+                ),
+                (r"\bSAF-T: no\b", "SAF-T: not required"),
+                (r"\bSAF-T: from\b", "SAF-T: required from"),
+                (r"\bAudit file: no\b", "Standard audit file: not required"),
+                (
+                    r"\bAudit file: on request\b",
+                    "Standard audit file: required on request",
+                ),
+            ]
+            .into_iter()
+            .map(|(pattern, words)| (regex::Regex::new(pattern).expect("a valid pattern"), words))
+            .collect()
+        });
+    let mut text = std::borrow::Cow::Borrowed(text);
+    for (pattern, words) in RULES.iter() {
+        if let std::borrow::Cow::Owned(replaced) = pattern.replace_all(&text, *words) {
+            text = std::borrow::Cow::Owned(replaced);
+        }
+    }
+    text.into_owned()
+}
+
 /// The templates of one kind of page (`["base.html", "macros.html", "country.html"]`, the page's own
 /// last) as a query key.
 #[salsa::interned(debug)]
@@ -199,6 +286,10 @@ pub fn compiled_templates<'db>(
     env.add_filter("md", md_cell);
     env.add_filter("md_url", md_url);
     env.add_filter("slug", |value: String| crate::ids::slugify(&value));
+    env.add_filter("sources", |urls: Value| {
+        Value::from_serialize(named_sources(&urls))
+    });
+    env.add_filter("plain", |value: String| plain_clauses(&value));
     for name in set.names(db) {
         let text = template_text(db, TemplateKey::new(db, name.clone())).clone()?;
         guarded(|| env.add_template_owned(name.clone(), text.clone()))
@@ -314,6 +405,7 @@ impl PageKind {
             },
             PageKind::Api => page("api", |db, _| api_docs_context(db)),
             PageKind::Calendar => page("calendar", |db, _| super::calendar::calendar_context(db)),
+            PageKind::Search => page("search", |db, _| super::search::search_context(db)),
             // The page a static host shows for an unknown path: no twin.
             PageKind::NotFound => PageSpec {
                 formats: &[Format::Html],
@@ -417,6 +509,46 @@ pub fn page<'db>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sources_are_named_by_their_publisher() {
+        assert_eq!(
+            source_name("https://www.odoo.com/documentation/"),
+            "odoo.com"
+        );
+        assert_eq!(
+            source_name("https://learn.microsoft.com/en-us/x"),
+            "learn.microsoft.com"
+        );
+        assert_eq!(
+            source_name("https://github.com/MicrosoftDocs/dynamics365smb-docs/blob/main/x.md"),
+            "github.com/MicrosoftDocs"
+        );
+        assert_eq!(source_name("https://Tax.gov.ae"), "tax.gov.ae");
+        let named = named_sources(&Value::from(vec![
+            "https://www.vatupdate.com/a",
+            "https://vatupdate.com/b",
+            "https://ecosio.com/",
+        ]));
+        let names: Vec<&str> = named.iter().map(|n| n["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["vatupdate.com", "vatupdate.com (2)", "ecosio.com"]);
+        assert!(named_sources(&Value::from(())).is_empty());
+    }
+
+    #[test]
+    fn clause_conventions_read_as_words() {
+        assert_eq!(
+            plain_clauses(
+                "Monthly VAT return. Real-time reporting: yes (SdI). SAF-T: no. Audit file: no."
+            ),
+            "Monthly VAT return. Real-time reporting: required (SdI). SAF-T: not required. Standard audit file: not required."
+        );
+        assert_eq!(
+            plain_clauses("B2B: enacted, date pending (x). B2G: mandatory from 2020-01-01."),
+            "B2B e-invoicing: enacted, start date not yet set (x). B2G e-invoicing: mandatory from 2020-01-01."
+        );
+        assert_eq!(plain_clauses("SAF-T: nothing"), "SAF-T: nothing");
+    }
 
     #[test]
     fn site_links_get_the_base_path_and_nothing_else_does() {

@@ -91,13 +91,19 @@ fn every_html_page_works_under_a_strict_csp() {
         text(&files, "assets/forward.js").contains("location.replace(\"e-invoicing/\" + m[0])"),
         "forwarding script"
     );
-    assert_eq!(
-        text(&files, "e-invoicing/index.html")
-            .matches("<script")
-            .count(),
-        0,
-        "only the home page loads the forwarding script"
-    );
+    // Every page loads the search box's script; only the home page the forwarding one.
+    for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = String::from_utf8_lossy(bytes);
+        assert!(
+            html.contains("<script src=\"/assets/search.js\" defer></script>"),
+            "{path}"
+        );
+        assert_eq!(
+            html.contains("/assets/forward.js"),
+            path == "index.html",
+            "{path}"
+        );
+    }
 }
 
 #[test]
@@ -150,12 +156,28 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
         "{fr}"
     );
     // A toggle links to the dated phase that set it, in the page's table of obligations.
+    // In words, with the definition of each toggle shown beside it, not only in a tooltip.
     assert!(fr.contains(
-        "<a href=\"#fr-b2b-e-invoicing-issue-large-mid\">in force from 2026-09-01</a>: applies on the reference date"
+        "<a href=\"#fr-b2b-e-invoicing-issue-large-mid\">In force since 2026-09-01</a>: large companies and intermediate-size companies (ETI) must issue e-invoices.</td>"
     ));
+    assert!(fr.contains("B2B e-invoicing mandate<span class=\"definition\">Domestic B2B e-invoicing mandate in force, or enacted with a date.</span>"));
+    assert!(fr.contains("<td>Enacted; applies from 2027-09-01, after the reference date</td>"));
     assert!(fr.contains("<tr id=\"fr-b2b-e-invoicing-issue-large-mid\">"));
     let fr_md = text(&files, "fr/index.md");
-    assert!(fr_md.contains("| no | no such obligation | verified (secondary) |"));
+    assert!(fr_md.contains("| no | No such obligation. | verified (secondary) |"));
+    // The fact texts' clause convention is said in words on the pages (the API keeps the text).
+    for code in &codes {
+        let html = text(&files, &format!("{code}/index.html"));
+        for jargon in [
+            "SAF-T: no.",
+            "Audit file: no.",
+            "Real-time reporting: yes",
+            "B2B: ",
+        ] {
+            assert!(!html.contains(jargon), "{code}: {jargon}");
+        }
+    }
+    assert!(fr.contains("SAF-T: not required. Standard audit file: required on request"));
     // Kosovo's toggles are all unknown.
     assert_eq!(
         text(&files, "xk/index.html")
@@ -170,23 +192,78 @@ fn matrix_home_and_404_pages() {
     let dir = copy_project();
     let files = build(dir.path());
     let matrix = text(&files, "e-invoicing/index.html");
-    assert_eq!(matrix.matches("<tr id=\"").count(), 671);
-    assert!(matrix.contains("<tr id=\"fr-sage-intacct\">"));
-    // Grouped by country, each group headed by the country's mandate as mandates.csv states it.
-    assert_eq!(matrix.matches("<tr class=\"group\">").count(), 61);
-    let mandates = crate::common::read(dir.path(), "sources/tables/mandates.csv");
-    let italy = mandates.lines().find(|l| l.starts_with("it,")).unwrap();
-    let label = italy.split(',').nth(1).unwrap();
-    assert!(
-        matrix.contains(&format!("<tbody id=\"it\">\n<tr class=\"group\"><th scope=\"colgroup\" colspan=\"5\"><a href=\"/it/#e-invoicing\">Italy</a>: {label}.")),
-        "Italy's group heading with {label}"
+    // A grid: a row per country, by name, a column per ERP; every cell keeps its #<country>-<erp> anchor.
+    assert_eq!(matrix.matches("<tr id=\"").count(), 61);
+    assert_eq!(matrix.matches("<td id=\"").count(), 671);
+    assert_eq!(
+        matrix.matches("<th scope=\"col\" data-erp=\"").count(),
+        ERP_IDS.len()
     );
-    assert!(matrix.contains("<a href=\"/xk/#e-invoicing\">Kosovo</a>: mandate unknown</th>"));
+    let rows: Vec<&str> = matrix
+        .split("<tr id=\"")
+        .skip(1)
+        .map(|r| &r[..r.find('"').unwrap()])
+        .collect();
+    assert_eq!(rows[..4], ["al", "ad", "ar", "au"], "by name, not by code");
+    // Each cell shows its support type as matrix.csv states it; an established one links its evidence
+    // (the country page's row for that ERP), one that is not established says so.
+    let table = crate::common::read(dir.path(), "sources/tables/matrix.csv");
+    let mut reader = csv::Reader::from_reader(table.as_bytes());
+    let mut known = 0;
+    for record in reader.records() {
+        let record = record.unwrap();
+        let (code, erp, support) = (&record[0], &record[1], &record[2]);
+        let start = matrix
+            .find(&format!("<td id=\"{code}-{erp}\""))
+            .unwrap_or_else(|| panic!("#{code}-{erp}"));
+        let cell = &matrix[start..start + matrix[start..].find("</td>").unwrap()];
+        if support == "unknown/unverified" {
+            assert!(cell.contains("class=\"cell s-unknown\""), "{cell}");
+            assert!(
+                cell.contains("<span class=\"vh\">not established</span>"),
+                "{cell}"
+            );
+            assert!(!cell.contains("<a "), "{cell}");
+        } else {
+            known += 1;
+            assert!(
+                cell.contains(&format!("<a href=\"/{code}/#erp-{erp}\" title=\"")),
+                "{cell}"
+            );
+            assert!(cell.contains(&format!(": {support}; verified (")), "{cell}");
+        }
+    }
+    assert_eq!(known, 142);
+    assert!(matrix.contains(&format!("{known} of 671 cells are established")));
+    // Each row is headed by the country and its B2B mandate, from its derived toggles.
+    assert!(matrix.contains("<tr id=\"it\" data-region=\"Europe\" data-mandate=\"in-force\"><th scope=\"row\"><a href=\"/it/#e-invoicing\">Italy</a> <span class=\"mandate m-in-force\">B2B mandate in force</span></th>"));
+    assert!(matrix.contains("<a href=\"/xk/#e-invoicing\">Kosovo</a> <span class=\"mandate m-unknown\">B2B mandate not established</span>"));
+    assert!(
+        matrix.contains(
+            "<span class=\"mandate m-enacted\">B2B mandate enacted from 2027-01-01</span>"
+        )
+    );
+    // The legend names each support type in use; the filters come with the page, shown by its script.
+    for chip in [
+        "<span class=\"chip s-native\">Native</span> built in",
+        "<span class=\"chip s-roadmap\">Roadmap</span> announced, not counted",
+    ] {
+        assert!(matrix.contains(chip), "{chip}");
+    }
+    assert!(matrix.contains("<form class=\"filters\" id=\"matrix-filters\" hidden>"));
+    for id in ["f-region", "f-mandate", "f-erp", "f-known"] {
+        assert!(
+            matrix.contains(&format!("<label for=\"{id}\">")),
+            "{id} has its label"
+        );
+    }
+    assert!(matrix.contains("<script src=\"/assets/matrix.js\" defer></script>"));
     let matrix_md = text(&files, "e-invoicing/index.md");
     assert_eq!(
         matrix_md.lines().filter(|l| l.starts_with("| [")).count(),
-        671
+        61
     );
+    assert!(matrix_md.contains("| [Italy](/it/index.md) | B2B mandate in force |"));
 
     let home = text(&files, "index.html");
     assert!(home.contains("not tax or legal advice"));
@@ -346,7 +423,7 @@ fn a_broken_template_is_a_located_diagnostic() {
     replace_once(
         root,
         "rules/templates/country.html",
-        "<h2 id=\"toggles\">Toggles</h2>",
+        "<h2 id=\"toggles\">Obligations at a glance</h2>",
         "<h2 id=\"toggles\">{% if %}</h2>",
     );
     let mut session = Session::load(root, &root.join("public"))
@@ -358,7 +435,7 @@ fn a_broken_template_is_a_located_diagnostic() {
     };
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
     assert_eq!(diagnostics[0].path, "rules/templates/country.html");
-    assert_eq!(diagnostics[0].line, 7);
+    assert_eq!(diagnostics[0].line, 14);
     assert!(
         !root.join("public/fr/index.html").exists(),
         "nothing written"
@@ -424,7 +501,8 @@ fn assert_well_formed(path: &str, html: &str) {
     let mut open: Vec<&str> = Vec::new();
     for m in tag.captures_iter(html) {
         let name = m.get(2).unwrap().as_str();
-        if VOID.contains(&name) {
+        // Void elements, and SVG's self-closing elements (`<rect … />`, valid foreign content in HTML5).
+        if VOID.contains(&name) || m[0].ends_with("/>") {
             continue;
         }
         if m[1].is_empty() {
@@ -461,8 +539,11 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
     let twins: Vec<&String> = files.keys().filter(|k| k.ends_with(".md")).collect();
     // The home page, the matrix, 61 countries, the ERP index and 11 ERPs, the two reporting pages,
     // partners, local ERPs, news, sponsors, licence, the filter index and 7 filters, the API docs, the
-    // calendar; and the 404 page.
-    assert_eq!(html.len(), 1 + 1 + 61 + 1 + 11 + 2 + 5 + 1 + 7 + 1 + 1 + 1);
+    // calendar, search; and the 404 page.
+    assert_eq!(
+        html.len(),
+        1 + 1 + 61 + 1 + 11 + 2 + 5 + 1 + 7 + 1 + 1 + 1 + 1
+    );
     for path in &html {
         let page = text(&files, path);
         assert_well_formed(path, page);
@@ -551,7 +632,7 @@ fn every_erp_page_has_a_row_per_country_and_its_sections() {
     );
     // An unverified cell says so; providers and partner flags come from their tables.
     assert!(
-        intacct.contains("<tr id=\"ad\"><th scope=\"row\"><a href=\"/ad/#erp-sage-intacct\">Andorra</a></th><td>unknown/unverified</td>")
+        intacct.contains("<tr id=\"ad\"><th scope=\"row\"><a href=\"/ad/#erp-sage-intacct\">Andorra</a></th><td class=\"unknown\">unknown/unverified</td>")
     );
     let fusion = text(&files, "erp/oracle-fusion-cloud-erp/index.html");
     assert!(fusion.contains("<tr><th scope=\"row\">Thomson Reuters</th>"));
@@ -603,13 +684,31 @@ fn reporting_rows_have_their_anchors_on_the_topic_pages_and_the_country_pages() 
             .sum();
         let page = text(&files, &format!("{topic}/index.html"));
         assert_eq!(page.matches("<tr id=\"").count(), rows, "{topic}");
-        // The ten ERP columns, headed by product names.
+        // An ERP has a column, headed by its name, when some row of the topic says how it supports the
+        // report; an ERP unknown in every row has none and is named in the line above the table instead.
+        let records: serde_json::Value =
+            serde_json::from_slice(&files["data/reporting.json"]).unwrap();
+        let mut folded = 0;
         for erp in ERP_IDS.iter().filter(|e| **e != "sap-business-one") {
-            assert!(
-                page.contains(&format!("<th scope=\"col\"><a href=\"/erp/{erp}/\">")),
-                "{topic}: {erp}"
-            );
+            let said = records
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["topic"] == topic && r[*erp] != "unknown");
+            let column = format!("<th scope=\"col\" class=\"erp-col\"><a href=\"/erp/{erp}/\">");
+            assert_eq!(page.contains(&column), said, "{topic}: {erp} column");
+            let named = page
+                .split("No support is recorded yet in any row for ")
+                .nth(1)
+                .and_then(|rest| rest.split("no column here").next())
+                .is_some_and(|line| line.contains(&format!("<a href=\"/erp/{erp}/\">")));
+            assert_eq!(named, !said, "{topic}: {erp} named as having no column");
+            folded += usize::from(!said);
         }
+        assert!(
+            folded > 0,
+            "{topic}: the shipped data leaves some ERP unknown in every row"
+        );
         let md = text(&files, &format!("{topic}/index.md"));
         assert_eq!(
             md.lines().filter(|l| l.starts_with("| [")).count(),
@@ -742,11 +841,17 @@ fn home_links_every_section_and_the_machine_readable_files() {
     for erp in ERP_IDS {
         assert!(home.contains(&format!("<a href=\"/erp/{erp}/\">")), "{erp}");
     }
-    // Toggle columns are headed by their labels from rules/toggles.toml, explained on hover.
-    assert!(home.contains("<th scope=\"col\"><abbr title=\"Domestic B2B e-invoicing mandate in force, or enacted with a date.\">B2B e-invoicing mandate</abbr></th>"));
-    // The navigation of every page reaches the main sections.
-    let nav = "<nav aria-label=\"Sections\"><a href=\"/\">Home</a>";
-    assert!(text(&files, "erp/odoo/index.html").contains(nav));
+    // Toggle columns are headed by their labels from rules/toggles.toml, each defined in words under the
+    // table.
+    assert!(home.contains("<th scope=\"col\">B2B e-invoicing mandate</th>"));
+    assert!(home.contains("<dt>B2B e-invoicing mandate</dt><dd>Domestic B2B e-invoicing mandate in force, or enacted with a date.</dd>"));
+    // The header of every page: the site's name back home, the search box, the sections.
+    let odoo = text(&files, "erp/odoo/index.html");
+    assert!(odoo.contains("<a class=\"brand\" href=\"/\">"));
+    assert!(odoo.contains(
+        "<form class=\"site-search\" role=\"search\" action=\"/search/\" method=\"get\">"
+    ));
+    assert!(odoo.contains("<nav aria-label=\"Sections\">"));
 }
 
 #[test]

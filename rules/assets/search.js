@@ -1,0 +1,235 @@
+// The search box of every page, and the results of /search/. The index (/search-index.json, written by
+// the build: {version, items: [{k: kind, t: title, u: url from the site's root, s: text}]}) is fetched
+// from this site the first time the box is used, so the page works under a strict CSP. Without
+// JavaScript the box submits to /search/, which lists everything A to Z.
+// Also here, because every page loads this file: the "Countries" panel of the header closes on Escape or
+// a click elsewhere, and the page's "last updated" time is shown in the reader's terms.
+(function () {
+  "use strict";
+  // The site's root: this script is <root>assets/search.js, wherever the site is published.
+  var root = new URL("../", document.currentScript.src);
+  var index = null;
+  var loading = null;
+  var KINDS = { country: "Country", erp: "ERP", page: "Page", fact: "Fact" };
+  var WEIGHT = { country: 400, erp: 350, page: 200, fact: 0 };
+
+  function fold(text) {
+    return String(text).toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "");
+  }
+
+  function load() {
+    if (!loading) {
+      loading = fetch(new URL("search-index.json", root).href)
+        .then(function (r) {
+          if (!r.ok) { throw new Error("HTTP " + r.status); }
+          return r.json();
+        })
+        .then(function (data) {
+          index = data.items.map(function (item, order) {
+            return { item: item, order: order, title: fold(item.t), text: fold(item.s || "") };
+          });
+          return index;
+        });
+    }
+    return loading;
+  }
+
+  // Every word must appear in the title or the text; titles, names and exact starts rank first.
+  function search(query, limit) {
+    var words = fold(query).split(/\s+/).filter(Boolean);
+    if (!words.length || !index) { return []; }
+    var whole = words.join(" ");
+    var found = [];
+    for (var i = 0; i < index.length; i++) {
+      var entry = index[i];
+      var score = WEIGHT[entry.item.k] || 0;
+      var ok = true;
+      for (var w = 0; w < words.length; w++) {
+        var inTitle = entry.title.indexOf(words[w]) >= 0;
+        if (inTitle) {
+          score += 100;
+        } else if (entry.text.indexOf(words[w]) < 0) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) { continue; }
+      if (entry.title === whole) { score += 600; } else if (entry.title.indexOf(whole) === 0) { score += 300; }
+      found.push({ entry: entry, score: score });
+    }
+    found.sort(function (a, b) { return b.score - a.score || a.entry.order - b.entry.order; });
+    return found.slice(0, limit).map(function (f) { return f.entry.item; });
+  }
+
+  function el(name, className, text) {
+    var node = document.createElement(name);
+    if (className) { node.className = className; }
+    if (text !== undefined) { node.textContent = text; }
+    return node;
+  }
+
+  // A short piece of the text around the first word that matched it.
+  function snippet(item, query) {
+    var text = item.s || "";
+    var folded = fold(text);
+    var words = fold(query).split(/\s+/).filter(Boolean);
+    var at = -1;
+    for (var w = 0; w < words.length && at < 0; w++) { at = folded.indexOf(words[w]); }
+    if (text.length <= 140) { return text; }
+    var start = Math.max(0, at - 50);
+    var piece = text.slice(start, start + 140);
+    return (start > 0 ? "… " : "") + piece + (start + 140 < text.length ? " …" : "");
+  }
+
+  function resultLink(item, query) {
+    var a = el("a", "result");
+    a.href = new URL(item.u, root).href;
+    var head = el("span", "result-head");
+    head.appendChild(el("span", "result-title", item.t));
+    head.appendChild(el("span", "kind kind-" + item.k, KINDS[item.k] || item.k));
+    a.appendChild(head);
+    if (item.s) { a.appendChild(el("span", "result-text", snippet(item, query))); }
+    return a;
+  }
+
+  function resultsUrl(query) {
+    var url = new URL("search/", root);
+    url.searchParams.set("q", query);
+    return url.href;
+  }
+
+  // The header's box: results under it as the reader types.
+  function enhanceBox(form) {
+    var input = form.querySelector("input[type=search]");
+    if (!input) { return; }
+    var popup = el("div", "search-popup");
+    popup.id = input.id + "-results";
+    popup.hidden = true;
+    var status = el("p", "search-status");
+    status.setAttribute("role", "status");
+    var list = el("ul", "search-list");
+    var all = el("a", "search-all");
+    popup.appendChild(status);
+    popup.appendChild(list);
+    popup.appendChild(all);
+    form.appendChild(popup);
+    input.setAttribute("aria-controls", popup.id);
+    input.setAttribute("aria-expanded", "false");
+    var timer = null;
+
+    function close() {
+      popup.hidden = true;
+      input.setAttribute("aria-expanded", "false");
+    }
+
+    function draw() {
+      var query = input.value.trim();
+      if (!query) { close(); return; }
+      load().then(function () {
+        if (input.value.trim() !== query) { return; }
+        var results = search(query, 8);
+        list.textContent = "";
+        results.forEach(function (item) {
+          var li = el("li");
+          li.appendChild(resultLink(item, query));
+          list.appendChild(li);
+        });
+        status.textContent = results.length ? "" : "Nothing found for “" + query + "”.";
+        status.hidden = results.length > 0;
+        all.textContent = "All results for “" + query + "”";
+        all.href = resultsUrl(query);
+        popup.hidden = false;
+        input.setAttribute("aria-expanded", "true");
+      }).catch(function () {
+        status.hidden = false;
+        status.textContent = "The search index could not be loaded; press Enter for the A–Z index.";
+        popup.hidden = false;
+      });
+    }
+
+    input.addEventListener("focus", function () { load().catch(function () {}); });
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(draw, 60);
+    });
+    form.addEventListener("keydown", function (event) {
+      var links = Array.prototype.slice.call(popup.querySelectorAll("a"));
+      var at = links.indexOf(document.activeElement);
+      if (event.key === "ArrowDown" && !popup.hidden && links.length) {
+        event.preventDefault();
+        links[Math.min(at + 1, links.length - 1)].focus();
+      } else if (event.key === "ArrowUp" && at >= 0) {
+        event.preventDefault();
+        if (at === 0) { input.focus(); } else { links[at - 1].focus(); }
+      } else if (event.key === "Escape" && !popup.hidden) {
+        close();
+        input.focus();
+      }
+    });
+    document.addEventListener("click", function (event) {
+      if (!form.contains(event.target)) { close(); }
+    });
+    form.addEventListener("focusout", function (event) {
+      if (event.relatedTarget && !form.contains(event.relatedTarget)) { close(); }
+    });
+  }
+
+  // /search/: every result for ?q=, grouped by kind.
+  function drawPage(box) {
+    var query = new URLSearchParams(location.search).get("q") || "";
+    var input = document.getElementById("page-q");
+    if (input) { input.value = query; }
+    if (!query.trim()) { return; }
+    box.textContent = "Searching…";
+    load().then(function () {
+      var results = search(query, 200);
+      box.textContent = "";
+      var heading = el("h2", "", results.length
+        ? results.length + (results.length === 1 ? " result" : " results") + " for “" + query + "”"
+        : "Nothing found for “" + query + "”");
+      heading.id = "results";
+      box.appendChild(heading);
+      ["country", "erp", "page", "fact"].forEach(function (kind) {
+        var mine = results.filter(function (r) { return r.k === kind; });
+        if (!mine.length) { return; }
+        var ul = el("ul", "search-list");
+        mine.forEach(function (item) {
+          var li = el("li");
+          li.appendChild(resultLink(item, query));
+          ul.appendChild(li);
+        });
+        box.appendChild(el("h3", "", { country: "Countries", erp: "ERP products", page: "Pages", fact: "Facts" }[kind]));
+        box.appendChild(ul);
+      });
+    }).catch(function () {
+      box.textContent = "The search index could not be loaded; the A–Z index below lists everything.";
+    });
+  }
+
+  function closeJumpPanels() {
+    var panels = document.querySelectorAll("details.jump[open]");
+    for (var i = 0; i < panels.length; i++) { panels[i].open = false; }
+  }
+
+  // 2026-11-23T19:14:10Z -> 2026-11-23 19:14 UTC
+  function readableTimes() {
+    var times = document.querySelectorAll("time.updated");
+    for (var i = 0; i < times.length; i++) {
+      var m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(times[i].getAttribute("datetime") || "");
+      if (m) { times[i].textContent = m[1] + " " + m[2] + " UTC"; }
+    }
+  }
+
+  var forms = document.querySelectorAll("form.site-search");
+  for (var f = 0; f < forms.length; f++) { enhanceBox(forms[f]); }
+  var page = document.getElementById("search-page-results");
+  if (page) { drawPage(page); }
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") { closeJumpPanels(); }
+  });
+  document.addEventListener("click", function (event) {
+    var panel = document.querySelector("details.jump[open]");
+    if (panel && !panel.contains(event.target)) { panel.open = false; }
+  });
+  readableTimes();
+})();

@@ -1,0 +1,269 @@
+//! The search index (`/search-index.json`) that the search box of every page reads, and the `/search/`
+//! page's context.
+//!
+//! The index is one small JSON document, fetched from the site itself (so the Content-Security-Policy
+//! holds) the first time a reader uses the search box:
+//!
+//! ```json
+//! {"version": 1, "items": [
+//! {"k": "country", "t": "Italy", "u": "it/", "s": "Europe · IT"},
+//! {"k": "erp", "t": "Odoo", "u": "erp/odoo/", "s": "Odoo · Modular open-source ERP"},
+//! {"k": "page", "t": "Calendar of obligations", "u": "calendar/", "s": "…"},
+//! {"k": "fact", "t": "Italy · VAT / GST", "u": "it/#it-vat", "s": "IVA. Standard rate 22%; …"}
+//! ]}
+//! ```
+//!
+//! `k` is the kind, `t` the title shown, `u` the page (and anchor) relative to the site's root (the script
+//! resolves it against the root it is served from, so a site under a path works), `s` the text searched
+//! beside the title. One item per line. Facts that say only "unknown/unverified" are left out: they answer
+//! nothing.
+//!
+//! Each page contributes its items through a query of its own ([`page_search_items`]: a country page its
+//! country and its facts, an ERP page its product, any other page its title), so an edit of Italy's facts
+//! re-serializes Italy's lines only.
+
+use serde_json::{Value as Json, json};
+
+use super::Rendered;
+use super::api::country_detail;
+use super::llms::{TwinKey, twin_title};
+use super::{Format, PageKind, Renderer};
+use crate::model::{CountryKey, ErpKey, countries_by_name, erp_info, erps};
+use crate::parse::rules::route_rules;
+use crate::routes::{Output, outputs};
+
+/// The index's path, as `rules/routes.toml` routes it.
+pub const INDEX: &str = "/search-index.json";
+
+/// A page's URL relative to the site's root: `/it/index.html` -> `it/`.
+fn relative(path: &str) -> String {
+    path.trim_start_matches('/')
+        .trim_end_matches("index.html")
+        .to_string()
+}
+
+fn item(kind: &str, title: &str, url: &str, text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    serde_json::to_string(&json!({ "k": kind, "t": title, "u": url, "s": text }))
+        .expect("strings serialize")
+}
+
+/// Whether a fact says nothing but that it is not known.
+fn says_only_unknown(value: &str) -> bool {
+    value.trim().starts_with("unknown/unverified")
+}
+
+/// The index lines one HTML page contributes (none for the 404 and search pages).
+#[salsa::tracked(returns(ref))]
+pub fn page_search_items<'db>(db: &'db dyn salsa::Database, key: TwinKey<'db>) -> Vec<String> {
+    let output = key.output(db);
+    let Renderer::Page(kind, Format::Html) = output.renderer else {
+        return Vec::new();
+    };
+    let param = output.param.as_deref().unwrap_or_default();
+    match kind {
+        PageKind::NotFound | PageKind::Search => Vec::new(),
+        PageKind::Country => {
+            let Some(detail) = country_detail(db, CountryKey::new(db, param.to_string())) else {
+                return Vec::new();
+            };
+            let c = &detail.country;
+            let url = relative(&output.path);
+            let mut lines = vec![item(
+                "country",
+                &c.name,
+                &url,
+                &format!("{} · {}", c.region, c.code.to_uppercase()),
+            )];
+            for fact in detail.facts.iter().filter(|f| !says_only_unknown(&f.value)) {
+                let what = match &fact.erp {
+                    // An ERP's support cell reads best as "Odoo: native".
+                    Some(_) if fact.label.starts_with("E-invoicing support: ") => {
+                        fact.label
+                            .trim_start_matches("E-invoicing support: ")
+                            .to_string()
+                            + " e-invoicing support"
+                    }
+                    _ => fact.label.clone(),
+                };
+                let anchor = match fact.erp.as_deref() {
+                    Some(erp) if fact.label.starts_with("E-invoicing support: ") => {
+                        format!("erp-{erp}")
+                    }
+                    _ => super::contexts::reporting_anchor(fact).unwrap_or_else(|| fact.id.clone()),
+                };
+                lines.push(item(
+                    "fact",
+                    &format!("{} · {what}", c.name),
+                    &format!("{url}#{anchor}"),
+                    &super::pages::plain_clauses(&fact.value),
+                ));
+            }
+            lines
+        }
+        PageKind::Erp => {
+            let Some(erp) = erp_info(db, ErpKey::new(db, param.to_string())) else {
+                return Vec::new();
+            };
+            let text = [erp.vendor.as_deref(), erp.category.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" · ");
+            vec![item("erp", &erp.name, &relative(&output.path), &text)]
+        }
+        _ => {
+            let twin = Output {
+                path: output.path.replace("/index.html", "/index.md"),
+                renderer: Renderer::Page(kind, Format::Markdown),
+                param: output.param.clone(),
+                route: output.route,
+            };
+            let title = twin_title(db, TwinKey::new(db, twin));
+            let description = route_rules(db)
+                .value
+                .get(output.route)
+                .and_then(|r| r.description.clone())
+                .unwrap_or_default();
+            vec![item("page", title, &relative(&output.path), &description)]
+        }
+    }
+}
+
+/// The HTML pages in the order their items are listed: countries and ERPs by name first (what people
+/// look for most), then the other pages in route order.
+fn indexed_pages(db: &dyn salsa::Database) -> Vec<Output> {
+    let html: Vec<&Output> = outputs(db)
+        .iter()
+        .filter(|o| matches!(o.renderer, Renderer::Page(_, Format::Html)))
+        .collect();
+    let by_param = |kind: PageKind, value: &str| {
+        html.iter()
+            .find(|o| {
+                o.renderer == Renderer::Page(kind, Format::Html)
+                    && o.param.as_deref() == Some(value)
+            })
+            .map(|o| (*o).clone())
+    };
+    let mut pages: Vec<Output> = countries_by_name(db)
+        .iter()
+        .filter_map(|c| by_param(PageKind::Country, &c.code))
+        .collect();
+    let mut erp_names: Vec<(String, String)> = erps(db)
+        .iter()
+        .map(|e| (crate::ids::slugify(&e.name), e.id.clone()))
+        .collect();
+    erp_names.sort();
+    pages.extend(
+        erp_names
+            .iter()
+            .filter_map(|(_, id)| by_param(PageKind::Erp, id)),
+    );
+    pages.extend(
+        html.iter()
+            .filter(|o| {
+                !matches!(
+                    o.renderer,
+                    Renderer::Page(PageKind::Country | PageKind::Erp, _)
+                )
+            })
+            .map(|o| (*o).clone()),
+    );
+    pages
+}
+
+/// `/search-index.json`: every page's items, one per line.
+#[salsa::tracked(returns(ref))]
+pub fn search_index(db: &dyn salsa::Database) -> Rendered {
+    let mut text = String::from("{\"version\":1,\"items\":[\n");
+    let mut first = true;
+    for page in indexed_pages(db) {
+        for line in page_search_items(db, TwinKey::new(db, page)) {
+            if !first {
+                text.push_str(",\n");
+            }
+            first = false;
+            text.push_str(line);
+        }
+    }
+    text.push_str("\n]}\n");
+    Rendered::new(text.into_bytes())
+}
+
+/// How many items the index holds.
+pub fn search_item_count(db: &dyn salsa::Database) -> usize {
+    indexed_pages(db)
+        .into_iter()
+        .map(|page| page_search_items(db, TwinKey::new(db, page)).len())
+        .sum()
+}
+
+/// The `/search/` page: the index as an A–Z list (what a reader without scripts browses instead), the
+/// results of a query being drawn there by `/assets/search.js`.
+#[salsa::tracked(returns(ref))]
+pub fn search_context(db: &dyn salsa::Database) -> Json {
+    let mut by_letter: Vec<(String, Vec<Json>)> = Vec::new();
+    for c in countries_by_name(db) {
+        let letter = crate::ids::slugify(&c.name)
+            .chars()
+            .next()
+            .unwrap_or('#')
+            .to_ascii_uppercase()
+            .to_string();
+        let entry = json!({ "code": c.code, "name": c.name, "region": c.region });
+        match by_letter.last_mut() {
+            Some((l, list)) if *l == letter => list.push(entry),
+            _ => by_letter.push((letter, vec![entry])),
+        }
+    }
+    let letters: Vec<Json> = by_letter
+        .into_iter()
+        .map(|(letter, countries)| json!({ "letter": letter, "countries": countries }))
+        .collect();
+    let mut erp_list: Vec<Json> = erps(db)
+        .iter()
+        .map(|e| json!({ "id": e.id, "name": e.name, "vendor": e.vendor }))
+        .collect();
+    erp_list.sort_by_key(|e| crate::ids::slugify(e["name"].as_str().unwrap_or_default()));
+    let pages: Vec<Json> = indexed_pages(db)
+        .into_iter()
+        .filter(|o| {
+            !matches!(
+                o.renderer,
+                Renderer::Page(PageKind::Country | PageKind::Erp, _)
+            )
+        })
+        .flat_map(|o| page_search_items(db, TwinKey::new(db, o)).clone())
+        .filter_map(|line| serde_json::from_str::<Json>(&line).ok())
+        .map(|i| json!({ "title": i["t"], "path": format!("/{}", i["u"].as_str().unwrap_or_default()), "description": i["s"] }))
+        .collect();
+    json!({
+        "site": super::contexts::site_context(db),
+        "letters": letters,
+        "erps": erp_list,
+        "pages": pages,
+        "index": INDEX,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_are_one_line_each_and_anchors_are_the_pages() {
+        let line = item(
+            "fact",
+            "Italy · VAT",
+            "it/#it-vat",
+            "IVA.\nStandard  rate \"22%\"",
+        );
+        assert_eq!(
+            line,
+            r#"{"k":"fact","t":"Italy · VAT","u":"it/#it-vat","s":"IVA. Standard rate \"22%\""}"#
+        );
+        assert_eq!(relative("/it/index.html"), "it/");
+        assert_eq!(relative("/index.html"), "");
+        assert!(says_only_unknown("unknown/unverified: whether …"));
+    }
+}
