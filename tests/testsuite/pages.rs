@@ -1013,3 +1013,187 @@ fn llms_txt_links_every_twin_and_llms_full_txt_holds_them() {
     assert!(llms.contains(&format!("- [Full content]({base}/llms-full.txt)")));
     assert!(llms.contains("not tax or legal advice"));
 }
+
+/// The ids of one page, for resolving a `#fragment`.
+fn ids_of(html: &str) -> std::collections::BTreeSet<&str> {
+    html.match_indices(" id=\"")
+        .map(|(i, p)| {
+            let rest = &html[i + p.len()..];
+            &rest[..rest.find('"').unwrap()]
+        })
+        .collect()
+}
+
+#[test]
+fn the_search_index_lists_countries_by_name_erps_pages_and_established_facts_that_resolve() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let index: serde_json::Value =
+        serde_json::from_slice(&files["search-index.json"]).expect("the index is JSON");
+    assert_eq!(index["version"], 1);
+    let items = index["items"].as_array().unwrap();
+    let of = |kind: &str| -> Vec<&serde_json::Value> {
+        items.iter().filter(|i| i["k"] == kind).collect()
+    };
+    // Every country once, by name (accents folded), then every ERP and every page but search and 404.
+    let countries: Vec<&str> = of("country")
+        .iter()
+        .map(|i| i["t"].as_str().unwrap())
+        .collect();
+    assert_eq!(countries.len(), 61);
+    let mut sorted = countries.clone();
+    sorted.sort_by_key(|n| locref::ids::slugify(n));
+    assert_eq!(countries, sorted, "countries by name");
+    assert_eq!(of("erp").len(), ERP_IDS.len());
+    let html_pages = files.keys().filter(|p| p.ends_with("index.html")).count();
+    assert_eq!(
+        of("page").len(),
+        html_pages - 61 - ERP_IDS.len() - 1,
+        "every other page but /search/"
+    );
+    // Each item's page exists and each anchor is an id on it; no fact says only that it is unknown.
+    let facts = of("fact");
+    assert!(facts.len() > 500, "{}", facts.len());
+    for item in items {
+        let url = item["u"].as_str().unwrap();
+        assert!(!url.starts_with('/'), "{url}: relative to the site's root");
+        let (page, anchor) = url.split_once('#').unwrap_or((url, ""));
+        let html = text(&files, &format!("{page}index.html"));
+        if !anchor.is_empty() {
+            assert!(ids_of(html).contains(anchor), "{url}");
+        }
+        assert!(
+            !item["s"]
+                .as_str()
+                .unwrap()
+                .starts_with("unknown/unverified"),
+            "{item}"
+        );
+    }
+    // Fact texts are searchable in the words the pages use.
+    assert!(facts.iter().any(|f| f["t"] == "Italy · VAT / GST"
+        && f["u"] == "it/#it-vat"
+        && f["s"].as_str().unwrap().contains("Standard rate 22%")));
+    assert!(
+        !files["search-index.json"]
+            .windows(11)
+            .any(|w| w == b"SAF-T: no. ")
+    );
+    // The search form is on every page, and /search/ lists every country A to Z for readers without scripts.
+    for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = std::str::from_utf8(bytes).unwrap();
+        assert!(
+            html.contains(
+                "<form class=\"site-search\" role=\"search\" action=\"/search/\" method=\"get\">"
+            ),
+            "{path}"
+        );
+    }
+    let search = text(&files, "search/index.html");
+    for code in codes(dir.path()) {
+        assert!(
+            search.contains(&format!("<li><a href=\"/{code}/\">")),
+            "{code} in the A-Z index"
+        );
+    }
+}
+
+#[test]
+fn every_page_has_its_own_description_and_the_header_jumps_to_any_country_by_name() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let description = regex::Regex::new(r#"<meta name="description" content="([^"]+)">"#).unwrap();
+    let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+    for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = std::str::from_utf8(bytes).unwrap();
+        let found: Vec<_> = description.captures_iter(html).collect();
+        assert_eq!(found.len(), 1, "{path}: one description");
+        let text = found[0][1].to_string();
+        assert!(text.len() >= 50, "{path}: {text}");
+        if let Some(other) = seen.insert(text.clone(), path) {
+            panic!("{path} and {other} share the description {text:?}");
+        }
+    }
+    // The header's country list, by name, on every page.
+    let home = text(&files, "index.html");
+    let start = home
+        .find("<details class=\"jump\">")
+        .expect("the jump control");
+    let panel = &home[start..start + home[start..].find("</details>").unwrap()];
+    let names: Vec<&str> = panel
+        .split("/\">")
+        .skip(1)
+        .map(|s| &s[..s.find('<').unwrap()])
+        .collect();
+    assert_eq!(names.len(), 61);
+    let mut sorted = names.clone();
+    sorted.sort_by_key(|n| locref::ids::slugify(n));
+    assert_eq!(names, sorted);
+    // A GitHub Pages site publishes the files as they are.
+    assert_eq!(files.get(".nojekyll").map(Vec::len), Some(0));
+}
+
+#[test]
+fn the_home_page_draws_the_map_and_the_timeline_with_their_data_as_tables() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let home = text(&files, "index.html");
+    // The map: every country a link to its page, coloured by the toggle the reader picks (one radio
+    // per toggle, the first checked), with a legend per toggle whose counts add up to 61.
+    let map = &home[home.find("<svg").unwrap()..home.find("</svg>").unwrap()];
+    assert!(map.contains("class=\"fig-map\""));
+    for code in codes(dir.path()) {
+        assert!(
+            map.contains(&format!("href=\"/{code}/\"")),
+            "{code} on the map"
+        );
+    }
+    let radios = home
+        .matches("<input type=\"radio\" name=\"map-toggle\"")
+        .count();
+    assert_eq!(radios, 6);
+    assert_eq!(
+        home.matches(
+            "name=\"map-toggle\" id=\"map-t0\" value=\"e_invoicing_mandatory_b2b\" checked>"
+        )
+        .count(),
+        1
+    );
+    let legend = regex::Regex::new(r"yes: (\d+) countries</li><li class=.legend-false.>no: (\d+)</li><li class=.legend-unknown.>not established: (\d+)").unwrap();
+    let legends: Vec<_> = legend.captures_iter(home).collect();
+    assert_eq!(legends.len(), radios);
+    for l in &legends {
+        let sum: usize = (1..=3).map(|i| l[i].parse::<usize>().unwrap()).sum();
+        assert_eq!(sum, 61);
+    }
+    // The text alternative of the map is the countries table, linked from the figure.
+    assert!(home.contains("The same data as a table: <a href=\"#countries\">"));
+    // The timeline: one link per mandate event, its table beside it in the page and in the twin.
+    let timeline_at = home.find("class=\"fig-timeline\"").expect("the timeline");
+    let timeline = &home[timeline_at..timeline_at + home[timeline_at..].find("</svg>").unwrap()];
+    assert!(timeline.matches("<a ").count() >= 10);
+    let table_rows = home[timeline_at..]
+        .split("<summary>These dates as a table</summary>")
+        .nth(1)
+        .unwrap()
+        .split("</table>")
+        .next()
+        .unwrap()
+        .matches("<tr><td class=\"date\">")
+        .count();
+    assert!(
+        table_rows >= timeline.matches("<a ").count(),
+        "{table_rows}"
+    );
+    let twin = text(&files, "index.md");
+    let section = &twin[twin
+        .find("## E-invoicing mandates: recent and coming start dates")
+        .unwrap()..];
+    assert_eq!(
+        section.lines().filter(|l| l.starts_with("| 20")).count(),
+        table_rows,
+        "the twin's table holds the same dates"
+    );
+    // The calendar page draws every dated mandate phase.
+    assert!(text(&files, "calendar/index.html").contains("class=\"fig-timeline\""));
+}
