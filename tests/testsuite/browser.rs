@@ -4,7 +4,11 @@
 //!   overlay until the fix;
 //! - the try-it control of `/api/` fetches `/api/v1/countries/it.json` and shows it;
 //! - an old `/#<country>-<erp>` link lands on the matrix row;
-//! - no page of the site logs a console error (a CSP violation would be one).
+//! - no page of the site logs a console error (a CSP violation would be one);
+//! - the search box finds a country, an ERP and a fact as the reader types, and `/search/` lists results;
+//! - the matrix's filters (region, B2B mandate, ERP, hide what is not established) show what they say and
+//!   keep the choice in the address;
+//! - the home page's map is recoloured by the toggle the reader picks.
 //!
 //! Screenshots of the home, a country, the matrix, the API, an ERP, the VAT reporting and the licence pages
 //! (desktop and phone widths) are saved to `target/screenshots/` for review.
@@ -162,6 +166,25 @@ impl Browser {
             Some(json!({})),
         );
         assert!(clicked.is_null(), "click on {css}: {clicked}");
+    }
+
+    /// Types `text` into the element matching `css`, as a user would (WebDriver element send keys).
+    fn type_into(&self, css: &str, text: &str) {
+        let found = self.command(
+            "POST",
+            "/element",
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        let element = found[ELEMENT]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}: {found}"))
+            .to_string();
+        let typed = self.command(
+            "POST",
+            &format!("/element/{element}/value"),
+            Some(json!({ "text": text })),
+        );
+        assert!(typed.is_null(), "typing into {css}: {typed}");
     }
 
     /// Polls `code` until it returns `true`.
@@ -400,6 +423,8 @@ fn no_page_logs_a_console_error_under_the_sites_csp() {
         ("matrix", "/e-invoicing/"),
         ("api", "/api/"),
         ("erp-odoo", "/erp/odoo/"),
+        ("calendar", "/calendar/"),
+        ("search", "/search/?q=italy"),
         ("vat-reporting", "/vat-reporting/"),
         ("licence", "/licence/"),
     ] {
@@ -416,4 +441,172 @@ fn no_page_logs_a_console_error_under_the_sites_csp() {
             "{page} scrolls sideways on a phone"
         );
     }
+}
+
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_search_box_finds_countries_erps_and_facts_as_the_reader_types() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/calendar/"));
+    browser.wait_for("the page", "return document.readyState === 'complete'");
+    browser.click("#site-q");
+    browser.type_into("#site-q", "odoo");
+    browser.wait_for(
+        "the results under the box",
+        "const p = document.querySelector('.search-popup'); return !!p && !p.hidden && p.querySelectorAll('a.result').length > 0",
+    );
+    // The product itself ranks first, marked as an ERP; the link to every result goes to /search/.
+    let first = browser.script(
+        "const a = document.querySelector('.search-popup a.result'); return [a.querySelector('.result-title').textContent, a.querySelector('.kind').textContent, new URL(a.href).pathname]",
+    );
+    assert_eq!(first, json!(["Odoo", "ERP", "/erp/odoo/"]));
+    assert_eq!(
+        browser.script("const a = document.querySelector('.search-popup a.search-all'); const u = new URL(a.href); return u.pathname + u.search"),
+        "/search/?q=odoo"
+    );
+    // A country by a part of its name (accents and case folded), and the first result opens its page.
+    browser.script("const i = document.getElementById('site-q'); i.value = ''; return null");
+    browser.type_into("#site-q", "turk");
+    browser.wait_for(
+        "Türkiye",
+        "const a = document.querySelector('.search-popup a.result .result-title'); return !!a && a.textContent === 'Türkiye'",
+    );
+    browser.click(".search-popup a.result");
+    browser.wait_for("the country page", "return location.pathname === '/tr/'");
+    // The results page: a fact found by words of its text, linked to its anchor on the country page.
+    browser.goto(&url(&served, "/search/?q=italy+standard+rate"));
+    browser.wait_for("the results", "return !!document.getElementById('results')");
+    let fact = browser.script(
+        "const a = [...document.querySelectorAll('#search-page-results a.result')].find(a => a.querySelector('.result-title').textContent === 'Italy · VAT / GST'); return a ? new URL(a.href).pathname + new URL(a.href).hash : null",
+    );
+    assert_eq!(fact, "/it/#it-vat");
+    assert_eq!(
+        browser.script("return document.getElementById('page-q').value"),
+        "italy standard rate"
+    );
+    browser.goto(&url(&served, "/search/?q=zzzzqqq"));
+    browser.wait_for(
+        "nothing found",
+        "const h = document.getElementById('results'); return !!h && h.textContent.startsWith('Nothing found')",
+    );
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_matrix_filters_show_what_they_say_and_keep_the_choice_in_the_address() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/e-invoicing/"));
+    browser.wait_for(
+        "the filters",
+        "return !document.getElementById('matrix-filters').hidden",
+    );
+    let visible_rows = "return [...document.querySelectorAll('table.matrix tbody tr')].filter(r => r.offsetParent !== null).map(r => r.id)";
+    assert_eq!(browser.script(visible_rows).as_array().unwrap().len(), 61);
+    // Region: only the rows of that region, counted.
+    browser.click("#f-region option[value='Americas']");
+    let americas = browser.script("return [...document.querySelectorAll('table.matrix tbody tr')].filter(r => r.dataset.region === 'Americas').map(r => r.id)");
+    assert!(americas.as_array().unwrap().len() >= 3, "{americas}");
+    assert_eq!(browser.script(visible_rows), americas);
+    let shown = americas.as_array().unwrap().len();
+    assert_eq!(
+        browser.script("return document.getElementById('f-count').textContent"),
+        format!("Showing {shown} of 61 countries.")
+    );
+    assert_eq!(browser.script("return location.search"), "?region=Americas");
+    // One ERP: its column only; then hiding what is not established leaves the rows where it is known.
+    browser.click("#f-region option[value='']");
+    browser.click("#f-erp option[value='odoo']");
+    assert_eq!(
+        browser.script("return [...document.querySelectorAll('table.matrix thead th[data-erp]')].filter(c => c.offsetParent !== null).map(c => c.dataset.erp)"),
+        json!(["odoo"])
+    );
+    browser.click("#f-known");
+    let known = browser.script("return [...document.querySelectorAll('table.matrix td[data-erp=odoo]')].filter(c => !c.classList.contains('s-unknown')).map(c => c.parentElement.id)");
+    assert!(known.as_array().unwrap().len() > 10, "{known}");
+    assert_eq!(browser.script(visible_rows), known);
+    assert_eq!(
+        browser.script("return location.search"),
+        "?erp=odoo&established=1"
+    );
+    // B2B mandate status: the rows whose mandate has that status.
+    browser.click("#f-known");
+    browser.click("#f-erp option[value='']");
+    browser.click("#f-mandate option[value='in-force']");
+    let in_force = browser.script("return [...document.querySelectorAll('table.matrix tbody tr')].filter(r => r.dataset.mandate === 'in-force').map(r => r.id)");
+    assert_eq!(browser.script(visible_rows), in_force);
+    assert!(in_force.as_array().unwrap().iter().any(|c| c == "it"));
+    // A shared address restores the view, and a cell's anchor still lands on it.
+    browser.goto(&url(
+        &served,
+        "/e-invoicing/?region=Europe&erp=odoo#fr-odoo",
+    ));
+    browser.wait_for(
+        "the filters",
+        "return !document.getElementById('matrix-filters').hidden",
+    );
+    assert_eq!(
+        browser.script("return [document.getElementById('f-region').value, document.getElementById('f-erp').value, document.querySelector(':target') && document.querySelector(':target').id]"),
+        json!(["Europe", "odoo", "fr-odoo"])
+    );
+    assert!(
+        browser
+            .script(visible_rows)
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|id| browser.script(&format!(
+                "return document.getElementById('{}').dataset.region",
+                id.as_str().unwrap()
+            )) == "Europe")
+    );
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_home_map_is_coloured_by_the_toggle_the_reader_picks() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/"));
+    browser.wait_for("the page", "return document.readyState === 'complete'");
+    // Italy: a B2B mandate (t0 true), no SAF-T (t4 false), as its classes on the map say.
+    let italy_fill = "const s = document.querySelector('svg.fig-map a[href=\"/it/\"] path'); return getComputedStyle(s).fill";
+    let classes = browser.script(
+        "return document.querySelector('svg.fig-map a[href=\"/it/\"]').getAttribute('class')",
+    );
+    assert!(
+        classes.as_str().unwrap().contains("t0-true")
+            && classes.as_str().unwrap().contains("t4-false"),
+        "{classes}"
+    );
+    let yes = browser.script(italy_fill);
+    assert_eq!(yes, "rgb(43, 106, 138)");
+    let legend_shown = |i: usize| {
+        browser.script(&format!(
+            "return getComputedStyle(document.querySelector('.map-legend-t{i}')).display !== 'none'"
+        ))
+    };
+    assert_eq!(legend_shown(0), true);
+    assert_eq!(legend_shown(4), false);
+    browser.click("label[for='map-t4']");
+    assert_eq!(
+        browser.script("return document.getElementById('map-t4').checked"),
+        true
+    );
+    assert_eq!(browser.script(italy_fill), "rgb(230, 207, 159)");
+    assert_eq!(legend_shown(0), false);
+    assert_eq!(legend_shown(4), true);
+    // A country on the map opens its page.
+    browser.click("svg.fig-map a[href='/br/']");
+    browser.wait_for("Brazil's page", "return location.pathname === '/br/'");
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
 }
