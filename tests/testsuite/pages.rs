@@ -594,6 +594,24 @@ fn every_erp_page_has_a_row_per_country_and_its_sections() {
         );
         let html = text(&files, &format!("erp/{erp}/index.html"));
         let md = text(&files, &format!("erp/{erp}/index.md"));
+        // The count the page and the ERP list show is the API's e_invoicing_countries.
+        let api: serde_json::Value =
+            serde_json::from_slice(&files[&format!("api/v1/erps/{erp}.json")]).unwrap();
+        let count = &api["data"]["counts"]["e_invoicing_countries"];
+        assert!(
+            html.contains(&format!(
+                "Support is established in <strong>{count}</strong> of 61 countries"
+            )),
+            "{erp}: {count}"
+        );
+        assert!(
+            index.contains(&format!("<a href=\"/erp/{erp}/\">")) && {
+                let row = &index[index.find(&format!("<tr id=\"{erp}\">")).unwrap()..];
+                row[..row.find("</tr>").unwrap()]
+                    .contains(&format!("<td class=\"num\">{count}</td>"))
+            },
+            "{erp}: the list shows {count}"
+        );
         for code in COUNTRY_CODES.split(' ') {
             assert!(
                 html.contains(&format!("<tr id=\"{code}\">")),
