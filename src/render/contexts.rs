@@ -811,9 +811,9 @@ pub fn licence_context(db: &dyn salsa::Database) -> Json {
 
 fn filter_match_text(matches: FilterMatch) -> &'static str {
     match matches {
-        FilterMatch::AnyTrue => "any of these toggles is yes",
-        FilterMatch::AllTrue => "all of these toggles are yes",
-        FilterMatch::AnyNull => "any of these toggles is unknown",
+        FilterMatch::AnyTrue => "at least one of these is yes",
+        FilterMatch::AllTrue => "each of these is yes",
+        FilterMatch::AnyNull => "at least one of these is not established",
     }
 }
 
