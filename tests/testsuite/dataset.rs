@@ -257,7 +257,13 @@ fn every_country_records_every_obligation_and_an_unsettled_one_says_what_was_loo
     let phases = table("obligations.csv");
     for country in register() {
         let code = &country["code"];
-        for obligation in ["b2b-e-invoicing", "b2g-e-invoicing", "real-time-reporting", "saf-t", "audit-file"] {
+        for obligation in [
+            "b2b-e-invoicing",
+            "b2g-e-invoicing",
+            "real-time-reporting",
+            "saf-t",
+            "audit-file",
+        ] {
             let own: Vec<_> = phases
                 .iter()
                 .filter(|p| &p["country_code"] == code && p["obligation"] == obligation)
@@ -281,7 +287,11 @@ fn every_settled_matrix_cell_cites_the_vendor_source_it_rests_on() {
             continue;
         }
         let at = format!("{} {}", cell["country_code"], cell["erp"]);
-        assert!(!cell["erp_source"].is_empty(), "{at}: {} without a source", cell["support_type"]);
+        assert!(
+            !cell["erp_source"].is_empty(),
+            "{at}: {} without a source",
+            cell["support_type"]
+        );
         assert_ne!(cell["verification"], "unverified", "{at}");
     }
 }
