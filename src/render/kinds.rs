@@ -29,6 +29,10 @@ pub enum ApiKind {
     News,
     Sponsors,
     Filter,
+    // Releases and changes (src/render/history.rs).
+    Changes,
+    Releases,
+    Release,
 }
 
 /// A page of the site: an HTML page and (for every kind but the 404 page) its Markdown twin, rendered
@@ -52,6 +56,8 @@ pub enum PageKind {
     Filter,
     Api,
     NotFound,
+    // Releases and changes (src/render/history.rs).
+    Changes,
 }
 
 /// The format of a page.
@@ -78,6 +84,13 @@ pub enum FileKind {
     Llms,
     /// `/llms-full.txt`: every Markdown twin in one file.
     LlmsFull,
+    // Releases and changes, and the crawler files (src/render/history.rs).
+    /// `/changes.xml`: an Atom feed of the changes.
+    ChangesFeed,
+    /// `/sitemap.xml`: every page, with the time its content last changed.
+    Sitemap,
+    /// `/robots.txt`: names the sitemap.
+    Robots,
 }
 
 /// The renderer a route names.

@@ -104,7 +104,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
         for output in outputs(db).iter().filter(|o| o.route == i) {
             let description = super::output_description(db, output);
             let line = match output.renderer.param() {
-                Param::Country | Param::Erp => format!(
+                Param::Country | Param::Erp | Param::Release => format!(
                     "- [{}]({base}{}): {description} Example: {}.",
                     rule.path,
                     output.path,
@@ -116,7 +116,10 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
                 Param::None => format!("- [{}]({base}{}): {description}", rule.path, output.path),
             };
             lines.push(line);
-            if matches!(output.renderer.param(), Param::Country | Param::Erp) {
+            if matches!(
+                output.renderer.param(),
+                Param::Country | Param::Erp | Param::Release
+            ) {
                 break;
             }
         }

@@ -318,6 +318,8 @@ impl PageKind {
                 formats: &[Format::Html],
                 ..page("404", |db, _| not_found_context(db))
             },
+            // Releases and changes (history.rs).
+            PageKind::Changes => page("changes", |db, _| super::history::changes_context(db)),
         }
     }
 }
