@@ -61,8 +61,9 @@ impl RebuildReport {
 }
 
 /// How many written or removed files a rebuild line names before it gives a count instead: enough for a
-/// single-fact edit (its API detail, the lists showing it, the flat files, the page and its twin).
-const SHOWN_FILES: usize = 8;
+/// single-fact edit (its API detail, the lists showing it, the flat files, the page and its twin, and
+/// the change it makes: the change list, the index's count of it, the feed and the changes page).
+const SHOWN_FILES: usize = 16;
 
 /// Lists `names` in full when there are at most `max`, else gives a count.
 fn names_or_count(names: &[String], max: usize, noun: &str) -> String {

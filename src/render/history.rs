@@ -246,7 +246,9 @@ pub fn changes_context(db: &dyn salsa::Database) -> Json {
     })
 }
 
-/// A History section (a country's or an ERP's): its changes grouped by release, unreleased first.
+/// A History section (a country's or an ERP's): its changes grouped by release, unreleased first. Which
+/// release is the last is named only in the unreleased group, so a new release re-renders only the
+/// sections whose changes it releases.
 fn history_json(db: &dyn salsa::Database, changes: &[Change]) -> Json {
     let mut groups: Vec<Json> = Vec::new();
     let mut start = 0;
@@ -260,11 +262,12 @@ fn history_json(db: &dyn salsa::Database, changes: &[Change]) -> Json {
         groups.push(json!({
             "release": release,
             "date": group[0].released_at.as_deref().map(day),
+            "since": release.is_none().then(|| last_release(db)),
             "changes": changes_json(db, group),
         }));
         start = end;
     }
-    json!({ "last_release": last_release(db), "groups": groups })
+    json!({ "released": last_release(db).is_some(), "groups": groups })
 }
 
 /// The History section of a country page.
