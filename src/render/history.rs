@@ -136,7 +136,8 @@ fn shown(value: &Option<ChangeValue>, kind: ChangeKind) -> String {
         Some(ChangeValue::Flag(true)) => "yes".into(),
         Some(ChangeValue::Flag(false)) => "no".into(),
         Some(ChangeValue::Urls(urls)) if urls.is_empty() => "none".into(),
-        Some(ChangeValue::Urls(urls)) => urls.join(" "),
+        // One URL a line (the pages keep line breaks in a change's values).
+        Some(ChangeValue::Urls(urls)) => urls.join("\n"),
         None => match kind {
             ChangeKind::ToggleFlipped => "unknown".into(),
             ChangeKind::EffectiveDateChanged => "not recorded".into(),
