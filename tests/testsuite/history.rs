@@ -872,3 +872,44 @@ fn the_new_outputs_are_listed_in_the_index_openapi_and_llms_txt() {
     );
     assert!(headers.contains("/changes.xml\n  Content-Type: application/xml; charset=utf-8\n"));
 }
+
+/// A project without releases publishes an empty history; its first release starts one (with no change
+/// set: there is nothing earlier to compare with).
+#[test]
+fn a_project_without_releases_has_an_empty_history_until_its_first_release() {
+    let dir = copy_project();
+    let root = dir.path();
+    std::fs::remove_dir_all(root.join("sources/releases")).unwrap();
+    let build = locref(root, &["build", "--out", "public"], AFTER);
+    assert!(build.status.success(), "{}", text(&build.stderr));
+    let changes: Value = serde_json::from_str(&read(root, "public/api/v1/changes.json")).unwrap();
+    assert_eq!(changes["data"], json!([]));
+    let releases: Value = serde_json::from_str(&read(root, "public/api/v1/releases.json")).unwrap();
+    assert_eq!(releases["data"], json!([]));
+    let feed = feed_rs::parser::parse(read(root, "public/changes.xml").as_bytes()).unwrap();
+    assert!(feed.entries.is_empty());
+    assert!(read(root, "public/changes/index.html").contains("No release is recorded yet"));
+    assert!(read(root, "public/fr/index.html").contains("<p>No release is recorded yet."));
+
+    let run = locref(root, &["release", "1"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(text(&run.stdout).contains(
+        "released 1 at 2026-11-24T09:00:00Z: 1403 facts of 61 countries; the first release"
+    ));
+    assert_eq!(
+        read(root, "sources/releases/releases.csv").lines().next(),
+        Some("version,released_at,snapshot_blake3,note")
+    );
+    let build = locref(root, &["build", "--out", "public"], AFTER);
+    assert!(build.status.success(), "{}", text(&build.stderr));
+    let detail: Value = serde_json::from_str(&read(root, "public/api/v1/releases/1.json")).unwrap();
+    assert_eq!(detail["data"]["previous"], Value::Null);
+    assert_eq!(detail["data"]["change_count"], Value::Null);
+    assert_eq!(detail["data"]["changes"], json!([]));
+    let feed = feed_rs::parser::parse(read(root, "public/changes.xml").as_bytes()).unwrap();
+    assert_eq!(feed.entries.len(), 1);
+    assert_eq!(
+        feed.entries[0].title.as_ref().unwrap().content,
+        "Release 1: the first release"
+    );
+}
