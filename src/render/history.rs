@@ -1,10 +1,12 @@
 //! The outputs made from the releases and their changes (`crate::history`): `/api/v1/changes.json`,
 //! `/api/v1/releases.json`, `/api/v1/releases/{version}.json`, the Atom feed `/changes.xml`, the
-//! `/changes/` page's context and the History sections of the country and ERP pages; and the crawler
+//! contexts of the `/changes/` page, of each release's page `/changes/{version}/` and of the History
+//! sections of the country and ERP pages; and the crawler
 //! files `/sitemap.xml` (every page, `lastmod` the time its content last changed) and `/robots.txt`.
 //!
-//! A release's change set is frozen: its JSON fragment, its feed entry and its page rows are cached per
-//! release, so an edit of the sources re-renders only the unreleased part and splices it with them.
+//! A release's change set is frozen: its JSON fragment, its feed entry and its page are cached per
+//! release, so an edit of the sources re-renders only the unreleased part (and the short `/changes/` page
+//! that lists it) and splices it with them.
 
 use serde_json::{Value as Json, json};
 
@@ -205,9 +207,14 @@ fn counts_json(changes: &[Change]) -> Vec<Json> {
         .collect()
 }
 
-/// One release on the `/changes/` page: frozen, built once.
+/// Site-relative path of a release's page.
+pub fn release_page_path(version: &str) -> String {
+    format!("/changes/{version}/")
+}
+
+/// One release as the `/changes/` page lists it: its time, note and counts.
 #[salsa::tracked(returns(ref))]
-pub fn release_page_json<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
+pub fn release_listing_json<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
     let Some(release) = release_summary(db, key) else {
         return Json::Null;
     };
@@ -218,21 +225,38 @@ pub fn release_page_json<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>
         "date": day(&release.released_at),
         "note": release.note,
         "previous": release.previous,
+        "previous_page": release.previous.as_deref().map(release_page_path),
+        "page": release_page_path(&release.version),
         "facts": release.facts,
         "countries": release.countries,
         "api_url": release.api_url,
         "change_count": release.change_count,
         "counts": counts_json(changes),
-        "changes": changes_json(db, changes),
     })
 }
 
-/// The `/changes/` page: the unreleased changes, then every release, newest first.
+/// A release's page `/changes/<version>/`: its listing and every change it made. Frozen: a new release
+/// or an edit of the sources does not render it again.
+#[salsa::tracked(returns(ref))]
+pub fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
+    let listing = release_listing_json(db, key);
+    if listing.is_null() {
+        return Json::Null;
+    }
+    json!({
+        "site": super::contexts::site_context(db),
+        "release": listing,
+        "changes": changes_json(db, release_changes(db, key)),
+    })
+}
+
+/// The `/changes/` page: the unreleased changes, then every release (with a link to its page), newest
+/// first.
 #[salsa::tracked(returns(ref))]
 pub fn changes_context(db: &dyn salsa::Database) -> Json {
     let unreleased = unreleased_changes(db);
     let releases: Vec<&Json> = newest_first(db)
-        .map(|key| release_page_json(db, key))
+        .map(|key| release_listing_json(db, key))
         .filter(|r| !r.is_null())
         .collect();
     json!({
@@ -263,6 +287,7 @@ fn history_json(db: &dyn salsa::Database, changes: &[Change]) -> Json {
         groups.push(json!({
             "release": release,
             "date": group[0].released_at.as_deref().map(day),
+            "page": release.as_deref().map(release_page_path),
             "since": release.is_none().then(|| last_release(db)),
             "changes": changes_json(db, group),
         }));
@@ -365,7 +390,7 @@ pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
     };
     let base = base_url(db);
     let version = &release.version;
-    let page = format!("{base}/changes/#release-{version}");
+    let page = format!("{base}{}", release_page_path(version));
     let api = format!("{base}{}", release.api_url);
     let changes = release_changes(db, key);
     let (title, content) = match &release.previous {

@@ -58,6 +58,7 @@ pub enum PageKind {
     NotFound,
     // Releases and changes (src/render/history.rs).
     Changes,
+    Release,
 }
 
 /// The format of a page.

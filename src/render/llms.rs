@@ -37,13 +37,20 @@ pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: TwinKey<'db>) -> Strin
 
 /// The sections of llms.txt in their order, and the one a twin is listed in (by what its route
 /// expands over).
-const SECTIONS: [&str; 4] = ["Pages", "Countries", "ERP products", "Country filters"];
+const SECTIONS: [&str; 5] = [
+    "Pages",
+    "Countries",
+    "ERP products",
+    "Country filters",
+    "Releases",
+];
 
 fn section(param: Param) -> &'static str {
     match param {
         Param::Country => SECTIONS[1],
         Param::Erp => SECTIONS[2],
         Param::Filter => SECTIONS[3],
+        Param::Release => SECTIONS[4],
         _ => SECTIONS[0],
     }
 }

@@ -320,6 +320,15 @@ impl PageKind {
             },
             // Releases and changes (history.rs).
             PageKind::Changes => page("changes", |db, _| super::history::changes_context(db)),
+            PageKind::Release => PageSpec {
+                param: Param::Release,
+                ..page("release", |db, version| {
+                    super::history::release_context(
+                        db,
+                        crate::history::ReleaseKey::new(db, version.to_string()),
+                    )
+                })
+            },
         }
     }
 }

@@ -1133,7 +1133,7 @@ fn a_session_makes_the_spares_of_its_outputs_after_the_first_build() {
     // Every output has a spare of its own: a copy of it, under the same relative path, and nothing else
     // (no temporary file) is left in the spares' folder.
     let published = tree(&out);
-    assert_eq!(published.len(), 307);
+    assert_eq!(published.len(), 323);
     assert_eq!(tree(&spares), published);
     for site_path in published.keys() {
         let path = site_path.trim_start_matches('/');

@@ -614,7 +614,12 @@ fn the_feed_is_atom_that_a_feed_parser_reads_newest_first() {
         assert_eq!(entry.published.unwrap().timestamp(), when.as_second());
         let title = &entry.title.as_ref().unwrap().content;
         assert!(title.starts_with(&format!("Release {version}")), "{title}");
-        assert!(entry.links.iter().any(|l| l.href == format!("https://locref.example.org/changes/#release-{version}")));
+        assert!(
+            entry
+                .links
+                .iter()
+                .any(|l| l.href == format!("https://locref.example.org/changes/{version}/"))
+        );
         let body = entry.content.as_ref().unwrap().body.as_deref().unwrap();
         match release["change_count"].as_u64() {
             None => assert!(body.contains("The first release")),
@@ -709,15 +714,31 @@ fn the_changes_page_and_the_history_sections_show_every_release() {
     let releases = json("/api/v1/releases.json");
     let mut at = 0;
     for release in releases["data"].as_array().unwrap() {
+        // Listed newest first, each row linking to the release's page, which lists its changes.
         let version = release["version"].as_str().unwrap();
-        let id = format!("<section id=\"release-{version}\">");
+        let id = format!(
+            "<tr id=\"release-{version}\"><th scope=\"row\"><a href=\"/changes/{version}/\">{version}</a></th>"
+        );
         let found = page.find(&id).unwrap_or_else(|| panic!("{id}"));
         assert!(found > at, "newest first: {version}");
         at = found;
+        let own = published(&format!("/changes/{version}/index.html"));
+        assert!(own.contains(&format!("<h1>Release {version}</h1>")));
+        let rows = own.matches("<td class=\"change\">").count() / 2;
+        match release["change_count"].as_u64() {
+            None => assert!(own.contains("The first release") && rows == 0),
+            Some(n) => assert_eq!(rows as u64, n, "{version}"),
+        }
+        let twin = published(&format!("/changes/{version}/index.md"));
+        assert!(twin.starts_with(&format!("# Release {version}\n")));
     }
     let twin = published("/changes/index.md");
     assert!(twin.starts_with("# Changes\n"));
-    assert!(twin.contains("## Release 2026.11.21-1\n"));
+    assert!(twin.contains(
+        "| [2026.11.21-1](/changes/2026.11.21-1/index.md) | 2026-11-21 | the first release |"
+    ));
+    let two = published("/changes/2026.11.23-2/index.html");
+    assert!(two.contains("<p>1 change(s) since release <a href=\"/changes/2026.11.23-1/\">2026.11.23-1</a>: 1 verification lowered.</p>"));
     // The United States' History: NetSuite's support lowered to secondary in 2026.11.23-2, also on
     // NetSuite's page.
     for (path, row) in [
@@ -733,7 +754,9 @@ fn the_changes_page_and_the_history_sections_show_every_release() {
         let page = published(path);
         let history = &page[page.find("<section id=\"history\">").unwrap()..];
         let release = history
-            .find("<h3>Release 2026.11.23-2 (2026-11-23)</h3>")
+            .find(
+                "<h3>Release <a href=\"/changes/2026.11.23-2/\">2026.11.23-2</a> (2026-11-23)</h3>",
+            )
             .unwrap_or_else(|| panic!("{path}"));
         assert!(history[release..].contains(row), "{path}");
     }
@@ -805,7 +828,7 @@ fn the_sitemap_lists_every_page_with_its_time_and_robots_txt_names_it() {
         })
         .collect();
     assert_eq!(locations, pages, "every page but the 404 page");
-    assert_eq!(locations.len(), 92);
+    assert_eq!(locations.len(), 100);
     assert_eq!(
         published("/robots.txt"),
         "User-agent: *\nAllow: /\n\nSitemap: https://locref.example.org/sitemap.xml\n"
@@ -855,7 +878,8 @@ fn the_new_outputs_are_listed_in_the_index_openapi_and_llms_txt() {
     }
     let llms = published("/llms.txt");
     for line in [
-        "- [Changes](https://locref.example.org/changes/index.md): What changed in the published facts and toggles, release by release, newest first.",
+        "- [Changes](https://locref.example.org/changes/index.md): What changed in the published facts and toggles: the changes not released yet, and the releases, newest first.",
+        "\n## Releases\n\n- [Release 2026.11.23-7](https://locref.example.org/changes/2026.11.23-7/index.md)\n",
         "- [/api/v1/changes.json](https://locref.example.org/api/v1/changes.json): ",
         "- [/api/v1/releases/{version}.json](https://locref.example.org/api/v1/releases/2026.11.23-7.json): ",
         "- [/changes.xml](https://locref.example.org/changes.xml): ",

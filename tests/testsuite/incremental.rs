@@ -24,8 +24,8 @@ fn session(root: &Path) -> Session {
     );
     assert_eq!(
         first.written().len(),
-        307,
-        "the shipped data has 307 outputs"
+        323,
+        "the shipped data has 323 outputs"
     );
     session
 }
@@ -771,7 +771,7 @@ fn a_new_release_diffs_only_itself() {
     );
     assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
     // The new snapshot is parsed and checked, and split by country; its 61 per-country diffs run (one
-    // change set, one JSON fragment, one feed entry, one block of page rows), and of the 8 earlier
+    // change set, one JSON fragment, one feed entry, one page and its twin), and of the 8 earlier
     // releases only the projections of the register re-run (their place in the chain, their times and
     // summaries: unchanged). The unreleased diffs of the 61 countries run against the new release (now
     // all empty). Every History is re-checked; only Australia's changed (its changes moved from "not
@@ -779,7 +779,8 @@ fn a_new_release_diffs_only_itself() {
     // `meta.version` changed: every API envelope is rendered again (an earlier release's change set is
     // re-serialized from its cached value, not diffed again), and so are the documents that name the
     // version (openapi.json, whose {version} parameter gains a value, the API docs page, llms.txt, the
-    // data package). A new output: every page's links are resolved again against the list of outputs.
+    // data package). New outputs: every page's links are resolved again against the list of outputs,
+    // and the sitemap lists the new page.
     expect![[r#"
         api_changes × 1
         api_countries × 1
@@ -798,7 +799,7 @@ fn a_new_release_diffs_only_itself() {
         api_releases × 1
         api_sponsors × 1
         base_url × 1
-        broken_links × 185
+        broken_links × 203
         changes_context × 1
         changes_feed × 1
         check_releases × 1
@@ -812,7 +813,7 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
-        file × 67
+        file × 69
         headers × 1
         last_release × 1
         licence_context × 1
@@ -823,17 +824,19 @@ fn a_new_release_diffs_only_itself() {
         openapi_document × 1
         output_paths × 1
         outputs × 1
-        page_html × 3
-        page_links × 6
-        page_markdown × 3
+        page_html × 4
+        page_ids × 1
+        page_links × 8
+        page_markdown × 4
         previous_release × 9
         reference_date × 1
         release_changes × 1
         release_changes_json × 1
+        release_context × 1
         release_country_changes × 61
         release_feed_entry × 1
         release_files × 1
-        release_page_json × 1
+        release_listing_json × 1
         release_register × 1
         release_summary × 9
         release_time × 8
@@ -848,7 +851,7 @@ fn a_new_release_diffs_only_itself() {
         snapshot_of × 1
         sponsors_context × 1
         toggle_labels × 1
-        twin_title × 3
+        twin_title × 4
         unreleased_changes × 1
         unreleased_changes_json × 1
         unreleased_codes × 1
@@ -878,11 +881,14 @@ fn a_new_release_diffs_only_itself() {
         /au/index.html
         /au/index.md
         /changes.xml
+        /changes/2026.11.24-1/index.html
+        /changes/2026.11.24-1/index.md
         /changes/index.html
         /changes/index.md
         /data/datapackage.json
         /llms-full.txt
         /llms.txt
+        /sitemap.xml
     "#]]
     .assert_eq(&others);
     let changes: serde_json::Value =

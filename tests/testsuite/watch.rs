@@ -110,7 +110,7 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
         rebuild_line(&first).starts_with("changed"),
         "a rebuild line starts with its time: {first}"
     );
-    assert!(first.contains("wrote 307 files"), "{first}");
+    assert!(first.contains("wrote 323 files"), "{first}");
     watch.expect("the watching line", |l| l.starts_with("watching "));
     let fr = root.join("public/api/v1/countries/fr.json");
     let good_fr = std::fs::read(&fr).expect("fr.json built");
