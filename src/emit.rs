@@ -5,14 +5,14 @@
 //! it is never deployed. An output whose content hash is unchanged keeps its file and its `generated_at`.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::render::{GENERATED_AT_JSON, Rendered};
+use crate::render::{GENERATED_AT_JSON, Rendered, STAMP_OF_START};
 use crate::replace::{Lifetime, Replacer};
 
 /// What the manifest remembers of one output.
@@ -31,46 +31,82 @@ pub struct Manifest {
 }
 
 /// One output as published: its rendered bytes with the build time in place of each `generated_at`
-/// placeholder. The rendered bytes are shared with the build, and the stamp is applied as they are
-/// written (a vectored write) or served, so publishing a 1 MB output copies it nowhere in user space.
+/// placeholder (and, in an output that refers to others, each output's own time in place of its
+/// [`crate::render::stamp_of`] placeholder). The rendered bytes are shared with the build, and the stamps
+/// are applied as they are written (a vectored write) or served, so publishing a 1 MB output copies it
+/// nowhere in user space.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stamped {
     /// Site-relative path (`/api/v1/index.json`).
     pub path: String,
     rendered: Arc<Vec<u8>>,
-    /// Where the placeholders start in `rendered`.
-    marks: Vec<usize>,
-    generated_at: String,
-    /// Identifies the stamped bytes (the dev server's ETag): a hash of the content hash and the stamp.
+    /// The placeholders in `rendered`, in order: where each starts, its length, and its stamp.
+    marks: Vec<(usize, usize, String)>,
+    /// Identifies the stamped bytes (the dev server's ETag): a hash of the content hash and the stamps.
     pub etag: String,
 }
 
+/// The `generated_at` placeholders of `bytes`, each filled with `generated_at`.
+fn generated_at_marks(bytes: &[u8], generated_at: &str) -> Vec<(usize, usize, String)> {
+    // memchr's SIMD search: outputs reach 1 MB.
+    memchr::memmem::find_iter(bytes, GENERATED_AT_JSON.as_bytes())
+        .map(|at| (at, GENERATED_AT_JSON.len(), generated_at.to_string()))
+        .collect()
+}
+
+/// The [`crate::render::stamp_of`] placeholders of `bytes`: where each starts, its length, and the site
+/// path it names.
+fn stamp_of_marks(bytes: &[u8]) -> Vec<(usize, usize, &str)> {
+    let start = STAMP_OF_START.as_bytes();
+    let mut marks = Vec::new();
+    for at in memchr::memmem::find_iter(bytes, start) {
+        let from = at + start.len();
+        let Some(end) = memchr::memchr(0, &bytes[from..]) else {
+            continue;
+        };
+        let path = std::str::from_utf8(&bytes[from..from + end]).unwrap_or_default();
+        marks.push((at, start.len() + end + 1, path));
+    }
+    marks
+}
+
 impl Stamped {
-    fn new(path: &str, rendered: &Rendered, generated_at: &str) -> Stamped {
-        let hash = rendered.hash.to_hex();
+    fn new(
+        path: &str,
+        rendered: &Rendered,
+        content_hash: &str,
+        generated_at: &str,
+        stamps: &HashMap<String, String>,
+    ) -> Stamped {
+        let mut marks = generated_at_marks(&rendered.bytes, generated_at);
+        if rendered.refers {
+            marks.extend(
+                stamp_of_marks(&rendered.bytes)
+                    .into_iter()
+                    .map(|(at, len, p)| (at, len, stamps.get(p).cloned().unwrap_or_default())),
+            );
+            marks.sort_by_key(|(at, _, _)| *at);
+        }
         Stamped {
             path: path.to_string(),
             rendered: rendered.bytes.clone(),
-            // memchr's SIMD search: outputs reach 1 MB.
-            marks: memchr::memmem::find_iter(&rendered.bytes, GENERATED_AT_JSON.as_bytes())
-                .collect(),
-            generated_at: generated_at.to_string(),
+            marks,
             // The stamped bytes are a function of the content hash and the stamp: hash those, not 1 MB
             // again.
-            etag: blake3::hash(format!("{hash}:{generated_at}").as_bytes()).to_hex()[..32]
+            etag: blake3::hash(format!("{content_hash}:{generated_at}").as_bytes()).to_hex()[..32]
                 .to_string(),
         }
     }
 
     /// The published bytes as consecutive slices (what a vectored write takes): the rendered bytes
-    /// between placeholders, and the build time for each placeholder.
+    /// between placeholders, and the stamp of each placeholder.
     pub fn segments(&self) -> Vec<&[u8]> {
         let mut segments = Vec::with_capacity(2 * self.marks.len() + 1);
         let mut last = 0;
-        for &at in &self.marks {
-            segments.push(&self.rendered[last..at]);
-            segments.push(self.generated_at.as_bytes());
-            last = at + GENERATED_AT_JSON.len();
+        for (at, len, stamp) in &self.marks {
+            segments.push(&self.rendered[last..*at]);
+            segments.push(stamp.as_bytes());
+            last = at + len;
         }
         segments.push(&self.rendered[last..]);
         segments
@@ -84,6 +120,25 @@ impl Stamped {
             Cow::Owned(self.segments().concat())
         }
     }
+}
+
+/// The content hash the manifest records for an output: its rendered bytes' hash, and for an output that
+/// refers to others, also the stamps it shows (so a page whose content changed rewrites the sitemap
+/// line that dates it).
+fn content_hash(rendered: &Rendered, stamps: &HashMap<String, String>) -> String {
+    let hash = rendered.hash.to_hex().to_string();
+    if !rendered.refers {
+        return hash;
+    }
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(hash.as_bytes());
+    for (_, _, path) in stamp_of_marks(&rendered.bytes) {
+        hasher.update(b"\0");
+        hasher.update(path.as_bytes());
+        hasher.update(b"=");
+        hasher.update(stamps.get(path).map_or("", String::as_str).as_bytes());
+    }
+    hasher.finalize().to_hex().to_string()
 }
 
 /// The build time in `generated_at` form: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
@@ -194,19 +249,24 @@ impl Publisher {
         let mut report = EmitReport::default();
         let mut changes: Vec<ManifestChange> = Vec::new();
         let mut stamped_outputs: Vec<Stamped> = Vec::new();
-        for (path, rendered) in outputs {
-            let hash = rendered.hash.to_hex().to_string();
+        // Each output's `generated_at` in this build, for the outputs that show other outputs' times
+        // (published after all the others).
+        let mut stamps: HashMap<String, String> = HashMap::new();
+        let (plain, referring): (Vec<_>, Vec<_>) = outputs.iter().partition(|(_, r)| !r.refers);
+        for (path, rendered) in plain.into_iter().chain(referring) {
+            let hash = content_hash(rendered, &stamps);
             let entry = self.manifest.files.get(path);
             let same_content = entry.is_some_and(|e| e.hash == hash);
-            if same_content && self.site.contains_key(path) {
-                report.unchanged += 1;
-                continue;
-            }
             let generated_at = match entry {
                 Some(e) if same_content => e.generated_at.clone(),
                 _ => time.to_string(),
             };
-            let stamped = Stamped::new(path, rendered, &generated_at);
+            stamps.insert(path.clone(), generated_at.clone());
+            if same_content && self.site.contains_key(path) {
+                report.unchanged += 1;
+                continue;
+            }
+            let stamped = Stamped::new(path, rendered, &hash, &generated_at, &stamps);
             // A first build in a folder of an earlier run keeps files whose content is current.
             let on_disk = same_content
                 && self

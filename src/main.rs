@@ -67,6 +67,16 @@ enum Command {
         #[arg(long, default_value = "public")]
         out: PathBuf,
     },
+    /// After a clean check, record the published facts and toggles as release VERSION: a frozen snapshot
+    /// sources/releases/VERSION.jsonl, its row in sources/releases/releases.csv, and `version` in
+    /// rules/site.toml. Dated now, or by SOURCE_DATE_EPOCH when set. Writes nothing on any error.
+    Release {
+        /// The new version: numbers separated by `.` or `-` (2026.11.23-1), greater than every release.
+        version: String,
+        /// A one-line release note (recorded in releases.csv, shown in the API, the page and the feed).
+        #[arg(long, default_value = "")]
+        note: String,
+    },
 }
 
 fn print_diagnostics(diagnostics: &[Diagnostic]) {
@@ -170,6 +180,51 @@ fn check() -> ExitCode {
     }
 }
 
+fn release(version: &str, note: &str) -> ExitCode {
+    use locref::history::release::{ReleaseError, release};
+    let started = Instant::now();
+    match release(Path::new("."), version, note, &build_time()) {
+        Ok(done) => {
+            let changes = match (&done.previous, done.changes) {
+                (Some(previous), Some(n)) => format!("{n} change(s) since {previous}"),
+                _ => "the first release".to_string(),
+            };
+            println!(
+                "  wrote   {} ({} bytes)\n  wrote   {}\n  wrote   {}",
+                done.snapshot,
+                done.snapshot_bytes,
+                locref::history::REGISTER,
+                locref::parse::rules::SITE
+            );
+            println!(
+                "released {} at {}: {} facts of {} countries; {changes}; in {:.1} ms",
+                done.version,
+                done.released_at,
+                done.facts,
+                done.countries,
+                started.elapsed().as_secs_f64() * 1000.0
+            );
+            ExitCode::SUCCESS
+        }
+        Err(ReleaseError::Invalid(diagnostics)) => {
+            print_diagnostics(&diagnostics);
+            ExitCode::from(EXIT_INVALID)
+        }
+        Err(ReleaseError::Usage(message)) => {
+            eprintln!("error: {message}; nothing was written");
+            ExitCode::from(2)
+        }
+        Err(ReleaseError::Refused(message)) => {
+            eprintln!("error: {message}; nothing was written");
+            ExitCode::from(EXIT_INVALID)
+        }
+        Err(ReleaseError::Io(message)) => {
+            eprintln!("error: {message}; nothing was written");
+            ExitCode::from(EXIT_IO)
+        }
+    }
+}
+
 /// Exit code of a long-running command: it only returns on an I/O failure (bind, watcher).
 fn exit_with(result: std::io::Result<()>) -> ExitCode {
     match result {
@@ -197,5 +252,6 @@ fn main() -> ExitCode {
         Command::Check => check(),
         Command::Watch { out } => exit_with(locref::watch::run(Path::new("."), &out)),
         Command::Serve { bind, port } => exit_with(locref::serve::run(Path::new("."), &bind, port)),
+        Command::Release { version, note } => release(&version, &note),
     }
 }

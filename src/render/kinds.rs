@@ -33,6 +33,10 @@ pub enum ApiKind {
     Toggles,
     /// Every dated phase of every obligation.
     Calendar,
+    // Releases and changes (src/render/history.rs).
+    Changes,
+    Releases,
+    Release,
 }
 
 /// A page of the site: an HTML page and (for every kind but the 404 page) its Markdown twin, rendered
@@ -57,6 +61,9 @@ pub enum PageKind {
     Api,
     Calendar,
     NotFound,
+    // Releases and changes (src/render/history.rs).
+    Changes,
+    Release,
 }
 
 /// The format of a page.
@@ -85,6 +92,13 @@ pub enum FileKind {
     LlmsFull,
     /// `/calendar.ics`: the dated phases as an iCalendar file to subscribe to.
     Calendar,
+    // Releases and changes, and the crawler files (src/render/history.rs).
+    /// `/changes.xml`: an Atom feed of the changes.
+    ChangesFeed,
+    /// `/sitemap.xml`: every page, with the time its content last changed.
+    Sitemap,
+    /// `/robots.txt`: names the sitemap.
+    Robots,
 }
 
 /// The renderer a route names.

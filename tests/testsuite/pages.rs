@@ -461,8 +461,11 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
     let twins: Vec<&String> = files.keys().filter(|k| k.ends_with(".md")).collect();
     // The home page, the matrix, 61 countries, the ERP index and 11 ERPs, the two reporting pages,
     // partners, local ERPs, news, sponsors, licence, the filter index and 7 filters, the API docs, the
-    // calendar; and the 404 page.
-    assert_eq!(html.len(), 1 + 1 + 61 + 1 + 11 + 2 + 5 + 1 + 7 + 1 + 1 + 1);
+    // calendar, the changes and the 8 releases; and the 404 page.
+    assert_eq!(
+        html.len(),
+        1 + 1 + 61 + 1 + 11 + 2 + 5 + 1 + 7 + 1 + 1 + 1 + 1 + 8 + 1
+    );
     for path in &html {
         let page = text(&files, path);
         assert_well_formed(path, page);
@@ -869,6 +872,7 @@ fn llms_txt_links_every_twin_and_llms_full_txt_holds_them() {
         "## Countries",
         "## ERP products",
         "## Country filters",
+        "## Releases",
         "## API",
         "## Data files",
         "## Optional",

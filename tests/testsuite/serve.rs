@@ -46,6 +46,7 @@ fn every_output_answers_with_its_media_type_and_cors() {
         [
             "/api/v1/countries/it.json",
             "/api/v1/erps/odoo.json",
+            "/api/v1/releases/2026.11.23-7.json",
             "/_headers",
             "/data/LICENSE.txt",
         ]
@@ -65,6 +66,8 @@ fn every_output_answers_with_its_media_type_and_cors() {
             "text/csv; charset=utf-8"
         } else if path.ends_with(".ics") {
             "text/calendar; charset=utf-8"
+        } else if path.ends_with(".xml") {
+            "application/xml; charset=utf-8"
         } else {
             "text/plain; charset=utf-8"
         };
@@ -89,6 +92,7 @@ fn unknown_ids_get_a_json_404_and_other_paths_the_404_page() {
         "/api/v1/countries/IT.json",
         "/api/v1/erps/sap.json",
         "/api/v1/erps/ODOO.json",
+        "/api/v1/releases/2099.1.json",
     ] {
         let reply = get(&served.address, path);
         assert_eq!(reply.status, 404, "{path}");
