@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::render::{GENERATED_AT_JSON, Rendered, STAMP_OF_START};
+use crate::render::{GENERATED_AT_JSON, GENERATED_AT_MARK, Rendered, STAMP_OF_START};
 use crate::replace::{Lifetime, Replacer};
 
 /// What the manifest remembers of one output.
@@ -46,11 +46,21 @@ pub struct Stamped {
     pub etag: String,
 }
 
-/// The `generated_at` placeholders of `bytes`, each filled with `generated_at`.
-fn generated_at_marks(bytes: &[u8], generated_at: &str) -> Vec<(usize, usize, String)> {
-    // memchr's SIMD search: outputs reach 1 MB.
-    memchr::memmem::find_iter(bytes, GENERATED_AT_JSON.as_bytes())
-        .map(|at| (at, GENERATED_AT_JSON.len(), generated_at.to_string()))
+/// The `generated_at` placeholders of the output at `path`, each filled with `generated_at`. A JSON
+/// output carries the placeholder as serde_json escapes it ([`GENERATED_AT_JSON`]), and there a source
+/// text's backslash is escaped too, so the form appears nowhere else. Any other output (a CSV cell, a
+/// page, `llms-full.txt`) shows source texts as they are, so a text that spells the escaped form must be
+/// published as written: those outputs carry the raw form ([`GENERATED_AT_MARK`]), whose NUL no source
+/// can contain.
+fn generated_at_marks(path: &str, bytes: &[u8], generated_at: &str) -> Vec<(usize, usize, String)> {
+    let mark = if path.ends_with(".json") {
+        GENERATED_AT_JSON
+    } else {
+        GENERATED_AT_MARK
+    };
+    // memchr's SIMD search: outputs reach tens of megabytes.
+    memchr::memmem::find_iter(bytes, mark.as_bytes())
+        .map(|at| (at, mark.len(), generated_at.to_string()))
         .collect()
 }
 
@@ -78,7 +88,7 @@ impl Stamped {
         generated_at: &str,
         stamps: &HashMap<String, String>,
     ) -> Stamped {
-        let mut marks = generated_at_marks(&rendered.bytes, generated_at);
+        let mut marks = generated_at_marks(path, &rendered.bytes, generated_at);
         if rendered.refers {
             marks.extend(
                 stamp_of_marks(&rendered.bytes)
@@ -437,5 +447,31 @@ mod tests {
         let fourth = publisher.publish(&[], "2026-04-04T00:00:00Z").unwrap();
         assert_eq!(fourth.removed, ["/a.json"]);
         assert!(publisher.site().is_empty());
+    }
+
+    #[test]
+    fn only_the_placeholder_of_the_output_format_is_stamped() {
+        // A CSV cell (or a page) that spells the JSON form is a source text and is published as
+        // written; the raw form in an XML feed is the build time.
+        let csv = Rendered::new(b"id,note\nx,\\u0000generated_at\\u0000\n".to_vec());
+        let feed = Rendered::new(b"<updated>\0generated_at\0</updated>".to_vec());
+        let mut publisher = Publisher::new(None, Lifetime::Session);
+        publisher
+            .publish(
+                &[("/data/x.csv".into(), &csv), ("/changes.xml".into(), &feed)],
+                "2026-01-01T00:00:00Z",
+            )
+            .unwrap();
+        assert_eq!(
+            &*publisher.site()["/data/x.csv"].bytes(),
+            br"id,note
+x,\u0000generated_at\u0000
+"
+            .as_slice()
+        );
+        assert_eq!(
+            &*publisher.site()["/changes.xml"].bytes(),
+            b"<updated>2026-01-01T00:00:00Z</updated>".as_slice()
+        );
     }
 }

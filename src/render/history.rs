@@ -11,7 +11,7 @@
 use serde_json::{Value as Json, json};
 
 use super::api::meta;
-use super::{GENERATED_AT_JSON, Rendered, json_bytes, json_items, splice_items, stamp_of};
+use super::{GENERATED_AT_MARK, Rendered, json_bytes, json_items, splice_items, stamp_of};
 use crate::history::{
     ReleaseKey, country_history, erp_history, last_release, previous_release, release_changes,
     release_versions, releases, snapshot_of, unreleased_changes,
@@ -438,7 +438,7 @@ pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
     let site = &site_rules(db).value;
     let base = base_url(db);
     // The time of the build that last changed this file's content, stamped by the emit step.
-    let now = GENERATED_AT_JSON;
+    let now = GENERATED_AT_MARK;
     let mut xml = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title>{}: changes</title>\n  <subtitle>{}</subtitle>\n  <id>{}</id>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n  <updated>{now}</updated>\n  <author><name>{}</name></author>\n  <rights>{}</rights>\n",
         escape_xml(&site.title),
