@@ -16,7 +16,14 @@ use crate::common::{copy_project, read, replace_once, snapshot};
 const AFTER: &str = "1795510800";
 /// 2026-09-21T14:13:20Z: before it.
 const BEFORE: &str = "1790000000";
-const LAST: &str = "2026.11.23-7";
+
+/// The last shipped release's version and time.
+fn last() -> &'static str {
+    &crate::common::shipped_releases().last
+}
+fn last_at() -> &'static str {
+    &crate::common::shipped_releases().last_at
+}
 
 fn locref(project: &Path, args: &[&str], epoch: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_locref"))
@@ -78,7 +85,7 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     assert!(run.status.success(), "{}", text(&run.stderr));
     let stdout = text(&run.stdout);
     assert!(
-        stdout.contains("released 2026.11.24-1 at 2026-11-24T09:00:00Z: 1403 facts of 61 countries; 2 change(s) since 2026.11.23-7"),
+        stdout.contains(&format!("released 2026.11.24-1 at 2026-11-24T09:00:00Z: 1403 facts of 61 countries; 2 change(s) since {}", last())),
         "{stdout}"
     );
     let after = inputs(root);
@@ -151,7 +158,7 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     let detail: Value =
         serde_json::from_str(&read(root, "public/api/v1/releases/2026.11.24-1.json")).unwrap();
     assert_eq!(detail["meta"]["version"], "2026.11.24-1");
-    assert_eq!(detail["data"]["previous"], LAST);
+    assert_eq!(detail["data"]["previous"], last());
     assert_eq!(detail["data"]["note"], "Australia: SAF-T required, checked");
 
     // The same version again, and a version that does not increase: refused, nothing written.
@@ -195,31 +202,46 @@ fn a_duplicate_non_increasing_malformed_or_backdated_release_is_refused_and_writ
     let root = dir.path();
     edit_australia(root);
     let before = inputs(root);
+    // The last release spelt with a dot before its sequence number is the same version.
+    let dotted = last().replacen('-', ".", 1);
     for (version, epoch, code, says) in [
-        (LAST, AFTER, 1, "release `2026.11.23-7` is already recorded"),
         (
-            "2026.11.23.7",
+            last(),
             AFTER,
             1,
-            "release `2026.11.23-7` is already recorded",
+            format!("release `{}` is already recorded", last()),
+        ),
+        (
+            &dotted,
+            AFTER,
+            1,
+            format!("release `{}` is already recorded", last()),
         ),
         (
             "2026.11.22-1",
             AFTER,
             1,
-            "version `2026.11.22-1` does not increase: the last release is `2026.11.23-7`",
+            format!(
+                "version `2026.11.22-1` does not increase: the last release is `{}`",
+                last()
+            ),
         ),
-        ("2026.11", AFTER, 1, "does not increase"),
+        ("2026.11", AFTER, 1, "does not increase".into()),
         (
             "2026.12.01-1",
             BEFORE,
             1,
-            "the release time 2026-09-21T14:13:20Z is before the last release (2026.11.23-7 at 2026-11-23T17:09:56Z)",
+            format!(
+                "the release time 2026-09-21T14:13:20Z is before the last release ({} at {})",
+                last(),
+                last_at()
+            ),
         ),
-        ("v2026", AFTER, 2, "`v2026` is not a release version"),
-        ("2026..1", AFTER, 2, "is not a release version"),
-        ("../../x", AFTER, 2, "is not a release version"),
+        ("v2026", AFTER, 2, "`v2026` is not a release version".into()),
+        ("2026..1", AFTER, 2, "is not a release version".into()),
+        ("../../x", AFTER, 2, "is not a release version".into()),
     ] {
+        let says = says.as_str();
         let run = locref(root, &["release", version], epoch);
         let stderr = text(&run.stderr);
         assert_eq!(run.status.code(), Some(code), "{version}: {stderr}");
@@ -498,7 +520,7 @@ fn every_published_change_is_in_the_snapshots_and_every_date_in_the_record() {
         .records()
         .map(|r| r.unwrap().iter().map(str::to_string).collect())
         .collect();
-    assert_eq!(rows.len(), 8);
+    assert_eq!(rows.len(), crate::common::shipped_releases().count);
     let releases = json("/api/v1/releases.json");
     let listed: Vec<&str> = releases["data"]
         .as_array()
@@ -667,10 +689,14 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
     assert_eq!(first.id, "https://locref.example.org/changes/#unreleased");
     assert_eq!(
         first.title.as_ref().unwrap().content,
-        "Not released yet: 2 change(s) since 2026.11.23-7"
+        format!("Not released yet: 2 change(s) since {}", last())
     );
     assert_eq!(first.updated.unwrap().timestamp().to_string(), AFTER);
-    assert_eq!(feed.entries.len(), 9);
+    assert_eq!(
+        feed.entries.len(),
+        crate::common::shipped_releases().count + 1,
+        "the unreleased changes, then each release"
+    );
     let changes: Value = serde_json::from_str(&read(root, "public/api/v1/changes.json")).unwrap();
     let unreleased: Vec<&Value> = changes["data"]
         .as_array()
@@ -691,20 +717,25 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
     let section = &page[page.find("<section id=\"unreleased\">").unwrap()..];
     let section = &section[..section.find("</section>").unwrap()];
     assert!(
-        section
-            .contains("2 change(s) since release 2026.11.23-7: 1 toggle flipped, 1 value changed."),
+        section.contains(&format!(
+            "2 change(s) since release {}: 1 toggle flipped, 1 value changed.",
+            last()
+        )),
         "{section}"
     );
     assert!(section.contains("<a href=\"/au/#history\">Australia</a></td><th scope=\"row\">SAF-T required (toggle)</th><td>toggle flipped</td><td class=\"change\">no</td><td class=\"change\">yes</td>"), "{section}");
     let au = read(root, "public/au/index.html");
     let history = &au[au.find("<section id=\"history\">").unwrap()..];
     assert!(
-        history.contains("<h3>Not released yet (since release 2026.11.23-7)</h3>"),
+        history.contains(&format!(
+            "<h3>Not released yet (since release {})</h3>",
+            last()
+        )),
         "{history}"
     );
     let twin = read(root, "public/au/index.md");
     assert!(
-        twin.contains("### Not released yet (since release 2026.11.23-7)"),
+        twin.contains(&format!("### Not released yet (since release {})", last())),
         "{twin}"
     );
     assert!(
@@ -717,7 +748,7 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
 fn the_changes_page_and_the_history_sections_show_every_release() {
     let page = published("/changes/index.html");
     assert!(page.contains("<link rel=\"alternate\" type=\"application/atom+xml\" title=\"Changes\" href=\"/changes.xml\">"));
-    assert!(page.contains("<p>No change since release 2026.11.23-7.</p>"));
+    assert!(page.contains(&format!("<p>No change since release {}.</p>", last())));
     let releases = json("/api/v1/releases.json");
     let mut at = 0;
     for release in releases["data"].as_array().unwrap() {
@@ -835,7 +866,7 @@ fn the_sitemap_lists_every_page_with_its_time_and_robots_txt_names_it() {
         })
         .collect();
     assert_eq!(locations, pages, "every page but the 404 page");
-    assert_eq!(locations.len(), 100);
+    assert_eq!(locations.len(), crate::common::shipped_pages() - 1);
     assert_eq!(
         published("/robots.txt"),
         "User-agent: *\nAllow: /\n\nSitemap: https://locref.example.org/sitemap.xml\n"
@@ -856,7 +887,10 @@ fn the_new_outputs_are_listed_in_the_index_openapi_and_llms_txt() {
         entries["/api/v1/changes.json"]["count"],
         changes["meta"]["count"]
     );
-    assert_eq!(entries["/api/v1/releases.json"]["count"], 8);
+    assert_eq!(
+        entries["/api/v1/releases.json"]["count"],
+        crate::common::shipped_releases().count
+    );
     for path in [
         "/api/v1/releases/{version}.json",
         "/changes.xml",
@@ -869,7 +903,7 @@ fn the_new_outputs_are_listed_in_the_index_openapi_and_llms_txt() {
     let paths = &openapi["paths"];
     let release = &paths["/api/v1/releases/{version}.json"]["get"];
     assert_eq!(release["parameters"][0]["name"], "version");
-    assert_eq!(release["parameters"][0]["schema"]["enum"][0], LAST);
+    assert_eq!(release["parameters"][0]["schema"]["enum"][0], last());
     assert!(release["responses"]["404"].is_object());
     for (path, media) in [
         ("/changes.xml", "application/xml"),
@@ -885,15 +919,16 @@ fn the_new_outputs_are_listed_in_the_index_openapi_and_llms_txt() {
     }
     let llms = published("/llms.txt");
     for line in [
-        "- [Changes](https://locref.example.org/changes/index.md): What changed in the published facts and toggles: the changes not released yet, and the releases, newest first.",
-        "\n## Releases\n\n- [Release 2026.11.23-7](https://locref.example.org/changes/2026.11.23-7/index.md)\n",
-        "- [/api/v1/changes.json](https://locref.example.org/api/v1/changes.json): ",
-        "- [/api/v1/releases/{version}.json](https://locref.example.org/api/v1/releases/2026.11.23-7.json): ",
-        "- [/changes.xml](https://locref.example.org/changes.xml): ",
-        "- [/sitemap.xml](https://locref.example.org/sitemap.xml): ",
-        "- [/robots.txt](https://locref.example.org/robots.txt): ",
+        "- [Changes](https://locref.example.org/changes/index.md): What changed in the published facts and toggles: the changes not released yet, and the releases, newest first.".to_string(),
+        // The newest release first.
+        format!("\n## Releases\n\n- [Release {0}](https://locref.example.org/changes/{0}/index.md)\n", last()),
+        "- [/api/v1/changes.json](https://locref.example.org/api/v1/changes.json): ".to_string(),
+        format!("- [/api/v1/releases/{{version}}.json](https://locref.example.org/api/v1/releases/{}.json): ", last()),
+        "- [/changes.xml](https://locref.example.org/changes.xml): ".to_string(),
+        "- [/sitemap.xml](https://locref.example.org/sitemap.xml): ".to_string(),
+        "- [/robots.txt](https://locref.example.org/robots.txt): ".to_string(),
     ] {
-        assert!(llms.contains(line), "{line}\nnot in\n{llms}");
+        assert!(llms.contains(&line), "{line}\nnot in\n{llms}");
     }
     // The dev server and static hosts answer an unknown release like an unknown country.
     let headers = published("/_headers");

@@ -789,6 +789,8 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             api_changes × 1
             api_country × 1
             api_facts × 1
+            api_index × 1
+            broken_links × 4
             changes_context × 1
             changes_feed × 1
             check_reporting × 1
@@ -815,6 +817,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             flat_rows × 1
             llms_full_txt × 1
             page_html × 3
+            page_ids × 1
             page_links × 6
             page_markdown × 3
             reporting_table × 1
@@ -829,6 +832,8 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             /api/v1/changes.json
             /api/v1/countries/it.json
             /api/v1/facts.json
+            /api/v1/index.json
+            /changes.xml
             /changes/index.html
             /changes/index.md
             /data/datapackage.json
@@ -961,12 +966,12 @@ fn a_new_release_diffs_only_itself() {
         api_news × 1
         api_partner_flags × 1
         api_partners × 1
-        api_release × 10
+        api_release × 11
         api_releases × 1
         api_sponsors × 1
         api_toggles × 1
         base_url × 1
-        broken_links × 207
+        broken_links × 209
         calendar_ics × 1
         changes_context × 1
         changes_feed × 1
@@ -982,7 +987,7 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
-        file × 73
+        file × 74
         headers × 1
         last_release × 1
         licence_context × 1
@@ -997,7 +1002,7 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 1
         page_links × 8
         page_markdown × 4
-        previous_release × 10
+        previous_release × 11
         reference_date × 1
         release_changes × 1
         release_changes_json × 1
@@ -1007,8 +1012,8 @@ fn a_new_release_diffs_only_itself() {
         release_files × 1
         release_listing_json × 1
         release_register × 1
-        release_summary × 10
-        release_time × 9
+        release_summary × 11
+        release_time × 10
         release_versions × 1
         releases × 1
         site_context × 1
