@@ -182,6 +182,7 @@ fn exit_with(result: std::io::Result<()>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    locref::allocator::no_huge_pages();
     let command = Cli::parse().command;
     if matches!(command, Command::Watch { .. } | Command::Serve { .. }) {
         // Only a long-lived session rebuilds after idle pauses, where this pays (see the function).
