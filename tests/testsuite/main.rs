@@ -15,5 +15,6 @@ mod hostile;
 mod incremental;
 mod linkcheck;
 mod pages;
+mod scale;
 mod serve;
 mod watch;
