@@ -1,6 +1,8 @@
-//! The larger datasets (x10, see `common::scale`): `locref check` passes on the x10 dataset, and the
-//! generator is deterministic and keeps every shipped table. The random-edit property test also runs on
-//! the x10 dataset (ignored by a plain `cargo test`; `.ci/run` runs it).
+//! The larger datasets (x10, see `common::scale`) and what keeps a build of them cheap: `locref check`
+//! passes on the x10 dataset, the generator is deterministic and keeps every shipped table, a `locref
+//! build` with nothing changed since the last build into that folder writes nothing and stops early, and
+//! any changed input, option or locref builds again. The random-edit property test also runs on the x10
+//! dataset (ignored by a plain `cargo test`; `.ci/run` runs it).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -32,6 +34,17 @@ fn stdout(run: &Output) -> String {
         String::from_utf8_lossy(&run.stderr)
     );
     String::from_utf8_lossy(&run.stdout).into_owned()
+}
+
+/// The counts of the closing line `built DIR: W written, U unchanged, R removed in T ms`.
+fn built(run: &Output) -> (usize, usize, usize) {
+    let text = stdout(run);
+    let line = text.lines().last().unwrap_or_default();
+    let number = |word: &str| -> usize {
+        let before = line.split(&format!(" {word}")).next().unwrap();
+        before.rsplit([' ', ',']).next().unwrap().parse().unwrap()
+    };
+    (number("written"), number("unchanged"), number("removed"))
 }
 
 #[test]
@@ -92,6 +105,187 @@ fn the_generator_is_deterministic_grows_the_tables_and_keeps_every_other_file() 
     // x1 is the shipped sources.
     let one = scaled_project(1);
     assert!(snapshot(&one.path().join("sources")) == shipped);
+}
+
+/// A built copy of the shipped project (output folder `site`).
+fn built_project() -> tempfile::TempDir {
+    let project = copy_project();
+    let first = locref(project.path(), &["build", "--out", "site"]);
+    assert_eq!(built(&first), (292, 0, 0));
+    project
+}
+
+#[test]
+fn a_build_with_nothing_changed_writes_nothing() {
+    let project = built_project();
+    let root = project.path();
+    let site = root.join("site");
+    let before = snapshot(&site);
+    let manifest = std::fs::read(locref::emit::manifest_path(&site)).unwrap();
+    // A touch and an identical save change nothing.
+    let matrix = root.join("sources/tables/matrix.csv");
+    std::fs::write(&matrix, std::fs::read(&matrix).unwrap()).unwrap();
+    for _ in 0..2 {
+        let run = locref(root, &["build", "--out", "site"]);
+        assert_eq!(built(&run), (0, 292, 0));
+    }
+    assert!(snapshot(&site) == before);
+    assert_eq!(
+        std::fs::read(locref::emit::manifest_path(&site)).unwrap(),
+        manifest
+    );
+}
+
+fn manifest(root: &Path) -> Vec<u8> {
+    std::fs::read(locref::emit::manifest_path(&root.join("site"))).unwrap()
+}
+
+/// An edit, then a build: it builds (the manifest records the new inputs) and writes what changed, if
+/// anything; the next build writes nothing and leaves the manifest alone.
+fn assert_rebuilds(root: &Path, args: &[&str], edit: impl FnOnce(&Path), expect_written: bool) {
+    let before = manifest(root);
+    edit(root);
+    let run = locref(root, args);
+    let (written, _, _) = built(&run);
+    assert_eq!(
+        written > 0,
+        expect_written,
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    let after = manifest(root);
+    assert_ne!(before, after, "the build recorded its inputs");
+    let again = locref(root, args);
+    assert_eq!(built(&again).0, 0);
+    assert_eq!(manifest(root), after);
+}
+
+#[test]
+fn any_changed_source_rule_or_template_builds_again() {
+    let project = built_project();
+    let root = project.path();
+    let site = ["build", "--out", "site"];
+    // A source.
+    assert_rebuilds(
+        root,
+        &site,
+        |root| {
+            crate::common::replace_once(
+                root,
+                "sources/tables/countries.csv",
+                "fr,VAT / GST,TVA",
+                "fr,VAT / GST,TVA (edited)",
+            );
+        },
+        true,
+    );
+    // A rule.
+    assert_rebuilds(
+        root,
+        &site,
+        |root| {
+            crate::common::replace_once(
+                root,
+                "rules/site.toml",
+                "title = \"",
+                "title = \"Edited: ",
+            );
+        },
+        true,
+    );
+    // A template.
+    assert_rebuilds(
+        root,
+        &site,
+        |root| {
+            let path = root.join("rules/templates/base.md");
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            text.push_str("\nEdited footer.\n");
+            std::fs::write(path, text).unwrap();
+        },
+        true,
+    );
+    // A new file no query reads, then its removal: both render again, and write nothing.
+    assert_rebuilds(
+        root,
+        &site,
+        |root| std::fs::write(root.join("sources/NOTES.md"), "notes").unwrap(),
+        false,
+    );
+    assert_rebuilds(
+        root,
+        &site,
+        |root| std::fs::remove_file(root.join("sources/NOTES.md")).unwrap(),
+        false,
+    );
+    // A deleted output is written again.
+    std::fs::remove_file(root.join("site/fr/index.html")).unwrap();
+    let run = locref(root, &site);
+    assert_eq!(built(&run).0, 1);
+    assert!(root.join("site/fr/index.html").is_file());
+    // Another base URL renders again; back to the first, everything is rewritten once more.
+    let other = [
+        "build",
+        "--out",
+        "site",
+        "--base-url",
+        "https://other.example",
+    ];
+    let run = locref(root, &other);
+    assert!(built(&run).0 > 0);
+    assert_eq!(built(&locref(root, &other)).0, 0);
+    assert!(built(&locref(root, &site)).0 > 0);
+}
+
+#[test]
+fn another_locref_builds_again_and_an_interrupted_build_is_not_trusted() {
+    let project = built_project();
+    let root = project.path();
+    // The same version, another executable file (a rebuilt binary): it renders (and writes nothing).
+    let other: PathBuf = root.join("locref-copy");
+    std::fs::copy(env!("CARGO_BIN_EXE_locref"), &other).unwrap();
+    let before = manifest(root);
+    let run = locref_with(&other, root, &["build", "--out", "site"]);
+    assert_eq!(built(&run), (0, 292, 0));
+    assert_ne!(manifest(root), before, "the other locref recorded itself");
+    let record = manifest(root);
+    assert_eq!(
+        built(&locref_with(&other, root, &["build", "--out", "site"])).0,
+        0
+    );
+    assert_eq!(manifest(root), record);
+    // The journal of a killed build: the next build repairs, whatever the record says.
+    let site = root.join("site");
+    let journal = locref::outdir::journal_path(&site);
+    std::fs::write(&journal, br#"["/fr/index.html"]"#).unwrap();
+    std::fs::write(site.join("fr/index.html"), b"half of a build").unwrap();
+    let run = locref(root, &["build", "--out", "site"]);
+    assert_eq!(built(&run).0, 1);
+    assert!(!journal.exists());
+    assert_ne!(
+        std::fs::read(site.join("fr/index.html")).unwrap(),
+        b"half of a build"
+    );
+}
+
+#[test]
+fn a_watch_session_in_the_folder_drops_the_record() {
+    let project = built_project();
+    let root = project.path();
+    let site = root.join("site");
+    // A session publishes into the folder (as `locref watch --out site` does) and edits are made and
+    // undone there; the next one-off build cannot know the folder from its record and renders.
+    let mut session = Session::load(root, &site)
+        .unwrap()
+        .with_fixed_time(FIXED_TIME);
+    assert!(matches!(session.build().outcome, Outcome::Built(_)));
+    drop(session);
+    let manifest = std::fs::read_to_string(locref::emit::manifest_path(&site)).unwrap();
+    assert!(!manifest.contains("\"inputs\""), "{manifest}");
+    let run = locref(root, &["build", "--out", "site"]);
+    assert_eq!(built(&run).1, 292);
+    let manifest = std::fs::read_to_string(locref::emit::manifest_path(&site)).unwrap();
+    assert!(manifest.contains("\"inputs\""));
 }
 
 /// The x10 dataset's project, built once and copied for each case of the property test.
