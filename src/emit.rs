@@ -24,10 +24,155 @@ pub struct ManifestEntry {
     pub generated_at: String,
 }
 
-/// The state of a published tree: one entry per file locref wrote there.
+/// The state of a published tree: one entry per file locref wrote there, and what the one-off build
+/// that last published it was made from.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     pub files: BTreeMap<String, ManifestEntry>,
+    /// Absent after a build that failed half way or a session (`watch`) that published here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<InputRecord>,
+}
+
+/// What a one-off build was made from: every input file's content hash, the base URL and the locref
+/// that built. When a later `locref build` into the same folder finds the same record, the same files
+/// in place and no journal, the build would write nothing, so it stops there ([`up_to_date`]). No query
+/// result is kept: a build that finds any difference renders everything, as it always did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputRecord {
+    /// The locref that built: its version and the identity of its executable file.
+    pub locref: String,
+    /// `--base-url`, when given.
+    pub base_url: Option<String>,
+    /// blake3 (hex) of every input file as the build read it, by project-relative path.
+    pub files: BTreeMap<String, String>,
+}
+
+impl InputRecord {
+    /// The record of the inputs loaded in `project` (the bytes the build read, not the files on disk now).
+    pub fn of(project: &crate::workspace::Project, base_url: Option<&str>) -> InputRecord {
+        let db = &project.db;
+        let files = crate::db::Workspace::get(db)
+            .files(db)
+            .iter()
+            .map(|(path, file)| {
+                (
+                    path.clone(),
+                    blake3::hash(file.bytes(db)).to_hex().to_string(),
+                )
+            })
+            .collect();
+        InputRecord {
+            locref: locref_identity(),
+            base_url: base_url.map(str::to_string),
+            files,
+        }
+    }
+}
+
+/// The locref that is running: its version, and its executable's device, inode, size, modification and
+/// change times, so a rebuilt or replaced binary (even of the same version) never takes another's record.
+/// The change time cannot be set back by hand, so an executable written in place changes it too.
+fn locref_identity() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let file = std::env::current_exe().and_then(std::fs::metadata);
+    #[cfg(unix)]
+    let file = file.map(|m| {
+        use std::os::unix::fs::MetadataExt;
+        format!(
+            "{}:{}:{}:{}.{}:{}.{}",
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec()
+        )
+    });
+    #[cfg(not(unix))]
+    let file = file.and_then(|m| {
+        Ok(format!(
+            "{}:{:?}",
+            m.len(),
+            m.modified()?.duration_since(std::time::UNIX_EPOCH)
+        ))
+    });
+    match file {
+        Ok(file) => format!("{version} {file}"),
+        // Unknown: never equal to a record, so every build renders.
+        Err(e) => format!(
+            "{version} unknown executable ({e}) {:?}",
+            std::time::Instant::now()
+        ),
+    }
+}
+
+/// The number of outputs in `out` when a `locref build` of the project at `root` would write nothing
+/// there: the manifest's record names exactly the input files under `root` with their content, the same
+/// base URL and this locref, no build was interrupted there (no journal), and every output the manifest
+/// lists is in place. `None` means build.
+pub fn up_to_date(out: &Path, root: &Path, base_url: Option<&str>) -> Option<usize> {
+    if crate::outdir::journal_path(out).exists() {
+        return None;
+    }
+    let bytes = std::fs::read(manifest_path(out)).ok()?;
+    let manifest: Manifest = serde_json::from_slice(&bytes).ok()?;
+    let record = manifest.inputs.as_ref()?;
+    if record.base_url.as_deref() != base_url || record.locref != locref_identity() {
+        return None;
+    }
+    let mut seen = 0;
+    for dir in crate::workspace::INPUT_DIRS {
+        if !same_inputs(root, &root.join(dir), &record.files, &mut seen)? {
+            return None;
+        }
+    }
+    if seen != record.files.len() {
+        return None;
+    }
+    for path in manifest.files.keys() {
+        if !crate::outdir::file_for(out, path).is_some_and(|file| file.is_file()) {
+            return None;
+        }
+    }
+    Some(manifest.files.len())
+}
+
+/// Whether every input file under `dir` (as the project loads them: noise skipped, links followed) is in
+/// `files` with the same content; counts them into `seen`. `None` on a read error (the build reports it).
+fn same_inputs(
+    root: &Path,
+    dir: &Path,
+    files: &BTreeMap<String, String>,
+    seen: &mut usize,
+) -> Option<bool> {
+    for entry in std::fs::read_dir(dir).ok()? {
+        let path = entry.ok()?.path();
+        if crate::workspace::is_noise(&path) {
+            continue;
+        }
+        if path.is_dir() {
+            if !same_inputs(root, &path, files, seen)? {
+                return Some(false);
+            }
+        } else if path.is_file() {
+            let relative = path.strip_prefix(root).ok()?.to_str()?.replace('\\', "/");
+            let Some(hash) = files.get(&relative) else {
+                return Some(false);
+            };
+            // Hashed as it is read, through a small buffer: no copy of a big table is kept.
+            let mut hasher = blake3::Hasher::new();
+            hasher
+                .update_reader(std::fs::File::open(&path).ok()?)
+                .ok()?;
+            if hasher.finalize().to_hex().as_str() != hash {
+                return Some(false);
+            }
+            *seen += 1;
+        }
+    }
+    Some(true)
 }
 
 /// One output as published: its rendered bytes with the build time in place of each `generated_at`
@@ -215,6 +360,8 @@ pub struct Publisher {
     replacer: Option<Replacer>,
     /// Whether this publisher has swept the temporaries a killed build may have left in the folder.
     swept: bool,
+    /// The record the manifest takes: a one-off build's inputs, or none for a session.
+    inputs: Option<InputRecord>,
 }
 
 /// A change one publish makes to the manifest.
@@ -233,7 +380,14 @@ impl Publisher {
             site: BTreeMap::new(),
             replacer: out.map(|out| Replacer::new(out, lifetime)),
             swept: false,
+            inputs: None,
         }
+    }
+
+    /// Records `inputs` in the manifest of the next publish (a one-off build).
+    pub fn with_inputs(mut self, inputs: InputRecord) -> Publisher {
+        self.inputs = Some(inputs);
+        self
     }
 
     /// Waits until work the replacer started after a build is done (tests, benchmarks).
@@ -306,6 +460,8 @@ impl Publisher {
         }
         // The manifest of this build, and how to go back to the last one if writing fails.
         let undo = apply(&mut self.manifest, changes);
+        let last_inputs = std::mem::replace(&mut self.manifest.inputs, self.inputs.clone());
+        let manifest_changed = !undo.is_empty() || last_inputs != self.manifest.inputs;
         if let (Some(out), Some(replacer)) = (&self.out, &mut self.replacer) {
             let written: BTreeSet<&str> = report.written.iter().map(String::as_str).collect();
             let result = (|| {
@@ -320,12 +476,13 @@ impl Publisher {
                         .iter()
                         .filter(|s| written.contains(s.path.as_str())),
                     &report.removed,
-                    !undo.is_empty(),
+                    manifest_changed,
                     &self.manifest,
                 )
             })();
             if let Err(e) = result {
                 apply(&mut self.manifest, undo);
+                self.manifest.inputs = last_inputs;
                 return Err(e);
             }
         }
@@ -410,9 +567,16 @@ fn write_files<'a>(
     Ok(())
 }
 
-/// Publishes `outputs` into `out` once (what `locref build` does).
-pub fn emit(out: &Path, outputs: &[(String, &Rendered)], time: &str) -> io::Result<EmitReport> {
-    Publisher::new(Some(out), Lifetime::OneOff).publish(outputs, time)
+/// Publishes `outputs` into `out` once (what `locref build` does), recording what they were made from.
+pub fn emit(
+    out: &Path,
+    outputs: &[(String, &Rendered)],
+    time: &str,
+    inputs: InputRecord,
+) -> io::Result<EmitReport> {
+    Publisher::new(Some(out), Lifetime::OneOff)
+        .with_inputs(inputs)
+        .publish(outputs, time)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 
 use locref::build::render_site;
 use locref::diagnostics::Diagnostic;
-use locref::emit::{build_time, emit};
+use locref::emit::{EmitReport, InputRecord, build_time, emit, up_to_date};
 use locref::outdir::{clean_refusal, output_refusal};
 use locref::workspace::Project;
 
@@ -97,17 +97,26 @@ fn load(root: &Path) -> Result<Project, ExitCode> {
 
 fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> ExitCode {
     let started = Instant::now();
-    let mut project = match load(Path::new(".")) {
-        Ok(project) => project,
-        Err(code) => return code,
-    };
     if let Some(url) = &base_url
         && !locref::parse::is_http_url(url)
     {
         eprintln!("error: --base-url `{url}` is not an http(s) URL");
         return ExitCode::from(2);
     }
-    project.set_base_url(base_url);
+    // Nothing changed since the last build into this folder: it would write nothing, so stop here.
+    if !clean
+        && let Ok(root) = Path::new(".").canonicalize()
+        && output_refusal(out, &root).is_none()
+        && let Some(unchanged) = up_to_date(out, &root, base_url.as_deref())
+    {
+        print_built(out, &EmitReport::default(), unchanged, started);
+        return ExitCode::SUCCESS;
+    }
+    let mut project = match load(Path::new(".")) {
+        Ok(project) => project,
+        Err(code) => return code,
+    };
+    project.set_base_url(base_url.clone());
     let site = match render_site(&project.db) {
         Ok(site) => site,
         Err(diagnostics) => {
@@ -130,7 +139,8 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         eprintln!("error: {reason}");
         return ExitCode::from(EXIT_IO);
     }
-    match emit(out, &site, &build_time()) {
+    let inputs = InputRecord::of(&project, base_url.as_deref());
+    match emit(out, &site, &build_time(), inputs) {
         Ok(report) => {
             const SHOWN: usize = 20;
             for path in report.written.iter().take(SHOWN) {
@@ -142,14 +152,7 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
             for path in &report.removed {
                 println!("  removed {path}");
             }
-            println!(
-                "built {}: {} written, {} unchanged, {} removed in {:.1} ms",
-                out.display(),
-                report.written.len(),
-                report.unchanged,
-                report.removed.len(),
-                started.elapsed().as_secs_f64() * 1000.0
-            );
+            print_built(out, &report, report.unchanged, started);
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -157,6 +160,18 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
             ExitCode::from(EXIT_IO)
         }
     }
+}
+
+/// The closing line of a build.
+fn print_built(out: &Path, report: &EmitReport, unchanged: usize, started: Instant) {
+    println!(
+        "built {}: {} written, {} unchanged, {} removed in {:.1} ms",
+        out.display(),
+        report.written.len(),
+        unchanged,
+        report.removed.len(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
 }
 
 fn check() -> ExitCode {
@@ -237,6 +252,7 @@ fn exit_with(result: std::io::Result<()>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    locref::allocator::no_huge_pages();
     let command = Cli::parse().command;
     if matches!(command, Command::Watch { .. } | Command::Serve { .. }) {
         // Only a long-lived session rebuilds after idle pauses, where this pays (see the function).

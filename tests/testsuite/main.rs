@@ -17,5 +17,6 @@ mod hostile;
 mod incremental;
 mod linkcheck;
 mod pages;
+mod scale;
 mod serve;
 mod watch;

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod scale;
 pub mod served;
 
 use std::path::{Path, PathBuf};
