@@ -1,10 +1,12 @@
 //! Rebuild latency of the per-rebuild step that `locref watch` runs (`Session::rebuild`): a full clean
-//! build, a no-op rebuild (touch), and edit-to-files-written for the edits of tests/incremental.rs.
-//! The debounce (50 ms + 50 ms quiet) comes on top of these figures in `locref watch`.
+//! build, a no-op rebuild (touch), and edit-to-files-written for the edits of tests/incremental.rs, on
+//! the shipped dataset (x1) and the grown x10 and x100 datasets (tests/testsuite/common/scale.rs). The
+//! watch's quiet window (10 ms at an editor's pace) comes on top of these figures in `locref watch`.
 //!
 //! Run: `cargo bench --bench rebuild` (release). Prints the median, min and max of repeated runs.
-//! `BENCH_RUNS=N` sets the repetition count; `BENCH_ONLY=text` runs only the cases whose name contains
-//! `text` (for profiling one case with `perf record`).
+//! `BENCH_SCALES=1,10` picks the datasets (default 1,10,100); `BENCH_RUNS=N` sets the repetition count
+//! at x1 (x10 and x100 run fewer); `BENCH_ONLY=text` runs only the cases whose name contains `text` (for
+//! profiling one case with `perf record`).
 
 // The allocator of the `locref` binary, so the figures are the binary's.
 #[global_allocator]
@@ -38,8 +40,8 @@ fn vat_fact_versions(root: &Path) -> (PathBuf, String, String) {
 #[path = "../tests/testsuite/common/mod.rs"]
 mod common;
 
-fn project() -> tempfile::TempDir {
-    common::copy_project()
+fn project(scale: u32) -> tempfile::TempDir {
+    common::scale::scaled_project(scale)
 }
 
 /// The time between an edit and its rebuild (`BENCH_PAUSE_MS`, default 0: back to back). `locref watch`
@@ -52,11 +54,18 @@ fn pause() -> std::time::Duration {
     std::time::Duration::from_millis(ms)
 }
 
+/// The dataset being measured (1, 10 or 100), named before each case.
+static SCALE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+
 fn report(name: &str, mut samples: Vec<Duration>) {
     samples.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let name = format!(
+        "x{}: {name}",
+        SCALE.load(std::sync::atomic::Ordering::Relaxed)
+    );
     println!(
-        "{name:<44} median {:>8.3} ms   min {:>8.3} ms   max {:>8.3} ms   (n = {})",
+        "{name:<50} median {:>8.3} ms   min {:>8.3} ms   max {:>8.3} ms   (n = {})",
         ms(samples[samples.len() / 2]),
         ms(samples[0]),
         ms(samples[samples.len() - 1]),
@@ -100,17 +109,35 @@ fn edit_bench(
 }
 
 fn main() {
+    locref::allocator::no_huge_pages();
     locref::allocator::keep_freed_memory();
     let runs: usize = std::env::var("BENCH_RUNS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(21);
+    let scales: Vec<u32> = std::env::var("BENCH_SCALES")
+        .unwrap_or_else(|_| "1,10,100".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    for scale in scales {
+        // Fewer runs where each takes longer: the x100 fact edit writes over 100 MB.
+        let runs = match scale {
+            1 => runs,
+            10 => runs.min(11),
+            _ => runs.min(7),
+        };
+        bench_scale(scale, runs);
+    }
+}
+
+fn bench_scale(scale: u32, runs: usize) {
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     let wanted = |name: &str| name.contains(only.as_str());
+    SCALE.store(scale, std::sync::atomic::Ordering::Relaxed);
 
-    let dir = project();
+    let dir = project(scale);
     let root = dir.path();
-
     let mut session = Session::load(root, &root.join("public"))
         .unwrap()
         .with_fixed_time(TIME);
@@ -183,6 +210,9 @@ fn main() {
     if wanted("locref watch") {
         watch_latency(root, runs);
     }
+    if wanted("locref build, nothing changed") {
+        cli_noop(root, runs);
+    }
 
     // Full clean build: load (read + hash every input), render everything, write 292 files. Last, so
     // the write-back of its files (about 5 MB a build) does not run during the edit measurements.
@@ -203,6 +233,32 @@ fn main() {
     if clean_runs > 0 {
         report("full clean build (load + render + write 292)", samples);
     }
+}
+
+/// `locref build` as a process, into a folder it built before from the same files: it finds the record
+/// of the last build's inputs unchanged and writes nothing.
+fn cli_noop(root: &Path, runs: usize) {
+    let build = || {
+        let started = Instant::now();
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_locref"))
+            .args(["build", "--out", "cli"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(run.status.success());
+        (
+            started.elapsed(),
+            String::from_utf8_lossy(&run.stdout).into_owned(),
+        )
+    };
+    build();
+    let mut samples = Vec::new();
+    for _ in 0..runs {
+        let (elapsed, stdout) = build();
+        assert!(stdout.contains(": 0 written, 292 unchanged"), "{stdout}");
+        samples.push(elapsed);
+    }
+    report("locref build, nothing changed (whole process)", samples);
 }
 
 /// Where the time of a single-fact edit goes: sync (read + hash), render (queries), emit (stamp + write).

@@ -1,4 +1,5 @@
-//! Settings of the process allocator (mimalloc), shared by the `locref` binary and the benchmarks.
+//! Settings of the process allocator (mimalloc) and of the process's memory, shared by the `locref`
+//! binary and the benchmarks.
 
 use libmimalloc_sys::{mi_option_set, mi_option_t};
 
@@ -15,6 +16,21 @@ const PURGE_DELAY: mi_option_t = 15;
 pub fn keep_freed_memory() {
     // SAFETY: setting an option is a store into mimalloc's option table, valid at any time.
     unsafe { mi_option_set(PURGE_DELAY, -1) }
+}
+
+/// Asks the kernel for small (4 KiB) pages only, for every command.
+///
+/// mimalloc marks its arenas for transparent huge pages, so the first touch of any of their 2 MiB
+/// regions makes the kernel allocate and zero a whole huge page, whether or not the build ever uses
+/// more than a few bytes of it. On this kind of virtual machine zeroing huge pages was most of a large
+/// build's system time, and it also rounds the resident set up (BENCHMARKS.md has the figures). The
+/// flag covers the mappings made before `main` too: the kernel checks it at each page fault.
+pub fn no_huge_pages() {
+    #[cfg(target_os = "linux")]
+    {
+        // Best effort: a kernel without the flag builds as before.
+        let _ = rustix::thread::disable_transparent_huge_pages(true);
+    }
 }
 
 #[cfg(test)]
@@ -39,5 +55,12 @@ mod tests {
         );
         keep_freed_memory();
         assert_eq!(purge_delay(), -1);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn huge_pages_are_refused_for_the_process() {
+        no_huge_pages();
+        assert!(rustix::thread::transparent_huge_pages_are_disabled().unwrap());
     }
 }

@@ -79,6 +79,9 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(checks::check_fact_clauses(db));
     all.extend_from_slice(checks::check_vat_rates(db));
     all.extend_from_slice(check_routes(db));
+    // Releases and changes.
+    all.extend_from_slice(&crate::history::release_register(db).diagnostics);
+    all.extend_from_slice(crate::history::check_releases(db));
     all.sort();
     all.dedup();
     crate::diagnostics::cap_per_file(all)

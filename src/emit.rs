@@ -5,14 +5,14 @@
 //! it is never deployed. An output whose content hash is unchanged keeps its file and its `generated_at`.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::render::{GENERATED_AT_JSON, Rendered};
+use crate::render::{GENERATED_AT_JSON, GENERATED_AT_MARK, Rendered, STAMP_OF_START};
 use crate::replace::{Lifetime, Replacer};
 
 /// What the manifest remembers of one output.
@@ -24,53 +24,244 @@ pub struct ManifestEntry {
     pub generated_at: String,
 }
 
-/// The state of a published tree: one entry per file locref wrote there.
+/// The state of a published tree: one entry per file locref wrote there, and what the one-off build
+/// that last published it was made from.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     pub files: BTreeMap<String, ManifestEntry>,
+    /// Absent after a build that failed half way or a session (`watch`) that published here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<InputRecord>,
+}
+
+/// What a one-off build was made from: every input file's content hash, the base URL and the locref
+/// that built. When a later `locref build` into the same folder finds the same record, the same files
+/// in place and no journal, the build would write nothing, so it stops there ([`up_to_date`]). No query
+/// result is kept: a build that finds any difference renders everything, as it always did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputRecord {
+    /// The locref that built: its version and the identity of its executable file.
+    pub locref: String,
+    /// `--base-url`, when given.
+    pub base_url: Option<String>,
+    /// blake3 (hex) of every input file as the build read it, by project-relative path.
+    pub files: BTreeMap<String, String>,
+}
+
+impl InputRecord {
+    /// The record of the inputs loaded in `project` (the bytes the build read, not the files on disk now).
+    pub fn of(project: &crate::workspace::Project, base_url: Option<&str>) -> InputRecord {
+        let db = &project.db;
+        let files = crate::db::Workspace::get(db)
+            .files(db)
+            .iter()
+            .map(|(path, file)| {
+                (
+                    path.clone(),
+                    blake3::hash(file.bytes(db)).to_hex().to_string(),
+                )
+            })
+            .collect();
+        InputRecord {
+            locref: locref_identity(),
+            base_url: base_url.map(str::to_string),
+            files,
+        }
+    }
+}
+
+/// The locref that is running: its version, and its executable's device, inode, size, modification and
+/// change times, so a rebuilt or replaced binary (even of the same version) never takes another's record.
+/// The change time cannot be set back by hand, so an executable written in place changes it too.
+fn locref_identity() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let file = std::env::current_exe().and_then(std::fs::metadata);
+    #[cfg(unix)]
+    let file = file.map(|m| {
+        use std::os::unix::fs::MetadataExt;
+        format!(
+            "{}:{}:{}:{}.{}:{}.{}",
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec()
+        )
+    });
+    #[cfg(not(unix))]
+    let file = file.and_then(|m| {
+        Ok(format!(
+            "{}:{:?}",
+            m.len(),
+            m.modified()?.duration_since(std::time::UNIX_EPOCH)
+        ))
+    });
+    match file {
+        Ok(file) => format!("{version} {file}"),
+        // Unknown: never equal to a record, so every build renders.
+        Err(e) => format!(
+            "{version} unknown executable ({e}) {:?}",
+            std::time::Instant::now()
+        ),
+    }
+}
+
+/// The number of outputs in `out` when a `locref build` of the project at `root` would write nothing
+/// there: the manifest's record names exactly the input files under `root` with their content, the same
+/// base URL and this locref, no build was interrupted there (no journal), and every output the manifest
+/// lists is in place. `None` means build.
+pub fn up_to_date(out: &Path, root: &Path, base_url: Option<&str>) -> Option<usize> {
+    if crate::outdir::journal_path(out).exists() {
+        return None;
+    }
+    let bytes = std::fs::read(manifest_path(out)).ok()?;
+    let manifest: Manifest = serde_json::from_slice(&bytes).ok()?;
+    let record = manifest.inputs.as_ref()?;
+    if record.base_url.as_deref() != base_url || record.locref != locref_identity() {
+        return None;
+    }
+    let mut seen = 0;
+    for dir in crate::workspace::INPUT_DIRS {
+        if !same_inputs(root, &root.join(dir), &record.files, &mut seen)? {
+            return None;
+        }
+    }
+    if seen != record.files.len() {
+        return None;
+    }
+    for path in manifest.files.keys() {
+        if !crate::outdir::file_for(out, path).is_some_and(|file| file.is_file()) {
+            return None;
+        }
+    }
+    Some(manifest.files.len())
+}
+
+/// Whether every input file under `dir` (as the project loads them: noise skipped, links followed) is in
+/// `files` with the same content; counts them into `seen`. `None` on a read error (the build reports it).
+fn same_inputs(
+    root: &Path,
+    dir: &Path,
+    files: &BTreeMap<String, String>,
+    seen: &mut usize,
+) -> Option<bool> {
+    for entry in std::fs::read_dir(dir).ok()? {
+        let path = entry.ok()?.path();
+        if crate::workspace::is_noise(&path) {
+            continue;
+        }
+        if path.is_dir() {
+            if !same_inputs(root, &path, files, seen)? {
+                return Some(false);
+            }
+        } else if path.is_file() {
+            let relative = path.strip_prefix(root).ok()?.to_str()?.replace('\\', "/");
+            let Some(hash) = files.get(&relative) else {
+                return Some(false);
+            };
+            // Hashed as it is read, through a small buffer: no copy of a big table is kept.
+            let mut hasher = blake3::Hasher::new();
+            hasher
+                .update_reader(std::fs::File::open(&path).ok()?)
+                .ok()?;
+            if hasher.finalize().to_hex().as_str() != hash {
+                return Some(false);
+            }
+            *seen += 1;
+        }
+    }
+    Some(true)
 }
 
 /// One output as published: its rendered bytes with the build time in place of each `generated_at`
-/// placeholder. The rendered bytes are shared with the build, and the stamp is applied as they are
-/// written (a vectored write) or served, so publishing a 1 MB output copies it nowhere in user space.
+/// placeholder (and, in an output that refers to others, each output's own time in place of its
+/// [`crate::render::stamp_of`] placeholder). The rendered bytes are shared with the build, and the stamps
+/// are applied as they are written (a vectored write) or served, so publishing a 1 MB output copies it
+/// nowhere in user space.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stamped {
     /// Site-relative path (`/api/v1/index.json`).
     pub path: String,
     rendered: Arc<Vec<u8>>,
-    /// Where the placeholders start in `rendered`.
-    marks: Vec<usize>,
-    generated_at: String,
-    /// Identifies the stamped bytes (the dev server's ETag): a hash of the content hash and the stamp.
+    /// The placeholders in `rendered`, in order: where each starts, its length, and its stamp.
+    marks: Vec<(usize, usize, String)>,
+    /// Identifies the stamped bytes (the dev server's ETag): a hash of the content hash and the stamps.
     pub etag: String,
 }
 
+/// The `generated_at` placeholders of the output at `path`, each filled with `generated_at`. A JSON
+/// output carries the placeholder as serde_json escapes it ([`GENERATED_AT_JSON`]), and there a source
+/// text's backslash is escaped too, so the form appears nowhere else. Any other output (a CSV cell, a
+/// page, `llms-full.txt`) shows source texts as they are, so a text that spells the escaped form must be
+/// published as written: those outputs carry the raw form ([`GENERATED_AT_MARK`]), whose NUL no source
+/// can contain.
+fn generated_at_marks(path: &str, bytes: &[u8], generated_at: &str) -> Vec<(usize, usize, String)> {
+    let mark = if path.ends_with(".json") {
+        GENERATED_AT_JSON
+    } else {
+        GENERATED_AT_MARK
+    };
+    // memchr's SIMD search: outputs reach tens of megabytes.
+    memchr::memmem::find_iter(bytes, mark.as_bytes())
+        .map(|at| (at, mark.len(), generated_at.to_string()))
+        .collect()
+}
+
+/// The [`crate::render::stamp_of`] placeholders of `bytes`: where each starts, its length, and the site
+/// path it names.
+fn stamp_of_marks(bytes: &[u8]) -> Vec<(usize, usize, &str)> {
+    let start = STAMP_OF_START.as_bytes();
+    let mut marks = Vec::new();
+    for at in memchr::memmem::find_iter(bytes, start) {
+        let from = at + start.len();
+        let Some(end) = memchr::memchr(0, &bytes[from..]) else {
+            continue;
+        };
+        let path = std::str::from_utf8(&bytes[from..from + end]).unwrap_or_default();
+        marks.push((at, start.len() + end + 1, path));
+    }
+    marks
+}
+
 impl Stamped {
-    fn new(path: &str, rendered: &Rendered, generated_at: &str) -> Stamped {
-        let hash = rendered.hash.to_hex();
+    fn new(
+        path: &str,
+        rendered: &Rendered,
+        content_hash: &str,
+        generated_at: &str,
+        stamps: &HashMap<String, String>,
+    ) -> Stamped {
+        let mut marks = generated_at_marks(path, &rendered.bytes, generated_at);
+        if rendered.refers {
+            marks.extend(
+                stamp_of_marks(&rendered.bytes)
+                    .into_iter()
+                    .map(|(at, len, p)| (at, len, stamps.get(p).cloned().unwrap_or_default())),
+            );
+            marks.sort_by_key(|(at, _, _)| *at);
+        }
         Stamped {
             path: path.to_string(),
             rendered: rendered.bytes.clone(),
-            // memchr's SIMD search: outputs reach 1 MB.
-            marks: memchr::memmem::find_iter(&rendered.bytes, GENERATED_AT_JSON.as_bytes())
-                .collect(),
-            generated_at: generated_at.to_string(),
+            marks,
             // The stamped bytes are a function of the content hash and the stamp: hash those, not 1 MB
             // again.
-            etag: blake3::hash(format!("{hash}:{generated_at}").as_bytes()).to_hex()[..32]
+            etag: blake3::hash(format!("{content_hash}:{generated_at}").as_bytes()).to_hex()[..32]
                 .to_string(),
         }
     }
 
     /// The published bytes as consecutive slices (what a vectored write takes): the rendered bytes
-    /// between placeholders, and the build time for each placeholder.
+    /// between placeholders, and the stamp of each placeholder.
     pub fn segments(&self) -> Vec<&[u8]> {
         let mut segments = Vec::with_capacity(2 * self.marks.len() + 1);
         let mut last = 0;
-        for &at in &self.marks {
-            segments.push(&self.rendered[last..at]);
-            segments.push(self.generated_at.as_bytes());
-            last = at + GENERATED_AT_JSON.len();
+        for (at, len, stamp) in &self.marks {
+            segments.push(&self.rendered[last..*at]);
+            segments.push(stamp.as_bytes());
+            last = at + len;
         }
         segments.push(&self.rendered[last..]);
         segments
@@ -84,6 +275,25 @@ impl Stamped {
             Cow::Owned(self.segments().concat())
         }
     }
+}
+
+/// The content hash the manifest records for an output: its rendered bytes' hash, and for an output that
+/// refers to others, also the stamps it shows (so a page whose content changed rewrites the sitemap
+/// line that dates it).
+fn content_hash(rendered: &Rendered, stamps: &HashMap<String, String>) -> String {
+    let hash = rendered.hash.to_hex().to_string();
+    if !rendered.refers {
+        return hash;
+    }
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(hash.as_bytes());
+    for (_, _, path) in stamp_of_marks(&rendered.bytes) {
+        hasher.update(b"\0");
+        hasher.update(path.as_bytes());
+        hasher.update(b"=");
+        hasher.update(stamps.get(path).map_or("", String::as_str).as_bytes());
+    }
+    hasher.finalize().to_hex().to_string()
 }
 
 /// The build time in `generated_at` form: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
@@ -150,6 +360,8 @@ pub struct Publisher {
     replacer: Option<Replacer>,
     /// Whether this publisher has swept the temporaries a killed build may have left in the folder.
     swept: bool,
+    /// The record the manifest takes: a one-off build's inputs, or none for a session.
+    inputs: Option<InputRecord>,
 }
 
 /// A change one publish makes to the manifest.
@@ -168,7 +380,14 @@ impl Publisher {
             site: BTreeMap::new(),
             replacer: out.map(|out| Replacer::new(out, lifetime)),
             swept: false,
+            inputs: None,
         }
+    }
+
+    /// Records `inputs` in the manifest of the next publish (a one-off build).
+    pub fn with_inputs(mut self, inputs: InputRecord) -> Publisher {
+        self.inputs = Some(inputs);
+        self
     }
 
     /// Waits until work the replacer started after a build is done (tests, benchmarks).
@@ -194,19 +413,24 @@ impl Publisher {
         let mut report = EmitReport::default();
         let mut changes: Vec<ManifestChange> = Vec::new();
         let mut stamped_outputs: Vec<Stamped> = Vec::new();
-        for (path, rendered) in outputs {
-            let hash = rendered.hash.to_hex().to_string();
+        // Each output's `generated_at` in this build, for the outputs that show other outputs' times
+        // (published after all the others).
+        let mut stamps: HashMap<String, String> = HashMap::new();
+        let (plain, referring): (Vec<_>, Vec<_>) = outputs.iter().partition(|(_, r)| !r.refers);
+        for (path, rendered) in plain.into_iter().chain(referring) {
+            let hash = content_hash(rendered, &stamps);
             let entry = self.manifest.files.get(path);
             let same_content = entry.is_some_and(|e| e.hash == hash);
-            if same_content && self.site.contains_key(path) {
-                report.unchanged += 1;
-                continue;
-            }
             let generated_at = match entry {
                 Some(e) if same_content => e.generated_at.clone(),
                 _ => time.to_string(),
             };
-            let stamped = Stamped::new(path, rendered, &generated_at);
+            stamps.insert(path.clone(), generated_at.clone());
+            if same_content && self.site.contains_key(path) {
+                report.unchanged += 1;
+                continue;
+            }
+            let stamped = Stamped::new(path, rendered, &hash, &generated_at, &stamps);
             // A first build in a folder of an earlier run keeps files whose content is current.
             let on_disk = same_content
                 && self
@@ -236,6 +460,8 @@ impl Publisher {
         }
         // The manifest of this build, and how to go back to the last one if writing fails.
         let undo = apply(&mut self.manifest, changes);
+        let last_inputs = std::mem::replace(&mut self.manifest.inputs, self.inputs.clone());
+        let manifest_changed = !undo.is_empty() || last_inputs != self.manifest.inputs;
         if let (Some(out), Some(replacer)) = (&self.out, &mut self.replacer) {
             let written: BTreeSet<&str> = report.written.iter().map(String::as_str).collect();
             let result = (|| {
@@ -250,12 +476,13 @@ impl Publisher {
                         .iter()
                         .filter(|s| written.contains(s.path.as_str())),
                     &report.removed,
-                    !undo.is_empty(),
+                    manifest_changed,
                     &self.manifest,
                 )
             })();
             if let Err(e) = result {
                 apply(&mut self.manifest, undo);
+                self.manifest.inputs = last_inputs;
                 return Err(e);
             }
         }
@@ -340,9 +567,16 @@ fn write_files<'a>(
     Ok(())
 }
 
-/// Publishes `outputs` into `out` once (what `locref build` does).
-pub fn emit(out: &Path, outputs: &[(String, &Rendered)], time: &str) -> io::Result<EmitReport> {
-    Publisher::new(Some(out), Lifetime::OneOff).publish(outputs, time)
+/// Publishes `outputs` into `out` once (what `locref build` does), recording what they were made from.
+pub fn emit(
+    out: &Path,
+    outputs: &[(String, &Rendered)],
+    time: &str,
+    inputs: InputRecord,
+) -> io::Result<EmitReport> {
+    Publisher::new(Some(out), Lifetime::OneOff)
+        .with_inputs(inputs)
+        .publish(outputs, time)
 }
 
 #[cfg(test)]
@@ -377,5 +611,31 @@ mod tests {
         let fourth = publisher.publish(&[], "2026-04-04T00:00:00Z").unwrap();
         assert_eq!(fourth.removed, ["/a.json"]);
         assert!(publisher.site().is_empty());
+    }
+
+    #[test]
+    fn only_the_placeholder_of_the_output_format_is_stamped() {
+        // A CSV cell (or a page) that spells the JSON form is a source text and is published as
+        // written; the raw form in an XML feed is the build time.
+        let csv = Rendered::new(b"id,note\nx,\\u0000generated_at\\u0000\n".to_vec());
+        let feed = Rendered::new(b"<updated>\0generated_at\0</updated>".to_vec());
+        let mut publisher = Publisher::new(None, Lifetime::Session);
+        publisher
+            .publish(
+                &[("/data/x.csv".into(), &csv), ("/changes.xml".into(), &feed)],
+                "2026-01-01T00:00:00Z",
+            )
+            .unwrap();
+        assert_eq!(
+            &*publisher.site()["/data/x.csv"].bytes(),
+            br"id,note
+x,\u0000generated_at\u0000
+"
+            .as_slice()
+        );
+        assert_eq!(
+            &*publisher.site()["/changes.xml"].bytes(),
+            b"<updated>2026-01-01T00:00:00Z</updated>".as_slice()
+        );
     }
 }

@@ -20,6 +20,7 @@ pub mod derive;
 pub mod diagnostics;
 pub mod emit;
 pub mod helper;
+pub mod history;
 pub mod ids;
 pub mod linkcheck;
 pub mod model;

@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 
 use locref::build::render_site;
 use locref::diagnostics::Diagnostic;
-use locref::emit::{build_time, emit};
+use locref::emit::{EmitReport, InputRecord, build_time, emit, up_to_date};
 use locref::outdir::{clean_refusal, output_refusal};
 use locref::workspace::Project;
 
@@ -67,6 +67,16 @@ enum Command {
         #[arg(long, default_value = "public")]
         out: PathBuf,
     },
+    /// After a clean check, record the published facts and toggles as release VERSION: a frozen snapshot
+    /// sources/releases/VERSION.jsonl, its row in sources/releases/releases.csv, and `version` in
+    /// rules/site.toml. Dated now, or by SOURCE_DATE_EPOCH when set. Writes nothing on any error.
+    Release {
+        /// The new version: numbers separated by `.` or `-` (2026.11.23-1), greater than every release.
+        version: String,
+        /// A one-line release note (recorded in releases.csv, shown in the API, the page and the feed).
+        #[arg(long, default_value = "")]
+        note: String,
+    },
 }
 
 fn print_diagnostics(diagnostics: &[Diagnostic]) {
@@ -87,17 +97,30 @@ fn load(root: &Path) -> Result<Project, ExitCode> {
 
 fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> ExitCode {
     let started = Instant::now();
-    let mut project = match load(Path::new(".")) {
-        Ok(project) => project,
-        Err(code) => return code,
-    };
     if let Some(url) = &base_url
         && !locref::parse::is_http_url(url)
     {
         eprintln!("error: --base-url `{url}` is not an http(s) URL");
         return ExitCode::from(2);
     }
-    project.set_base_url(base_url);
+    // Nothing changed since the last build into this folder: it would write nothing, so stop here.
+    if !clean
+        && let Ok(root) = Path::new(".").canonicalize()
+        && output_refusal(out, &root).is_none()
+        && let Some(unchanged) = up_to_date(out, &root, base_url.as_deref())
+    {
+        print_built(out, &EmitReport::default(), unchanged, started);
+        let effective = base_url.clone().or_else(|| site_base_url(&root));
+        if let Some(effective) = effective {
+            warn_placeholder(&effective);
+        }
+        return ExitCode::SUCCESS;
+    }
+    let mut project = match load(Path::new(".")) {
+        Ok(project) => project,
+        Err(code) => return code,
+    };
+    project.set_base_url(base_url.clone());
     let site = match render_site(&project.db) {
         Ok(site) => site,
         Err(diagnostics) => {
@@ -120,7 +143,8 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         eprintln!("error: {reason}");
         return ExitCode::from(EXIT_IO);
     }
-    match emit(out, &site, &build_time()) {
+    let inputs = InputRecord::of(&project, base_url.as_deref());
+    match emit(out, &site, &build_time(), inputs) {
         Ok(report) => {
             const SHOWN: usize = 20;
             for path in report.written.iter().take(SHOWN) {
@@ -132,23 +156,8 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
             for path in &report.removed {
                 println!("  removed {path}");
             }
-            println!(
-                "built {}: {} written, {} unchanged, {} removed in {:.1} ms",
-                out.display(),
-                report.written.len(),
-                report.unchanged,
-                report.removed.len(),
-                started.elapsed().as_secs_f64() * 1000.0
-            );
-            // Said last, where it is seen: the site is built, but for no address it can be published at.
-            let effective = locref::model::base_url(&project.db);
-            if locref::model::is_placeholder_url(effective) {
-                eprintln!(
-                    "warning: the base URL is the placeholder {effective}: the absolute links of llms.txt, calendar.ics \
-                     and the API's `url` fields point there. Build for the real address with --base-url (a GitHub \
-                     Pages project site: --base-url https://<user>.github.io/<repository>)"
-                );
-            }
+            print_built(out, &report, report.unchanged, started);
+            warn_placeholder(locref::model::base_url(&project.db));
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -156,6 +165,38 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
             ExitCode::from(EXIT_IO)
         }
     }
+}
+
+/// Said after the closing line, where it is seen: the site is built, but for no address it can be
+/// published at.
+fn warn_placeholder(effective: &str) {
+    if locref::model::is_placeholder_url(effective) {
+        eprintln!(
+            "warning: the base URL is the placeholder {effective}: the absolute links of llms.txt, calendar.ics \
+             and the API's `url` fields point there. Build for the real address with --base-url (a GitHub \
+             Pages project site: --base-url https://<user>.github.io/<repository>)"
+        );
+    }
+}
+
+/// `rules/site.toml`'s `base_url`, read on its own for a build that stops early (nothing changed), so it
+/// warns about the placeholder as a full build does.
+fn site_base_url(root: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(root.join("rules/site.toml")).ok()?;
+    let value: toml::Table = toml::from_str(&text).ok()?;
+    value.get("base_url")?.as_str().map(str::to_string)
+}
+
+/// The closing line of a build.
+fn print_built(out: &Path, report: &EmitReport, unchanged: usize, started: Instant) {
+    println!(
+        "built {}: {} written, {} unchanged, {} removed in {:.1} ms",
+        out.display(),
+        report.written.len(),
+        unchanged,
+        report.removed.len(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
 }
 
 fn check() -> ExitCode {
@@ -179,6 +220,51 @@ fn check() -> ExitCode {
     }
 }
 
+fn release(version: &str, note: &str) -> ExitCode {
+    use locref::history::release::{ReleaseError, release};
+    let started = Instant::now();
+    match release(Path::new("."), version, note, &build_time()) {
+        Ok(done) => {
+            let changes = match (&done.previous, done.changes) {
+                (Some(previous), Some(n)) => format!("{n} change(s) since {previous}"),
+                _ => "the first release".to_string(),
+            };
+            println!(
+                "  wrote   {} ({} bytes)\n  wrote   {}\n  wrote   {}",
+                done.snapshot,
+                done.snapshot_bytes,
+                locref::history::REGISTER,
+                locref::parse::rules::SITE
+            );
+            println!(
+                "released {} at {}: {} facts of {} countries; {changes}; in {:.1} ms",
+                done.version,
+                done.released_at,
+                done.facts,
+                done.countries,
+                started.elapsed().as_secs_f64() * 1000.0
+            );
+            ExitCode::SUCCESS
+        }
+        Err(ReleaseError::Invalid(diagnostics)) => {
+            print_diagnostics(&diagnostics);
+            ExitCode::from(EXIT_INVALID)
+        }
+        Err(ReleaseError::Usage(message)) => {
+            eprintln!("error: {message}; nothing was written");
+            ExitCode::from(2)
+        }
+        Err(ReleaseError::Refused(message)) => {
+            eprintln!("error: {message}; nothing was written");
+            ExitCode::from(EXIT_INVALID)
+        }
+        Err(ReleaseError::Io(message)) => {
+            eprintln!("error: {message}; nothing was written");
+            ExitCode::from(EXIT_IO)
+        }
+    }
+}
+
 /// Exit code of a long-running command: it only returns on an I/O failure (bind, watcher).
 fn exit_with(result: std::io::Result<()>) -> ExitCode {
     match result {
@@ -191,6 +277,7 @@ fn exit_with(result: std::io::Result<()>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    locref::allocator::no_huge_pages();
     let command = Cli::parse().command;
     if matches!(command, Command::Watch { .. } | Command::Serve { .. }) {
         // Only a long-lived session rebuilds after idle pauses, where this pays (see the function).
@@ -206,5 +293,6 @@ fn main() -> ExitCode {
         Command::Check => check(),
         Command::Watch { out } => exit_with(locref::watch::run(Path::new("."), &out)),
         Command::Serve { bind, port } => exit_with(locref::serve::run(Path::new("."), &bind, port)),
+        Command::Release { version, note } => release(&version, &note),
     }
 }

@@ -643,3 +643,188 @@ pub struct CalendarEntry {
     /// The id of the country fact whose text explains the obligation.
     pub fact_id: String,
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Releases and changes (`/api/v1/changes.json`, `/api/v1/releases.json`, `/api/v1/releases/{version}.json`):
+// derived from the release snapshots of `sources/releases/` and the current sources (see `crate::history`).
+
+/// What kind of change a [`Change`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// A toggle of the country changed value (true, false or null).
+    ToggleFlipped,
+    /// A fact that the earlier state did not have.
+    Added,
+    /// A fact that the later state no longer has.
+    Removed,
+    /// The fact's value text changed.
+    ValueChanged,
+    /// The verification went up (unverified < secondary < official).
+    VerificationRaised,
+    /// The verification went down.
+    VerificationLowered,
+    /// The fact's source URLs changed.
+    SourceChanged,
+    /// The fact's effective date changed.
+    EffectiveDateChanged,
+}
+
+impl ChangeKind {
+    pub const ALL: [ChangeKind; 8] = [
+        ChangeKind::ToggleFlipped,
+        ChangeKind::Added,
+        ChangeKind::Removed,
+        ChangeKind::ValueChanged,
+        ChangeKind::VerificationRaised,
+        ChangeKind::VerificationLowered,
+        ChangeKind::SourceChanged,
+        ChangeKind::EffectiveDateChanged,
+    ];
+
+    /// The enum value (`value_changed`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ChangeKind::ToggleFlipped => "toggle_flipped",
+            ChangeKind::Added => "added",
+            ChangeKind::Removed => "removed",
+            ChangeKind::ValueChanged => "value_changed",
+            ChangeKind::VerificationRaised => "verification_raised",
+            ChangeKind::VerificationLowered => "verification_lowered",
+            ChangeKind::SourceChanged => "source_changed",
+            ChangeKind::EffectiveDateChanged => "effective_date_changed",
+        }
+    }
+
+    /// How the pages and the feed say it (`value changed`).
+    pub fn words(self) -> &'static str {
+        match self {
+            ChangeKind::ToggleFlipped => "toggle flipped",
+            ChangeKind::Added => "added",
+            ChangeKind::Removed => "removed",
+            ChangeKind::ValueChanged => "value changed",
+            ChangeKind::VerificationRaised => "verification raised",
+            ChangeKind::VerificationLowered => "verification lowered",
+            ChangeKind::SourceChanged => "source changed",
+            ChangeKind::EffectiveDateChanged => "effective date changed",
+        }
+    }
+}
+
+/// The value a change starts from or arrives at: a text (a fact's value, a verification, a date), a
+/// toggle's boolean, or a list of source URLs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ChangeValue {
+    Text(String),
+    Flag(bool),
+    Urls(Vec<String>),
+}
+
+/// One change of one fact (or one toggle) of a country between two states of the data: two consecutive
+/// releases, or the last release and the current sources (not released yet).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Change {
+    /// The release that published the change; null while it is not released.
+    pub release: Option<String>,
+    /// When that release was made (UTC); null while the change is not released.
+    #[schemars(extend("format" = "date-time"))]
+    pub released_at: Option<String>,
+    pub country: String,
+    /// The fact that changed; null for a toggle.
+    pub fact_id: Option<String>,
+    /// The ERP of an ERP-specific fact; null otherwise.
+    pub erp: Option<String>,
+    /// The toggle that flipped; null for a fact.
+    pub toggle: Option<String>,
+    /// The fact's label as the data recorded it, or the toggle's name.
+    pub label: String,
+    pub kind: ChangeKind,
+    /// Before: null for an added fact, an unknown toggle, or a date that was not recorded.
+    pub old: Option<ChangeValue>,
+    /// After: null for a removed fact, an unknown toggle, or a date no longer recorded.
+    pub new: Option<ChangeValue>,
+}
+
+/// How many changes of each kind a release made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangeCounts {
+    pub toggle_flipped: u64,
+    pub added: u64,
+    pub removed: u64,
+    pub value_changed: u64,
+    pub verification_raised: u64,
+    pub verification_lowered: u64,
+    pub source_changed: u64,
+    pub effective_date_changed: u64,
+}
+
+impl ChangeCounts {
+    pub fn of(changes: &[Change]) -> ChangeCounts {
+        let mut counts = ChangeCounts::default();
+        for change in changes {
+            *counts.slot(change.kind) += 1;
+        }
+        counts
+    }
+
+    fn slot(&mut self, kind: ChangeKind) -> &mut u64 {
+        match kind {
+            ChangeKind::ToggleFlipped => &mut self.toggle_flipped,
+            ChangeKind::Added => &mut self.added,
+            ChangeKind::Removed => &mut self.removed,
+            ChangeKind::ValueChanged => &mut self.value_changed,
+            ChangeKind::VerificationRaised => &mut self.verification_raised,
+            ChangeKind::VerificationLowered => &mut self.verification_lowered,
+            ChangeKind::SourceChanged => &mut self.source_changed,
+            ChangeKind::EffectiveDateChanged => &mut self.effective_date_changed,
+        }
+    }
+
+    /// The kinds with their counts, in [`ChangeKind::ALL`] order.
+    pub fn by_kind(&self) -> Vec<(ChangeKind, u64)> {
+        let mut copy = *self;
+        ChangeKind::ALL
+            .iter()
+            .map(|kind| (*kind, *copy.slot(*kind)))
+            .collect()
+    }
+}
+
+/// A release: a frozen snapshot of the published facts and toggles (`sources/releases/<version>.jsonl`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Release {
+    /// The release version (`meta.version` of the API while it is the current release).
+    pub version: String,
+    /// When the release was made (UTC).
+    #[schemars(extend("format" = "date-time"))]
+    pub released_at: String,
+    /// The release before it; null for the first.
+    pub previous: Option<String>,
+    /// The release note as recorded (may be empty).
+    pub note: String,
+    /// blake3 of the snapshot, as `sources/releases/releases.csv` records it.
+    pub snapshot_blake3: String,
+    /// Facts and countries in the snapshot.
+    pub facts: u64,
+    pub countries: u64,
+    /// Changes since the previous release; null for the first release (there is nothing to compare with).
+    pub change_count: Option<u64>,
+    /// The changes by kind; null for the first release.
+    pub change_counts: Option<ChangeCounts>,
+    /// Site-relative path of the release's change set.
+    pub api_url: String,
+}
+
+/// A release with its change set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReleaseDetail {
+    #[serde(flatten)]
+    pub release: Release,
+    /// Every change since the previous release (empty for the first release).
+    pub changes: Vec<Change>,
+}

@@ -20,6 +20,8 @@ pub enum Param {
     Filter,
     /// `{stem}`: the flat data tables.
     Stem,
+    /// `{version}`: the releases of `sources/releases/`, newest first.
+    Release,
 }
 
 impl Param {
@@ -30,8 +32,13 @@ impl Param {
             Param::Erp => Some("{id}"),
             Param::Filter => Some("{filter}"),
             Param::Stem => Some("{stem}"),
+            Param::Release => Some("{version}"),
         }
     }
+
+    /// Every placeholder a route path may carry.
+    pub const PLACEHOLDERS: [&'static str; 5] =
+        ["{code}", "{id}", "{filter}", "{stem}", "{version}"];
 
     /// The parameter's name in OpenAPI (`code`).
     pub fn name(self) -> Option<&'static str> {
@@ -70,6 +77,11 @@ pub fn param_values(db: &dyn salsa::Database, param: Param) -> Vec<String> {
             .map(|f| f.slug.clone())
             .collect(),
         Param::Stem => STEMS.iter().map(|s| s.to_string()).collect(),
+        Param::Release => crate::history::release_versions(db)
+            .iter()
+            .rev()
+            .cloned()
+            .collect(),
     }
 }
 
@@ -95,7 +107,7 @@ fn route_problem(rule: &RouteRule, renderer: Renderer) -> Option<String> {
         return Some(problem);
     }
     let expected = renderer.param().placeholder();
-    let found: Vec<&str> = ["{code}", "{id}", "{filter}", "{stem}"]
+    let found: Vec<&str> = Param::PLACEHOLDERS
         .into_iter()
         .filter(|p| rule.path.contains(p))
         .collect();
@@ -180,8 +192,8 @@ pub struct DetailRoute {
     pub what: String,
 }
 
-/// The detail routes of the route table (`{code}` and `{id}` placeholders), whose unknown ids the dev
-/// server answers with a JSON 404.
+/// The detail routes of the route table (`{code}`, `{id}` and `{version}` placeholders), whose unknown
+/// ids the dev server answers with a JSON 404.
 pub fn detail_routes(db: &dyn salsa::Database) -> Vec<DetailRoute> {
     valid_routes(db)
         .iter()
@@ -189,6 +201,7 @@ pub fn detail_routes(db: &dyn salsa::Database) -> Vec<DetailRoute> {
             let (placeholder, what) = match renderer.param() {
                 Param::Country => ("{code}", "country code"),
                 Param::Erp => ("{id}", "ERP id"),
+                Param::Release => ("{version}", "release version"),
                 Param::None | Param::Filter | Param::Stem => return None,
             };
             let (prefix, suffix) = rule.path.split_once(placeholder)?;
@@ -257,6 +270,8 @@ pub fn media_type(path: &str) -> &'static str {
         Some("js") => "text/javascript; charset=utf-8",
         Some("svg") => "image/svg+xml",
         Some("ics") => "text/calendar; charset=utf-8",
+        // The Atom feed and the sitemap (a feed reader takes the Atom feed as XML).
+        Some("xml") => "application/xml; charset=utf-8",
         _ if name == "_headers" => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
     }

@@ -62,8 +62,9 @@ impl RebuildReport {
 
 /// How many written or removed files a rebuild line names before it gives a count instead: enough for a
 /// single-fact edit (its API detail, the lists showing it, the flat files and the data package that
-/// hashes them, the page and its twin), with a second pending edit's list or two.
-const SHOWN_FILES: usize = 10;
+/// hashes them, the page and its twin, and the change it makes: the change list, the index's count of
+/// it, the feed and the changes page).
+const SHOWN_FILES: usize = 16;
 
 /// Lists `names` in full when there are at most `max`, else gives a count.
 fn names_or_count(names: &[String], max: usize, noun: &str) -> String {

@@ -1,8 +1,9 @@
 //! `locref watch`: build, then rebuild on every change under `sources/` and `rules/`.
 //!
-//! The watcher (notify + notify-debouncer-full) watches the two input folders recursively, and the project
-//! root itself (not recursively), and is installed before the initial scan, so no edit falls between the
-//! scan and the watch. An input folder that is deleted and made again (a branch switch, a restore) is
+//! The watcher (notify) watches the two input folders recursively, and the project root itself (not
+//! recursively), and is installed before the initial scan, so no edit falls between the scan and the
+//! watch. A batch of events closes after a short quiet window ([`Window`]), which widens when a burst
+//! was split across two rebuilds and narrows again when the edits stop. An input folder that is deleted and made again (a branch switch, a restore) is
 //! watched again as soon as the root reports it, and everything is re-read. The output folder is never
 //! watched. Events are only hints: each rebuild re-reads the hinted paths and compares content hashes
 //! ([`Session::rebuild`]), so an editor's atomic save (write a temporary file, rename it over the original,
@@ -12,10 +13,9 @@ use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use notify::{EventKind, RecursiveMode};
-use notify_debouncer_full::{DebounceEventResult, new_debouncer};
+use notify::{EventKind, RecursiveMode, Watcher as _};
 
 use crate::session::{Outcome, RebuildReport, Session};
 use crate::workspace::INPUT_DIRS;
@@ -23,24 +23,24 @@ use crate::workspace::INPUT_DIRS;
 /// The watcher of a project: the root (not recursively) and each input folder that exists (recursively).
 struct Watcher {
     root: PathBuf,
-    debouncer: notify_debouncer_full::Debouncer<
-        notify::RecommendedWatcher,
-        notify_debouncer_full::RecommendedCache,
-    >,
+    inner: notify::RecommendedWatcher,
     /// Whether each of [`INPUT_DIRS`] is being watched.
     watching: [bool; INPUT_DIRS.len()],
 }
 
 impl Watcher {
-    fn new(root: &Path) -> io::Result<(Watcher, Receiver<DebounceEventResult>)> {
+    fn new(root: &Path) -> io::Result<(Watcher, Receiver<Events>)> {
         let (sender, events) = channel();
-        let mut debouncer = new_debouncer(DEBOUNCE, None, sender).map_err(io::Error::other)?;
-        debouncer
+        let mut inner = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            let _ = sender.send(event.map(|e| vec![e]).map_err(|e| vec![e]));
+        })
+        .map_err(io::Error::other)?;
+        inner
             .watch(root, RecursiveMode::NonRecursive)
             .map_err(io::Error::other)?;
         let mut watcher = Watcher {
             root: root.to_path_buf(),
-            debouncer,
+            inner,
             watching: [false; INPUT_DIRS.len()],
         };
         watcher.refresh();
@@ -55,18 +55,13 @@ impl Watcher {
             let path = self.root.join(dir);
             if self.watching[i] {
                 // A folder deleted and made again is a new folder: its old watch is gone with it.
-                if path.is_dir() && self.debouncer.unwatch(&path).is_ok() {
-                    let _ = self.debouncer.watch(&path, RecursiveMode::Recursive);
+                if path.is_dir() && self.inner.unwatch(&path).is_ok() {
+                    let _ = self.inner.watch(&path, RecursiveMode::Recursive);
                     continue;
                 }
                 self.watching[i] = false;
             }
-            if path.is_dir()
-                && self
-                    .debouncer
-                    .watch(&path, RecursiveMode::Recursive)
-                    .is_ok()
-            {
+            if path.is_dir() && self.inner.watch(&path, RecursiveMode::Recursive).is_ok() {
                 self.watching[i] = true;
                 renewed = true;
             }
@@ -87,10 +82,65 @@ impl Watcher {
     }
 }
 
-/// How long the debouncer waits for an event to settle.
-pub const DEBOUNCE: Duration = Duration::from_millis(50);
-/// After the first batch, further batches are merged into the same rebuild until none arrives for this long.
-pub const QUIET: Duration = Duration::from_millis(50);
+/// What the watcher sends: events, or the errors it met.
+pub type Events = Result<Vec<notify::Event>, Vec<notify::Error>>;
+
+/// How long a batch waits for more events after the last one. An editor's atomic save (a temporary file
+/// written, then renamed over the original) and a script's burst of writes come well within the
+/// narrowest window; a burst slow enough to be split across two rebuilds widens it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    quiet: Duration,
+    /// When the last batch closed and when its rebuild finished.
+    last: Option<(Instant, Instant)>,
+}
+
+impl Window {
+    /// The narrowest quiet window: what a save waits before its rebuild starts.
+    pub const NARROWEST: Duration = Duration::from_millis(10);
+    /// The widest, after bursts split again and again.
+    pub const WIDEST: Duration = Duration::from_millis(200);
+    /// A batch closes after this long even while events keep coming (a process writing without end).
+    pub const LONGEST_BATCH: Duration = Duration::from_secs(1);
+
+    pub fn new() -> Window {
+        Window {
+            quiet: Window::NARROWEST,
+            last: None,
+        }
+    }
+
+    /// The current quiet window.
+    pub fn quiet(&self) -> Duration {
+        self.quiet
+    }
+
+    /// A batch's first event arrived at `now`: when it came while the last batch was rebuilding or
+    /// within one window of its end, the last batch was cut too early (a slow burst), so the window
+    /// doubles; otherwise it halves back towards the narrowest.
+    fn first_event(&mut self, now: Instant) {
+        let split = self.last.is_some_and(|(closed, rebuilt)| {
+            now.saturating_duration_since(rebuilt) <= self.quiet
+                || now.saturating_duration_since(closed) <= self.quiet
+        });
+        self.quiet = if split {
+            (self.quiet * 2).min(Window::WIDEST)
+        } else {
+            (self.quiet / 2).max(Window::NARROWEST)
+        };
+    }
+
+    /// The batch's rebuild is done (it closed at `closed`).
+    pub fn rebuilt(&mut self, closed: Instant) {
+        self.last = Some((closed, Instant::now()));
+    }
+}
+
+impl Default for Window {
+    fn default() -> Self {
+        Window::new()
+    }
+}
 
 /// What the watcher asked for: re-read these paths, or rescan everything.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -100,7 +150,9 @@ pub struct Batch {
 }
 
 impl Batch {
-    fn add(&mut self, result: DebounceEventResult) {
+    /// Adds what the watcher sent, keeping only the paths `keep` accepts (the input folders and what
+    /// is in them: a file saved beside them in the project root is no edit).
+    fn add(&mut self, result: Events, keep: &impl Fn(&Path) -> bool) {
         match result {
             Ok(events) => {
                 for event in events {
@@ -110,7 +162,8 @@ impl Batch {
                     if matches!(event.kind, EventKind::Access(_)) {
                         continue;
                     }
-                    self.paths.extend(event.paths.iter().cloned());
+                    self.paths
+                        .extend(event.paths.iter().filter(|p| keep(p)).cloned());
                 }
             }
             Err(errors) => {
@@ -127,23 +180,32 @@ impl Batch {
     }
 }
 
-/// Blocks for the first batch of events, then drains further batches until `quiet` passes without one;
-/// duplicate paths are merged. `None` when the watcher is gone.
-pub fn next_batch(events: &Receiver<DebounceEventResult>, quiet: Duration) -> Option<Batch> {
+/// Blocks for the first event of an input, then takes further events until the window's quiet time
+/// passes without one (or the batch is [`Window::LONGEST_BATCH`] old); duplicate paths are merged.
+/// Returns the batch and when it closed; `None` when the watcher is gone.
+pub fn next_batch(
+    events: &Receiver<Events>,
+    window: &mut Window,
+    keep: impl Fn(&Path) -> bool,
+) -> Option<(Batch, Instant)> {
     let mut batch = Batch::default();
+    while batch.is_empty() {
+        batch.add(events.recv().ok()?, &keep);
+    }
+    let started = Instant::now();
+    window.first_event(started);
     loop {
-        batch.add(events.recv().ok()?);
-        loop {
-            match events.recv_timeout(quiet) {
-                Ok(result) => batch.add(result),
-                Err(RecvTimeoutError::Timeout) => break,
-                Err(RecvTimeoutError::Disconnected) => return Some(batch),
-            }
+        let left = Window::LONGEST_BATCH.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            break;
         }
-        if !batch.is_empty() {
-            return Some(batch);
+        match events.recv_timeout(window.quiet().min(left)) {
+            Ok(result) => batch.add(result, &keep),
+            Err(RecvTimeoutError::Timeout) => break,
+            Err(RecvTimeoutError::Disconnected) => break,
         }
     }
+    Some((batch, Instant::now()))
 }
 
 /// Prints a rebuild's line, stamped with the time of day, and its diagnostics when it found errors.
@@ -192,7 +254,10 @@ pub fn run_with(
         root.join("sources").display(),
         root.join("rules").display()
     );
-    while let Some(batch) = next_batch(&events, QUIET) {
+    let mut window = Window::new();
+    let inputs: Vec<PathBuf> = INPUT_DIRS.iter().map(|dir| root.join(dir)).collect();
+    let is_input = |path: &Path| inputs.iter().any(|dir| path.starts_with(dir));
+    while let Some((batch, closed)) = next_batch(&events, &mut window, is_input) {
         let rescan = batch.rescan
             || (watcher.touches_an_input_folder(&batch) && {
                 watcher.refresh();
@@ -207,6 +272,7 @@ pub fn run_with(
             }
         });
         after(&session, &report);
+        window.rebuilt(closed);
     }
     drop(watcher);
     Err(io::Error::other("the file watcher stopped"))
@@ -229,5 +295,61 @@ pub fn guarded(
                 .unwrap_or_else(|| "a panic without a message".into());
             session.after_panic(message, started)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quiet_window_widens_when_a_burst_was_split_and_narrows_at_an_editors_pace() {
+        let mut window = Window::new();
+        assert_eq!(window.quiet(), Window::NARROWEST);
+        let start = Instant::now();
+        window.first_event(start);
+        window.rebuilt(start);
+        // The next batch's first event came while the last rebuild ran: the burst had been cut.
+        let rebuilt = window.last.unwrap().1;
+        window.first_event(rebuilt);
+        assert_eq!(window.quiet(), Window::NARROWEST * 2);
+        for _ in 0..10 {
+            window.rebuilt(Instant::now());
+            window.first_event(window.last.unwrap().1);
+        }
+        assert_eq!(window.quiet(), Window::WIDEST);
+        // Then edits seconds apart: back to the narrowest, halving each time.
+        let mut now = window.last.unwrap().1;
+        let mut seen = Vec::new();
+        for _ in 0..6 {
+            now += Duration::from_secs(3);
+            window.first_event(now);
+            window.last = Some((now, now));
+            seen.push(window.quiet().as_millis());
+        }
+        assert_eq!(seen, [100, 50, 25, 12, 10, 10]);
+    }
+
+    #[test]
+    fn paths_outside_the_input_folders_start_no_batch() {
+        let (sender, events) = channel();
+        let root = Path::new("/project");
+        let event = |path: &str| {
+            Ok(vec![
+                notify::Event::new(EventKind::Create(notify::event::CreateKind::File))
+                    .add_path(PathBuf::from(path)),
+            ])
+        };
+        // An editor's temporary file in the project root, then the save into sources/.
+        sender.send(event("/project/.edit.tmp")).unwrap();
+        sender.send(event("/project/sources/news.json")).unwrap();
+        drop(sender);
+        let keep = |p: &Path| INPUT_DIRS.iter().any(|d| p.starts_with(root.join(d)));
+        let (batch, _) = next_batch(&events, &mut Window::new(), keep).unwrap();
+        assert_eq!(
+            batch.paths.into_iter().collect::<Vec<_>>(),
+            [PathBuf::from("/project/sources/news.json")]
+        );
+        assert!(next_batch(&events, &mut Window::new(), keep).is_none());
     }
 }

@@ -85,8 +85,10 @@ fn parse_array<T: DeserializeOwned>(
         }
         Err(error) => Err(Diagnostic::new(
             path,
-            error.line() as u32,
-            error.column() as u32,
+            // serde_json counts column 0 when the error is at a line's first character (right after
+            // the newline); a diagnostic's line and column are 1-based.
+            (error.line() as u32).max(1),
+            (error.column() as u32).max(1),
             error.to_string(),
         )),
     }

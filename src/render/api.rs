@@ -27,6 +27,10 @@ use crate::resources::{
 use crate::routes::{Output, Param, outputs};
 use schemars::SchemaGenerator;
 
+use super::history;
+use crate::history::ReleaseKey;
+use crate::resources::{Change, Release, ReleaseDetail};
+
 /// `meta.version` and `meta.licence`, projected from `rules/site.toml`.
 #[salsa::tracked(returns(ref))]
 pub fn meta_base(db: &dyn salsa::Database) -> (String, Licence) {
@@ -42,7 +46,7 @@ pub fn meta_base(db: &dyn salsa::Database) -> (String, Licence) {
     (site.version.clone(), licence)
 }
 
-fn meta(db: &dyn salsa::Database, count: usize) -> Meta {
+pub(crate) fn meta(db: &dyn salsa::Database, count: usize) -> Meta {
     let (version, licence) = meta_base(db).clone();
     Meta {
         version,
@@ -429,6 +433,27 @@ impl ApiKind {
                 count: Some(|db, output| {
                     len(filter_members(db, FilterKey::new(db, param_of(output))).len())
                 }),
+            },
+            // Releases and changes (src/render/history.rs).
+            ApiKind::Changes => ApiSpec {
+                param: Param::None,
+                render: |db, _| history::api_changes(db),
+                schema: schema_of::<Envelope<Vec<Change>>>,
+                count: Some(|db, _| len(history::change_count(db))),
+            },
+            ApiKind::Releases => ApiSpec {
+                param: Param::None,
+                render: |db, _| history::api_releases(db),
+                schema: schema_of::<Envelope<Vec<Release>>>,
+                count: Some(|db, _| len(crate::history::release_versions(db).len())),
+            },
+            ApiKind::Release => ApiSpec {
+                param: Param::Release,
+                render: |db, output| {
+                    history::api_release(db, ReleaseKey::new(db, param_of(output)))
+                },
+                schema: schema_of::<Envelope<ReleaseDetail>>,
+                count: None,
             },
         }
     }

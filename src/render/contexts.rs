@@ -550,6 +550,8 @@ pub fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
         "local_erps": detail.local_erps,
         "partner_flags": detail.partner_flags.iter().map(|p| with_erp_name(&p.erp, json!(p))).collect::<Vec<_>>(),
         "partners": detail.partners.iter().map(|p| with_erp_name(&p.erp, json!(p))).collect::<Vec<_>>(),
+        // Releases and changes (history.rs).
+        "history": super::history::country_history_context(db, key),
     })
 }
 
@@ -648,6 +650,8 @@ pub fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Json 
         "providers": providers,
         "partner_flags": detail.partner_flags.iter().map(|p| named(&p.country, json!(p))).collect::<Vec<_>>(),
         "other_facts": detail.other_facts.iter().map(|f| named(&f.country, json!(f))).collect::<Vec<_>>(),
+        // Releases and changes (history.rs).
+        "history": super::history::erp_history_context(db, key),
     })
 }
 

@@ -19,7 +19,7 @@ pub fn headers(db: &dyn salsa::Database) -> Rendered {
             continue;
         }
         // A placeholder becomes a splat: /api/v1/countries/{code}.json -> /api/v1/countries/*.json
-        let pattern = ["{code}", "{id}", "{filter}", "{stem}"]
+        let pattern = crate::routes::Param::PLACEHOLDERS
             .iter()
             .fold(rule.path.clone(), |p, ph| p.replace(ph, "*"));
         if seen.insert(pattern.clone()) {

@@ -33,6 +33,10 @@ pub enum ApiKind {
     Toggles,
     /// Every dated phase of every obligation.
     Calendar,
+    // Releases and changes (src/render/history.rs).
+    Changes,
+    Releases,
+    Release,
 }
 
 /// A page of the site: an HTML page and (for every kind but the 404 page) its Markdown twin, rendered
@@ -60,6 +64,9 @@ pub enum PageKind {
     /// scripts.
     Search,
     NotFound,
+    // Releases and changes (src/render/history.rs).
+    Changes,
+    Release,
 }
 
 /// The format of a page.
@@ -93,6 +100,13 @@ pub enum FileKind {
     /// `/.nojekyll`: an empty file telling GitHub Pages to publish the files as they are (without it,
     /// Jekyll would drop `_headers` and turn each `index.md` twin into HTML over its page).
     Nojekyll,
+    // Releases and changes, and the crawler files (src/render/history.rs).
+    /// `/changes.xml`: an Atom feed of the changes.
+    ChangesFeed,
+    /// `/sitemap.xml`: every page, with the time its content last changed.
+    Sitemap,
+    /// `/robots.txt`: names the sitemap.
+    Robots,
 }
 
 /// The renderer a route names.

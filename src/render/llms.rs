@@ -41,13 +41,20 @@ pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: TwinKey<'db>) -> Strin
 
 /// The sections of llms.txt in their order, and the one a twin is listed in (by what its route
 /// expands over).
-const SECTIONS: [&str; 4] = ["Pages", "Countries", "ERP products", "Country filters"];
+const SECTIONS: [&str; 5] = [
+    "Pages",
+    "Countries",
+    "ERP products",
+    "Country filters",
+    "Releases",
+];
 
 fn section(param: Param) -> &'static str {
     match param {
         Param::Country => SECTIONS[1],
         Param::Erp => SECTIONS[2],
         Param::Filter => SECTIONS[3],
+        Param::Release => SECTIONS[4],
         _ => SECTIONS[0],
     }
 }
@@ -122,7 +129,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
         for output in outputs(db).iter().filter(|o| o.route == i) {
             let description = super::output_description(db, output);
             let line = match output.renderer.param() {
-                Param::Country | Param::Erp => format!(
+                Param::Country | Param::Erp | Param::Release => format!(
                     "- [{}]({base}{}): {description} Example: {}.",
                     rule.path,
                     output.path,
@@ -134,7 +141,10 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
                 Param::None => format!("- [{}]({base}{}): {description}", rule.path, output.path),
             };
             lines.push(line);
-            if matches!(output.renderer.param(), Param::Country | Param::Erp) {
+            if matches!(
+                output.renderer.param(),
+                Param::Country | Param::Erp | Param::Release
+            ) {
                 break;
             }
         }

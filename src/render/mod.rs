@@ -11,6 +11,7 @@ pub mod contexts;
 pub mod data;
 pub mod figures;
 pub mod headers;
+pub mod history;
 pub mod kinds;
 pub mod llms;
 pub mod openapi;
@@ -36,6 +37,9 @@ pub struct Rendered {
     pub bytes: Arc<Vec<u8>>,
     /// blake3 of `bytes`: the content hash the manifest compares.
     pub hash: blake3::Hash,
+    /// Whether the bytes hold [`stamp_of`] placeholders: the emit step fills each with the `generated_at`
+    /// of the output it names (the sitemap's `lastmod`), and counts those times as part of the content.
+    pub refers: bool,
 }
 
 /// Equal when the content hashes are: salsa compares a re-rendered output with its last value to decide
@@ -53,6 +57,15 @@ impl Rendered {
         Rendered {
             bytes: Arc::new(bytes),
             hash,
+            refers: false,
+        }
+    }
+
+    /// Bytes holding [`stamp_of`] placeholders.
+    pub fn referring(bytes: Vec<u8>) -> Self {
+        Rendered {
+            refers: true,
+            ..Rendered::new(bytes)
         }
     }
 }
@@ -62,6 +75,16 @@ impl Rendered {
 pub const GENERATED_AT_MARK: &str = "\u{0}generated_at\u{0}";
 /// [`GENERATED_AT_MARK`] as serde_json writes it inside a JSON string.
 pub const GENERATED_AT_JSON: &str = "\\u0000generated_at\\u0000";
+
+/// How a [`stamp_of`] placeholder starts; the site path it names follows, then a NUL. No output holds a
+/// raw NUL otherwise (sources cannot contain control characters, and JSON escapes them).
+pub const STAMP_OF_START: &str = "\u{0}stamp-of:";
+
+/// A placeholder for the `generated_at` of the output at `path` (the time its content last changed),
+/// filled in by the emit step in an output made with [`Rendered::referring`].
+pub fn stamp_of(path: &str) -> String {
+    format!("{STAMP_OF_START}{path}\u{0}")
+}
 
 /// The bytes of one output (memoized: only outputs whose inputs changed are rendered again).
 pub fn render<'db>(db: &'db dyn salsa::Database, output: &Output) -> &'db Rendered {
@@ -231,6 +254,35 @@ impl FileKind {
             FileKind::LlmsFull => FileSpec {
                 param: Param::None,
                 render: |db, _| llms::llms_full_txt(db),
+                check: None,
+                count: None,
+                response: text_response,
+            },
+            // Releases and changes, and the crawler files (history.rs).
+            FileKind::ChangesFeed => FileSpec {
+                param: Param::None,
+                render: |db, _| history::changes_feed(db),
+                check: None,
+                count: None,
+                response: |_, _, _| {
+                    let schema =
+                        json!({"type": "string", "description": "An Atom 1.0 feed (RFC 4287)."});
+                    ("application/xml".into(), schema)
+                },
+            },
+            FileKind::Sitemap => FileSpec {
+                param: Param::None,
+                render: |db, _| history::sitemap(db),
+                check: None,
+                count: None,
+                response: |_, _, _| {
+                    let schema = json!({"type": "string", "description": "A sitemap (sitemaps.org protocol 0.9)."});
+                    ("application/xml".into(), schema)
+                },
+            },
+            FileKind::Robots => FileSpec {
+                param: Param::None,
+                render: |db, _| history::robots(db),
                 check: None,
                 count: None,
                 response: text_response,

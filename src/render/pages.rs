@@ -411,6 +411,17 @@ impl PageKind {
                 formats: &[Format::Html],
                 ..page("404", |db, _| not_found_context(db))
             },
+            // Releases and changes (history.rs).
+            PageKind::Changes => page("changes", |db, _| super::history::changes_context(db)),
+            PageKind::Release => PageSpec {
+                param: Param::Release,
+                ..page("release", |db, version| {
+                    super::history::release_context(
+                        db,
+                        crate::history::ReleaseKey::new(db, version.to_string()),
+                    )
+                })
+            },
         }
     }
 }

@@ -73,6 +73,13 @@ fn json_file(path: &str) -> Value {
     serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// The version of `rules/site.toml` (the last release's, set by `locref release`).
+fn shipped_version() -> String {
+    let site = crate::common::read(Path::new(env!("CARGO_MANIFEST_DIR")), "rules/site.toml");
+    let value: toml::Value = toml::from_str(&site).unwrap();
+    value["version"].as_str().unwrap().to_string()
+}
+
 const TOGGLES: [&str; 6] = [
     "e_invoicing_mandatory_b2b",
     "e_invoicing_b2b_in_force",
@@ -153,7 +160,7 @@ fn envelopes_have_meta_and_data_with_matching_counts() {
         let keys: Vec<&String> = body.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["meta", "data"], "{path}");
         let meta = &body["meta"];
-        assert_eq!(meta["version"], "2026.10", "{path}");
+        assert_eq!(meta["version"], shipped_version(), "{path}");
         assert_eq!(meta["generated_at"], "2026-09-21T14:13:20Z", "{path}");
         assert_eq!(meta["licence"]["name"], "CC BY-NC 4.0");
         assert!(
@@ -173,7 +180,9 @@ fn envelopes_have_meta_and_data_with_matching_counts() {
             _ => 1,
         };
         assert_eq!(meta["count"], expected, "{path}");
-        let detail = path.starts_with("/api/v1/countries/") || path.starts_with("/api/v1/erps/");
+        let detail = ["/api/v1/countries/", "/api/v1/erps/", "/api/v1/releases/"]
+            .iter()
+            .any(|prefix| path.starts_with(prefix));
         assert_eq!(body["data"].is_object(), detail, "{path}: data shape");
     }
 }
@@ -1042,9 +1051,9 @@ fn every_json_output_is_canonical_pretty_json() {
         );
         checked += 1;
     }
-    // 90 API bodies (index, 2 lists + 72 details, facts, 5 lists, 7 filters, toggles, calendar),
-    // openapi.json, the six flat JSON files and the data package.
-    assert_eq!(checked, 98);
+    // The API bodies (index, 2 lists + 72 details, facts, 5 lists, 7 filters, toggles, calendar, changes,
+    // releases and each release's change set), openapi.json, the six flat JSON files and the data package.
+    assert_eq!(checked, 100 + crate::common::shipped_releases().count);
 }
 
 #[test]
@@ -1127,18 +1136,16 @@ fn openapi_describes_every_path_and_validates_every_body() {
         {
             continue;
         }
-        let template = ["countries", "erps"].iter().find_map(|kind| {
+        let template = [
+            ("countries", "{code}"),
+            ("erps", "{id}"),
+            ("releases", "{version}"),
+        ]
+        .iter()
+        .find_map(|(kind, placeholder)| {
             let prefix = format!("/api/v1/{kind}/");
-            path.starts_with(&prefix).then(|| {
-                format!(
-                    "{prefix}{}.json",
-                    if *kind == "countries" {
-                        "{code}"
-                    } else {
-                        "{id}"
-                    }
-                )
-            })
+            path.starts_with(&prefix)
+                .then(|| format!("{prefix}{placeholder}.json"))
         });
         let key = template.unwrap_or_else(|| path.clone());
         let operation = &paths
@@ -1163,7 +1170,7 @@ fn openapi_describes_every_path_and_validates_every_body() {
     }
     assert_eq!(
         checked,
-        61 + 11 + 18 + 6,
+        61 + 11 + 18 + 6 + 2 + crate::common::shipped_releases().count,
         "every API body and flat JSON file was validated"
     );
     // And a body that breaks the contract is caught.
@@ -1262,6 +1269,8 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
         format!("/api/v1/countries/{country}.json"),
         format!("/{country}/index.html"),
         format!("/{country}/index.md"),
+        // The sitemap dates the two changed pages.
+        "/sitemap.xml".to_string(),
     ]
     .into();
     assert_eq!(
@@ -1284,6 +1293,22 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
     )
     .unwrap();
     assert_eq!(index["meta"]["generated_at"], "2026-09-21T14:13:20Z");
+    // The sitemap dates each page by the build that last changed it: the two edited pages by this one,
+    // every other page still by the first.
+    let sitemap = std::fs::read_to_string(project.path().join("site/sitemap.xml")).unwrap();
+    let lastmod = |page: &str| {
+        let loc = format!("<loc>https://locref.example.org{page}</loc><lastmod>");
+        let at = sitemap
+            .find(&loc)
+            .unwrap_or_else(|| panic!("{page} not in the sitemap"))
+            + loc.len();
+        sitemap[at..at + 20].to_string()
+    };
+    assert_eq!(lastmod(&format!("/{country}/")), "2027-01-15T08:00:00Z");
+    assert_eq!(lastmod("/partners/"), "2027-01-15T08:00:00Z");
+    assert_eq!(lastmod("/"), "2026-09-21T14:13:20Z");
+    assert_eq!(lastmod("/changes/"), "2026-09-21T14:13:20Z");
+    assert_eq!(sitemap.matches("2027-01-15T08:00:00Z").count(), 2);
 }
 
 #[test]
@@ -1486,7 +1511,7 @@ fn a_session_makes_the_spares_of_its_outputs_after_the_first_build() {
     // Every output has a spare of its own: a copy of it, under the same relative path, and nothing else
     // (no temporary file) is left in the spares' folder.
     let published = tree(&out);
-    assert_eq!(published.len(), crate::common::SHIPPED_OUTPUTS);
+    assert_eq!(published.len(), crate::common::shipped_outputs());
     assert_eq!(tree(&spares), published);
     for site_path in published.keys() {
         let path = site_path.trim_start_matches('/');

@@ -237,3 +237,81 @@ fn no_two_records_share_an_id() {
     .unwrap();
     assert_eq!(sponsors.trim(), "[]", "no sponsors are sold");
 }
+
+#[test]
+fn fewer_than_two_in_five_country_facts_are_unverified() {
+    let facts = table("countries.csv");
+    let unverified = facts
+        .iter()
+        .filter(|f| f["verification"] == "unverified")
+        .count();
+    assert!(
+        unverified * 5 < facts.len() * 2,
+        "{unverified} of {} country facts are unverified",
+        facts.len()
+    );
+}
+
+#[test]
+fn every_country_records_every_obligation_and_an_unsettled_one_says_what_was_looked_at() {
+    let phases = table("obligations.csv");
+    for country in register() {
+        let code = &country["code"];
+        for obligation in [
+            "b2b-e-invoicing",
+            "b2g-e-invoicing",
+            "real-time-reporting",
+            "saf-t",
+            "audit-file",
+        ] {
+            let own: Vec<_> = phases
+                .iter()
+                .filter(|p| &p["country_code"] == code && p["obligation"] == obligation)
+                .collect();
+            // A toggle is null only where a phase says the obligation is unclear, and why.
+            assert!(!own.is_empty(), "{code}: no phase of {obligation}");
+            for phase in own.iter().filter(|p| p["status"] == "unclear") {
+                assert!(
+                    phase["notes"].len() > 20,
+                    "{code} {obligation}: an unclear phase says what was looked at"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_settled_matrix_cell_cites_the_vendor_source_it_rests_on() {
+    for cell in table("matrix.csv") {
+        if cell["support_type"] == "unknown/unverified" {
+            continue;
+        }
+        let at = format!("{} {}", cell["country_code"], cell["erp"]);
+        assert!(
+            !cell["erp_source"].is_empty(),
+            "{at}: {} without a source",
+            cell["support_type"]
+        );
+        assert_ne!(cell["verification"], "unverified", "{at}");
+    }
+}
+
+#[test]
+fn a_reporting_erp_value_other_than_unknown_cites_the_vendor_pages() {
+    let erps: Vec<String> = erp_ids()
+        .into_iter()
+        .filter(|e| e != "sap-business-one")
+        .collect();
+    for row in table("reporting.csv") {
+        let settled = erps.iter().filter(|e| row[e.as_str()] != "unknown").count();
+        if settled > 0 {
+            assert!(
+                !row["erp_sources"].is_empty(),
+                "{} {} {}: {settled} ERP values without erp_sources",
+                row["topic"],
+                row["country_code"],
+                row["report_en"]
+            );
+        }
+    }
+}

@@ -22,9 +22,10 @@ fn session(root: &Path) -> Session {
         matches!(first.outcome, Outcome::Built(_)),
         "first build: {first}"
     );
+    // Every output of the route table is written (the shipped project's, unless a test released more).
     assert_eq!(
         first.written().len(),
-        crate::common::SHIPPED_OUTPUTS,
+        locref::routes::outputs(&session.project.db).len(),
         "the first build writes every output"
     );
     session
@@ -145,16 +146,26 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
         // facts.json and the flat files are spliced from per-country parts: one part re-renders. The
         // changed CSV is hashed again, so datapackage.json, which declares its hash, is rewritten.
         // France's page and its twin show the fact text; no other country's page re-runs.
-        // The link check re-parses France's page and twin only; their links and ids are unchanged, so no
-        // page's links are resolved again.
         // llms-full.txt holds every twin (the changed ones condensed again); llms.txt reads only their
         // titles, unchanged.
+        // The edit is a change not released yet: France's unreleased diff and History re-run (each ERP's
+        // history re-checks it, unchanged), and the change list, its count in the index, the feed and the
+        // changes page and twin are rewritten.
+        // The link check re-parses France's page and twin and the changes page and twin. France's new
+        // History rows move its footer's links, so its links are resolved again and its ids re-read (for
+        // the changes page, which links into France's History); the changes page's new row links to France.
         expect![[r#"
+            api_changes × 1
             api_country × 1
             api_facts × 1
+            api_index × 1
+            broken_links × 4
+            changes_context × 1
+            changes_feed × 1
             check_country_facts_of × 1
             check_fact_clauses_of × 1
-            condensed_twin × 1
+            check_vat_rates_of × 1
+            condensed_twin × 2
             country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -165,31 +176,48 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             country_facts × 1
             country_facts_json × 1
             country_facts_of × 1
+            country_history × 1
+            country_history_context × 1
             country_summary × 1
             csv_digest × 1
+            current_country_state × 1
             data_csv × 1
             data_json × 1
             datapackage × 1
             decoded_text × 1
+            endpoints × 1
+            erp_history × 11
             flat_part_csv × 1
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
             llms_full_txt × 1
-            page_html × 1
-            page_links × 2
-            page_markdown × 1
-            twin_title × 1
+            page_html × 2
+            page_ids × 1
+            page_links × 4
+            page_markdown × 2
+            page_search_items × 1
+            search_index × 1
+            twin_title × 3
+            unreleased_changes × 1
+            unreleased_changes_json × 1
+            unreleased_country_changes × 1
         "#]],
         expect![[r#"
+            /api/v1/changes.json
             /api/v1/countries/fr.json
             /api/v1/facts.json
+            /api/v1/index.json
+            /changes.xml
+            /changes/index.html
+            /changes/index.md
             /data/countries.csv
             /data/countries.json
             /data/datapackage.json
             /fr/index.html
             /fr/index.md
             /llms-full.txt
+            /search-index.json
         "#]],
     );
 }
@@ -220,18 +248,26 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         // The filter page and the filter index (and their twins) are re-parsed too: the filter page's new
         // member row and the index's moved links are resolved again.
         // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        // The edit (a fact text and a toggle) is a change not released yet: Australia's unreleased diff and
+        // History re-run (each ERP's history re-checks it, unchanged), and the change list, its count in the
+        // index, the feed and the changes page and twin are rewritten; the changes page's new rows link
+        // into Australia's History.
         expect![[r#"
+            api_changes × 1
             api_countries × 1
             api_country × 1
             api_facts × 1
             api_filter × 1
             api_index × 1
             api_toggles × 1
-            broken_links × 5
+            broken_links × 9
+            changes_context × 1
+            changes_feed × 1
             check_country_facts_of × 1
             check_fact_clauses_of × 1
             check_obligations × 1
-            condensed_twin × 4
+            check_vat_rates_of × 1
+            condensed_twin × 5
             country_calendar × 1
             country_context × 1
             country_detail × 1
@@ -243,6 +279,8 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             country_facts × 1
             country_facts_json × 1
             country_facts_of × 1
+            country_history × 1
+            country_history_context × 1
             country_obligations × 61
             country_phase_dates × 1
             country_summary × 1
@@ -250,12 +288,15 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             country_toggle_values × 1
             country_toggles × 1
             csv_digest × 1
+            current_country_state × 1
             data_csv × 1
             data_json × 1
             datapackage × 1
             decoded_text × 2
+            e_invoicing_context × 1
             e_invoicing_deadlines × 1
             endpoints × 1
+            erp_history × 11
             filter_context × 1
             filter_members × 7
             filters_context × 1
@@ -264,16 +305,23 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_row_count × 1
             flat_rows × 1
             home_context × 1
+            home_map × 1
             llms_full_txt × 1
             obligation_rows × 1
-            page_html × 4
+            page_html × 5
             page_ids × 1
-            page_links × 8
-            page_markdown × 4
+            page_links × 10
+            page_markdown × 5
+            page_search_items × 1
+            search_index × 1
             toggle_coverage × 1
-            twin_title × 4
+            twin_title × 9
+            unreleased_changes × 1
+            unreleased_changes_json × 1
+            unreleased_country_changes × 1
         "#]],
         expect![[r#"
+            /api/v1/changes.json
             /api/v1/countries.json
             /api/v1/countries/au.json
             /api/v1/facts.json
@@ -282,6 +330,9 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /api/v1/toggles.json
             /au/index.html
             /au/index.md
+            /changes.xml
+            /changes/index.html
+            /changes/index.md
             /data/countries.csv
             /data/countries.json
             /data/datapackage.json
@@ -292,6 +343,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /index.html
             /index.md
             /llms-full.txt
+            /search-index.json
         "#]],
     );
 }
@@ -306,14 +358,24 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
         "Odoo ships the France localization (l10n_fr_account), with",
         // France's ERP-localization facts changed: every ERP picks its own out of them again; only
         // Odoo's list changed, so only Odoo's outputs re-render.
-        // France's and Odoo's pages and twins are re-parsed; their links and ids are unchanged.
+        // France's and Odoo's pages and twins are re-parsed.
+        // The edit is a change not released yet: France's unreleased diff and History re-run (each ERP's
+        // history re-checks it: Odoo's gains it), and the change list, its count in the index, the feed and
+        // the changes page and twin are rewritten. The new History rows move the footer's links of France's
+        // and Odoo's pages and twins: their links are resolved again and their ids re-read.
         expect![[r#"
+            api_changes × 1
             api_country × 1
             api_erp × 1
             api_facts × 1
+            api_index × 1
+            broken_links × 6
+            changes_context × 1
+            changes_feed × 1
             check_country_facts_of × 1
             check_fact_clauses_of × 1
-            condensed_twin × 2
+            check_vat_rates_of × 1
+            condensed_twin × 3
             country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -324,30 +386,47 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             country_facts × 1
             country_facts_json × 1
             country_facts_of × 1
+            country_history × 1
+            country_history_context × 1
             country_summary × 1
             csv_digest × 1
+            current_country_state × 1
             data_csv × 1
             data_json × 1
             datapackage × 1
             decoded_text × 1
+            endpoints × 1
             erp_context × 1
             erp_country_facts × 11
             erp_detail × 1
+            erp_history × 11
+            erp_history_context × 1
             erp_other_facts × 1
             flat_part_csv × 1
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
             llms_full_txt × 1
-            page_html × 2
-            page_links × 4
-            page_markdown × 2
-            twin_title × 2
+            page_html × 3
+            page_ids × 2
+            page_links × 6
+            page_markdown × 3
+            page_search_items × 1
+            search_index × 1
+            twin_title × 4
+            unreleased_changes × 1
+            unreleased_changes_json × 1
+            unreleased_country_changes × 1
         "#]],
         expect![[r#"
+            /api/v1/changes.json
             /api/v1/countries/fr.json
             /api/v1/erps/odoo.json
             /api/v1/facts.json
+            /api/v1/index.json
+            /changes.xml
+            /changes/index.html
+            /changes/index.md
             /data/countries.csv
             /data/countries.json
             /data/datapackage.json
@@ -356,6 +435,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             /fr/index.html
             /fr/index.md
             /llms-full.txt
+            /search-index.json
         "#]],
     );
 }
@@ -373,9 +453,10 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             calendar × 1
             calendar_context × 1
             calendar_ics × 1
+            calendar_timeline × 1
             check_fact_clauses_of × 1
             check_obligations × 1
-            condensed_twin × 2
+            condensed_twin × 3
             country_calendar × 1
             country_context × 1
             country_obligations × 61
@@ -383,12 +464,14 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             country_toggles × 1
             decoded_text × 1
             endpoints × 1
+            home_context × 1
+            home_timeline × 1
             llms_full_txt × 1
             obligation_rows × 1
-            page_html × 2
-            page_links × 4
-            page_markdown × 2
-            twin_title × 2
+            page_html × 3
+            page_links × 6
+            page_markdown × 3
+            twin_title × 5
         "#]],
         expect![[r#"
             /api/v1/calendar.json
@@ -397,6 +480,8 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             /calendar/index.md
             /de/index.html
             /de/index.md
+            /index.html
+            /index.md
             /llms-full.txt
         "#]],
     );
@@ -414,13 +499,14 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             api_country × 1
             api_erp × 11
             api_facts × 1
-            broken_links × 2
+            broken_links × 4
             calendar × 1
             calendar_context × 1
             calendar_ics × 1
+            calendar_timeline × 1
             check_fact_clauses_of × 1
             check_obligations × 1
-            condensed_twin × 2
+            condensed_twin × 3
             country_calendar × 1
             country_context × 1
             country_detail × 1
@@ -430,18 +516,22 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             country_phase_dates × 1
             country_summary × 1
             country_toggles × 1
+            current_country_state × 1
             decoded_text × 1
             e_invoicing_deadlines × 1
             endpoints × 1
             erp_context × 11
             erp_detail × 11
             erp_support_facts × 11
+            home_context × 1
+            home_timeline × 1
             llms_full_txt × 1
             obligation_rows × 1
-            page_html × 2
-            page_links × 4
-            page_markdown × 2
-            twin_title × 2
+            page_html × 3
+            page_links × 6
+            page_markdown × 3
+            page_search_items × 1
+            twin_title × 5
         "#]],
         expect![[r#"
             /api/v1/calendar.json
@@ -463,6 +553,8 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             /calendar/index.md
             /de/index.html
             /de/index.md
+            /index.html
+            /index.md
             /llms-full.txt
         "#]],
     );
@@ -481,6 +573,8 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
         // (names and counts) is re-checked through erp_summary, unchanged.
         // France's page, Sage Intacct's page and their twins are re-parsed; their links and ids are unchanged.
         // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        // The cell's notes are not part of a release (a release records value, verification, sources and
+        // dates): France's recorded state is re-checked, unchanged, so no history re-runs.
         expect![[r#"
             api_country × 1
             api_erp × 1
@@ -494,6 +588,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             country_matrix × 61
             country_summary × 1
             csv_digest × 1
+            current_country_state × 1
             data_csv × 1
             data_json × 1
             datapackage × 1
@@ -504,6 +599,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             erp_matrix × 11
             erp_summary × 1
             erp_support_facts × 1
+            erps_context × 1
             flat_part_csv × 1
             flat_part_json × 1
             flat_row_count × 1
@@ -513,6 +609,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             page_html × 2
             page_links × 4
             page_markdown × 2
+            page_search_items × 1
             twin_title × 2
         "#]],
         expect![[r#"
@@ -557,9 +654,10 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             page_html × 2
             page_links × 4
             page_markdown × 2
+            page_search_items × 1
             partner_rows × 1
             partners_context × 1
-            twin_title × 2
+            twin_title × 3
         "#]],
         expect![[r#"
             /api/v1/countries/fi.json
@@ -589,44 +687,60 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
         // its fact: their links are resolved again and their ids re-read (unchanged, so the matrix page
         // that links into them is not re-checked).
         // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        // The five countries' toggle flips are changes not released yet: their unreleased diffs and History
+        // re-run, and the change list, the index's count, the feed and the changes page are rewritten.
         expect![[r#"
+            api_changes × 1
             api_countries × 1
             api_country × 1
             api_facts × 1
             api_filter × 3
             api_index × 1
             api_toggles × 1
-            broken_links × 5
+            broken_links × 9
+            changes_context × 1
+            changes_feed × 1
             check_rules × 1
-            condensed_twin × 6
+            condensed_twin × 7
             country_context × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
+            country_history × 1
+            country_history_context × 1
             country_summary × 1
             country_toggle_derivations × 1
             country_toggle_values × 1
             country_toggles × 61
+            current_country_state × 1
             decoded_text × 1
+            e_invoicing_context × 1
             endpoints × 1
+            erp_history × 11
             filter_context × 3
             filter_members × 7
             filters_context × 1
             home_context × 1
+            home_map × 1
             llms_full_txt × 1
             obligation_rules × 1
             openapi_document × 1
-            page_html × 6
+            page_html × 7
             page_ids × 1
-            page_links × 12
-            page_markdown × 6
+            page_links × 14
+            page_markdown × 7
+            page_search_items × 1
             toggle_coverage × 1
             toggle_file × 1
             toggle_labels × 1
             toggle_rules × 1
-            twin_title × 6
+            twin_title × 13
+            unreleased_changes × 1
+            unreleased_changes_json × 1
+            unreleased_country_changes × 1
         "#]],
         expect![[r#"
+            /api/v1/changes.json
             /api/v1/countries.json
             /api/v1/countries/ba.json
             /api/v1/facts.json
@@ -637,6 +751,9 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             /api/v1/toggles.json
             /ba/index.html
             /ba/index.md
+            /changes.xml
+            /changes/index.html
+            /changes/index.md
             /filters/e-invoicing-mandatory-b2g/index.html
             /filters/e-invoicing-mandatory-b2g/index.md
             /filters/e-invoicing-mandatory/index.html
@@ -667,8 +784,8 @@ fn one_page_template_rerenders_only_the_country_pages() {
     assert_eq!(pages.len(), 61);
     assert_edit(
         "rules/templates/country.html",
-        "<h2 id=\"toggles\">Toggles</h2>",
-        "<h2 id=\"toggles\">Toggles (derived)</h2>",
+        "<h2 id=\"toggles\">Obligations at a glance</h2>",
+        "<h2 id=\"toggles\">Obligations at a glance (derived)</h2>",
         // The country page's templates are compiled once, for the 61 pages.
         // The link check re-parses the 61 changed pages; their links and ids are unchanged.
         expect![[r#"
@@ -693,46 +810,72 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
         // Every country's reporting projection re-runs (a cheap filter); only Italy's changes.
         // The Country resource reads the facts through their counts: re-checked, unchanged.
         // Italy's projection also holds its SAF-T rows: the SAF-T page's data is re-checked, unchanged.
-        // Italy's page and the VAT reporting page (and their twins) are re-parsed; their links are unchanged.
+        // Italy's page and the VAT reporting page (and their twins) are re-parsed.
         // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        // The edit is a change not released yet: Italy's unreleased diff and History re-run (each ERP's
+        // history re-checks it, unchanged), and the change list, its count in the index, the feed and the
+        // changes page and twin are rewritten. Italy's new History rows move its footer's links: its links
+        // are resolved again, as the changes page's new row's.
         expect![[r#"
+            api_changes × 1
             api_country × 1
             api_facts × 1
+            api_index × 1
+            broken_links × 4
+            changes_context × 1
+            changes_feed × 1
             check_reporting × 1
-            condensed_twin × 2
+            condensed_twin × 3
             country_context × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
+            country_history × 1
+            country_history_context × 1
             country_reporting × 61
             country_summary × 1
             csv_digest × 1
+            current_country_state × 1
             data_csv × 1
             data_json × 1
             datapackage × 1
             decoded_text × 1
+            endpoints × 1
+            erp_history × 11
             flat_part_csv × 1
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
             llms_full_txt × 1
-            page_html × 2
-            page_links × 4
-            page_markdown × 2
+            page_html × 3
+            page_ids × 1
+            page_links × 6
+            page_markdown × 3
+            page_search_items × 1
             reporting_table × 1
             saft_context × 1
-            twin_title × 2
+            search_index × 1
+            twin_title × 5
+            unreleased_changes × 1
+            unreleased_changes_json × 1
+            unreleased_country_changes × 1
             vat_reporting_context × 1
         "#]],
         expect![[r#"
+            /api/v1/changes.json
             /api/v1/countries/it.json
             /api/v1/facts.json
+            /api/v1/index.json
+            /changes.xml
+            /changes/index.html
+            /changes/index.md
             /data/datapackage.json
             /data/reporting.csv
             /data/reporting.json
             /it/index.html
             /it/index.md
             /llms-full.txt
+            /search-index.json
             /vat-reporting/index.html
             /vat-reporting/index.md
         "#]],
@@ -769,8 +912,8 @@ fn the_erp_page_template_rerenders_only_the_erp_pages() {
 fn the_stylesheet_rewrites_only_itself() {
     assert_edit(
         "rules/assets/site.css",
-        "thead th { background: #f3f3f3; }",
-        "thead th { background: #eee; }",
+        "thead th { background: var(--soft); font-weight: 600; }",
+        "thead th { background: #eee; font-weight: 600; }",
         expect![[r#"
             asset × 1
             decoded_text × 1
@@ -779,6 +922,203 @@ fn the_stylesheet_rewrites_only_itself() {
             /assets/site.css
         "#]],
     );
+}
+
+/// A release (what `locref release` writes: a new snapshot, its row in `releases.csv` and the version in
+/// `site.toml`) diffs its own release only: no earlier release's snapshot is read again, and no earlier
+/// release's diff, change set, page rows or feed entry is made again.
+#[test]
+fn a_new_release_diffs_only_itself() {
+    let dir = copy_project();
+    let root = dir.path();
+    // Whatever the shipped sources hold that is not released yet is released first, so that the release
+    // below holds exactly the one change this test makes.
+    locref::history::release::release(root, "2026.11.24-0", "baseline", "2026-11-24T08:00:00Z")
+        .expect("baseline release");
+    let mut session = session(root);
+    // A change to release: Australia's SAF-T becomes required (a fact text and a toggle).
+    let facts = replace_once(
+        root,
+        "sources/tables/countries.csv",
+        "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no.",
+        "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
+    );
+    let phase = replace_once(
+        root,
+        "sources/tables/obligations.csv",
+        "au,saf-t,main,none,,,",
+        "au,saf-t,main,in-force,,,",
+    );
+    let edited = session.rebuild(&[facts, phase]);
+    assert!(matches!(edited.outcome, Outcome::Built(_)), "{edited}");
+    let before = snapshot(&root.join("public"));
+    let released = locref::history::release::release(
+        root,
+        "2026.11.24-1",
+        "Australia: SAF-T required",
+        "2026-11-24T09:00:00Z",
+    )
+    .expect("release");
+    assert_eq!(released.changes, Some(2));
+    let report = session.rebuild(&[
+        root.join("sources/releases/2026.11.24-1.jsonl"),
+        root.join("sources/releases/releases.csv"),
+        root.join("rules/site.toml"),
+    ]);
+    assert_eq!(
+        report.changed_inputs,
+        [
+            "rules/site.toml",
+            "sources/releases/2026.11.24-1.jsonl",
+            "sources/releases/releases.csv"
+        ]
+    );
+    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+    // The new snapshot is parsed and checked, and split by country; its 61 per-country diffs run (one
+    // change set, one JSON fragment, one feed entry, one page and its twin), and of the 8 earlier
+    // releases only the projections of the register re-run (their place in the chain, their times and
+    // summaries: unchanged). The unreleased diffs of the 61 countries run against the new release (now
+    // all empty). Every History is re-checked; only Australia's changed (its changes moved from "not
+    // released yet" to the release), so only Australia's page and twin are rendered again.
+    // `meta.version` changed: every API envelope is rendered again (an earlier release's change set is
+    // re-serialized from its cached value, not diffed again), and so are the documents that name the
+    // version (openapi.json, whose {version} parameter gains a value, the API docs page, llms.txt, the
+    // data package). New outputs: every page's links are resolved again against the list of outputs,
+    // and the sitemap lists the new page.
+    expect![[r#"
+        api_calendar × 1
+        api_changes × 1
+        api_countries × 1
+        api_country × 61
+        api_docs_context × 1
+        api_erp × 11
+        api_erps × 1
+        api_facts × 1
+        api_filter × 7
+        api_index × 1
+        api_local_erps × 1
+        api_news × 1
+        api_partner_flags × 1
+        api_partners × 1
+        api_release × 11
+        api_releases × 1
+        api_sponsors × 1
+        api_toggles × 1
+        base_url × 1
+        broken_links × 211
+        calendar_ics × 1
+        changes_context × 1
+        changes_feed × 1
+        check_releases × 1
+        check_routes × 1
+        condensed_twin × 5
+        country_context × 1
+        country_history × 61
+        country_history_context × 61
+        data_licence × 1
+        datapackage × 1
+        decoded_text × 3
+        endpoints × 1
+        erp_history × 11
+        erp_history_context × 11
+        file × 80
+        headers × 1
+        last_release × 1
+        licence_context × 1
+        llms_full_txt × 1
+        llms_txt × 1
+        meta_base × 1
+        openapi × 1
+        openapi_document × 1
+        output_paths × 1
+        outputs × 1
+        page_html × 5
+        page_ids × 1
+        page_links × 10
+        page_markdown × 5
+        page_search_items × 1
+        previous_release × 11
+        reference_date × 1
+        release_changes × 1
+        release_changes_json × 1
+        release_context × 1
+        release_country_changes × 61
+        release_feed_entry × 1
+        release_files × 1
+        release_listing_json × 1
+        release_register × 1
+        release_summary × 11
+        release_time × 10
+        release_versions × 1
+        releases × 1
+        search_context × 1
+        search_index × 1
+        site_context × 1
+        site_rules × 1
+        sitemap × 1
+        snapshot_codes × 1
+        snapshot_country × 61
+        snapshot_digest × 1
+        snapshot_of × 1
+        sponsors_context × 1
+        toggle_labels × 1
+        twin_title × 8
+        unreleased_changes × 1
+        unreleased_changes_json × 1
+        unreleased_codes × 1
+        unreleased_country_changes × 61
+    "#]]
+    .assert_eq(&executed_lines(&report.executed));
+    let written: BTreeSet<&str> = report.written().iter().map(String::as_str).collect();
+    let envelopes: BTreeSet<String> = before
+        .keys()
+        .filter(|p| p.starts_with("api/v1/"))
+        .map(|p| format!("/{p}"))
+        .chain(["/api/v1/releases/2026.11.24-1.json".to_string()])
+        .collect();
+    assert!(
+        envelopes.iter().all(|p| written.contains(p.as_str())),
+        "every envelope carries the new version"
+    );
+    let others: String = written
+        .iter()
+        .filter(|p| !p.starts_with("/api/v1/"))
+        .map(|p| format!("{p}\n"))
+        .collect();
+    expect![[r#"
+        /api/index.html
+        /api/index.md
+        /api/openapi.json
+        /au/index.html
+        /au/index.md
+        /changes.xml
+        /changes/2026.11.24-1/index.html
+        /changes/2026.11.24-1/index.md
+        /changes/index.html
+        /changes/index.md
+        /data/datapackage.json
+        /llms-full.txt
+        /llms.txt
+        /search-index.json
+        /search/index.html
+        /search/index.md
+        /sitemap.xml
+    "#]]
+    .assert_eq(&others);
+    let changes: serde_json::Value =
+        serde_json::from_str(&read(root, "public/api/v1/releases/2026.11.24-1.json")).unwrap();
+    assert_eq!(changes["data"]["previous"], "2026.11.24-0");
+    assert_eq!(changes["data"]["change_count"], 2);
+    let kinds: Vec<&str> = changes["data"]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["toggle_flipped", "value_changed"]);
+    let unreleased: serde_json::Value =
+        serde_json::from_str(&read(root, "public/api/v1/changes.json")).unwrap();
+    assert_eq!(unreleased["data"][0]["release"], "2026.11.24-1");
 }
 
 /// A touch and an editor's atomic save of identical bytes: nothing re-runs, nothing is written.
@@ -926,12 +1266,15 @@ const ROW_TABLES: [(&str, usize); 2] = [
 ];
 
 /// Files that an edit can break (and a later edit fix).
-const BREAKABLE: [&str; 5] = [
+const BREAKABLE: [&str; 7] = [
     "sources/tables/matrix.csv",
     "sources/tables/obligations.csv",
     "rules/toggles.toml",
     "sources/registers/erps.json",
     "sources/tables/vat.csv",
+    // A released snapshot edited by hand, and the register of the releases.
+    "sources/releases/2026.11.23-7.jsonl",
+    "sources/releases/releases.csv",
 ];
 
 #[derive(Debug, Clone)]
@@ -968,6 +1311,8 @@ enum Edit {
     BreakThenFix {
         file: usize,
     },
+    /// `locref release` of the current sources: a new snapshot, its row, the version in `site.toml`.
+    Release,
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -981,6 +1326,7 @@ fn edit() -> impl Strategy<Value = Edit> {
             .prop_map(|(table, row, mark)| Edit::AddRow { table, row, mark }),
         1 => (0..ROW_TABLES.len(), any::<usize>()).prop_map(|(table, row)| Edit::DeleteRow { table, row }),
         1 => (0..BREAKABLE.len()).prop_map(|file| Edit::BreakThenFix { file }),
+        1 => Just(Edit::Release),
     ]
 }
 
@@ -1149,6 +1495,27 @@ fn apply(session: &mut Session, root: &Path, edit: &Edit, atomic: bool) -> Vec<P
             );
             std::fs::write(&path, &good).expect("fix");
             vec![path]
+        }
+        Edit::Release => {
+            // The next version and a time after the last release's.
+            let register = read(root, "sources/releases/releases.csv");
+            let last = register.lines().last().expect("a release");
+            let version = last.split(',').next().expect("a version");
+            let (stem, n) = version.rsplit_once('-').expect("YYYY.MM.DD-N");
+            let next = format!("{stem}-{}", n.parse::<u32>().expect("N") + 1);
+            let time = format!("2026-11-24T00:{:02}:00Z", register.lines().count());
+            let released = locref::history::release::release(root, &next, "random edit", &time);
+            match released {
+                Ok(_) => vec![
+                    root.join(format!("sources/releases/{next}.jsonl")),
+                    root.join("sources/releases/releases.csv"),
+                    root.join("rules/site.toml"),
+                ],
+                // The sources do not check clean (a pending break batched with this step): nothing was
+                // written.
+                Err(locref::history::release::ReleaseError::Invalid(_)) => Vec::new(),
+                Err(e) => panic!("release {next}: {e:?}"),
+            }
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The integration tests, in one binary (one link of the crate and its dependencies, not one per file).
 //!
 //! Each module tests one side of locref as a user meets it: `build` and `diagnostics` the command line
-//! and its errors, `incremental` what a rebuild re-runs and rewrites, `watch` and `serve` the long-running
+//! and its errors, `history` the releases and the changes published from them, `incremental` what a
+//! rebuild re-runs and rewrites, `watch` and `serve` the long-running
 //! commands, `pages` and `linkcheck` the published pages, `dataset` the shipped data, and `browser` the
 //! site in headless Chromium (ignored by a plain `cargo test`; `.ci/run` runs it with `--ignored`).
 
@@ -11,9 +12,11 @@ mod browser;
 mod build;
 mod dataset;
 mod diagnostics;
+mod history;
 mod hostile;
 mod incremental;
 mod linkcheck;
 mod pages;
+mod scale;
 mod serve;
 mod watch;

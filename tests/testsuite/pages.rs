@@ -539,10 +539,23 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
     let twins: Vec<&String> = files.keys().filter(|k| k.ends_with(".md")).collect();
     // The home page, the matrix, 61 countries, the ERP index and 11 ERPs, the two reporting pages,
     // partners, local ERPs, news, sponsors, licence, the filter index and 7 filters, the API docs, the
-    // calendar, search; and the 404 page.
+    // calendar, search, the changes and the releases; and the 404 page.
     assert_eq!(
         html.len(),
-        1 + 1 + 61 + 1 + 11 + 2 + 5 + 1 + 7 + 1 + 1 + 1 + 1
+        1 + 1
+            + 61
+            + 1
+            + 11
+            + 2
+            + 5
+            + 1
+            + 7
+            + 1 // the API docs
+            + 1 // the calendar
+            + 1 // search
+            + 1 // the changes
+            + crate::common::shipped_releases().count
+            + 1 // 404
     );
     for path in &html {
         let page = text(&files, path);
@@ -992,6 +1005,7 @@ fn llms_txt_links_every_twin_and_llms_full_txt_holds_them() {
         "## Countries",
         "## ERP products",
         "## Country filters",
+        "## Releases",
         "## API",
         "## Data files",
         "## Optional",
@@ -1001,7 +1015,7 @@ fn llms_txt_links_every_twin_and_llms_full_txt_holds_them() {
     let twins: Vec<&String> = files.keys().filter(|k| k.ends_with("index.md")).collect();
     assert_eq!(
         twins.len(),
-        crate::common::SHIPPED_PAGES - 1,
+        crate::common::shipped_pages() - 1,
         "every page but the 404 page has a twin"
     );
     for twin in &twins {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use locref::serve::{MAX_CONNECTIONS, MAX_STREAMS};
 
 use crate::common::http::{Reply, get, parse_reply, read_reply, request, request_bytes};
-use crate::common::served::{serve, threads_and_rss};
+use crate::common::served::{serve, serve_with, threads_and_rss};
 
 /// Waits until `f` holds, polling.
 fn eventually(what: &str, mut f: impl FnMut() -> bool) {
@@ -46,6 +46,7 @@ fn every_output_answers_with_its_media_type_and_cors() {
         [
             "/api/v1/countries/it.json",
             "/api/v1/erps/odoo.json",
+            "/api/v1/releases/2026.11.23-7.json",
             "/_headers",
             "/data/LICENSE.txt",
         ]
@@ -65,6 +66,8 @@ fn every_output_answers_with_its_media_type_and_cors() {
             "text/csv; charset=utf-8"
         } else if path.ends_with(".ics") {
             "text/calendar; charset=utf-8"
+        } else if path.ends_with(".xml") {
+            "application/xml; charset=utf-8"
         } else {
             "text/plain; charset=utf-8"
         };
@@ -89,6 +92,7 @@ fn unknown_ids_get_a_json_404_and_other_paths_the_404_page() {
         "/api/v1/countries/IT.json",
         "/api/v1/erps/sap.json",
         "/api/v1/erps/ODOO.json",
+        "/api/v1/releases/2099.1.json",
     ] {
         let reply = get(&served.address, path);
         assert_eq!(reply.status, 404, "{path}");
@@ -820,4 +824,53 @@ fn connections_beyond_the_cap_get_503_and_places_come_back_when_they_close() {
             && stream.read_to_end(&mut bytes).is_ok()
             && bytes.starts_with(b"HTTP/1.1 200 ")
     });
+}
+
+#[test]
+fn a_rebuild_that_panics_is_shown_as_an_internal_error_and_the_server_goes_on() {
+    // A bug, injected: any rebuild that reads a changed vat.csv panics.
+    let served = serve_with(&[("LOCREF_PANIC_ON", "sources/tables/vat.csv")]);
+    let mut events = TcpStream::connect(&served.address).unwrap();
+    events
+        .write_all(b"GET /__livereload HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        .unwrap();
+    let mut seen = String::new();
+    assert!(
+        read_until(&mut events, &mut seen, "\"generation\":1"),
+        "{seen}"
+    );
+    let before = get(&served.address, "/api/v1/countries/fr.json").text();
+    let vat = served.project.path().join("sources/tables/vat.csv");
+    let text = std::fs::read_to_string(&vat).unwrap();
+    std::fs::write(&vat, text.replacen("fr,TVA", "fr,TVA (panic)", 1)).unwrap();
+    assert!(
+        read_until(&mut events, &mut seen, "\"generation\":2"),
+        "{seen}"
+    );
+    // The overlay gets the internal error; the last good build is still served.
+    assert!(
+        seen.contains("injected panic on sources/tables/vat.csv"),
+        "{seen}"
+    );
+    assert_eq!(
+        get(&served.address, "/api/v1/countries/fr.json").text(),
+        before
+    );
+    // The next edit builds again, with both changes.
+    let partners = served.project.path().join("sources/tables/partners.csv");
+    let partners_text = std::fs::read_to_string(&partners).unwrap();
+    std::fs::write(
+        &partners,
+        partners_text.replacen("module publisher", "module publisher (edited)", 1),
+    )
+    .unwrap();
+    assert!(
+        read_until(&mut events, &mut seen, "\"generation\":3"),
+        "{seen}"
+    );
+    assert!(
+        get(&served.address, "/api/v1/countries/fr.json")
+            .text()
+            .contains("TVA (panic)")
+    );
 }

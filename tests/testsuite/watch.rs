@@ -111,7 +111,7 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
         "a rebuild line starts with its time: {first}"
     );
     assert!(
-        first.contains(&format!("wrote {} files", crate::common::SHIPPED_OUTPUTS)),
+        first.contains(&format!("wrote {} files", crate::common::shipped_outputs())),
         "{first}"
     );
     watch.expect("the watching line", |l| l.starts_with("watching "));

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod scale;
 pub mod served;
 
 use std::path::{Path, PathBuf};
@@ -25,10 +26,43 @@ pub const ERP_IDS: [&str; 11] = [
     "odoo",
 ];
 
-/// How many files a build of the shipped project writes, and how many of them are HTML pages (each
-/// page but the 404 page also has a Markdown twin). One place to update when an output is added.
-pub const SHIPPED_OUTPUTS: usize = 304;
-pub const SHIPPED_PAGES: usize = 94;
+/// How many releases the shipped project records (`sources/releases/releases.csv`), the last one's
+/// version and its time: read from the record, so releasing the dataset changes no test.
+pub struct ShippedReleases {
+    pub count: usize,
+    pub last: String,
+    pub last_at: String,
+}
+
+pub fn shipped_releases() -> &'static ShippedReleases {
+    static RELEASES: std::sync::OnceLock<ShippedReleases> = std::sync::OnceLock::new();
+    RELEASES.get_or_init(|| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sources/releases/releases.csv");
+        let rows: Vec<csv::StringRecord> = csv::Reader::from_path(path)
+            .expect("the release record")
+            .records()
+            .map(|r| r.expect("a release row"))
+            .collect();
+        let last = rows.last().expect("at least one release");
+        ShippedReleases {
+            count: rows.len(),
+            last: last[0].to_string(),
+            last_at: last[1].to_string(),
+        }
+    })
+}
+
+/// How many files a build of the shipped project writes: the fixed ones, and per release its page, its
+/// page's Markdown twin and its change set (`/api/v1/releases/{version}.json`). One place to update when
+/// an output is added.
+pub fn shipped_outputs() -> usize {
+    311 + 3 * shipped_releases().count
+}
+
+/// How many of them are HTML pages (each page but the 404 page also has a Markdown twin).
+pub fn shipped_pages() -> usize {
+    95 + shipped_releases().count
+}
 
 /// The build time every test build uses, so outputs compare byte for byte.
 pub const FIXED_TIME: &str = "2026-01-01T00:00:00Z";

@@ -22,9 +22,15 @@ impl Drop for Served {
 
 /// Starts `locref serve --port 0` on a copy of the shipped project and waits for its address.
 pub fn serve() -> Served {
+    serve_with(&[])
+}
+
+/// [`serve`] with extra environment variables.
+pub fn serve_with(env: &[(&str, &str)]) -> Served {
     let project = super::copy_project();
     let child = Command::new(env!("CARGO_BIN_EXE_locref"))
         .args(["serve", "--port", "0"])
+        .envs(env.iter().copied())
         .current_dir(project.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

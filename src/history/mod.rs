@@ -1,0 +1,487 @@
+//! History: the releases recorded under `sources/releases/` and the changes between them.
+//!
+//! A release is a frozen snapshot of the published facts and toggles ([`snapshot`]), written by `locref
+//! release` ([`release`]) and recorded in `sources/releases/releases.csv` with its version, its time, the
+//! blake3 of its snapshot and a note. Snapshots are inputs like any source: the register and each snapshot
+//! are parsed and checked (a snapshot edited by hand no longer has its recorded hash), and the build
+//! derives the change sets from them:
+//!
+//! ```text
+//! releases.csv -> releases (valid, in version order) -> previous_release, release_time (per release)
+//! <version>.jsonl -> snapshot_of -> snapshot_country (per release and country)
+//! release_country_changes (per release and country: the diff with the previous release's country)
+//!   -> release_changes (per release)
+//! country_facts + country_toggle_values -> current_country_state (per country)
+//!   -> unreleased_country_changes (the diff with the last release) -> unreleased_changes
+//! country_history (per country: unreleased, then each release), erp_history (per ERP)
+//! ```
+//!
+//! So an edit of one fact re-runs that country's current state, its unreleased changes and its history
+//! (and the lists built from them), never another country's; a new release adds its own diffs and leaves
+//! every earlier release's alone. Facts and toggles are read through the derive queries, never derived
+//! again here.
+
+pub mod diff;
+pub mod release;
+pub mod snapshot;
+pub mod version;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::db::{Workspace, lookup};
+use crate::derive::facts::country_facts;
+use crate::derive::toggles::country_toggle_values;
+use crate::diagnostics::{Checked, Diagnostic};
+use crate::model::{CountryKey, ErpKey, countries, country_info};
+use crate::parse::csv_table::{Header, read_table};
+use crate::parse::source_text;
+use crate::parse::tables::{Located, Pos};
+use crate::resources::Change;
+use diff::{Published, diff_country};
+use snapshot::{CountryState, Snapshot};
+use version::Version;
+
+/// The folder of the releases.
+pub const RELEASES_DIR: &str = "sources/releases";
+/// The register of the releases, one row per release, oldest first.
+pub const REGISTER: &str = "sources/releases/releases.csv";
+pub const REGISTER_COLUMNS: &[&str] = &["version", "released_at", "snapshot_blake3", "note"];
+
+/// The project path of a release's snapshot.
+pub fn snapshot_path(version: &str) -> String {
+    format!("{RELEASES_DIR}/{version}.jsonl")
+}
+
+/// One row of the register.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleaseRow {
+    pub version: String,
+    /// RFC 3339, UTC, to the second (`2026-11-23T17:09:56Z`).
+    pub released_at: String,
+    /// blake3 (hex) of the snapshot's text.
+    pub snapshot_blake3: String,
+    pub note: String,
+}
+
+/// Whether `text` is a UTC time to the second as locref writes it (`2026-11-23T17:09:56Z`).
+pub fn is_utc_time(text: &str) -> bool {
+    text.len() == 20
+        && text.ends_with('Z')
+        && text
+            .parse::<jiff::Timestamp>()
+            .is_ok_and(|t| t.to_string() == text)
+}
+
+fn is_blake3_hex(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The register: its valid rows (in file order) and every problem. A row must have a well-formed
+/// version greater than the row before it, a time not before the row before it, and a blake3. No
+/// register means no release yet.
+#[salsa::tracked(returns(ref))]
+pub fn release_register(db: &dyn salsa::Database) -> Checked<Vec<Located<ReleaseRow>>> {
+    if lookup(db, REGISTER).is_none() {
+        return Checked::new(Vec::new(), Vec::new());
+    }
+    let text = match source_text(db, REGISTER) {
+        Ok(text) => text,
+        Err(diagnostic) => return Checked::new(Vec::new(), vec![diagnostic]),
+    };
+    let (table, mut diagnostics) = read_table(REGISTER, text, Header::Exact(REGISTER_COLUMNS));
+    let mut rows: Vec<Located<ReleaseRow>> = Vec::new();
+    // The last valid row's version and time, and its line.
+    let mut last: Option<(Version, String, u32)> = None;
+    for row in &table.rows {
+        let pos = Pos {
+            path: REGISTER,
+            line: row.line,
+            columns: REGISTER_COLUMNS,
+            cells: row.cells.iter().map(|c| (c.line, c.column)).collect(),
+        };
+        let cell = |i: usize| row.cells.get(i).map_or("", |c| c.text.as_str());
+        let (version, released_at, hash, note) = (cell(0), cell(1), cell(2), cell(3));
+        let before = diagnostics.len();
+        let parsed = match Version::parse(version) {
+            Ok(parsed) => Some(parsed),
+            Err(problem) => {
+                diagnostics.push(pos.error("version", problem));
+                None
+            }
+        };
+        if !is_utc_time(released_at) {
+            diagnostics.push(pos.error(
+                "released_at",
+                format!("`released_at` is `{released_at}`; expected a UTC time such as 2026-11-23T17:09:56Z"),
+            ));
+        }
+        if !is_blake3_hex(hash) {
+            diagnostics.push(pos.error(
+                "snapshot_blake3",
+                format!("`snapshot_blake3` is `{hash}`; expected the 64 hex digits `locref release` wrote"),
+            ));
+        }
+        if let (Some(parsed), Some((previous, previous_time, line))) = (&parsed, &last) {
+            match parsed.cmp_numbers(previous) {
+                std::cmp::Ordering::Equal => diagnostics.push(pos.error(
+                    "version",
+                    format!(
+                        "duplicate version `{version}`: line {line} records `{}`",
+                        previous.text
+                    ),
+                )),
+                std::cmp::Ordering::Less => diagnostics.push(pos.error(
+                    "version",
+                    format!(
+                        "version `{version}` does not increase: the release before it (line {line}) is `{}`",
+                        previous.text
+                    ),
+                )),
+                std::cmp::Ordering::Greater => {}
+            }
+            if is_utc_time(released_at) && released_at < previous_time.as_str() {
+                diagnostics.push(pos.error(
+                    "released_at",
+                    format!(
+                        "released at {released_at}, before the release before it (line {line}, {previous_time})"
+                    ),
+                ));
+            }
+        }
+        if diagnostics.len() == before
+            && let Some(parsed) = parsed
+        {
+            last = Some((parsed, released_at.to_string(), row.line));
+            rows.push(Located {
+                pos,
+                row: ReleaseRow {
+                    version: version.to_string(),
+                    released_at: released_at.to_string(),
+                    snapshot_blake3: hash.to_string(),
+                    note: note.to_string(),
+                },
+            });
+        }
+    }
+    Checked::new(rows, diagnostics)
+}
+
+/// A release as a query key.
+#[salsa::interned(debug)]
+pub struct ReleaseKey<'db> {
+    #[returns(ref)]
+    pub version: String,
+}
+
+/// One country of one release as a query key.
+#[salsa::interned(debug)]
+pub struct ReleaseCountry<'db> {
+    #[returns(ref)]
+    pub version: String,
+    #[returns(ref)]
+    pub code: String,
+}
+
+/// The valid releases, oldest first (the register's order).
+#[salsa::tracked(returns(ref))]
+pub fn releases(db: &dyn salsa::Database) -> Vec<ReleaseRow> {
+    release_register(db)
+        .value
+        .iter()
+        .map(|r| r.row.clone())
+        .collect()
+}
+
+/// The release versions, oldest first: what the diffs chain along (a projection, so a note edited in the
+/// register re-runs no diff).
+#[salsa::tracked(returns(ref))]
+pub fn release_versions(db: &dyn salsa::Database) -> Vec<String> {
+    releases(db).iter().map(|r| r.version.clone()).collect()
+}
+
+/// The newest release, if any.
+#[salsa::tracked(returns(ref))]
+pub fn last_release(db: &dyn salsa::Database) -> Option<String> {
+    release_versions(db).last().cloned()
+}
+
+/// The release before `key`, if any.
+#[salsa::tracked(returns(ref))]
+pub fn previous_release<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Option<String> {
+    let versions = release_versions(db);
+    let at = versions.iter().position(|v| v == key.version(db))?;
+    at.checked_sub(1).map(|i| versions[i].clone())
+}
+
+/// When `key` was released.
+#[salsa::tracked(returns(ref))]
+pub fn release_time<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Option<String> {
+    releases(db)
+        .iter()
+        .find(|r| &r.version == key.version(db))
+        .map(|r| r.released_at.clone())
+}
+
+/// The files under `sources/releases/` (a projection of the file list).
+#[salsa::tracked(returns(ref))]
+pub fn release_files(db: &dyn salsa::Database) -> Vec<String> {
+    let prefix = format!("{RELEASES_DIR}/");
+    Workspace::get(db)
+        .files(db)
+        .keys()
+        .filter(|p| p.starts_with(&prefix))
+        .cloned()
+        .collect()
+}
+
+/// The snapshot of a release, parsed (only its own file is read).
+#[salsa::tracked(returns(ref))]
+pub fn snapshot_of<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Checked<Snapshot> {
+    let path = snapshot_path(key.version(db));
+    match source_text(db, &path) {
+        Ok(text) => {
+            let (snapshot, diagnostics) = snapshot::parse(&path, text);
+            Checked::new(snapshot, diagnostics)
+        }
+        Err(diagnostic) => Checked::new(Snapshot::new(), vec![diagnostic]),
+    }
+}
+
+/// blake3 (hex) of a snapshot's text, as `locref release` recorded it.
+#[salsa::tracked(returns(ref))]
+pub fn snapshot_digest<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Option<String> {
+    let text = source_text(db, &snapshot_path(key.version(db))).ok()?;
+    Some(blake3::hash(text.as_bytes()).to_hex().to_string())
+}
+
+/// The countries a release recorded.
+#[salsa::tracked(returns(ref))]
+pub fn snapshot_codes<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Vec<String> {
+    snapshot_of(db, key).value.keys().cloned().collect()
+}
+
+/// One country as a release recorded it: the early-cutoff point between a snapshot and the diffs.
+#[salsa::tracked(returns(ref))]
+pub fn snapshot_country<'db>(
+    db: &'db dyn salsa::Database,
+    key: ReleaseCountry<'db>,
+) -> Option<CountryState> {
+    let release = ReleaseKey::new(db, key.version(db).clone());
+    snapshot_of(db, release).value.get(key.code(db)).cloned()
+}
+
+/// The problems of the releases: files that are not recorded releases, recorded releases without their
+/// snapshot, snapshots edited after their release (their blake3 is not the recorded one), and each
+/// snapshot's own problems. (The register's problems are [`release_register`]'s.)
+#[salsa::tracked(returns(ref))]
+pub fn check_releases(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    let register = &release_register(db).value;
+    let recorded: BTreeSet<String> = register
+        .iter()
+        .map(|r| snapshot_path(&r.row.version))
+        .collect();
+    for path in release_files(db) {
+        if path == REGISTER || recorded.contains(path) {
+            continue;
+        }
+        let message = if path.ends_with(".jsonl") {
+            format!(
+                "`{path}` is not a recorded release: `locref release` records each snapshot it writes in {REGISTER}"
+            )
+        } else {
+            format!(
+                "{RELEASES_DIR}/ holds only releases.csv and the release snapshots (<version>.jsonl), written by `locref release`"
+            )
+        };
+        diagnostics.push(Diagnostic::file(path, message));
+    }
+    for row in register {
+        let path = snapshot_path(&row.row.version);
+        if lookup(db, &path).is_none() {
+            diagnostics.push(row.pos.error(
+                "version",
+                format!(
+                    "the snapshot of release `{}` ({path}) is missing",
+                    row.row.version
+                ),
+            ));
+            continue;
+        }
+        let key = ReleaseKey::new(db, row.row.version.clone());
+        let parsed = snapshot_of(db, key);
+        diagnostics.extend_from_slice(&parsed.diagnostics);
+        if let Some(digest) = snapshot_digest(db, key)
+            && *digest != row.row.snapshot_blake3
+        {
+            diagnostics.push(Diagnostic::file(
+                &path,
+                format!(
+                    "this snapshot was changed after its release: its blake3 is {digest}, {REGISTER}:{} records {}; a released snapshot is frozen (restore it from version control)",
+                    row.pos.line, row.row.snapshot_blake3
+                ),
+            ));
+        }
+    }
+    diagnostics
+}
+
+/// The changes of one country in one release: the diff of the release's country with the previous
+/// release's. The first release has no changes (there is nothing to compare it with).
+#[salsa::tracked(returns(ref))]
+pub fn release_country_changes<'db>(
+    db: &'db dyn salsa::Database,
+    key: ReleaseCountry<'db>,
+) -> Vec<Change> {
+    let release = ReleaseKey::new(db, key.version(db).clone());
+    let Some(previous) = previous_release(db, release) else {
+        return Vec::new();
+    };
+    let before = snapshot_country(
+        db,
+        ReleaseCountry::new(db, previous.clone(), key.code(db).clone()),
+    );
+    let after = snapshot_country(db, key);
+    let published = Published {
+        release: Some(key.version(db)),
+        released_at: release_time(db, release).as_deref(),
+    };
+    diff_country(key.code(db), before.as_ref(), after.as_ref(), published)
+}
+
+/// Every change of one release, by country.
+#[salsa::tracked(returns(ref))]
+pub fn release_changes<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Vec<Change> {
+    let Some(previous) = previous_release(db, key) else {
+        return Vec::new();
+    };
+    let codes: BTreeSet<&String> = snapshot_codes(db, ReleaseKey::new(db, previous.clone()))
+        .iter()
+        .chain(snapshot_codes(db, key))
+        .collect();
+    codes
+        .into_iter()
+        .flat_map(|code| {
+            release_country_changes(
+                db,
+                ReleaseCountry::new(db, key.version(db).clone(), code.clone()),
+            )
+            .iter()
+            .cloned()
+        })
+        .collect()
+}
+
+/// One country as the current sources publish it (its facts and toggles, read through the derive
+/// queries); `None` for a code the register does not have.
+#[salsa::tracked(returns(ref))]
+pub fn current_country_state<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Option<CountryState> {
+    country_info(db, key).as_ref()?;
+    Some(CountryState::new(
+        country_facts(db, key),
+        &country_toggle_values(db, key),
+    ))
+}
+
+/// The changes of one country since the last release (none before the first release).
+#[salsa::tracked(returns(ref))]
+pub fn unreleased_country_changes<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<Change> {
+    let Some(last) = last_release(db) else {
+        return Vec::new();
+    };
+    let before = snapshot_country(
+        db,
+        ReleaseCountry::new(db, last.clone(), key.code(db).clone()),
+    );
+    let after = current_country_state(db, key);
+    diff_country(
+        key.code(db),
+        before.as_ref(),
+        after.as_ref(),
+        Published::UNRELEASED,
+    )
+}
+
+/// The countries the unreleased changes are computed for: the register's and the last release's.
+#[salsa::tracked(returns(ref))]
+pub fn unreleased_codes(db: &dyn salsa::Database) -> Vec<String> {
+    let mut codes: BTreeSet<String> = countries(db).iter().map(|c| c.code.clone()).collect();
+    if let Some(last) = last_release(db) {
+        codes.extend(
+            snapshot_codes(db, ReleaseKey::new(db, last.clone()))
+                .iter()
+                .cloned(),
+        );
+    }
+    codes.into_iter().collect()
+}
+
+/// Every change since the last release, by country.
+#[salsa::tracked(returns(ref))]
+pub fn unreleased_changes(db: &dyn salsa::Database) -> Vec<Change> {
+    unreleased_codes(db)
+        .iter()
+        .flat_map(|code| {
+            unreleased_country_changes(db, CountryKey::new(db, code.clone()))
+                .iter()
+                .cloned()
+        })
+        .collect()
+}
+
+/// One country's history, newest first: its unreleased changes, then its changes in each release.
+#[salsa::tracked(returns(ref))]
+pub fn country_history<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec<Change> {
+    let mut changes = unreleased_country_changes(db, key).clone();
+    for version in release_versions(db).iter().rev() {
+        let part = ReleaseCountry::new(db, version.clone(), key.code(db).clone());
+        changes.extend(release_country_changes(db, part).iter().cloned());
+    }
+    changes
+}
+
+/// One ERP's history, newest first: the changes of the facts about it (its e-invoicing support and
+/// localization facts) in every country of the register.
+#[salsa::tracked(returns(ref))]
+pub fn erp_history<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<Change> {
+    let id = key.id(db);
+    let mut by_release: BTreeMap<(bool, usize), Vec<Change>> = BTreeMap::new();
+    let versions = release_versions(db);
+    for country in countries(db) {
+        for change in country_history(db, CountryKey::new(db, country.code.clone())) {
+            if change.erp.as_ref() != Some(id) {
+                continue;
+            }
+            // Unreleased first, then the newest release first.
+            let rank = match &change.release {
+                None => (false, 0),
+                Some(v) => (
+                    true,
+                    versions.len() - versions.iter().position(|x| x == v).unwrap_or(0),
+                ),
+            };
+            by_release.entry(rank).or_default().push(change.clone());
+        }
+    }
+    by_release.into_values().flatten().collect()
+}
+
+/// The snapshot a release made now would write: every country of the register as the current sources
+/// publish it.
+pub fn current_snapshot_text(db: &dyn salsa::Database) -> String {
+    let states: Vec<(String, &CountryState)> = countries(db)
+        .iter()
+        .filter_map(|c| {
+            current_country_state(db, CountryKey::new(db, c.code.clone()))
+                .as_ref()
+                .map(|s| (c.code.clone(), s))
+        })
+        .collect();
+    snapshot::write(states.iter().map(|(c, s)| (c.as_str(), *s)))
+}

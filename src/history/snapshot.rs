@@ -1,0 +1,578 @@
+//! The snapshot of a release: `sources/releases/<version>.jsonl`, the published facts and each country's
+//! toggles as they were released, frozen.
+//!
+//! JSON Lines, one record per line, sorted by key, so that two snapshots compare line by line (`git diff
+//! --no-index` of two releases shows what changed). A country's line (key: its code) comes first, then its
+//! facts (key: the fact id, which starts with the code and a hyphen):
+//!
+//! ```text
+//! {"country":"it","toggles":{"e_invoicing_mandatory_b2b":true,…,"audit_file_on_request":false}}
+//! {"id":"it-currency","erp":null,"label":"Currency","value":"Euro (EUR)","verification":"official","source_urls":["https://…"],"last_checked":"2026-10-01","effective_date":null}
+//! ```
+//!
+//! A fact line holds the fields of the API's `Fact` that a change is made of: `value`, `verification`,
+//! `source_urls`, `last_checked` (the check date), `effective_date`, and `erp` and `label` to name it.
+//! Parsing never panics: every problem is a diagnostic at its line (and, where it can be found, the
+//! column of the field).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::diagnostics::{Diagnostic, PARSER_LIMIT};
+use crate::parse::{is_http_url, is_iso_date};
+use crate::resources::{Fact, Toggles, Verification};
+
+/// One published fact as a release records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotFact {
+    pub id: String,
+    pub erp: Option<String>,
+    pub label: String,
+    pub value: String,
+    pub verification: Verification,
+    pub source_urls: Vec<String>,
+    pub last_checked: Option<String>,
+    pub effective_date: Option<String>,
+}
+
+impl SnapshotFact {
+    /// The recorded fields of a published fact (the API's `Fact`, as `derive` makes it).
+    pub fn of(fact: &Fact) -> SnapshotFact {
+        SnapshotFact {
+            id: fact.id.clone(),
+            erp: fact.erp.clone(),
+            label: fact.label.clone(),
+            value: fact.value.clone(),
+            verification: fact.verification,
+            source_urls: fact.source_urls.clone(),
+            last_checked: fact.last_checked.clone(),
+            effective_date: fact.effective_date.clone(),
+        }
+    }
+}
+
+/// One country as a release records it: its toggles (name -> value, in the published order; a toggle
+/// the release did not know is absent) and its facts, sorted by id.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CountryState {
+    pub toggles: Vec<(String, Option<bool>)>,
+    pub facts: Vec<SnapshotFact>,
+}
+
+impl CountryState {
+    /// A country's state from its published facts and toggles.
+    pub fn new(facts: &[Fact], toggles: &Toggles) -> CountryState {
+        let mut facts: Vec<SnapshotFact> = facts.iter().map(SnapshotFact::of).collect();
+        facts.sort_by(|a, b| a.id.cmp(&b.id));
+        CountryState {
+            toggles: toggles
+                .values()
+                .iter()
+                .map(|(name, value)| (name.to_string(), *value))
+                .collect(),
+            facts,
+        }
+    }
+
+    pub fn toggle(&self, name: &str) -> Option<Option<bool>> {
+        self.toggles
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, value)| *value)
+    }
+}
+
+/// A whole snapshot: country code -> state.
+pub type Snapshot = BTreeMap<String, CountryState>;
+
+/// The line of a country.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CountryLine {
+    country: String,
+    toggles: Map<String, Value>,
+}
+
+/// The line of a fact.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FactLine {
+    id: String,
+    erp: Option<String>,
+    label: String,
+    value: String,
+    verification: String,
+    source_urls: Vec<String>,
+    last_checked: Option<String>,
+    effective_date: Option<String>,
+}
+
+/// The text of a snapshot of `countries` (any order: the lines are sorted by key).
+pub fn write<'a>(countries: impl IntoIterator<Item = (&'a str, &'a CountryState)>) -> String {
+    let mut lines: Vec<(String, String)> = Vec::new();
+    for (code, state) in countries {
+        let toggles: Map<String, Value> = state
+            .toggles
+            .iter()
+            .map(|(name, value)| (name.clone(), json_bool(*value)))
+            .collect();
+        let line = CountryLine {
+            country: code.to_string(),
+            toggles,
+        };
+        lines.push((code.to_string(), to_line(&line)));
+        for fact in &state.facts {
+            let line = FactLine {
+                id: fact.id.clone(),
+                erp: fact.erp.clone(),
+                label: fact.label.clone(),
+                value: fact.value.clone(),
+                verification: fact.verification.as_str().to_string(),
+                source_urls: fact.source_urls.clone(),
+                last_checked: fact.last_checked.clone(),
+                effective_date: fact.effective_date.clone(),
+            };
+            lines.push((fact.id.clone(), to_line(&line)));
+        }
+    }
+    lines.sort();
+    let mut text = String::new();
+    for (_, line) in lines {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
+fn json_bool(value: Option<bool>) -> Value {
+    value.map_or(Value::Null, Value::Bool)
+}
+
+fn to_line<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("snapshot lines serialize")
+}
+
+/// Collects a snapshot's problems, keeping at most [`PARSER_LIMIT`] and counting the rest.
+struct Problems<'a> {
+    path: &'a str,
+    list: Vec<Diagnostic>,
+    hidden: usize,
+    hidden_from: u32,
+}
+
+impl Problems<'_> {
+    fn push(&mut self, line: u32, column: u32, message: String) {
+        if self.list.len() < PARSER_LIMIT {
+            self.list
+                .push(Diagnostic::new(self.path, line, column, message));
+        } else {
+            if self.hidden == 0 {
+                self.hidden_from = line;
+            }
+            self.hidden += 1;
+        }
+    }
+
+    fn finish(mut self) -> Vec<Diagnostic> {
+        if self.hidden > 0 {
+            self.list.push(Diagnostic::more_in_file(
+                self.path,
+                self.hidden_from,
+                self.hidden,
+            ));
+        }
+        self.list
+    }
+}
+
+/// The 1-based character column of `"key":` in `line`, or 1.
+fn column_of(line: &str, key: &str) -> u32 {
+    line.find(&format!("\"{key}\":"))
+        .map_or(1, |at| line[..at].chars().count() as u32 + 1)
+}
+
+/// Whether `text` holds a control character other than a line feed or a tab (a JSON escape can make one
+/// that the file's own check does not see).
+fn has_control(text: &str) -> bool {
+    text.chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+}
+
+fn is_country_code(code: &str) -> bool {
+    code.len() == 2 && code.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+fn is_slug(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !text.starts_with('-')
+        && !text.ends_with('-')
+}
+
+/// Parses the text of a snapshot (decoded: UTF-8, LF line ends). Returns what could be read and every
+/// problem; a snapshot with problems is not used.
+pub fn parse(path: &str, text: &str) -> (Snapshot, Vec<Diagnostic>) {
+    let mut problems = Problems {
+        path,
+        list: Vec::new(),
+        hidden: 0,
+        hidden_from: 0,
+    };
+    let mut snapshot = Snapshot::new();
+    // The key of the last line read and the country whose facts may follow.
+    let mut last_key: Option<String> = None;
+    let mut country: Option<String> = None;
+    for (i, line) in text.split('\n').enumerate() {
+        let n = i as u32 + 1;
+        if line.is_empty() {
+            continue;
+        }
+        let value: Value = match serde_json::from_str(line) {
+            Ok(value) => value,
+            Err(e) => {
+                let column = if e.line() == 1 { e.column().max(1) } else { 1 };
+                // The position is the diagnostic's own; serde_json's message repeats it.
+                let message = e.to_string();
+                let message = message.split(" at line ").next().unwrap_or_default();
+                problems.push(n, column as u32, format!("not a JSON record: {message}"));
+                continue;
+            }
+        };
+        let Some(object) = value.as_object() else {
+            problems.push(n, 1, "a snapshot line is a JSON object".into());
+            continue;
+        };
+        let key = if object.contains_key("country") {
+            match serde_json::from_value::<CountryLine>(value.clone()) {
+                Ok(record) => {
+                    read_country(&mut problems, n, line, &record, &mut snapshot);
+                    country = Some(record.country.clone());
+                    record.country
+                }
+                Err(e) => {
+                    problems.push(n, 1, format!("a country's line: {e}"));
+                    continue;
+                }
+            }
+        } else {
+            match serde_json::from_value::<FactLine>(value.clone()) {
+                Ok(record) => {
+                    let state = country
+                        .as_ref()
+                        .filter(|c| record.id.starts_with(&format!("{c}-")))
+                        .and_then(|c| snapshot.get_mut(c));
+                    match state {
+                        Some(state) => {
+                            if let Some(fact) = read_fact(&mut problems, n, line, &record) {
+                                state.facts.push(fact);
+                            }
+                        }
+                        None => problems.push(
+                            n,
+                            column_of(line, "id"),
+                            format!(
+                                "fact `{}` does not follow its country's line: a fact id starts with its country's code and a hyphen, after that country's `{{\"country\":…}}` line",
+                                record.id
+                            ),
+                        ),
+                    }
+                    record.id
+                }
+                Err(e) => {
+                    problems.push(n, 1, format!("a fact's line: {e}"));
+                    continue;
+                }
+            }
+        };
+        if let Some(last) = &last_key {
+            if key == *last {
+                problems.push(n, 1, format!("`{key}` is recorded twice"));
+            } else if key < *last {
+                problems.push(
+                    n,
+                    1,
+                    format!("lines are sorted by key: `{key}` comes after `{last}`"),
+                );
+            }
+        }
+        last_key = Some(key);
+    }
+    (snapshot, problems.finish())
+}
+
+fn read_country(
+    problems: &mut Problems<'_>,
+    n: u32,
+    line: &str,
+    record: &CountryLine,
+    snapshot: &mut Snapshot,
+) {
+    if !is_country_code(&record.country) {
+        problems.push(
+            n,
+            column_of(line, "country"),
+            format!(
+                "`{}` is not a country code (two lower-case letters)",
+                record.country
+            ),
+        );
+        return;
+    }
+    let mut toggles = Vec::new();
+    for (name, value) in &record.toggles {
+        let valid_name = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        let value = match value {
+            Value::Bool(b) => Some(*b),
+            Value::Null => None,
+            _ => {
+                problems.push(
+                    n,
+                    column_of(line, name),
+                    format!("toggle `{name}` is true, false or null"),
+                );
+                continue;
+            }
+        };
+        if !valid_name {
+            problems.push(
+                n,
+                column_of(line, "toggles"),
+                format!("`{name}` is not a toggle name"),
+            );
+            continue;
+        }
+        toggles.push((name.clone(), value));
+    }
+    snapshot.insert(
+        record.country.clone(),
+        CountryState {
+            toggles,
+            facts: Vec::new(),
+        },
+    );
+}
+
+fn read_fact(
+    problems: &mut Problems<'_>,
+    n: u32,
+    line: &str,
+    record: &FactLine,
+) -> Option<SnapshotFact> {
+    let before = problems.list.len() + problems.hidden;
+    if !is_slug(&record.id) {
+        problems.push(
+            n,
+            column_of(line, "id"),
+            format!(
+                "`{}` is not a fact id (lower-case letters, digits and hyphens)",
+                record.id
+            ),
+        );
+    }
+    if let Some(erp) = record.erp.as_deref().filter(|erp| !is_slug(erp)) {
+        problems.push(
+            n,
+            column_of(line, "erp"),
+            format!("`{erp}` is not an ERP id"),
+        );
+    }
+    let verification = Verification::parse(&record.verification);
+    if verification.is_none() {
+        problems.push(
+            n,
+            column_of(line, "verification"),
+            format!(
+                "`verification` is `{}`; expected one of: {}",
+                record.verification,
+                Verification::NAMES.join(", ")
+            ),
+        );
+    }
+    for url in &record.source_urls {
+        if !is_http_url(url) {
+            problems.push(
+                n,
+                column_of(line, "source_urls"),
+                format!("`{url}` is not an http(s) URL"),
+            );
+        }
+    }
+    for (key, date) in [
+        ("last_checked", &record.last_checked),
+        ("effective_date", &record.effective_date),
+    ] {
+        if let Some(date) = date.as_deref().filter(|d| !is_iso_date(d)) {
+            problems.push(
+                n,
+                column_of(line, key),
+                format!("`{key}` is `{date}`; expected a YYYY-MM-DD date or null"),
+            );
+        }
+    }
+    for (key, text) in [("label", &record.label), ("value", &record.value)] {
+        if has_control(text) {
+            problems.push(
+                n,
+                column_of(line, key),
+                format!("`{key}` holds a control character"),
+            );
+        }
+    }
+    if problems.list.len() + problems.hidden > before {
+        return None;
+    }
+    Some(SnapshotFact {
+        id: record.id.clone(),
+        erp: record.erp.clone(),
+        label: record.label.clone(),
+        value: record.value.clone(),
+        verification: verification?,
+        source_urls: record.source_urls.clone(),
+        last_checked: record.last_checked.clone(),
+        effective_date: record.effective_date.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn state() -> CountryState {
+        CountryState {
+            toggles: vec![
+                ("e_invoicing_mandatory_b2b".into(), Some(true)),
+                ("saft_required".into(), None),
+            ],
+            facts: vec![
+                SnapshotFact {
+                    id: "it-currency".into(),
+                    erp: None,
+                    label: "Currency".into(),
+                    value: "Euro (EUR), \"quoted\", ünïcode\nsecond line".into(),
+                    verification: Verification::Official,
+                    source_urls: vec!["https://example.org/a".into()],
+                    last_checked: Some("2026-10-01".into()),
+                    effective_date: None,
+                },
+                SnapshotFact {
+                    id: "it-e-invoicing-erp-support-odoo".into(),
+                    erp: Some("odoo".into()),
+                    label: "E-invoicing support: Odoo".into(),
+                    value: "native".into(),
+                    verification: Verification::Unverified,
+                    source_urls: vec![],
+                    last_checked: None,
+                    effective_date: Some("2027-01-01".into()),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_written_snapshot_reads_back_and_is_sorted_one_record_a_line() {
+        let it = state();
+        let mut fr = state();
+        fr.facts.iter_mut().for_each(|f| {
+            f.id = f.id.replacen("it-", "fr-", 1);
+        });
+        let text = write([("it", &it), ("fr", &fr)]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 6);
+        assert!(lines[0].starts_with(
+            r#"{"country":"fr","toggles":{"e_invoicing_mandatory_b2b":true,"saft_required":null}}"#
+        ));
+        assert!(lines[1].starts_with(r#"{"id":"fr-currency","erp":null,"label":"Currency","value":"Euro (EUR), \"quoted\", ünïcode\nsecond line","verification":"official""#), "{}", lines[1]);
+        assert!(lines[3].starts_with(r#"{"country":"it""#));
+        let (snapshot, problems) = parse("s.jsonl", &text);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(snapshot["it"], it);
+        assert_eq!(snapshot["fr"], fr);
+        assert_eq!(write(snapshot.iter().map(|(c, s)| (c.as_str(), s))), text);
+    }
+
+    fn messages(text: &str) -> Vec<String> {
+        parse("s.jsonl", text)
+            .1
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_damaged_snapshot_is_located() {
+        let text = write([("it", &state())]);
+        let lines: Vec<&str> = text.lines().collect();
+        // Out of order, twice, a bad field, a fact without its country, not JSON.
+        let swapped = format!("{}\n{}\n{}\n", lines[0], lines[2], lines[1]);
+        assert_eq!(
+            messages(&swapped),
+            [
+                "s.jsonl:3:1: error: lines are sorted by key: `it-currency` comes after `it-e-invoicing-erp-support-odoo`"
+            ]
+        );
+        let twice = format!("{}\n{}\n{}\n", lines[0], lines[1], lines[1]);
+        assert_eq!(
+            messages(&twice),
+            ["s.jsonl:3:1: error: `it-currency` is recorded twice"]
+        );
+        let bad = text.replace("\"official\"", "\"checked\"");
+        assert_eq!(
+            messages(&bad),
+            [
+                "s.jsonl:2:106: error: `verification` is `checked`; expected one of: official, secondary, unverified"
+            ]
+        );
+        let orphan = format!("{}\n", lines[1]);
+        assert_eq!(
+            messages(&orphan),
+            [
+                "s.jsonl:1:2: error: fact `it-currency` does not follow its country's line: a fact id starts with its country's code and a hyphen, after that country's `{\"country\":…}` line"
+            ]
+        );
+        let broken = format!("{}\n{{\"id\": \n", lines[0]);
+        assert_eq!(
+            messages(&broken),
+            ["s.jsonl:2:7: error: not a JSON record: EOF while parsing a value"]
+        );
+        let unknown = text.replace("\"label\":\"Currency\"", "\"labels\":\"Currency\"");
+        assert!(messages(&unknown)[0].contains("unknown field `labels`"));
+        let date = text.replace("2027-01-01", "2027-02-30");
+        assert!(messages(&date)[0].contains("`effective_date` is `2027-02-30`"));
+    }
+
+    proptest! {
+        /// Any text at all: the parser returns, it never panics.
+        #[test]
+        fn any_bytes_parse_or_are_located(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let (_, problems) = parse("s.jsonl", &text);
+            for p in problems {
+                prop_assert!(p.line >= 1 && p.column >= 1);
+            }
+        }
+
+        /// A real snapshot with one character replaced, inserted or deleted anywhere: never a panic, and
+        /// the result is either the same snapshot or located problems.
+        #[test]
+        fn a_damaged_real_snapshot_never_panics(at in any::<prop::sample::Index>(), c in any::<char>(), op in 0..3u8) {
+            let text = write([("it", &state())]);
+            let mut chars: Vec<char> = text.chars().collect();
+            let i = at.index(chars.len());
+            match op {
+                0 => chars[i] = c,
+                1 => chars.insert(i, c),
+                _ => { chars.remove(i); }
+            }
+            let damaged: String = chars.into_iter().collect();
+            let _ = parse("s.jsonl", &damaged);
+        }
+    }
+}

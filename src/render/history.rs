@@ -1,0 +1,517 @@
+//! The outputs made from the releases and their changes (`crate::history`): `/api/v1/changes.json`,
+//! `/api/v1/releases.json`, `/api/v1/releases/{version}.json`, the Atom feed `/changes.xml`, the
+//! contexts of the `/changes/` page, of each release's page `/changes/{version}/` and of the History
+//! sections of the country and ERP pages; and the crawler
+//! files `/sitemap.xml` (every page, `lastmod` the time its content last changed) and `/robots.txt`.
+//!
+//! A release's change set is frozen: its JSON fragment, its feed entry and its page are cached per
+//! release, so an edit of the sources re-renders only the unreleased part (and the short `/changes/` page
+//! that lists it) and splices it with them.
+
+use serde_json::{Value as Json, json};
+
+use super::api::meta;
+use super::{GENERATED_AT_MARK, Rendered, json_bytes, json_items, splice_items, stamp_of};
+use crate::history::{
+    ReleaseKey, country_history, erp_history, last_release, previous_release, release_changes,
+    release_versions, releases, snapshot_of, unreleased_changes,
+};
+use crate::model::{CountryKey, ErpKey, base_url, countries};
+use crate::parse::rules::site_rules;
+use crate::resources::{
+    Change, ChangeCounts, ChangeKind, ChangeValue, Envelope, Release, ReleaseDetail,
+};
+use crate::routes::outputs;
+
+/// Site-relative path of a release's change set.
+pub fn release_api_path(version: &str) -> String {
+    format!("/api/v1/releases/{version}.json")
+}
+
+// ---------------------------------------------------------------------------------------------- API
+
+/// A release as `releases.json` lists it.
+#[salsa::tracked(returns(ref))]
+pub fn release_summary<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Option<Release> {
+    let row = releases(db)
+        .iter()
+        .find(|r| &r.version == key.version(db))?;
+    let snapshot = &snapshot_of(db, key).value;
+    let previous = previous_release(db, key).clone();
+    let changes = previous.as_ref().map(|_| release_changes(db, key));
+    Some(Release {
+        version: row.version.clone(),
+        released_at: row.released_at.clone(),
+        previous,
+        note: row.note.clone(),
+        snapshot_blake3: row.snapshot_blake3.clone(),
+        facts: snapshot.values().map(|s| s.facts.len() as u64).sum(),
+        countries: snapshot.len() as u64,
+        change_count: changes.map(|c| c.len() as u64),
+        change_counts: changes.map(|c| ChangeCounts::of(c)),
+        api_url: release_api_path(&row.version),
+    })
+}
+
+/// The release keys, newest first.
+fn newest_first(db: &dyn salsa::Database) -> impl Iterator<Item = ReleaseKey<'_>> {
+    release_versions(db)
+        .iter()
+        .rev()
+        .map(move |v| ReleaseKey::new(db, v.clone()))
+}
+
+/// The changes since the last release as a fragment of `changes.json` (and their count).
+#[salsa::tracked(returns(ref))]
+pub fn unreleased_changes_json(db: &dyn salsa::Database) -> (usize, String) {
+    let changes = unreleased_changes(db);
+    (changes.len(), json_items(changes, 4))
+}
+
+/// One release's changes as a fragment of `changes.json`: frozen, so serialized once.
+#[salsa::tracked(returns(ref))]
+pub fn release_changes_json<'db>(
+    db: &'db dyn salsa::Database,
+    key: ReleaseKey<'db>,
+) -> (usize, String) {
+    let changes = release_changes(db, key);
+    (changes.len(), json_items(changes, 4))
+}
+
+/// `/api/v1/changes.json`: the unreleased changes, then each release's, newest first.
+#[salsa::tracked(returns(ref))]
+pub fn api_changes(db: &dyn salsa::Database) -> Rendered {
+    let mut parts: Vec<&(usize, String)> = vec![unreleased_changes_json(db)];
+    parts.extend(newest_first(db).map(|key| release_changes_json(db, key)));
+    let count = parts.iter().map(|(n, _)| n).sum();
+    let head = json_bytes(&Envelope {
+        meta: meta(db, count),
+        data: Vec::<()>::new(),
+    });
+    Rendered::new(splice_items(
+        &head,
+        parts.iter().map(|(_, json)| json.as_str()),
+    ))
+}
+
+/// How many changes `changes.json` lists.
+pub fn change_count(db: &dyn salsa::Database) -> usize {
+    unreleased_changes(db).len()
+        + newest_first(db)
+            .map(|key| release_changes(db, key).len())
+            .sum::<usize>()
+}
+
+/// `/api/v1/releases.json`: the releases, newest first.
+#[salsa::tracked(returns(ref))]
+pub fn api_releases(db: &dyn salsa::Database) -> Rendered {
+    let data: Vec<Release> = newest_first(db)
+        .filter_map(|key| release_summary(db, key).clone())
+        .collect();
+    Rendered::new(json_bytes(&Envelope {
+        meta: meta(db, data.len()),
+        data,
+    }))
+}
+
+/// `/api/v1/releases/{version}.json`: one release and its change set.
+#[salsa::tracked(returns(ref))]
+pub fn api_release<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Rendered {
+    let data = release_summary(db, key)
+        .clone()
+        .map(|release| ReleaseDetail {
+            release,
+            changes: release_changes(db, key).clone(),
+        });
+    Rendered::new(json_bytes(&Envelope {
+        meta: meta(db, 1),
+        data,
+    }))
+}
+
+// ------------------------------------------------------------------------------- shown to people
+
+/// A value of a change as the pages and the feed show it.
+fn shown(value: &Option<ChangeValue>, kind: ChangeKind) -> String {
+    match value {
+        Some(ChangeValue::Text(text)) => text.clone(),
+        Some(ChangeValue::Flag(true)) => "yes".into(),
+        Some(ChangeValue::Flag(false)) => "no".into(),
+        Some(ChangeValue::Urls(urls)) if urls.is_empty() => "none".into(),
+        // One URL a line (the pages keep line breaks in a change's values).
+        Some(ChangeValue::Urls(urls)) => urls.join("\n"),
+        None => match kind {
+            ChangeKind::ToggleFlipped => "unknown".into(),
+            ChangeKind::EffectiveDateChanged => "not recorded".into(),
+            _ => String::new(),
+        },
+    }
+}
+
+/// The date part of a release time.
+fn day(time: &str) -> &str {
+    time.get(..10).unwrap_or(time)
+}
+
+/// One change for a template: the country and its name, what changed, and the values before and after as
+/// text (source URLs too: a source a later release dropped is shown, never linked).
+fn change_json(change: &Change, country_name: &str, toggle_label: Option<&str>) -> Json {
+    json!({
+        "country": change.country,
+        "country_name": country_name,
+        "fact_id": change.fact_id,
+        "toggle": change.toggle,
+        "label": toggle_label.unwrap_or(&change.label),
+        "kind": change.kind.name(),
+        "words": change.kind.words(),
+        "old": shown(&change.old, change.kind),
+        "new": shown(&change.new, change.kind),
+    })
+}
+
+/// Country code -> name (the code itself for a country the register no longer has).
+fn country_name(db: &dyn salsa::Database, code: &str) -> String {
+    countries(db)
+        .iter()
+        .find(|c| c.code == code)
+        .map_or_else(|| code.to_string(), |c| c.name.clone())
+}
+
+/// Toggle name -> its label in `rules/toggles.toml`.
+fn toggle_label(db: &dyn salsa::Database, name: &str) -> Option<String> {
+    super::contexts::toggle_labels(db)
+        .as_array()?
+        .iter()
+        .find(|t| t["name"] == name)
+        .and_then(|t| t["label"].as_str())
+        .map(str::to_string)
+}
+
+fn changes_json(db: &dyn salsa::Database, changes: &[Change]) -> Vec<Json> {
+    changes
+        .iter()
+        .map(|c| {
+            let label = c.toggle.as_deref().and_then(|t| toggle_label(db, t));
+            change_json(c, &country_name(db, &c.country), label.as_deref())
+        })
+        .collect()
+}
+
+/// The counts of a change set by kind, the kinds that occur: `[{words, count}]`.
+fn counts_json(changes: &[Change]) -> Vec<Json> {
+    ChangeCounts::of(changes)
+        .by_kind()
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(kind, n)| json!({ "words": kind.words(), "count": n }))
+        .collect()
+}
+
+/// Site-relative path of a release's page.
+pub fn release_page_path(version: &str) -> String {
+    format!("/changes/{version}/")
+}
+
+/// One release as the `/changes/` page lists it: its time, note and counts.
+#[salsa::tracked(returns(ref))]
+pub fn release_listing_json<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
+    let Some(release) = release_summary(db, key) else {
+        return Json::Null;
+    };
+    let changes = release_changes(db, key);
+    json!({
+        "version": release.version,
+        "released_at": release.released_at,
+        "date": day(&release.released_at),
+        "note": release.note,
+        "previous": release.previous,
+        "previous_page": release.previous.as_deref().map(release_page_path),
+        "page": release_page_path(&release.version),
+        "facts": release.facts,
+        "countries": release.countries,
+        "api_url": release.api_url,
+        "change_count": release.change_count,
+        "counts": counts_json(changes),
+    })
+}
+
+/// A release's page `/changes/<version>/`: its listing and every change it made. Frozen: a new release
+/// or an edit of the sources does not render it again.
+#[salsa::tracked(returns(ref))]
+pub fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
+    let listing = release_listing_json(db, key);
+    if listing.is_null() {
+        return Json::Null;
+    }
+    json!({
+        "site": super::contexts::site_context(db),
+        "release": listing,
+        "changes": changes_json(db, release_changes(db, key)),
+    })
+}
+
+/// The `/changes/` page: the unreleased changes, then every release (with a link to its page), newest
+/// first.
+#[salsa::tracked(returns(ref))]
+pub fn changes_context(db: &dyn salsa::Database) -> Json {
+    let unreleased = unreleased_changes(db);
+    let releases: Vec<&Json> = newest_first(db)
+        .map(|key| release_listing_json(db, key))
+        .filter(|r| !r.is_null())
+        .collect();
+    json!({
+        "site": super::contexts::site_context(db),
+        "last_release": last_release(db),
+        "unreleased": {
+            "count": unreleased.len(),
+            "counts": counts_json(unreleased),
+            "changes": changes_json(db, unreleased),
+        },
+        "releases": releases,
+    })
+}
+
+/// A History section (a country's or an ERP's): its changes grouped by release, unreleased first. Which
+/// release is the last is named only in the unreleased group, so a new release re-renders only the
+/// sections whose changes it releases.
+fn history_json(db: &dyn salsa::Database, changes: &[Change]) -> Json {
+    let mut groups: Vec<Json> = Vec::new();
+    let mut start = 0;
+    while start < changes.len() {
+        let release = &changes[start].release;
+        let end = changes[start..]
+            .iter()
+            .position(|c| &c.release != release)
+            .map_or(changes.len(), |n| start + n);
+        let group = &changes[start..end];
+        groups.push(json!({
+            "release": release,
+            "date": group[0].released_at.as_deref().map(day),
+            "page": release.as_deref().map(release_page_path),
+            "since": release.is_none().then(|| last_release(db)),
+            "changes": changes_json(db, group),
+        }));
+        start = end;
+    }
+    json!({ "released": last_release(db).is_some(), "groups": groups })
+}
+
+/// The History section of a country page.
+#[salsa::tracked(returns(ref))]
+pub fn country_history_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Json {
+    history_json(db, country_history(db, key))
+}
+
+/// The History section of an ERP page.
+#[salsa::tracked(returns(ref))]
+pub fn erp_history_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Json {
+    history_json(db, erp_history(db, key))
+}
+
+// -------------------------------------------------------------------------------------------- XML
+
+/// Escapes text for XML content and attribute values. A backslash is written as a character reference,
+/// so no data can spell the build-time placeholder the emit step fills in.
+pub fn escape_xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\\' => out.push_str("&#92;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// How many changes one feed entry lists before it links to the rest.
+const FEED_CHANGES: usize = 100;
+/// How many releases the feed carries (the newest).
+const FEED_RELEASES: usize = 50;
+
+/// One change as a line of a feed entry (HTML, escaped).
+fn feed_line(db: &dyn salsa::Database, change: &Change) -> String {
+    let country = country_name(db, &change.country);
+    let what = match (&change.fact_id, &change.toggle) {
+        (Some(id), _) => format!("{} ({id})", change.label),
+        (None, Some(toggle)) => {
+            format!(
+                "toggle {}",
+                toggle_label(db, toggle).unwrap_or(toggle.clone())
+            )
+        }
+        (None, None) => change.label.clone(),
+    };
+    let old = shown(&change.old, change.kind);
+    let new = shown(&change.new, change.kind);
+    let text = match change.kind {
+        ChangeKind::Added => format!("{country}: {what} added: “{new}”"),
+        ChangeKind::Removed => format!("{country}: {what} removed (was “{old}”)"),
+        kind => format!("{country}: {what}: {}: “{old}” → “{new}”", kind.words()),
+    };
+    format!("<li>{}</li>", crate::render::pages::escape_html(&text))
+}
+
+/// The HTML content of a feed entry: the counts by kind, then the changes (the first
+/// [`FEED_CHANGES`], and a link to the rest).
+fn feed_content(db: &dyn salsa::Database, changes: &[Change], more_at: &str) -> String {
+    let counts: Vec<String> = counts_json(changes)
+        .iter()
+        .map(|c| format!("{} {}", c["count"], c["words"].as_str().unwrap_or_default()))
+        .collect();
+    let mut html = format!(
+        "<p>{} change(s): {}.</p><ul>",
+        changes.len(),
+        counts.join(", ")
+    );
+    for change in changes.iter().take(FEED_CHANGES) {
+        html.push_str(&feed_line(db, change));
+    }
+    html.push_str("</ul>");
+    if changes.len() > FEED_CHANGES {
+        html.push_str(&format!(
+            "<p>… and {} more: <a href=\"{}\">all changes</a>.</p>",
+            changes.len() - FEED_CHANGES,
+            crate::render::pages::escape_html(more_at)
+        ));
+    }
+    html
+}
+
+/// One release's feed entry: frozen but for the site's address.
+#[salsa::tracked(returns(ref))]
+pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> String {
+    let Some(release) = release_summary(db, key) else {
+        return String::new();
+    };
+    let base = base_url(db);
+    let version = &release.version;
+    let page = format!("{base}{}", release_page_path(version));
+    let api = format!("{base}{}", release.api_url);
+    let changes = release_changes(db, key);
+    let (title, content) = match &release.previous {
+        Some(previous) => (
+            format!(
+                "Release {version}: {} change(s) since {previous}",
+                changes.len()
+            ),
+            feed_content(db, changes, &api),
+        ),
+        None => (
+            format!("Release {version}: the first release"),
+            format!(
+                "<p>The first release: {} facts of {} countries. Changes are listed from the next release on.</p>",
+                release.facts, release.countries
+            ),
+        ),
+    };
+    let mut entry = format!(
+        "  <entry>\n    <title>{}</title>\n    <id>{}</id>\n    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n    <link rel=\"related\" type=\"application/json\" href=\"{}\"/>\n    <published>{}</published>\n    <updated>{}</updated>\n",
+        escape_xml(&title),
+        escape_xml(&api),
+        escape_xml(&page),
+        escape_xml(&api),
+        release.released_at,
+        release.released_at,
+    );
+    if !release.note.is_empty() {
+        entry.push_str(&format!(
+            "    <summary>{}</summary>\n",
+            escape_xml(&release.note)
+        ));
+    }
+    entry.push_str(&format!(
+        "    <content type=\"html\">{}</content>\n  </entry>\n",
+        escape_xml(&content)
+    ));
+    entry
+}
+
+/// `/changes.xml`: an Atom feed of the changes, newest first: the changes not released yet (dated by the
+/// build that last changed them), then one entry per release (dated by the release).
+#[salsa::tracked(returns(ref))]
+pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
+    let site = &site_rules(db).value;
+    let base = base_url(db);
+    // The time of the build that last changed this file's content, stamped by the emit step.
+    let now = GENERATED_AT_MARK;
+    let mut xml = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title>{}: changes</title>\n  <subtitle>{}</subtitle>\n  <id>{}</id>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n  <updated>{now}</updated>\n  <author><name>{}</name></author>\n  <rights>{}</rights>\n",
+        escape_xml(&site.title),
+        escape_xml(&format!(
+            "What changed in the published facts and toggles, release by release. {}",
+            site.informational_notice
+        )),
+        escape_xml(&format!("{base}/changes/")),
+        escape_xml(&format!("{base}/changes.xml")),
+        escape_xml(&format!("{base}/changes/")),
+        escape_xml(&site.title),
+        escape_xml(&site.api_licence.attribution),
+    );
+    let unreleased = unreleased_changes(db);
+    if !unreleased.is_empty() {
+        let since = last_release(db).clone().unwrap_or_default();
+        let page = format!("{base}/changes/#unreleased");
+        xml.push_str(&format!(
+            "  <entry>\n    <title>{}</title>\n    <id>{}</id>\n    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n    <updated>{now}</updated>\n    <content type=\"html\">{}</content>\n  </entry>\n",
+            escape_xml(&format!(
+                "Not released yet: {} change(s) since {since}",
+                unreleased.len()
+            )),
+            escape_xml(&page),
+            escape_xml(&page),
+            escape_xml(&feed_content(
+                db,
+                unreleased,
+                &format!("{base}/api/v1/changes.json")
+            )),
+        ));
+    }
+    for key in newest_first(db).take(FEED_RELEASES) {
+        xml.push_str(release_feed_entry(db, key));
+    }
+    xml.push_str("</feed>\n");
+    Rendered::new(xml.into_bytes())
+}
+
+// ---------------------------------------------------------------------------------- crawler files
+
+/// `/sitemap.xml`: every HTML page (the 404 page aside), with `lastmod` the time its content last changed:
+/// a placeholder per page that the emit step fills with that page's `generated_at`.
+#[salsa::tracked(returns(ref))]
+pub fn sitemap(db: &dyn salsa::Database) -> Rendered {
+    let base = base_url(db);
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
+    );
+    for output in outputs(db) {
+        let crate::routes::Renderer::Page(kind, super::Format::Html) = output.renderer else {
+            continue;
+        };
+        if kind == super::PageKind::NotFound {
+            continue;
+        }
+        let location = output
+            .path
+            .strip_suffix("index.html")
+            .unwrap_or(&output.path);
+        xml.push_str(&format!(
+            "  <url><loc>{}</loc><lastmod>{}</lastmod></url>\n",
+            escape_xml(&format!("{base}{location}")),
+            stamp_of(&output.path)
+        ));
+    }
+    xml.push_str("</urlset>\n");
+    Rendered::referring(xml.into_bytes())
+}
+
+/// `/robots.txt`: everything may be crawled; names the sitemap.
+#[salsa::tracked(returns(ref))]
+pub fn robots(db: &dyn salsa::Database) -> Rendered {
+    let base = base_url(db);
+    Rendered::new(format!("User-agent: *\nAllow: /\n\nSitemap: {base}/sitemap.xml\n").into_bytes())
+}

@@ -1,0 +1,981 @@
+//! Releases and changes as a user meets them: `locref release` through the real binary (what it writes,
+//! and that it writes nothing when it refuses), the located errors of a release edited by hand, and the
+//! published history: every change backed by the snapshots, every date by the record, the Atom feed read
+//! by a feed parser, the sitemap and robots.txt, the changes page and the History sections.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+use crate::common::{copy_project, read, replace_once, snapshot};
+
+/// 2026-11-24T09:00:00Z: after the last shipped release.
+const AFTER: &str = "1795510800";
+/// 2026-09-21T14:13:20Z: before it.
+const BEFORE: &str = "1790000000";
+
+/// The last shipped release's version and time.
+fn last() -> &'static str {
+    &crate::common::shipped_releases().last
+}
+fn last_at() -> &'static str {
+    &crate::common::shipped_releases().last_at
+}
+
+fn locref(project: &Path, args: &[&str], epoch: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_locref"))
+        .args(args)
+        .current_dir(project)
+        .env("SOURCE_DATE_EPOCH", epoch)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Every input file of a project (sources/ and rules/), for "nothing was written".
+fn inputs(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut all = snapshot(&root.join("sources"));
+    all.extend(
+        snapshot(&root.join("rules"))
+            .into_iter()
+            .map(|(k, v)| (format!("rules/{k}"), v)),
+    );
+    all
+}
+
+/// The change that makes the releases below: Australia's SAF-T becomes required (its phase, and its
+/// fact's clause, which must agree with the phase).
+fn edit_australia(root: &Path) {
+    replace_once(
+        root,
+        "sources/tables/countries.csv",
+        "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no.",
+        "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
+    );
+    replace_once(
+        root,
+        "sources/tables/obligations.csv",
+        "au,saf-t,main,none,,,",
+        "au,saf-t,main,in-force,,,",
+    );
+}
+
+#[test]
+fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier_release() {
+    let dir = copy_project();
+    let root = dir.path();
+    edit_australia(root);
+    let before = inputs(root);
+    let run = locref(
+        root,
+        &[
+            "release",
+            "2026.11.24-1",
+            "--note",
+            "Australia: SAF-T required, checked",
+        ],
+        AFTER,
+    );
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let stdout = text(&run.stdout);
+    assert!(
+        stdout.contains(&format!("released 2026.11.24-1 at 2026-11-24T09:00:00Z: 1403 facts of 61 countries; 2 change(s) since {}", last())),
+        "{stdout}"
+    );
+    let after = inputs(root);
+    // Exactly three files: the new snapshot, the register and the site's version.
+    let changed: Vec<&String> = after
+        .keys()
+        .filter(|k| before.get(*k) != after.get(*k))
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            "releases/2026.11.24-1.jsonl",
+            "releases/releases.csv",
+            "rules/site.toml"
+        ]
+    );
+    assert!(read(root, "rules/site.toml").contains("\nversion = \"2026.11.24-1\"\n"));
+    let snapshot = read(root, "sources/releases/2026.11.24-1.jsonl");
+    let register = read(root, "sources/releases/releases.csv");
+    let row = register.lines().last().unwrap();
+    assert_eq!(
+        row,
+        format!(
+            "2026.11.24-1,2026-11-24T09:00:00Z,{},\"Australia: SAF-T required, checked\"",
+            blake3::hash(snapshot.as_bytes()).to_hex()
+        )
+    );
+    // One record a line, sorted by key; Australia's line records the flipped toggle.
+    let keys: Vec<String> = snapshot
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v.get("id")
+                .or(v.get("country"))
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(keys, sorted);
+    assert!(snapshot.contains("\"au-periodic-reporting\""));
+    assert!(
+        snapshot
+            .lines()
+            .any(|l| l.starts_with("{\"country\":\"au\",") && l.contains("\"saft_required\":true"))
+    );
+
+    // The build publishes it; nothing is left unreleased.
+    let build = locref(root, &["build", "--out", "public"], AFTER);
+    assert!(build.status.success(), "{}", text(&build.stderr));
+    let changes: Value = serde_json::from_str(&read(root, "public/api/v1/changes.json")).unwrap();
+    let first: Vec<(&str, &str)> = changes["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(2)
+        .map(|c| (c["release"].as_str().unwrap(), c["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        first,
+        [
+            ("2026.11.24-1", "toggle_flipped"),
+            ("2026.11.24-1", "value_changed")
+        ]
+    );
+    let detail: Value =
+        serde_json::from_str(&read(root, "public/api/v1/releases/2026.11.24-1.json")).unwrap();
+    assert_eq!(detail["meta"]["version"], "2026.11.24-1");
+    assert_eq!(detail["data"]["previous"], last());
+    assert_eq!(detail["data"]["note"], "Australia: SAF-T required, checked");
+
+    // The same version again, and a version that does not increase: refused, nothing written.
+    let again = inputs(root);
+    for version in ["2026.11.24-1", "2026.11.24.1", "2026.11.23-9"] {
+        let run = locref(root, &["release", version], AFTER);
+        assert_eq!(run.status.code(), Some(1), "{version}");
+        assert!(
+            text(&run.stderr).contains("nothing was written"),
+            "{version}"
+        );
+        assert_eq!(inputs(root), again, "{version}: nothing written");
+    }
+}
+
+#[test]
+fn a_release_after_a_failed_check_writes_nothing() {
+    let dir = copy_project();
+    let root = dir.path();
+    replace_once(
+        root,
+        "sources/tables/matrix.csv",
+        "fr,sage-intacct,native,",
+        "fr,sage-intacct,bogus,",
+    );
+    let before = inputs(root);
+    let run = locref(root, &["release", "2026.11.24-1"], AFTER);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains("sources/tables/matrix.csv:") && stderr.contains("bogus"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    assert_eq!(inputs(root), before);
+}
+
+#[test]
+fn a_duplicate_non_increasing_malformed_or_backdated_release_is_refused_and_writes_nothing() {
+    let dir = copy_project();
+    let root = dir.path();
+    edit_australia(root);
+    let before = inputs(root);
+    // The last release spelt with a dot before its sequence number is the same version.
+    let dotted = last().replacen('-', ".", 1);
+    for (version, epoch, code, says) in [
+        (
+            last(),
+            AFTER,
+            1,
+            format!("release `{}` is already recorded", last()),
+        ),
+        (
+            &dotted,
+            AFTER,
+            1,
+            format!("release `{}` is already recorded", last()),
+        ),
+        (
+            "2026.11.22-1",
+            AFTER,
+            1,
+            format!(
+                "version `2026.11.22-1` does not increase: the last release is `{}`",
+                last()
+            ),
+        ),
+        ("2026.11", AFTER, 1, "does not increase".into()),
+        (
+            "2026.12.01-1",
+            BEFORE,
+            1,
+            format!(
+                "the release time 2026-09-21T14:13:20Z is before the last release ({} at {})",
+                last(),
+                last_at()
+            ),
+        ),
+        ("v2026", AFTER, 2, "`v2026` is not a release version".into()),
+        ("2026..1", AFTER, 2, "is not a release version".into()),
+        ("../../x", AFTER, 2, "is not a release version".into()),
+    ] {
+        let says = says.as_str();
+        let run = locref(root, &["release", version], epoch);
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(code), "{version}: {stderr}");
+        assert!(stderr.contains(says), "{version}: {stderr}");
+        assert!(
+            stderr.contains("nothing was written"),
+            "{version}: {stderr}"
+        );
+        assert_eq!(inputs(root), before, "{version}: nothing written");
+    }
+    // A note that a spreadsheet would run as a formula is refused too.
+    let run = locref(
+        root,
+        &["release", "2026.11.24-1", "--note", "=HYPERLINK()"],
+        AFTER,
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
+    assert_eq!(inputs(root), before);
+}
+
+/// A file left where the next snapshot goes is never written over: it is not a recorded release, so the
+/// check fails and the release stops before writing.
+#[test]
+fn a_release_never_writes_over_a_snapshot() {
+    let dir = copy_project();
+    let root = dir.path();
+    let stray = root.join("sources/releases/2026.11.24-1.jsonl");
+    std::fs::write(&stray, "{\"country\":\"ad\",\"toggles\":{}}\n").unwrap();
+    let before = inputs(root);
+    let run = locref(root, &["release", "2026.11.24-1"], AFTER);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stderr).contains("sources/releases/2026.11.24-1.jsonl:1:1: error: `sources/releases/2026.11.24-1.jsonl` is not a recorded release"),
+        "{}",
+        text(&run.stderr)
+    );
+    assert_eq!(inputs(root), before);
+}
+
+/// `locref check` on a project whose releases were edited by hand: every problem at its file and line.
+fn check_errors(root: &Path) -> Vec<String> {
+    let run = locref(root, &["check"], AFTER);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stdout));
+    text(&run.stderr)
+        .lines()
+        .filter(|l| l.contains(": error: "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_release_edited_by_hand_is_a_located_error() {
+    // A value edited in a snapshot: its hash is no longer the recorded one.
+    let dir = copy_project();
+    let root = dir.path();
+    let path = "sources/releases/2026.11.23-3.jsonl";
+    let original = read(root, path);
+    std::fs::write(
+        root.join(path),
+        original.replacen(
+            "\"verification\":\"official\"",
+            "\"verification\":\"secondary\"",
+            1,
+        ),
+    )
+    .unwrap();
+    let errors = check_errors(root);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(
+        errors[0].starts_with("sources/releases/2026.11.23-3.jsonl:1:1: error: this snapshot was changed after its release: its blake3 is "),
+        "{errors:#?}"
+    );
+    assert!(
+        errors[0].contains("sources/releases/releases.csv:5 records 47d923c6"),
+        "{errors:#?}"
+    );
+
+    // A snapshot damaged so that it no longer reads: located at its line, and the hash too.
+    std::fs::write(
+        root.join(path),
+        original.replacen("{\"id\":\"ad-currency\"", "{\"id\":\"ad-currency\",", 1),
+    )
+    .unwrap();
+    let errors = check_errors(root);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("sources/releases/2026.11.23-3.jsonl:2:")
+                && e.contains("not a JSON record")),
+        "{errors:#?}"
+    );
+    std::fs::write(root.join(path), &original).unwrap();
+
+    // The register: a duplicate version, a version that does not increase, a release dated before the
+    // one above it, a malformed hash; a recorded release without its snapshot.
+    let register = read(root, "sources/releases/releases.csv");
+    let rows: Vec<&str> = register.lines().collect();
+    let mut edited: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+    edited[3] = rows[3].replacen("2026.11.23-2", "2026.11.23-1", 1);
+    edited[6] = rows[6].replacen("2026.11.23-5", "2026.11.23-0", 1);
+    edited[7] = rows[7].replacen("2026-11-23T17:09:48Z", "2026-11-22T17:09:48Z", 1);
+    edited[8] = rows[8].replacen(",e216d262", ",E216D262", 1);
+    std::fs::write(
+        root.join("sources/releases/releases.csv"),
+        edited.join("\n") + "\n",
+    )
+    .unwrap();
+    let errors = check_errors(root);
+    for expected in [
+        "sources/releases/releases.csv:4:1: error: duplicate version `2026.11.23-1`: line 3 records `2026.11.23-1`",
+        "sources/releases/releases.csv:7:1: error: version `2026.11.23-0` does not increase: the release before it (line 6) is `2026.11.23-4`",
+        "sources/releases/releases.csv:8:14: error: released at 2026-11-22T17:09:48Z, before the release before it (line 6, 2026-11-23T17:09:41Z)",
+        "sources/releases/releases.csv:9:35: error: `snapshot_blake3` is `E216D262",
+        // The snapshots of the versions no longer recorded are not recorded releases.
+        "sources/releases/2026.11.23-2.jsonl:1:1: error: `sources/releases/2026.11.23-2.jsonl` is not a recorded release",
+    ] {
+        assert!(
+            errors.iter().any(|e| e.starts_with(expected)),
+            "{expected}\nnot in {errors:#?}"
+        );
+    }
+    std::fs::write(root.join("sources/releases/releases.csv"), &register).unwrap();
+    std::fs::remove_file(root.join("sources/releases/2026.11.23-7.jsonl")).unwrap();
+    let errors = check_errors(root);
+    assert_eq!(
+        errors,
+        [
+            "sources/releases/releases.csv:9:1: error: the snapshot of release `2026.11.23-7` (sources/releases/2026.11.23-7.jsonl) is missing"
+        ]
+    );
+}
+
+// ------------------------------------------------------------------------------ the published history
+
+struct Shipped {
+    _project: tempfile::TempDir,
+    root: std::path::PathBuf,
+}
+
+/// One build of the shipped sources (at [`AFTER`]), shared by the read-only tests.
+fn shipped() -> &'static Shipped {
+    static SHIPPED: OnceLock<Shipped> = OnceLock::new();
+    SHIPPED.get_or_init(|| {
+        let project = copy_project();
+        let root = project.path().to_path_buf();
+        let run = locref(&root, &["build", "--out", "public"], AFTER);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        Shipped {
+            _project: project,
+            root,
+        }
+    })
+}
+
+fn published(path: &str) -> String {
+    read(&shipped().root, &format!("public{path}"))
+}
+
+fn json(path: &str) -> Value {
+    serde_json::from_str(&published(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A snapshot as the test reads it: country -> (toggles, facts by id).
+type Recorded = BTreeMap<String, (serde_json::Map<String, Value>, BTreeMap<String, Value>)>;
+
+fn recorded(version: &str) -> Recorded {
+    let text = read(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &format!("sources/releases/{version}.jsonl"),
+    );
+    let mut out = Recorded::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if let Some(code) = v["country"].as_str() {
+            out.insert(
+                code.to_string(),
+                (v["toggles"].as_object().unwrap().clone(), BTreeMap::new()),
+            );
+        } else {
+            let id = v["id"].as_str().unwrap();
+            let code = id.split('-').next().unwrap();
+            out.get_mut(code).unwrap().1.insert(id.to_string(), v);
+        }
+    }
+    out
+}
+
+/// The changes between two snapshots, worked out here on their own: (country, fact or toggle, kind, old,
+/// new).
+fn expected_changes(
+    old: &Recorded,
+    new: &Recorded,
+) -> BTreeSet<(String, String, String, String, String)> {
+    let rank = |v: &Value| {
+        ["unverified", "secondary", "official"]
+            .iter()
+            .position(|r| v == r)
+    };
+    let mut out = BTreeSet::new();
+    let codes: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+    for code in codes {
+        let (a, b) = (old.get(code), new.get(code));
+        if let (Some((ta, _)), Some((tb, _))) = (a, b) {
+            for (name, value) in tb {
+                if let Some(before) = ta.get(name).filter(|v| *v != value) {
+                    out.insert((
+                        code.clone(),
+                        name.clone(),
+                        "toggle_flipped".into(),
+                        before.to_string(),
+                        value.to_string(),
+                    ));
+                }
+            }
+        }
+        let empty = BTreeMap::new();
+        let fa = a.map_or(&empty, |(_, f)| f);
+        let fb = b.map_or(&empty, |(_, f)| f);
+        let ids: BTreeSet<&String> = fa.keys().chain(fb.keys()).collect();
+        for id in ids {
+            let mut push = |kind: &str, old: Value, new: Value| {
+                out.insert((
+                    code.clone(),
+                    id.clone(),
+                    kind.into(),
+                    old.to_string(),
+                    new.to_string(),
+                ));
+            };
+            match (fa.get(id), fb.get(id)) {
+                (None, Some(f)) => push("added", Value::Null, f["value"].clone()),
+                (Some(f), None) => push("removed", f["value"].clone(), Value::Null),
+                (Some(x), Some(y)) => {
+                    if x["value"] != y["value"] {
+                        push("value_changed", x["value"].clone(), y["value"].clone());
+                    }
+                    if x["verification"] != y["verification"] {
+                        let kind = if rank(&y["verification"]) > rank(&x["verification"]) {
+                            "verification_raised"
+                        } else {
+                            "verification_lowered"
+                        };
+                        push(kind, x["verification"].clone(), y["verification"].clone());
+                    }
+                    if x["source_urls"] != y["source_urls"] {
+                        push(
+                            "source_changed",
+                            x["source_urls"].clone(),
+                            y["source_urls"].clone(),
+                        );
+                    }
+                    if x["effective_date"] != y["effective_date"] {
+                        push(
+                            "effective_date_changed",
+                            x["effective_date"].clone(),
+                            y["effective_date"].clone(),
+                        );
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+    }
+    out
+}
+
+/// Never a change the snapshots do not show, never one they show left out, never a date the record
+/// does not give.
+#[test]
+fn every_published_change_is_in_the_snapshots_and_every_date_in_the_record() {
+    let register = read(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        "sources/releases/releases.csv",
+    );
+    let rows: Vec<Vec<String>> = csv::Reader::from_reader(register.as_bytes())
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    assert_eq!(rows.len(), crate::common::shipped_releases().count);
+    let releases = json("/api/v1/releases.json");
+    let listed: Vec<&str> = releases["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["version"].as_str().unwrap())
+        .collect();
+    let newest_first: Vec<&str> = rows.iter().rev().map(|r| r[0].as_str()).collect();
+    assert_eq!(listed, newest_first);
+    let all = json("/api/v1/changes.json");
+    let mut total = 0;
+    for (i, row) in rows.iter().enumerate() {
+        let detail = json(&format!("/api/v1/releases/{}.json", row[0]));
+        let data = &detail["data"];
+        assert_eq!(data["released_at"], row[1].as_str(), "{}", row[0]);
+        assert_eq!(data["snapshot_blake3"], row[2].as_str());
+        assert_eq!(data["note"], row[3].as_str());
+        let changes = data["changes"].as_array().unwrap();
+        if i == 0 {
+            assert!(
+                data["previous"].is_null() && data["change_count"].is_null() && changes.is_empty()
+            );
+            continue;
+        }
+        assert_eq!(data["previous"], rows[i - 1][0].as_str());
+        assert_eq!(data["change_count"], changes.len());
+        let got: BTreeSet<(String, String, String, String, String)> = changes
+            .iter()
+            .map(|c| {
+                assert_eq!(c["release"], row[0].as_str());
+                assert_eq!(c["released_at"], row[1].as_str());
+                let what = c["fact_id"].as_str().or(c["toggle"].as_str()).unwrap();
+                (
+                    c["country"].as_str().unwrap().to_string(),
+                    what.to_string(),
+                    c["kind"].as_str().unwrap().to_string(),
+                    c["old"].to_string(),
+                    c["new"].to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(got.len(), changes.len(), "{}: no change twice", row[0]);
+        assert_eq!(
+            got,
+            expected_changes(&recorded(&rows[i - 1][0]), &recorded(&row[0])),
+            "{}",
+            row[0]
+        );
+        // changes.json holds the same change set, in the same order.
+        let in_all: Vec<&Value> = all["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["release"] == row[0].as_str())
+            .collect();
+        assert_eq!(in_all, changes.iter().collect::<Vec<_>>());
+        total += changes.len();
+    }
+    // The shipped sources are the last release: nothing is unreleased.
+    assert_eq!(all["meta"]["count"], total);
+    assert!(
+        all["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| !c["release"].is_null())
+    );
+    // A seeded release is dated by the commit its note names (when the history is at hand).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for row in &rows {
+        let Some(commit) = row[3]
+            .rsplit_once("(commit ")
+            .and_then(|(_, c)| c.strip_suffix(')'))
+        else {
+            continue;
+        };
+        let Ok(git) = Command::new("git")
+            .args(["show", "-s", "--format=%ct", commit])
+            .current_dir(root)
+            .output()
+        else {
+            continue;
+        };
+        if !git.status.success() {
+            continue;
+        }
+        let seconds: i64 = text(&git.stdout).trim().parse().unwrap();
+        let time = jiff::Timestamp::from_second(seconds).unwrap().to_string();
+        assert_eq!(time, row[1], "{} is dated by commit {commit}", row[0]);
+    }
+}
+
+#[test]
+fn the_feed_is_atom_that_a_feed_parser_reads_newest_first() {
+    let xml = published("/changes.xml");
+    let feed = feed_rs::parser::parse(xml.as_bytes()).expect("a feed parser reads it");
+    assert_eq!(feed.feed_type, feed_rs::model::FeedType::Atom);
+    assert_eq!(feed.id, "https://locref.example.org/changes/");
+    assert_eq!(
+        feed.title.as_ref().unwrap().content,
+        "Localization Reference Data Service: changes"
+    );
+    // The feed's time is the build's (nothing is unreleased, so no entry has it).
+    assert_eq!(feed.updated.unwrap().timestamp().to_string(), AFTER);
+    assert!(
+        feed.links.iter().any(|l| l.rel.as_deref() == Some("self")
+            && l.href == "https://locref.example.org/changes.xml")
+    );
+    let releases = json("/api/v1/releases.json");
+    let releases = releases["data"].as_array().unwrap();
+    assert_eq!(feed.entries.len(), releases.len());
+    for (entry, release) in feed.entries.iter().zip(releases) {
+        let version = release["version"].as_str().unwrap();
+        assert_eq!(
+            entry.id,
+            format!("https://locref.example.org/api/v1/releases/{version}.json")
+        );
+        let when: jiff::Timestamp = release["released_at"].as_str().unwrap().parse().unwrap();
+        assert_eq!(entry.updated.unwrap().timestamp(), when.as_second());
+        assert_eq!(entry.published.unwrap().timestamp(), when.as_second());
+        let title = &entry.title.as_ref().unwrap().content;
+        assert!(title.starts_with(&format!("Release {version}")), "{title}");
+        assert!(
+            entry
+                .links
+                .iter()
+                .any(|l| l.href == format!("https://locref.example.org/changes/{version}/"))
+        );
+        let body = entry.content.as_ref().unwrap().body.as_deref().unwrap();
+        match release["change_count"].as_u64() {
+            None => assert!(body.contains("The first release")),
+            Some(n) => {
+                assert!(title.contains(&format!("{n} change(s)")), "{title}");
+                assert_eq!(
+                    body.matches("<li>").count(),
+                    (n as usize).min(100),
+                    "{version}"
+                );
+            }
+        }
+    }
+    // Release 2026.11.23-2 lowered NetSuite US's verification.
+    let entry = feed
+        .entries
+        .iter()
+        .find(|e| e.id.ends_with("/2026.11.23-2.json"))
+        .unwrap();
+    let body = entry.content.as_ref().unwrap().body.as_deref().unwrap();
+    assert!(
+        body.contains("United States: E-invoicing support: Oracle NetSuite (us-e-invoicing-erp-support-oracle-netsuite): verification lowered: “official” → “secondary”"),
+        "{body}"
+    );
+}
+
+/// An edit not released yet is the feed's first entry, dated by the build that made it.
+#[test]
+fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
+    let dir = copy_project();
+    let root = dir.path();
+    edit_australia(root);
+    let run = locref(root, &["build", "--out", "public"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let xml = read(root, "public/changes.xml");
+    let feed = feed_rs::parser::parse(xml.as_bytes()).unwrap();
+    let first = &feed.entries[0];
+    assert_eq!(first.id, "https://locref.example.org/changes/#unreleased");
+    assert_eq!(
+        first.title.as_ref().unwrap().content,
+        format!("Not released yet: 2 change(s) since {}", last())
+    );
+    assert_eq!(first.updated.unwrap().timestamp().to_string(), AFTER);
+    assert_eq!(
+        feed.entries.len(),
+        crate::common::shipped_releases().count + 1,
+        "the unreleased changes, then each release"
+    );
+    let changes: Value = serde_json::from_str(&read(root, "public/api/v1/changes.json")).unwrap();
+    let unreleased: Vec<&Value> = changes["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["release"].is_null())
+        .collect();
+    assert_eq!(
+        unreleased,
+        [
+            &json!({"release": null, "released_at": null, "country": "au", "fact_id": null, "erp": null, "toggle": "saft_required", "label": "saft_required", "kind": "toggle_flipped", "old": false, "new": true}),
+            &json!({"release": null, "released_at": null, "country": "au", "fact_id": "au-periodic-reporting", "erp": null, "toggle": null, "label": "Periodic / real-time reporting", "kind": "value_changed",
+                "old": "Business Activity Statement (BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no. Audit file: no.",
+                "new": "Business Activity Statement (BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required. Audit file: no."}),
+        ]
+    );
+    let page = read(root, "public/changes/index.html");
+    let section = &page[page.find("<section id=\"unreleased\">").unwrap()..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(
+        section.contains(&format!(
+            "2 change(s) since release {}: 1 toggle flipped, 1 value changed.",
+            last()
+        )),
+        "{section}"
+    );
+    assert!(section.contains("<a href=\"/au/#history\">Australia</a></td><th scope=\"row\">SAF-T required (toggle)</th><td>toggle flipped</td><td class=\"change\">no</td><td class=\"change\">yes</td>"), "{section}");
+    let au = read(root, "public/au/index.html");
+    let history = &au[au.find("<section id=\"history\">").unwrap()..];
+    assert!(
+        history.contains(&format!(
+            "<h3>Not released yet (since release {})</h3>",
+            last()
+        )),
+        "{history}"
+    );
+    let twin = read(root, "public/au/index.md");
+    assert!(
+        twin.contains(&format!("### Not released yet (since release {})", last())),
+        "{twin}"
+    );
+    assert!(
+        twin.contains("| SAF-T required (toggle) | toggle flipped | no | yes |"),
+        "{twin}"
+    );
+}
+
+#[test]
+fn the_changes_page_and_the_history_sections_show_every_release() {
+    let page = published("/changes/index.html");
+    assert!(page.contains("<link rel=\"alternate\" type=\"application/atom+xml\" title=\"Changes\" href=\"/changes.xml\">"));
+    assert!(page.contains(&format!("<p>No change since release {}.</p>", last())));
+    let releases = json("/api/v1/releases.json");
+    let mut at = 0;
+    for release in releases["data"].as_array().unwrap() {
+        // Listed newest first, each row linking to the release's page, which lists its changes.
+        let version = release["version"].as_str().unwrap();
+        let id = format!(
+            "<tr id=\"release-{version}\"><th scope=\"row\"><a href=\"/changes/{version}/\">{version}</a></th>"
+        );
+        let found = page.find(&id).unwrap_or_else(|| panic!("{id}"));
+        assert!(found > at, "newest first: {version}");
+        at = found;
+        let own = published(&format!("/changes/{version}/index.html"));
+        assert!(own.contains(&format!("<h1>Release {version}</h1>")));
+        let rows = own.matches("<td class=\"change\">").count() / 2;
+        match release["change_count"].as_u64() {
+            None => assert!(own.contains("The first release") && rows == 0),
+            Some(n) => assert_eq!(rows as u64, n, "{version}"),
+        }
+        let twin = published(&format!("/changes/{version}/index.md"));
+        assert!(twin.starts_with(&format!("# Release {version}\n")));
+    }
+    let twin = published("/changes/index.md");
+    assert!(twin.starts_with("# Changes\n"));
+    assert!(twin.contains(
+        "| [2026.11.21-1](/changes/2026.11.21-1/index.md) | 2026-11-21 | the first release |"
+    ));
+    let two = published("/changes/2026.11.23-2/index.html");
+    assert!(two.contains("<p>1 change(s) since release <a href=\"/changes/2026.11.23-1/\">2026.11.23-1</a>: 1 verification lowered.</p>"));
+    // The United States' History: NetSuite's support lowered to secondary in 2026.11.23-2, also on
+    // NetSuite's page.
+    for (path, row) in [
+        (
+            "/us/index.html",
+            "<th scope=\"row\">E-invoicing support: Oracle NetSuite <code>us-e-invoicing-erp-support-oracle-netsuite</code></th><td>verification lowered</td><td class=\"change\">official</td><td class=\"change\">secondary</td>",
+        ),
+        (
+            "/erp/oracle-netsuite/index.html",
+            "<td><a href=\"/us/#history\">United States</a></td><th scope=\"row\">E-invoicing support: Oracle NetSuite <code>us-e-invoicing-erp-support-oracle-netsuite</code></th><td>verification lowered</td>",
+        ),
+    ] {
+        let page = published(path);
+        let history = &page[page.find("<section id=\"history\">").unwrap()..];
+        let release = history
+            .find(
+                "<h3>Release <a href=\"/changes/2026.11.23-2/\">2026.11.23-2</a> (2026-11-23)</h3>",
+            )
+            .unwrap_or_else(|| panic!("{path}"));
+        assert!(history[release..].contains(row), "{path}");
+    }
+    // Moldova's dropped source is shown as text, never linked.
+    let md = published("/md/index.html");
+    let history = &md[md.find("<section id=\"history\">").unwrap()..];
+    assert!(history.contains("https://224320.siukjm.asia/en/news/2019/06/05/19004305"));
+    assert!(!history.contains("href=\"https://224320.siukjm.asia"));
+}
+
+#[test]
+fn the_sitemap_lists_every_page_with_its_time_and_robots_txt_names_it() {
+    let xml = published("/sitemap.xml");
+    let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
+    let root = doc.root_element();
+    const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
+    assert_eq!(
+        (root.tag_name().namespace(), root.tag_name().name()),
+        (Some(NS), "urlset")
+    );
+    let mut locations = BTreeSet::new();
+    for url in root.children().filter(|n| n.is_element()) {
+        assert_eq!(
+            (url.tag_name().namespace(), url.tag_name().name()),
+            (Some(NS), "url")
+        );
+        let children: Vec<&str> = url
+            .children()
+            .filter(|n| n.is_element())
+            .map(|n| n.tag_name().name())
+            .collect();
+        // The protocol's elements, in its order: loc, then lastmod.
+        assert_eq!(children, ["loc", "lastmod"]);
+        let loc = url
+            .children()
+            .find(|n| n.has_tag_name((NS, "loc")))
+            .unwrap()
+            .text()
+            .unwrap();
+        let lastmod = url
+            .children()
+            .find(|n| n.has_tag_name((NS, "lastmod")))
+            .unwrap()
+            .text()
+            .unwrap();
+        assert!(
+            loc.starts_with("https://locref.example.org/") && loc.len() < 2048,
+            "{loc}"
+        );
+        // A W3C datetime: the time of the build that last changed the page.
+        assert_eq!(
+            lastmod
+                .parse::<jiff::Timestamp>()
+                .unwrap()
+                .as_second()
+                .to_string(),
+            AFTER
+        );
+        assert!(locations.insert(loc.to_string()), "{loc} twice");
+    }
+    let pages: BTreeSet<String> = snapshot(&shipped().root.join("public"))
+        .keys()
+        .filter(|p| p.ends_with("index.html"))
+        .map(|p| {
+            format!(
+                "https://locref.example.org/{}",
+                p.trim_end_matches("index.html")
+            )
+        })
+        .collect();
+    assert_eq!(locations, pages, "every page but the 404 page");
+    assert_eq!(locations.len(), crate::common::shipped_pages() - 1);
+    assert_eq!(
+        published("/robots.txt"),
+        "User-agent: *\nAllow: /\n\nSitemap: https://locref.example.org/sitemap.xml\n"
+    );
+}
+
+#[test]
+fn the_new_outputs_are_listed_in_the_index_openapi_and_llms_txt() {
+    let index = json("/api/v1/index.json");
+    let entries: BTreeMap<&str, &Value> = index["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["path"].as_str().unwrap(), e))
+        .collect();
+    let changes = json("/api/v1/changes.json");
+    assert_eq!(
+        entries["/api/v1/changes.json"]["count"],
+        changes["meta"]["count"]
+    );
+    assert_eq!(
+        entries["/api/v1/releases.json"]["count"],
+        crate::common::shipped_releases().count
+    );
+    for path in [
+        "/api/v1/releases/{version}.json",
+        "/changes.xml",
+        "/sitemap.xml",
+        "/robots.txt",
+    ] {
+        assert!(entries[path]["count"].is_null(), "{path}");
+    }
+    let openapi = json("/api/openapi.json");
+    let paths = &openapi["paths"];
+    let release = &paths["/api/v1/releases/{version}.json"]["get"];
+    assert_eq!(release["parameters"][0]["name"], "version");
+    assert_eq!(release["parameters"][0]["schema"]["enum"][0], last());
+    assert!(release["responses"]["404"].is_object());
+    for (path, media) in [
+        ("/changes.xml", "application/xml"),
+        ("/sitemap.xml", "application/xml"),
+        ("/robots.txt", "text/plain"),
+        ("/api/v1/changes.json", "application/json"),
+        ("/api/v1/releases.json", "application/json"),
+    ] {
+        assert!(
+            paths[path]["get"]["responses"]["200"]["content"][media].is_object(),
+            "{path}"
+        );
+    }
+    let llms = published("/llms.txt");
+    for line in [
+        "- [Changes](https://locref.example.org/changes/index.md): What changed in the published facts and toggles: the changes not released yet, and the releases, newest first.".to_string(),
+        // The newest release first.
+        format!("\n## Releases\n\n- [Release {0}](https://locref.example.org/changes/{0}/index.md)\n", last()),
+        "- [/api/v1/changes.json](https://locref.example.org/api/v1/changes.json): ".to_string(),
+        format!("- [/api/v1/releases/{{version}}.json](https://locref.example.org/api/v1/releases/{}.json): ", last()),
+        "- [/changes.xml](https://locref.example.org/changes.xml): ".to_string(),
+        "- [/sitemap.xml](https://locref.example.org/sitemap.xml): ".to_string(),
+        "- [/robots.txt](https://locref.example.org/robots.txt): ".to_string(),
+    ] {
+        assert!(llms.contains(&line), "{line}\nnot in\n{llms}");
+    }
+    // The dev server and static hosts answer an unknown release like an unknown country.
+    let headers = published("/_headers");
+    assert!(
+        headers
+            .contains("/api/v1/releases/*.json\n  Content-Type: application/json; charset=utf-8\n")
+    );
+    assert!(headers.contains("/changes.xml\n  Content-Type: application/xml; charset=utf-8\n"));
+}
+
+/// A project without releases publishes an empty history; its first release starts one (with no change
+/// set: there is nothing earlier to compare with).
+#[test]
+fn a_project_without_releases_has_an_empty_history_until_its_first_release() {
+    let dir = copy_project();
+    let root = dir.path();
+    std::fs::remove_dir_all(root.join("sources/releases")).unwrap();
+    let build = locref(root, &["build", "--out", "public"], AFTER);
+    assert!(build.status.success(), "{}", text(&build.stderr));
+    let changes: Value = serde_json::from_str(&read(root, "public/api/v1/changes.json")).unwrap();
+    assert_eq!(changes["data"], json!([]));
+    let releases: Value = serde_json::from_str(&read(root, "public/api/v1/releases.json")).unwrap();
+    assert_eq!(releases["data"], json!([]));
+    let feed = feed_rs::parser::parse(read(root, "public/changes.xml").as_bytes()).unwrap();
+    assert!(feed.entries.is_empty());
+    assert!(read(root, "public/changes/index.html").contains("No release is recorded yet"));
+    assert!(read(root, "public/fr/index.html").contains("<p>No release is recorded yet."));
+
+    let run = locref(root, &["release", "1"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(text(&run.stdout).contains(
+        "released 1 at 2026-11-24T09:00:00Z: 1403 facts of 61 countries; the first release"
+    ));
+    assert_eq!(
+        read(root, "sources/releases/releases.csv").lines().next(),
+        Some("version,released_at,snapshot_blake3,note")
+    );
+    let build = locref(root, &["build", "--out", "public"], AFTER);
+    assert!(build.status.success(), "{}", text(&build.stderr));
+    let detail: Value = serde_json::from_str(&read(root, "public/api/v1/releases/1.json")).unwrap();
+    assert_eq!(detail["data"]["previous"], Value::Null);
+    assert_eq!(detail["data"]["change_count"], Value::Null);
+    assert_eq!(detail["data"]["changes"], json!([]));
+    let feed = feed_rs::parser::parse(read(root, "public/changes.xml").as_bytes()).unwrap();
+    assert_eq!(feed.entries.len(), 1);
+    assert_eq!(
+        feed.entries[0].title.as_ref().unwrap().content,
+        "Release 1: the first release"
+    );
+}

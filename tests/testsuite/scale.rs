@@ -1,0 +1,422 @@
+//! The larger datasets (x10, see `common::scale`) and what keeps a build of them cheap: `locref check`
+//! passes on the x10 dataset, the generator is deterministic and keeps every shipped table, a `locref
+//! build` with nothing changed since the last build into that folder writes nothing and stops early, and
+//! any changed input, option or locref builds again. The random-edit property test also runs on the x10
+//! dataset (ignored by a plain `cargo test`; `.ci/run` runs it).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::common::scale::{Grown, grow, scaled_project};
+use crate::common::{FIXED_TIME, copy_dir, copy_project, snapshot};
+use locref::session::{Outcome, Session};
+use proptest::prelude::*;
+
+const EPOCH: &str = "1790000000";
+
+fn locref(project: &Path, args: &[&str]) -> Output {
+    locref_with(Path::new(env!("CARGO_BIN_EXE_locref")), project, args)
+}
+
+fn locref_with(binary: &Path, project: &Path, args: &[&str]) -> Output {
+    Command::new(binary)
+        .args(args)
+        .current_dir(project)
+        .env("SOURCE_DATE_EPOCH", EPOCH)
+        .output()
+        .unwrap()
+}
+
+fn stdout(run: &Output) -> String {
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    String::from_utf8_lossy(&run.stdout).into_owned()
+}
+
+/// The counts of the closing line `built DIR: W written, U unchanged, R removed in T ms`.
+fn built(run: &Output) -> (usize, usize, usize) {
+    let text = stdout(run);
+    let line = text.lines().last().unwrap_or_default();
+    let number = |word: &str| -> usize {
+        let before = line.split(&format!(" {word}")).next().unwrap();
+        before.rsplit([' ', ',']).next().unwrap().parse().unwrap()
+    };
+    (number("written"), number("unchanged"), number("removed"))
+}
+
+#[test]
+fn the_x10_dataset_passes_locref_check() {
+    let project = scaled_project(10);
+    let root = project.path();
+    let out = stdout(&locref(root, &["check"]));
+    assert!(out.starts_with("ok: 292 outputs, no errors"), "{out}");
+    // The news page lists every item: the x10 dataset is really there.
+    let news: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join("sources/news.json")).unwrap()).unwrap();
+    assert_eq!(news.as_array().unwrap().len(), 2000);
+}
+
+#[test]
+fn the_generator_is_deterministic_grows_the_tables_and_keeps_every_other_file() {
+    let a = copy_project();
+    let b = copy_project();
+    let grown = grow(a.path(), 10);
+    grow(b.path(), 10);
+    let (sources_a, sources_b) = (
+        snapshot(&a.path().join("sources")),
+        snapshot(&b.path().join("sources")),
+    );
+    assert!(sources_a == sources_b, "two generations differ");
+    let labels = std::fs::read_to_string(a.path().join("rules/facts.toml"))
+        .unwrap()
+        .matches("[[fact]]")
+        .count();
+    assert_eq!(
+        grown,
+        Some(Grown {
+            facts: 61 * labels,
+            partners: 1500,
+            local_erps: 1000,
+            partner_flags: 671,
+            news: 2000,
+        })
+    );
+    // About the size of the Hugo site's data at x10 (4.7 MB).
+    let bytes: usize = sources_a.values().map(Vec::len).sum();
+    assert!((4_000_000..5_500_000).contains(&bytes), "{bytes} bytes");
+    // Every file the generator does not grow is the shipped one, whatever tables exist.
+    let shipped = snapshot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("sources"));
+    let grown_files = [
+        "tables/countries.csv",
+        "tables/partners.csv",
+        "tables/local_erps.csv",
+        "tables/local_partner_flags.csv",
+        "news.json",
+    ];
+    for (path, bytes) in &shipped {
+        if !grown_files.contains(&path.as_str()) {
+            assert!(sources_a.get(path) == Some(bytes), "{path} changed");
+        }
+    }
+    assert_eq!(sources_a.len(), shipped.len());
+    // x1 is the shipped sources.
+    let one = scaled_project(1);
+    assert!(snapshot(&one.path().join("sources")) == shipped);
+}
+
+/// A built copy of the shipped project (output folder `site`).
+fn built_project() -> tempfile::TempDir {
+    let project = copy_project();
+    let first = locref(project.path(), &["build", "--out", "site"]);
+    assert_eq!(built(&first), (292, 0, 0));
+    project
+}
+
+#[test]
+fn a_build_with_nothing_changed_writes_nothing() {
+    let project = built_project();
+    let root = project.path();
+    let site = root.join("site");
+    let before = snapshot(&site);
+    let manifest = std::fs::read(locref::emit::manifest_path(&site)).unwrap();
+    // A touch and an identical save change nothing.
+    let matrix = root.join("sources/tables/matrix.csv");
+    std::fs::write(&matrix, std::fs::read(&matrix).unwrap()).unwrap();
+    for _ in 0..2 {
+        let run = locref(root, &["build", "--out", "site"]);
+        assert_eq!(built(&run), (0, 292, 0));
+    }
+    assert!(snapshot(&site) == before);
+    assert_eq!(
+        std::fs::read(locref::emit::manifest_path(&site)).unwrap(),
+        manifest
+    );
+}
+
+fn manifest(root: &Path) -> Vec<u8> {
+    std::fs::read(locref::emit::manifest_path(&root.join("site"))).unwrap()
+}
+
+/// An edit, then a build: it builds (the manifest records the new inputs) and writes what changed, if
+/// anything; the next build writes nothing and leaves the manifest alone.
+fn assert_rebuilds(root: &Path, args: &[&str], edit: impl FnOnce(&Path), expect_written: bool) {
+    let before = manifest(root);
+    edit(root);
+    let run = locref(root, args);
+    let (written, _, _) = built(&run);
+    assert_eq!(
+        written > 0,
+        expect_written,
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    let after = manifest(root);
+    assert_ne!(before, after, "the build recorded its inputs");
+    let again = locref(root, args);
+    assert_eq!(built(&again).0, 0);
+    assert_eq!(manifest(root), after);
+}
+
+#[test]
+fn any_changed_source_rule_or_template_builds_again() {
+    let project = built_project();
+    let root = project.path();
+    let site = ["build", "--out", "site"];
+    // A source.
+    assert_rebuilds(
+        root,
+        &site,
+        |root| {
+            crate::common::replace_once(
+                root,
+                "sources/tables/countries.csv",
+                "fr,VAT / GST,TVA",
+                "fr,VAT / GST,TVA (edited)",
+            );
+        },
+        true,
+    );
+    // A rule.
+    assert_rebuilds(
+        root,
+        &site,
+        |root| {
+            crate::common::replace_once(
+                root,
+                "rules/site.toml",
+                "title = \"",
+                "title = \"Edited: ",
+            );
+        },
+        true,
+    );
+    // A template.
+    assert_rebuilds(
+        root,
+        &site,
+        |root| {
+            let path = root.join("rules/templates/base.md");
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            text.push_str("\nEdited footer.\n");
+            std::fs::write(path, text).unwrap();
+        },
+        true,
+    );
+    // A new file no query reads, then its removal: both render again, and write nothing.
+    assert_rebuilds(
+        root,
+        &site,
+        |root| std::fs::write(root.join("sources/NOTES.md"), "notes").unwrap(),
+        false,
+    );
+    assert_rebuilds(
+        root,
+        &site,
+        |root| std::fs::remove_file(root.join("sources/NOTES.md")).unwrap(),
+        false,
+    );
+    // A deleted output is written again.
+    std::fs::remove_file(root.join("site/fr/index.html")).unwrap();
+    let run = locref(root, &site);
+    assert_eq!(built(&run).0, 1);
+    assert!(root.join("site/fr/index.html").is_file());
+    // Another base URL renders again; back to the first, everything is rewritten once more.
+    let other = [
+        "build",
+        "--out",
+        "site",
+        "--base-url",
+        "https://other.example",
+    ];
+    let run = locref(root, &other);
+    assert!(built(&run).0 > 0);
+    assert_eq!(built(&locref(root, &other)).0, 0);
+    assert!(built(&locref(root, &site)).0 > 0);
+}
+
+#[test]
+fn another_locref_builds_again_and_an_interrupted_build_is_not_trusted() {
+    let project = built_project();
+    let root = project.path();
+    // The same version, another executable file (a rebuilt binary): it renders (and writes nothing).
+    let other: PathBuf = root.join("locref-copy");
+    std::fs::copy(env!("CARGO_BIN_EXE_locref"), &other).unwrap();
+    let before = manifest(root);
+    let run = locref_with(&other, root, &["build", "--out", "site"]);
+    assert_eq!(built(&run), (0, 292, 0));
+    assert_ne!(manifest(root), before, "the other locref recorded itself");
+    let record = manifest(root);
+    assert_eq!(
+        built(&locref_with(&other, root, &["build", "--out", "site"])).0,
+        0
+    );
+    assert_eq!(manifest(root), record);
+    // The journal of a killed build: the next build repairs, whatever the record says.
+    let site = root.join("site");
+    let journal = locref::outdir::journal_path(&site);
+    std::fs::write(&journal, br#"["/fr/index.html"]"#).unwrap();
+    std::fs::write(site.join("fr/index.html"), b"half of a build").unwrap();
+    let run = locref(root, &["build", "--out", "site"]);
+    assert_eq!(built(&run).0, 1);
+    assert!(!journal.exists());
+    assert_ne!(
+        std::fs::read(site.join("fr/index.html")).unwrap(),
+        b"half of a build"
+    );
+}
+
+#[test]
+fn a_watch_session_in_the_folder_drops_the_record() {
+    let project = built_project();
+    let root = project.path();
+    let site = root.join("site");
+    // A session publishes into the folder (as `locref watch --out site` does) and edits are made and
+    // undone there; the next one-off build cannot know the folder from its record and renders.
+    let mut session = Session::load(root, &site)
+        .unwrap()
+        .with_fixed_time(FIXED_TIME);
+    assert!(matches!(session.build().outcome, Outcome::Built(_)));
+    drop(session);
+    let manifest = std::fs::read_to_string(locref::emit::manifest_path(&site)).unwrap();
+    assert!(!manifest.contains("\"inputs\""), "{manifest}");
+    let run = locref(root, &["build", "--out", "site"]);
+    assert_eq!(built(&run).1, 292);
+    let manifest = std::fs::read_to_string(locref::emit::manifest_path(&site)).unwrap();
+    assert!(manifest.contains("\"inputs\""));
+}
+
+/// The x10 dataset's project, built once and copied for each case of the property test.
+fn x10_template() -> &'static Path {
+    static TEMPLATE: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    TEMPLATE.get_or_init(|| scaled_project(10)).path()
+}
+
+/// Text cells the property test edits in the grown tables: (table, column name).
+const CELLS: [(&str, &str); 4] = [
+    ("sources/tables/countries.csv", "value"),
+    ("sources/tables/partners.csv", "summary"),
+    ("sources/tables/local_erps.csv", "description"),
+    ("sources/tables/local_partner_flags.csv", "note"),
+];
+
+#[derive(Debug, Clone)]
+enum Edit {
+    Cell { table: usize, row: usize, mark: u8 },
+    AddPartner { row: usize, mark: u8 },
+    DeleteLocalErp { row: usize },
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (0..CELLS.len(), any::<usize>(), any::<u8>()).prop_map(|(table, row, mark)| Edit::Cell {
+            table,
+            row,
+            mark
+        }),
+        (any::<usize>(), any::<u8>()).prop_map(|(row, mark)| Edit::AddPartner { row, mark }),
+        any::<usize>().prop_map(|row| Edit::DeleteLocalErp { row }),
+    ]
+}
+
+/// Rewrites one table through the csv crate; returns its path.
+fn edit_table(root: &Path, rel: &str, f: impl FnOnce(&[String], &mut Vec<Vec<String>>)) -> PathBuf {
+    let path = root.join(rel);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_path(&path)
+        .unwrap();
+    let mut records: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    let mut rows = records.split_off(1);
+    let header = records.remove(0);
+    f(&header, &mut rows);
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    writer.write_record(&header).unwrap();
+    for row in &rows {
+        writer.write_record(row).unwrap();
+    }
+    crate::common::atomic_save(&path, &writer.into_inner().unwrap());
+    path
+}
+
+fn apply(root: &Path, edit: &Edit) -> PathBuf {
+    match *edit {
+        Edit::Cell { table, row, mark } => {
+            let (rel, column) = CELLS[table];
+            edit_table(root, rel, |header, rows| {
+                let c = header.iter().position(|h| h == column).unwrap();
+                let i = row % rows.len();
+                rows[i][c] = format!("{} (rev {mark}, \"quoted\", comma)", rows[i][c]);
+            })
+        }
+        Edit::AddPartner { row, mark } => {
+            edit_table(root, "sources/tables/partners.csv", |header, rows| {
+                let c = header.iter().position(|h| h == "name").unwrap();
+                let i = row % rows.len();
+                let mut copy = rows[i].clone();
+                copy[c] = format!("Added {mark} {}", rows.len());
+                rows.insert(i + 1, copy);
+            })
+        }
+        Edit::DeleteLocalErp { row } => {
+            edit_table(root, "sources/tables/local_erps.csv", |_, rows| {
+                let i = row % rows.len();
+                rows.remove(i);
+            })
+        }
+    }
+}
+
+/// Cases of the x10 random-edit test (`PROPTEST_CASES`, default 4).
+fn x10_cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(4)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: x10_cases(), max_shrink_iters: 4, ..ProptestConfig::default() })]
+
+    /// After any sequence of edits of the x10 dataset's big tables (some batched into one rebuild), every
+    /// output is byte-identical to a clean build of the same files.
+    #[test]
+    #[ignore = "the x10 dataset: .ci/run runs it"]
+    fn x10_incremental_rebuilds_equal_a_clean_build(
+        steps in prop::collection::vec((edit(), any::<bool>()), 1..5)
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for sub in ["sources", "rules"] {
+            copy_dir(&x10_template().join(sub), &root.join(sub));
+        }
+        let mut session = Session::load(root, &root.join("public")).unwrap().with_fixed_time(FIXED_TIME);
+        prop_assert!(matches!(session.build().outcome, Outcome::Built(_)));
+        let mut pending = Vec::new();
+        for (edit, batch_with_next) in &steps {
+            pending.push(apply(root, edit));
+            if !batch_with_next {
+                let report = session.rebuild(&std::mem::take(&mut pending));
+                prop_assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+            }
+        }
+        if !pending.is_empty() {
+            let report = session.rebuild(&pending);
+            prop_assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+        }
+        let clean = root.join("clean");
+        let mut fresh = Session::load(root, &clean).unwrap().with_fixed_time(FIXED_TIME);
+        prop_assert!(matches!(fresh.build().outcome, Outcome::Built(_)));
+        let (incremental, clean) = (snapshot(&root.join("public")), snapshot(&clean));
+        let differing: Vec<&String> = clean.keys().chain(incremental.keys())
+            .filter(|k| clean.get(*k) != incremental.get(*k)).collect();
+        prop_assert!(differing.is_empty(), "outputs differ from a clean build: {differing:?}");
+    }
+}
