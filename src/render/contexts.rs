@@ -126,7 +126,7 @@ pub fn home_context(db: &dyn salsa::Database) -> Json {
         .iter()
         .map(|c| {
             let key = CountryKey::new(db, c.code.clone());
-            (c, country_toggle_values(db, key).clone())
+            (c, country_toggle_values(db, key))
         })
         .collect();
     let rows: Vec<Json> = values
@@ -140,7 +140,7 @@ pub fn home_context(db: &dyn salsa::Database) -> Json {
             })
         })
         .collect();
-    let counts = toggle_counts(&values.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>());
+    let counts = toggle_counts(&values.iter().map(|(_, t)| *t).collect::<Vec<_>>());
     // Each toggle with its definition and counts: the map's switch and its legends.
     let map_toggles: Vec<Json> = toggle_labels(db)
         .as_array()
@@ -431,7 +431,7 @@ fn phase_in_words(status: &str, from: Option<&str>, reference: &str) -> String {
         _ => None,
     };
     let from = from.unwrap_or_default();
-    let words = match (PhaseStatus::parse(status), date.is_some(), started) {
+    match (PhaseStatus::parse(status), date.is_some(), started) {
         (Some(PhaseStatus::InForce), true, Some(false)) => format!("In force from {from}"),
         (Some(PhaseStatus::InForce), true, _) => format!("In force since {from}"),
         (Some(PhaseStatus::InForce), false, _) => "In force".into(),
@@ -451,8 +451,7 @@ fn phase_in_words(status: &str, from: Option<&str>, reference: &str) -> String {
         (Some(PhaseStatus::Planned), false, _) => "Planned, not yet enacted".into(),
         (Some(PhaseStatus::None), _, _) => "No such obligation".into(),
         (Some(PhaseStatus::Unclear), _, _) | (None, _, _) => "Not clear from the source".into(),
-    };
-    words
+    }
 }
 
 fn fact_json(fact: &Fact) -> Json {
