@@ -593,4 +593,37 @@ fn a_build_for_the_placeholder_base_url_warns() {
             && err.contains("--base-url"),
         "{err}"
     );
+    // Said last, after the closing line; and again by a build that finds nothing changed and stops early.
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        out.trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("built site: "),
+        "{out}"
+    );
+    let again = locref(dir.path(), &["build", "--out", "site"]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains(" 0 written, "));
+    assert!(
+        stderr(&again).contains("warning: the base URL is the placeholder"),
+        "{}",
+        stderr(&again)
+    );
+    // A real address: no warning.
+    let real = locref(
+        dir.path(),
+        &[
+            "build",
+            "--out",
+            "site",
+            "--base-url",
+            "https://user.github.io/locref",
+        ],
+    );
+    assert!(
+        real.status.success() && !stderr(&real).contains("warning"),
+        "{}",
+        stderr(&real)
+    );
 }
