@@ -214,7 +214,7 @@ fn bench_scale(scale: u32, runs: usize) {
         cli_noop(root, runs);
     }
 
-    // Full clean build: load (read + hash every input), render everything, write 292 files. Last, so
+    // Full clean build: load (read + hash every input), render everything, write every output. Last, so
     // the write-back of its files (about 5 MB a build) does not run during the edit measurements.
     let mut samples = Vec::new();
     let clean_runs = if wanted("full clean build") {
@@ -228,10 +228,10 @@ fn bench_scale(scale: u32, runs: usize) {
         let mut session = Session::load(root, &out).unwrap().with_fixed_time(TIME);
         let r = session.build();
         samples.push(started.elapsed());
-        assert_eq!(r.written().len(), 292);
+        assert!(r.written().len() > 300, "a clean build writes every output");
     }
     if clean_runs > 0 {
-        report("full clean build (load + render + write 292)", samples);
+        report("full clean build (load + render + write all)", samples);
     }
 }
 
@@ -255,7 +255,7 @@ fn cli_noop(root: &Path, runs: usize) {
     let mut samples = Vec::new();
     for _ in 0..runs {
         let (elapsed, stdout) = build();
-        assert!(stdout.contains(": 0 written, 292 unchanged"), "{stdout}");
+        assert!(stdout.contains(": 0 written, "), "{stdout}");
         samples.push(elapsed);
     }
     report("locref build, nothing changed (whole process)", samples);
