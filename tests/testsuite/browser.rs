@@ -635,3 +635,58 @@ fn the_home_map_is_coloured_by_the_toggle_the_reader_picks() {
     let errors = browser.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
 }
+
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn a_sortable_table_sorts_by_the_heading_the_reader_presses() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/"));
+    browser.wait_for(
+        "the sort buttons",
+        "return document.querySelectorAll('table.sortable thead button.sort').length > 0",
+    );
+    let first_rows = "return [...document.querySelectorAll('table.toggles-table tbody tr')].slice(0, 3).map(r => r.cells[0].textContent.trim())";
+    // Built in order of name; the first press on "Country" keeps that order (ascending), the second
+    // reverses it, and aria-sort says which.
+    assert_eq!(
+        browser.script(first_rows),
+        json!(["Albania", "Andorra", "Argentina"])
+    );
+    browser.click("table.toggles-table thead th:nth-child(1) button.sort");
+    assert_eq!(
+        browser.script("return document.querySelector('table.toggles-table thead th:nth-child(1)').getAttribute('aria-sort')"),
+        "ascending"
+    );
+    assert_eq!(
+        browser.script(first_rows),
+        json!(["Albania", "Andorra", "Argentina"])
+    );
+    browser.click("table.toggles-table thead th:nth-child(1) button.sort");
+    let last = browser.script("return [...document.querySelectorAll('table.toggles-table tbody tr')].map(r => r.cells[0].textContent.trim())");
+    let names: Vec<&str> = last
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 61);
+    let mut sorted = names.clone();
+    sorted.sort_by_key(|n| std::cmp::Reverse(locref::ids::slugify(n)));
+    assert_eq!(names, sorted, "descending by name");
+    // By region: every row of a region together, regions in order.
+    browser.click("table.toggles-table thead th:nth-child(2) button.sort");
+    let regions = browser.script("return [...document.querySelectorAll('table.toggles-table tbody tr')].map(r => r.cells[1].textContent.trim())");
+    let regions: Vec<&str> = regions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let mut by_region = regions.clone();
+    by_region.sort();
+    assert_eq!(regions, by_region);
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
