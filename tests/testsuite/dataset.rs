@@ -315,3 +315,141 @@ fn a_reporting_erp_value_other_than_unknown_cites_the_vendor_pages() {
         }
     }
 }
+
+/// The README's dataset section counts what its labels say: each figure is taken from a render of the
+/// shipped sources, so a data change that moves a count fails here until the README says so.
+#[test]
+fn the_readme_dataset_section_counts_what_a_build_publishes() {
+    use serde_json::Value;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let project = locref::workspace::Project::load(root).unwrap();
+    let site: BTreeMap<String, Vec<u8>> = locref::build::render_site(&project.db)
+        .unwrap()
+        .iter()
+        .map(|(path, r)| (path.clone(), r.bytes.to_vec()))
+        .collect();
+    let json = |path: &str| -> Value { serde_json::from_slice(&site[path]).unwrap() };
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let section = &readme[readme.find("## The dataset\n").unwrap()..];
+    let section = &section[..section.find("### How a fact is verified").unwrap()];
+    let row = |label: &str| -> String {
+        section
+            .lines()
+            .find(|l| l.starts_with(&format!("| {label} |")))
+            .unwrap_or_else(|| panic!("no README row {label}"))
+            .to_string()
+    };
+    let count =
+        |items: &[&Value], key: &str, value: &str| items.iter().filter(|i| i[key] == value).count();
+
+    let facts = json("/api/v1/facts.json");
+    let country_facts: Vec<&Value> = facts["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["erp"].is_null())
+        .collect();
+    let (official, secondary, unverified) = (
+        count(&country_facts, "verification", "official"),
+        count(&country_facts, "verification", "secondary"),
+        count(&country_facts, "verification", "unverified"),
+    );
+    assert_eq!(
+        row("country facts (`facts.json`, `erp` null)"),
+        format!(
+            "| country facts (`facts.json`, `erp` null) | {} | {} ({official} official, {secondary} secondary) | {unverified} ({:.1} %) |",
+            country_facts.len(),
+            official + secondary,
+            100.0 * unverified as f64 / country_facts.len() as f64
+        )
+    );
+
+    let matrix = json("/data/matrix.json");
+    let cells: Vec<&Value> = matrix.as_array().unwrap().iter().collect();
+    let support = |t: &str| count(&cells, "support_type", t);
+    assert_eq!(
+        row("country × ERP matrix cells (`data/matrix.*`)"),
+        format!(
+            "| country × ERP matrix cells (`data/matrix.*`) | {} | {} ({} native, {} native + access point, {} add-on, {} via provider, {} roadmap) | {} `unknown/unverified` |",
+            cells.len(),
+            count(&cells, "status", "verified"),
+            support("native"),
+            support("native + access point"),
+            support("add-on"),
+            support("via provider"),
+            support("roadmap"),
+            support("unknown/unverified"),
+        )
+    );
+    for (label, path) in [
+        (
+            "reporting rows (`data/reporting.*`)",
+            "/data/reporting.json",
+        ),
+        ("local ERPs (`data/local_erps.*`)", "/data/local_erps.json"),
+    ] {
+        let rows = json(path);
+        let rows: Vec<&Value> = rows.as_array().unwrap().iter().collect();
+        assert_eq!(
+            row(label),
+            format!(
+                "| {label} | {} | {} | {} |",
+                rows.len(),
+                count(&rows, "status", "verified"),
+                count(&rows, "status", "unverified")
+            )
+        );
+    }
+    assert_eq!(
+        row("dated obligation phases (`tables/obligations.csv`)"),
+        format!(
+            "| dated obligation phases (`tables/obligations.csv`) | {} rows | | |",
+            table("obligations.csv").len()
+        )
+    );
+    assert_eq!(
+        row("calendar entries (`calendar.json`, `calendar.ics`)"),
+        format!(
+            "| calendar entries (`calendar.json`, `calendar.ics`) | {} | | |",
+            json("/api/v1/calendar.json")["meta"]["count"]
+        )
+    );
+
+    let index = json("/api/v1/index.json");
+    for (toggle, counts) in index["meta"]["toggle_coverage"].as_object().unwrap() {
+        assert_eq!(
+            row(&format!("`{toggle}`")),
+            format!(
+                "| `{toggle}` | {} | {} | {} |",
+                counts["true"], counts["false"], counts["null"]
+            )
+        );
+    }
+
+    let releases = json("/api/v1/releases.json");
+    let releases = releases["data"].as_array().unwrap();
+    let changes = json("/api/v1/changes.json")["meta"]["count"].clone();
+    let with_commas = |n: u64| {
+        let s = n.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let release_line = format!(
+        "Releases: {} (`{}` to `{}`, {} changes between them)",
+        releases.len(),
+        releases.last().unwrap()["version"].as_str().unwrap(),
+        releases[0]["version"].as_str().unwrap(),
+        with_commas(changes.as_u64().unwrap())
+    );
+    assert!(section.contains(&release_line), "{release_line}");
+    assert!(section.contains(&format!(
+        "(release `{}`)",
+        releases[0]["version"].as_str().unwrap()
+    )));
+}
