@@ -14,7 +14,7 @@ use salsa::{DatabaseKeyIndex, EventKind};
 /// The text is kept as raw bytes: decoding (UTF-8, BOM, line ends) is itself a query, so a file that is
 /// not valid UTF-8 is a located diagnostic rather than a load failure.
 #[salsa::input(debug)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     #[returns(ref)]
     pub path: String,
     #[returns(ref)]
@@ -24,14 +24,14 @@ pub struct SourceFile {
 /// The set of files in the project, keyed by relative path. Changes only when a file is created or
 /// deleted; edits go through [`SourceFile`]'s setter.
 #[salsa::input(singleton)]
-pub struct Workspace {
+pub(crate) struct Workspace {
     #[returns(ref)]
     pub files: BTreeMap<String, SourceFile>,
 }
 
 /// Options that change the output without being part of the sources.
 #[salsa::input(singleton)]
-pub struct BuildOptions {
+pub(crate) struct BuildOptions {
     /// Replaces `base_url` of `rules/site.toml` (`--base-url`, or the dev server's own address).
     #[returns(ref)]
     pub base_url_override: Option<String>,
@@ -39,7 +39,7 @@ pub struct BuildOptions {
 
 /// A file path as a query key: [`file`] looks a path up in the workspace.
 #[salsa::interned(debug)]
-pub struct FilePath<'db> {
+pub(crate) struct FilePath<'db> {
     #[returns(ref)]
     pub path: String,
 }
@@ -54,7 +54,7 @@ pub fn file<'db>(db: &'db dyn salsa::Database, path: FilePath<'db>) -> Option<So
 }
 
 /// Looks up a project file by its relative path.
-pub fn lookup(db: &dyn salsa::Database, path: &str) -> Option<SourceFile> {
+pub(crate) fn lookup(db: &dyn salsa::Database, path: &str) -> Option<SourceFile> {
     file(db, FilePath::new(db, path.to_string()))
 }
 

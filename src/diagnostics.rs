@@ -27,7 +27,7 @@ impl Diagnostic {
     }
 
     /// The count of a file's problems beyond [`MAX_PER_FILE`], located where they start.
-    pub fn more_in_file(path: &str, line: u32, count: usize) -> Self {
+    pub(crate) fn more_in_file(path: &str, line: u32, count: usize) -> Self {
         Diagnostic {
             left_out: count,
             ..Diagnostic::new(
@@ -57,15 +57,15 @@ impl fmt::Display for Diagnostic {
 
 /// How many problems of one file a build reports; the rest are counted in one last line, so a huge broken
 /// file (a spreadsheet export gone wrong) gives a screenful of errors, not hundreds of megabytes.
-pub const MAX_PER_FILE: usize = 50;
+pub(crate) const MAX_PER_FILE: usize = 50;
 
 /// How many problems of one file a parser keeps in memory before it only counts them.
-pub const PARSER_LIMIT: usize = 1000;
+pub(crate) const PARSER_LIMIT: usize = 1000;
 
 /// Keeps the first [`MAX_PER_FILE`] diagnostics of each file of `sorted` (sorted by file), and counts the
 /// rest in one diagnostic at the first one left out. A parser may keep more than that (up to
 /// [`PARSER_LIMIT`]) and count the rest itself; its count is added in.
-pub fn cap_per_file(sorted: Vec<Diagnostic>) -> Vec<Diagnostic> {
+pub(crate) fn cap_per_file(sorted: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = Vec::new();
     // The file being read, how many of its diagnostics were kept, and its first one left out with the
     // count of those left out.
@@ -112,7 +112,7 @@ impl<T> Checked<T> {
 }
 
 /// 1-based line and character column of byte `offset` in `text` (one lookup; see [`LineIndex`] for many).
-pub fn line_column(text: &str, offset: usize) -> (u32, u32) {
+pub(crate) fn line_column(text: &str, offset: usize) -> (u32, u32) {
     LineIndex::new(text).locate(offset)
 }
 
@@ -120,7 +120,7 @@ pub fn line_column(text: &str, offset: usize) -> (u32, u32) {
 /// `line:column` of a diagnostic without rescanning the text for each one. The crate's one way of
 /// counting: lines end at `\n`; lines and columns are 1-based; a column counts characters, not bytes.
 #[derive(Debug, Clone)]
-pub struct LineIndex<'t> {
+pub(crate) struct LineIndex<'t> {
     text: &'t str,
     /// Byte offset of the start of each line: 0, then one past every `\n`.
     starts: Vec<usize>,
@@ -136,7 +136,7 @@ impl<'t> LineIndex<'t> {
     /// The line and column of byte `offset`. An offset inside a character is that character's; an offset
     /// at or past the end of the text is the end of the last line (so "unexpected end of file" has a
     /// place), and a line's `\n` is the column after its last character.
-    pub fn locate(&self, offset: usize) -> (u32, u32) {
+    pub(crate) fn locate(&self, offset: usize) -> (u32, u32) {
         let offset = floor_char_boundary(self.text, offset.min(self.text.len()));
         // `starts[0]` is 0, so at least one start is at or before `offset`.
         let index = self.starts.partition_point(|&start| start <= offset) - 1;
@@ -151,7 +151,7 @@ impl<'t> LineIndex<'t> {
 
     /// The byte range of 1-based `line` without its `\n`; line 0 is read as the first line and a line
     /// past the last as the last (a parser's line count may not be this one's).
-    pub fn line_range(&self, line: u32) -> Range<usize> {
+    pub(crate) fn line_range(&self, line: u32) -> Range<usize> {
         let index = (line.max(1) as usize - 1).min(self.starts.len() - 1);
         let end = self
             .starts

@@ -17,7 +17,7 @@ use crate::replace::{Lifetime, Replacer};
 
 /// What the manifest remembers of one output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ManifestEntry {
+pub(crate) struct ManifestEntry {
     /// blake3 (hex) of the content before stamping.
     pub hash: String,
     /// The `generated_at` the file carries.
@@ -27,7 +27,7 @@ pub struct ManifestEntry {
 /// The state of a published tree: one entry per file locref wrote there, and what the one-off build
 /// that last published it was made from.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub files: BTreeMap<String, ManifestEntry>,
     /// Absent after a build that failed half way or a session (`watch`) that published here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -255,7 +255,7 @@ impl Stamped {
 
     /// The published bytes as consecutive slices (what a vectored write takes): the rendered bytes
     /// between placeholders, and the stamp of each placeholder.
-    pub fn segments(&self) -> Vec<&[u8]> {
+    pub(crate) fn segments(&self) -> Vec<&[u8]> {
         let mut segments = Vec::with_capacity(2 * self.marks.len() + 1);
         let mut last = 0;
         for (at, len, stamp) in &self.marks {
@@ -314,7 +314,7 @@ pub use crate::outdir::manifest_path;
 /// The manifest of `out`, as the last build that finished left it. A build killed while replacing files
 /// leaves its journal (the paths it was replacing): those entries are forgotten, so the next build
 /// writes them again instead of trusting files that may not match.
-pub fn load_manifest(out: &Path) -> Manifest {
+pub(crate) fn load_manifest(out: &Path) -> Manifest {
     let mut manifest: Manifest = std::fs::read(manifest_path(out))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
@@ -385,7 +385,7 @@ impl Publisher {
     }
 
     /// Records `inputs` in the manifest of the next publish (a one-off build).
-    pub fn with_inputs(mut self, inputs: InputRecord) -> Publisher {
+    pub(crate) fn with_inputs(mut self, inputs: InputRecord) -> Publisher {
         self.inputs = Some(inputs);
         self
     }

@@ -50,7 +50,7 @@ impl Helper {
 
     /// Runs `job` on the helper thread while `here` runs on this one, and returns `here`'s result once
     /// both are done. A panic in either is resumed here, after both have finished.
-    pub fn run_beside<R>(
+    pub(crate) fn run_beside<R>(
         &mut self,
         job: impl FnOnce() + Send + 'static,
         here: impl FnOnce() -> R,

@@ -9,11 +9,11 @@ pub fn slugify(name: &str) -> String {
 }
 
 /// A local ERP's id: `<country>-<slug of its name>`.
-pub fn local_erp_id(row: &LocalErpRow) -> String {
+pub(crate) fn local_erp_id(row: &LocalErpRow) -> String {
     format!("{}-{}", row.country, slugify(&row.name))
 }
 
 /// A partner's id: `<country>-<erp>-<slug of its name>`.
-pub fn partner_id(row: &PartnerRow) -> String {
+pub(crate) fn partner_id(row: &PartnerRow) -> String {
     format!("{}-{}-{}", row.country, row.erp, slugify(&row.name))
 }

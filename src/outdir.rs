@@ -18,7 +18,7 @@ use crate::workspace::INPUT_DIRS;
 
 /// Why `path` cannot name a file of the site, if it cannot: it must be `/` followed by segments that are
 /// each a plain file or folder name.
-pub fn site_path_problem(path: &str) -> Option<String> {
+pub(crate) fn site_path_problem(path: &str) -> Option<String> {
     let Some(rest) = path.strip_prefix('/') else {
         return Some(format!("path `{path}` must start with `/`"));
     };
@@ -45,7 +45,7 @@ pub fn site_path_problem(path: &str) -> Option<String> {
 
 /// The file a site path is written to (`/api/v1/index.json` -> `<out>/api/v1/index.json`), or `None`
 /// when the path could reach outside the output folder.
-pub fn file_for(out: &Path, site_path: &str) -> Option<PathBuf> {
+pub(crate) fn file_for(out: &Path, site_path: &str) -> Option<PathBuf> {
     if site_path_problem(site_path).is_some() {
         return None;
     }
@@ -54,7 +54,7 @@ pub fn file_for(out: &Path, site_path: &str) -> Option<PathBuf> {
 
 /// An error unless every folder between `out` and `file` that exists is a real folder, not a symbolic
 /// link (which would carry a write or a removal outside the output folder).
-pub fn no_link_between(out: &Path, file: &Path) -> io::Result<()> {
+pub(crate) fn no_link_between(out: &Path, file: &Path) -> io::Result<()> {
     let Ok(relative) = file.strip_prefix(out) else {
         return Err(outside(file));
     };
@@ -113,16 +113,16 @@ pub fn spare_root(out: &Path) -> PathBuf {
 }
 
 /// Where the replacer writes a file's new version before renaming it into place.
-pub fn staging_dir(out: &Path) -> PathBuf {
+pub(crate) fn staging_dir(out: &Path) -> PathBuf {
     cache_entry(out, ".staging")
 }
 
 /// The marker of a temporary file written inside the output folder (only when the cache folder is on
 /// another filesystem); [`sweep_temporaries`] removes any a killed build left behind.
-pub const TEMPORARY_MARK: &str = ".locref-tmp-";
+pub(crate) const TEMPORARY_MARK: &str = ".locref-tmp-";
 
 /// Removes the temporary files a killed build may have left inside `out`; returns their site paths.
-pub fn sweep_temporaries(out: &Path) -> io::Result<Vec<String>> {
+pub(crate) fn sweep_temporaries(out: &Path) -> io::Result<Vec<String>> {
     let mut removed = Vec::new();
     let mut stack = vec![out.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -157,7 +157,7 @@ fn site_path_of(out: &Path, file: &Path) -> String {
 }
 
 /// An I/O error that names the file it happened to.
-pub fn with_path(error: io::Error, path: &Path) -> io::Error {
+pub(crate) fn with_path(error: io::Error, path: &Path) -> io::Error {
     io::Error::new(error.kind(), format!("{}: {error}", path.display()))
 }
 
@@ -309,7 +309,7 @@ pub fn clean(out: &Path) -> io::Result<()> {
 }
 
 /// Removes the folders between `file` and `out` that became empty.
-pub fn remove_empty_parents(out: &Path, file: &Path) {
+pub(crate) fn remove_empty_parents(out: &Path, file: &Path) {
     let mut dir = file.parent();
     while let Some(d) = dir.filter(|d| d.starts_with(out) && *d != out) {
         if std::fs::remove_dir(d).is_err() {

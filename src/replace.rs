@@ -48,7 +48,7 @@ enum Staged {
 
 /// Stages and commits the files of one output folder (see the module documentation).
 #[derive(Debug)]
-pub struct Replacer {
+pub(crate) struct Replacer {
     out: PathBuf,
     lifetime: Lifetime,
     /// Whether spares are used: a session on a filesystem that can exchange. Cleared for good the first
@@ -78,7 +78,7 @@ impl Replacer {
 
     /// Writes the new content of `site_path` (the concatenation of `parts`) where it waits for
     /// [`Replacer::commit`]; the output folder does not change yet.
-    pub fn stage(&mut self, site_path: &str, parts: &[&[u8]]) -> io::Result<()> {
+    pub(crate) fn stage(&mut self, site_path: &str, parts: &[&[u8]]) -> io::Result<()> {
         let target = outdir::file_for(&self.out, site_path).ok_or_else(|| {
             io::Error::other(format!(
                 "refusing to write `{site_path}`: not a path inside the output folder"
@@ -175,7 +175,7 @@ impl Replacer {
     }
 
     /// Drops what was staged (after a failure): the output folder stays as it was.
-    pub fn abandon(&mut self) {
+    pub(crate) fn abandon(&mut self) {
         for staged in std::mem::take(&mut self.staged) {
             if let Staged::File { file, .. } = staged {
                 let _ = std::fs::remove_file(file);
@@ -204,7 +204,7 @@ impl Replacer {
     }
 
     /// Replaces a file of the cache folder (the manifest, the journal) atomically.
-    pub fn write_private(&mut self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+    pub(crate) fn write_private(&mut self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
         if self.spares {
             let mut spare = path.as_os_str().to_owned();
             spare.push(".spare");
@@ -219,7 +219,7 @@ impl Replacer {
     }
 
     /// Waits until the spares a session's first commit started making are made (tests, benchmarks).
-    pub fn wait_for_spares(&mut self) {
+    pub(crate) fn wait_for_spares(&mut self) {
         if let Some(preparation) = self.preparation.take() {
             preparation.wait();
         }
@@ -234,7 +234,7 @@ fn is_filesystem_refusal(e: &io::Error) -> bool {
 
 /// Writes the concatenation of `parts` to `path` through a temporary file beside it and a rename, so
 /// readers never see half a file. For files outside the published tree (the cache).
-pub fn write_atomic(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
@@ -363,14 +363,14 @@ mod exchange {
     /// Overwrites the spare (creating it when missing) with the concatenation of `parts`. Overwriting in
     /// place and cutting to length reuses the spare's blocks and cached pages, where truncating first
     /// would free them and allocate them again.
-    pub fn write_spare(spare: &Path, parts: &[&[u8]]) -> io::Result<()> {
+    pub(crate) fn write_spare(spare: &Path, parts: &[&[u8]]) -> io::Result<()> {
         let mut file = open_spare(spare)?;
         super::write_parts(&mut file, parts)?;
         file.set_len(parts.iter().map(|part| part.len() as u64).sum())
     }
 
     /// Exchanges the spare with `target` (or moves it there when the target does not exist yet).
-    pub fn swap_in(spare: &Path, target: &Path) -> io::Result<()> {
+    pub(crate) fn swap_in(spare: &Path, target: &Path) -> io::Result<()> {
         match rustix::fs::renameat_with(CWD, spare, CWD, target, RenameFlags::EXCHANGE) {
             Ok(()) => Ok(()),
             Err(rustix::io::Errno::NOENT) => std::fs::rename(spare, target),
@@ -415,7 +415,7 @@ mod exchange {
 
     /// Makes the spare `spare` as a copy of `published`, unless it exists: copied under a temporary name,
     /// then renamed into place without replacing anything.
-    pub fn prepare(published: &Path, spare: &Path) -> io::Result<()> {
+    pub(crate) fn prepare(published: &Path, spare: &Path) -> io::Result<()> {
         if spare.symlink_metadata().is_ok() {
             return Ok(());
         }
@@ -439,7 +439,7 @@ mod exchange {
     }
 
     /// Whether `e` says the filesystem cannot exchange these two paths, so renames must do.
-    pub fn unsupported(e: &io::Error) -> bool {
+    pub(crate) fn unsupported(e: &io::Error) -> bool {
         matches!(
             rustix::io::Errno::from_io_error(e),
             Some(
@@ -457,19 +457,19 @@ mod exchange {
     use std::io;
     use std::path::Path;
 
-    pub fn write_spare(_: &Path, _: &[&[u8]]) -> io::Result<()> {
+    pub(crate) fn write_spare(_: &Path, _: &[&[u8]]) -> io::Result<()> {
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 
-    pub fn swap_in(_: &Path, _: &Path) -> io::Result<()> {
+    pub(crate) fn swap_in(_: &Path, _: &Path) -> io::Result<()> {
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 
-    pub fn prepare(_: &Path, _: &Path) -> io::Result<()> {
+    pub(crate) fn prepare(_: &Path, _: &Path) -> io::Result<()> {
         Ok(())
     }
 
-    pub fn unsupported(_: &io::Error) -> bool {
+    pub(crate) fn unsupported(_: &io::Error) -> bool {
         true
     }
 }

@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Marks a field as optional in the schema (the specification's "required: no") while always serializing it.
-pub fn spec_optional<T>(_: &T) -> bool {
+pub(crate) fn spec_optional<T>(_: &T) -> bool {
     false
 }
 
@@ -22,7 +22,7 @@ pub fn spec_optional<T>(_: &T) -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Envelope_{T}")]
-pub struct Envelope<T> {
+pub(crate) struct Envelope<T> {
     pub meta: Meta,
     pub data: T,
 }
@@ -30,7 +30,7 @@ pub struct Envelope<T> {
 /// Metadata of a response.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Meta {
+pub(crate) struct Meta {
     /// Data/API version string.
     pub version: String,
     /// Time of the build that last changed this response's content (UTC).
@@ -61,7 +61,7 @@ pub struct Meta {
 /// Licence of the API data.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Licence {
+pub(crate) struct Licence {
     pub name: String,
     pub url: String,
     /// Site-relative path of the commercial licence terms.
@@ -86,7 +86,7 @@ pub struct Toggles {
 
 impl Toggles {
     /// The toggle names, in the published order.
-    pub const NAMES: [&'static str; 6] = [
+    pub(crate) const NAMES: [&'static str; 6] = [
         "e_invoicing_mandatory_b2b",
         "e_invoicing_b2b_in_force",
         "e_invoicing_mandatory_b2g",
@@ -132,7 +132,7 @@ impl Toggles {
 /// How many countries have a toggle true, false or null.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CoverageCounts {
+pub(crate) struct CoverageCounts {
     #[serde(rename = "true")]
     pub true_: u64,
     #[serde(rename = "false")]
@@ -143,7 +143,7 @@ pub struct CoverageCounts {
 /// `meta.toggle_coverage`: one member per toggle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ToggleCoverage {
+pub(crate) struct ToggleCoverage {
     pub e_invoicing_mandatory_b2b: CoverageCounts,
     pub e_invoicing_b2b_in_force: CoverageCounts,
     pub e_invoicing_mandatory_b2g: CoverageCounts,
@@ -199,7 +199,7 @@ pub struct Country {
 /// A country with all its records.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CountryDetail {
+pub(crate) struct CountryDetail {
     #[serde(flatten)]
     pub country: Country,
     pub facts: Vec<Fact>,
@@ -266,7 +266,7 @@ impl FactTopic {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Self> {
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.name() == name)
     }
 
@@ -306,7 +306,7 @@ pub enum Verification {
 }
 
 impl Verification {
-    pub const NAMES: [&'static str; 3] = ["official", "secondary", "unverified"];
+    pub(crate) const NAMES: [&'static str; 3] = ["official", "secondary", "unverified"];
 
     pub fn as_str(self) -> &'static str {
         Self::NAMES[self as usize]
@@ -319,7 +319,7 @@ impl Verification {
             .map(|i| [Self::Official, Self::Secondary, Self::Unverified][i])
     }
 
-    pub fn is_verified(self) -> bool {
+    pub(crate) fn is_verified(self) -> bool {
         self != Verification::Unverified
     }
 
@@ -375,7 +375,7 @@ pub struct Fact {
 /// A local or regional ERP / accounting system.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct LocalErp {
+pub(crate) struct LocalErp {
     pub id: String,
     pub country: String,
     pub name: String,
@@ -396,7 +396,7 @@ pub struct LocalErp {
 /// A country where a global ERP is localized through local partners or add-ons.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PartnerFlag {
+pub(crate) struct PartnerFlag {
     pub id: String,
     pub country: String,
     pub erp: String,
@@ -434,7 +434,7 @@ pub struct Partner {
 /// Counts of an ERP's records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ErpCounts {
+pub(crate) struct ErpCounts {
     /// The countries where this ERP's e-invoicing support is established: its matrix cell
     /// (`e_invoicing_support`) is `native`, `native + access point`, `add-on`, `via provider` or
     /// `via provider (receiving only)`. A cell that is `roadmap` (not yet shipped), `not supported` or
@@ -447,7 +447,7 @@ pub struct ErpCounts {
 /// An ERP product (list item; also the base of ErpDetail).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Erp {
+pub(crate) struct Erp {
     pub id: String,
     pub name: String,
     pub vendor: Option<String>,
@@ -471,7 +471,7 @@ pub struct Erp {
 /// An e-invoicing provider's connector route for an ERP.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Provider {
+pub(crate) struct Provider {
     pub provider: String,
     pub connector_type: String,
     pub built_by: String,
@@ -487,7 +487,7 @@ pub struct Provider {
 /// An ERP with its per-country records.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ErpDetail {
+pub(crate) struct ErpDetail {
     #[serde(flatten)]
     pub erp: Erp,
     /// Per country, the ERP's e-invoicing support (topic `e_invoicing_erp_support`).
@@ -501,7 +501,7 @@ pub struct ErpDetail {
 /// A vendor news item: title, date and link only.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NewsItem {
+pub(crate) struct NewsItem {
     pub id: String,
     pub title: String,
     #[schemars(extend("format" = "uri"))]
@@ -520,7 +520,7 @@ pub struct NewsItem {
 /// A paid placement; never part of the verified data.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Sponsor {
+pub(crate) struct Sponsor {
     pub id: String,
     #[serde(skip_serializing_if = "spec_optional")]
     pub name: Option<String>,
@@ -544,7 +544,7 @@ pub struct Sponsor {
 /// An entry of the index.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Endpoint {
+pub(crate) struct Endpoint {
     /// Site-relative path.
     pub path: String,
     pub description: String,
@@ -555,7 +555,7 @@ pub struct Endpoint {
 /// A country listed by a filter.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct FilterItem {
+pub(crate) struct FilterItem {
     pub code: String,
     pub name: String,
     pub region: String,
@@ -581,7 +581,7 @@ pub struct ApiError {
 /// `rules/toggles.toml` and the phase of `tables/obligations.csv` that set it, or why it is null.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ToggleDerivation {
+pub(crate) struct ToggleDerivation {
     pub country: String,
     /// The toggle's name, as in `Toggles`.
     pub toggle: String,
@@ -616,7 +616,7 @@ pub struct ToggleDerivation {
 /// One dated phase of an obligation (`/api/v1/calendar.json`, `/calendar.ics`).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CalendarEntry {
+pub(crate) struct CalendarEntry {
     /// The phase id, `<country>-<obligation>-<phase>`; stable, so a calendar sees an update, not a new
     /// event.
     pub id: String,
@@ -784,7 +784,7 @@ impl ChangeCounts {
     }
 
     /// The kinds with their counts, in [`ChangeKind::ALL`] order.
-    pub fn by_kind(&self) -> Vec<(ChangeKind, u64)> {
+    pub(crate) fn by_kind(&self) -> Vec<(ChangeKind, u64)> {
         let mut copy = *self;
         ChangeKind::ALL
             .iter()
@@ -822,7 +822,7 @@ pub struct Release {
 /// A release with its change set.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ReleaseDetail {
+pub(crate) struct ReleaseDetail {
     #[serde(flatten)]
     pub release: Release,
     /// Every change since the previous release (empty for the first release).

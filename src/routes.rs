@@ -37,7 +37,7 @@ impl Param {
     }
 
     /// Every placeholder a route path may carry.
-    pub const PLACEHOLDERS: [&'static str; 5] =
+    pub(crate) const PLACEHOLDERS: [&'static str; 5] =
         ["{code}", "{id}", "{filter}", "{stem}", "{version}"];
 
     /// The parameter's name in OpenAPI (`code`).
@@ -51,7 +51,7 @@ pub use crate::render::kinds::Renderer;
 /// The file stems of the flat data tables, in the SPEC's order (declared by [`FlatTable`]).
 ///
 /// [`FlatTable`]: crate::render::data::FlatTable
-pub const STEMS: [&str; 6] = crate::render::data::FlatTable::STEMS;
+pub(crate) const STEMS: [&str; 6] = crate::render::data::FlatTable::STEMS;
 
 /// One output file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -66,7 +66,7 @@ pub struct Output {
 }
 
 /// The values a placeholder expands to.
-pub fn param_values(db: &dyn salsa::Database, param: Param) -> Vec<String> {
+pub(crate) fn param_values(db: &dyn salsa::Database, param: Param) -> Vec<String> {
     match param {
         Param::None => vec![String::new()],
         Param::Country => countries(db).iter().map(|c| c.code.clone()).collect(),
@@ -87,7 +87,7 @@ pub fn param_values(db: &dyn salsa::Database, param: Param) -> Vec<String> {
 
 /// The routes that are well-formed (valid renderer and placeholder), with their renderer.
 #[salsa::tracked(returns(ref))]
-pub fn valid_routes(db: &dyn salsa::Database) -> Vec<(usize, RouteRule, Renderer)> {
+pub(crate) fn valid_routes(db: &dyn salsa::Database) -> Vec<(usize, RouteRule, Renderer)> {
     route_rules(db)
         .value
         .iter()
@@ -152,7 +152,7 @@ fn is_asset_path(path: &str) -> bool {
 }
 
 /// The project file an asset route serves: `/assets/site.css` -> `rules/assets/site.css`.
-pub fn asset_source(path: &str) -> String {
+pub(crate) fn asset_source(path: &str) -> String {
     format!("rules{path}")
 }
 
@@ -258,7 +258,7 @@ pub fn check_routes(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 }
 
 /// The media type of an output, from its extension (what the dev server and `_headers` send).
-pub fn media_type(path: &str) -> &'static str {
+pub(crate) fn media_type(path: &str) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or("");
     match name.rsplit_once('.').map(|(_, ext)| ext) {
         Some("json") => "application/json; charset=utf-8",

@@ -241,7 +241,7 @@ impl Session {
 
     /// The report of a rebuild that panicked (see [`crate::watch::guarded`]): the output stays at the last
     /// good build, and the next rebuild renders and emits again.
-    pub fn after_panic(&mut self, message: String, started: Instant) -> RebuildReport {
+    pub(crate) fn after_panic(&mut self, message: String, started: Instant) -> RebuildReport {
         self.stale = true;
         self.failed = true;
         RebuildReport {

@@ -83,13 +83,13 @@ impl Watcher {
 }
 
 /// What the watcher sends: events, or the errors it met.
-pub type Events = Result<Vec<notify::Event>, Vec<notify::Error>>;
+pub(crate) type Events = Result<Vec<notify::Event>, Vec<notify::Error>>;
 
 /// How long a batch waits for more events after the last one. An editor's atomic save (a temporary file
 /// written, then renamed over the original) and a script's burst of writes come well within the
 /// narrowest window; a burst slow enough to be split across two rebuilds widens it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Window {
+pub(crate) struct Window {
     quiet: Duration,
     /// When the last batch closed and when its rebuild finished.
     last: Option<(Instant, Instant)>,
@@ -97,11 +97,11 @@ pub struct Window {
 
 impl Window {
     /// The narrowest quiet window: what a save waits before its rebuild starts.
-    pub const NARROWEST: Duration = Duration::from_millis(10);
+    pub(crate) const NARROWEST: Duration = Duration::from_millis(10);
     /// The widest, after bursts split again and again.
-    pub const WIDEST: Duration = Duration::from_millis(200);
+    pub(crate) const WIDEST: Duration = Duration::from_millis(200);
     /// A batch closes after this long even while events keep coming (a process writing without end).
-    pub const LONGEST_BATCH: Duration = Duration::from_secs(1);
+    pub(crate) const LONGEST_BATCH: Duration = Duration::from_secs(1);
 
     pub fn new() -> Window {
         Window {
@@ -144,7 +144,7 @@ impl Default for Window {
 
 /// What the watcher asked for: re-read these paths, or rescan everything.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Batch {
+pub(crate) struct Batch {
     pub paths: BTreeSet<PathBuf>,
     pub rescan: bool,
 }
@@ -183,7 +183,7 @@ impl Batch {
 /// Blocks for the first event of an input, then takes further events until the window's quiet time
 /// passes without one (or the batch is [`Window::LONGEST_BATCH`] old); duplicate paths are merged.
 /// Returns the batch and when it closed; `None` when the watcher is gone.
-pub fn next_batch(
+pub(crate) fn next_batch(
     events: &Receiver<Events>,
     window: &mut Window,
     keep: impl Fn(&Path) -> bool,
@@ -209,7 +209,7 @@ pub fn next_batch(
 }
 
 /// Prints a rebuild's line, stamped with the time of day, and its diagnostics when it found errors.
-pub fn print_report(report: &RebuildReport) {
+pub(crate) fn print_report(report: &RebuildReport) {
     if let Outcome::Invalid(diagnostics) = &report.outcome {
         for diagnostic in diagnostics {
             eprintln!("{diagnostic}");
@@ -240,7 +240,7 @@ pub fn run(root: &Path, out: &Path) -> io::Result<()> {
 /// The loop `watch` and `serve` share: installs the watcher on `root`'s input folders (before the initial
 /// scan, so no edit is missed), loads the session with `load`, builds, then rebuilds on every batch of
 /// changes until the watcher fails. `after` sees every report, the first build's included.
-pub fn run_with(
+pub(crate) fn run_with(
     root: &Path,
     load: impl FnOnce(&Path) -> io::Result<Session>,
     mut after: impl FnMut(&Session, &RebuildReport),
@@ -280,7 +280,7 @@ pub fn run_with(
 
 /// Runs one rebuild; a panic in it (a bug in locref) becomes an internal-error report, and the session
 /// keeps the last good build and goes on watching.
-pub fn guarded(
+pub(crate) fn guarded(
     session: &mut Session,
     rebuild: impl FnOnce(&mut Session) -> RebuildReport,
 ) -> RebuildReport {

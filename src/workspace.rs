@@ -11,10 +11,10 @@ use salsa::{Durability, Setter};
 use crate::db::{BuildOptions, Db, SourceFile, Workspace};
 
 /// The folders whose files are inputs.
-pub const INPUT_DIRS: [&str; 2] = ["sources", "rules"];
+pub(crate) const INPUT_DIRS: [&str; 2] = ["sources", "rules"];
 
 /// Names editors write transiently: never inputs.
-pub fn is_noise(path: &Path) -> bool {
+pub(crate) fn is_noise(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     name.starts_with('.')
         || name.ends_with('~')

@@ -14,7 +14,7 @@ use crate::parse::tables::{CountryFactRow, MandateRow, MatrixRow};
 use crate::resources::{Fact, FactTopic};
 
 /// The id of a country key fact.
-pub fn key_fact_id(country: &str, label: &FactLabel) -> String {
+pub(crate) fn key_fact_id(country: &str, label: &FactLabel) -> String {
     let topic = FactTopic::from_name(&label.topic)
         .map_or_else(|| label.topic.replace('_', "-"), FactTopic::slug);
     match &label.erp {
@@ -59,7 +59,7 @@ fn key_fact(
 
 /// The e-invoicing support fact of one matrix cell, with the country's mandate in `details` (its
 /// `deadlines` from the dated phases of the country's e-invoicing obligations).
-pub fn support_fact(
+pub(crate) fn support_fact(
     db: &dyn salsa::Database,
     row: &MatrixRow,
     mandate: Option<&MandateRow>,
@@ -99,7 +99,7 @@ pub fn support_fact(
 }
 
 /// The topic of a reporting row (`vat-reporting` or `saf-t`).
-pub fn reporting_topic(row_topic: &str) -> FactTopic {
+pub(crate) fn reporting_topic(row_topic: &str) -> FactTopic {
     if row_topic == "saf-t" {
         FactTopic::Saft
     } else {

@@ -7,7 +7,7 @@ use crate::resources::{FilterItem, Toggles};
 
 /// A filter as a query key (its slug).
 #[salsa::interned(debug)]
-pub struct FilterKey<'db> {
+pub(crate) struct FilterKey<'db> {
     #[returns(ref)]
     pub slug: String,
 }
@@ -35,7 +35,10 @@ pub fn admits(filter: &FilterRule, toggles: &Toggles) -> bool {
 
 /// The definition of one filter.
 #[salsa::tracked(returns(ref))]
-pub fn filter_rule<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Option<FilterRule> {
+pub(crate) fn filter_rule<'db>(
+    db: &'db dyn salsa::Database,
+    key: FilterKey<'db>,
+) -> Option<FilterRule> {
     filter_rules(db)
         .value
         .iter()

@@ -13,12 +13,12 @@ use crate::model::{
 use crate::resources::{Country, CountryCounts, Erp, ErpCounts};
 
 /// Site-relative path of a country's detail endpoint.
-pub fn country_api_path(code: &str) -> String {
+pub(crate) fn country_api_path(code: &str) -> String {
     format!("/api/v1/countries/{code}.json")
 }
 
 /// Site-relative path of an ERP's detail endpoint.
-pub fn erp_api_path(id: &str) -> String {
+pub(crate) fn erp_api_path(id: &str) -> String {
     format!("/api/v1/erps/{id}.json")
 }
 
@@ -26,7 +26,7 @@ pub fn erp_api_path(id: &str) -> String {
 /// product does it today, natively, with an add-on or through a provider (receiving only included).
 /// `roadmap` is a promise, `not supported` a no, `unknown/unverified` not known: none of them is support.
 /// A support type added to `rules/vocabulary.toml` counts only once it is listed here.
-pub const ESTABLISHED_SUPPORT: [&str; 5] = [
+pub(crate) const ESTABLISHED_SUPPORT: [&str; 5] = [
     "native",
     "native + access point",
     "add-on",
@@ -38,7 +38,7 @@ pub const ESTABLISHED_SUPPORT: [&str; 5] = [
 pub const UNESTABLISHED_SUPPORT: [&str; 3] = ["roadmap", "not supported", "unknown/unverified"];
 
 /// Whether a matrix cell's support type establishes support (see [`ESTABLISHED_SUPPORT`]).
-pub fn support_established(support_type: &str) -> bool {
+pub(crate) fn support_established(support_type: &str) -> bool {
     ESTABLISHED_SUPPORT.contains(&support_type)
 }
 

@@ -170,7 +170,7 @@ pub fn calendar(db: &dyn salsa::Database) -> Vec<CalendarEntry> {
 /// What facts read of a country's phases: their obligation, phase, status and date, without the texts,
 /// so an edit of a phase's scope or notes stops here.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PhaseDate {
+pub(crate) struct PhaseDate {
     pub obligation: String,
     pub phase: String,
     pub status: PhaseStatus,

@@ -37,7 +37,7 @@ pub fn meets(phase: &ObligationRow, condition: PhaseCondition, reference: Date) 
 
 /// How one toggle of one country got its value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToggleExplanation {
+pub(crate) struct ToggleExplanation {
     /// The toggle's name (`e_invoicing_mandatory_b2b`).
     pub name: &'static str,
     pub value: Option<bool>,
@@ -53,13 +53,13 @@ pub struct ToggleExplanation {
 
 /// The toggles of a country and how each got its value, in the toggles' published order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ToggleOutcome {
+pub(crate) struct ToggleOutcome {
     pub toggles: Toggles,
     pub explanations: Vec<ToggleExplanation>,
 }
 
 /// The reference date as a date, or `None` when `rules/site.toml` gives none (its own error says why).
-pub fn reference_day(db: &dyn salsa::Database) -> Option<Date> {
+pub(crate) fn reference_day(db: &dyn salsa::Database) -> Option<Date> {
     reference_date(db).parse().ok()
 }
 

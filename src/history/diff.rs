@@ -9,13 +9,13 @@ use crate::resources::{Change, ChangeKind, ChangeValue, Verification};
 
 /// Where the later state was published: a release (version, time), or nowhere yet.
 #[derive(Debug, Clone, Copy)]
-pub struct Published<'a> {
+pub(crate) struct Published<'a> {
     pub release: Option<&'a str>,
     pub released_at: Option<&'a str>,
 }
 
 impl Published<'_> {
-    pub const UNRELEASED: Published<'static> = Published {
+    pub(crate) const UNRELEASED: Published<'static> = Published {
         release: None,
         released_at: None,
     };
@@ -39,7 +39,7 @@ fn date(value: &Option<String>) -> Option<ChangeValue> {
 
 /// The changes of country `code` from `old` to `new` (either may be absent: a country that one of the
 /// states does not have; its facts are added or removed, its toggles not compared).
-pub fn diff_country(
+pub(crate) fn diff_country(
     code: &str,
     old: Option<&CountryState>,
     new: Option<&CountryState>,

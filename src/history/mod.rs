@@ -42,19 +42,19 @@ use snapshot::{CountryState, Snapshot};
 use version::Version;
 
 /// The folder of the releases.
-pub const RELEASES_DIR: &str = "sources/releases";
+pub(crate) const RELEASES_DIR: &str = "sources/releases";
 /// The register of the releases, one row per release, oldest first.
 pub const REGISTER: &str = "sources/releases/releases.csv";
-pub const REGISTER_COLUMNS: &[&str] = &["version", "released_at", "snapshot_blake3", "note"];
+pub(crate) const REGISTER_COLUMNS: &[&str] = &["version", "released_at", "snapshot_blake3", "note"];
 
 /// The project path of a release's snapshot.
-pub fn snapshot_path(version: &str) -> String {
+pub(crate) fn snapshot_path(version: &str) -> String {
     format!("{RELEASES_DIR}/{version}.jsonl")
 }
 
 /// One row of the register.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReleaseRow {
+pub(crate) struct ReleaseRow {
     pub version: String,
     /// RFC 3339, UTC, to the second (`2026-11-23T17:09:56Z`).
     pub released_at: String,
@@ -64,7 +64,7 @@ pub struct ReleaseRow {
 }
 
 /// Whether `text` is a UTC time to the second as locref writes it (`2026-11-23T17:09:56Z`).
-pub fn is_utc_time(text: &str) -> bool {
+pub(crate) fn is_utc_time(text: &str) -> bool {
     text.len() == 20
         && text.ends_with('Z')
         && text
@@ -168,14 +168,14 @@ pub fn release_register(db: &dyn salsa::Database) -> Checked<Vec<Located<Release
 
 /// A release as a query key.
 #[salsa::interned(debug)]
-pub struct ReleaseKey<'db> {
+pub(crate) struct ReleaseKey<'db> {
     #[returns(ref)]
     pub version: String,
 }
 
 /// One country of one release as a query key.
 #[salsa::interned(debug)]
-pub struct ReleaseCountry<'db> {
+pub(crate) struct ReleaseCountry<'db> {
     #[returns(ref)]
     pub version: String,
     #[returns(ref)]
@@ -474,7 +474,7 @@ pub fn erp_history<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<C
 
 /// The snapshot a release made now would write: every country of the register as the current sources
 /// publish it.
-pub fn current_snapshot_text(db: &dyn salsa::Database) -> String {
+pub(crate) fn current_snapshot_text(db: &dyn salsa::Database) -> String {
     let states: Vec<(String, &CountryState)> = countries(db)
         .iter()
         .filter_map(|c| {

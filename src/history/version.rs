@@ -8,7 +8,7 @@ const MAX_LEN: usize = 64;
 
 /// A parsed version: its text and its numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Version {
+pub(crate) struct Version {
     pub text: String,
     numbers: Vec<u64>,
 }
@@ -44,7 +44,7 @@ impl Version {
     /// Number by number; a version that extends another comes after it (`2026.11` < `2026.11.1`).
     /// Versions with the same numbers compare equal (`2026.11.23-1` and `2026.11.23.1`): one of them
     /// cannot follow the other.
-    pub fn cmp_numbers(&self, other: &Version) -> Ordering {
+    pub(crate) fn cmp_numbers(&self, other: &Version) -> Ordering {
         self.numbers.cmp(&other.numbers)
     }
 }

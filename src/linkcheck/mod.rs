@@ -37,7 +37,7 @@ pub use resolve::{outside_base, resolve};
 
 /// One output file as a query key.
 #[salsa::interned(debug)]
-pub struct PageKey<'db> {
+pub(crate) struct PageKey<'db> {
     #[returns(ref)]
     pub output: Output,
 }
@@ -98,17 +98,17 @@ pub fn output_paths(db: &dyn salsa::Database) -> BTreeMap<String, Output> {
 }
 
 /// Whether an output is an HTML page (parsed as HTML5; its ids are what `#fragment`s can point at).
-pub fn is_html(path: &str) -> bool {
+pub(crate) fn is_html(path: &str) -> bool {
     path.ends_with(".html")
 }
 
 /// Whether an output is a Markdown twin (its links are checked too; it has no ids).
-pub fn is_markdown(path: &str) -> bool {
+pub(crate) fn is_markdown(path: &str) -> bool {
     path.ends_with(".md")
 }
 
 /// The outputs whose links the check follows: HTML pages and their Markdown twins.
-pub fn is_checked(path: &str) -> bool {
+pub(crate) fn is_checked(path: &str) -> bool {
     is_html(path) || is_markdown(path)
 }
 
@@ -190,10 +190,10 @@ pub fn coverage(db: &dyn salsa::Database) -> (usize, usize) {
 mod test_support {
     use super::PageLinks;
 
-    pub const BASE: &str = "https://locref.example.org";
+    pub(crate) const BASE: &str = "https://locref.example.org";
 
     /// Each link as (href, target, fragment, line, column).
-    pub fn link_summary(page: &PageLinks) -> Vec<(&str, &str, Option<&str>, u32, u32)> {
+    pub(crate) fn link_summary(page: &PageLinks) -> Vec<(&str, &str, Option<&str>, u32, u32)> {
         page.links
             .iter()
             .map(|l| {

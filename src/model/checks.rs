@@ -102,7 +102,7 @@ impl<'a> Checker<'a> {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn check_registers(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+pub(crate) fn check_registers(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     let mut seen = BTreeMap::new();
     for r in &country_register_rows(db).value {
@@ -135,7 +135,7 @@ pub fn check_registers(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 /// The facts table's checks, key by key: every check concerns one country's rows (its code, its labels,
 /// one fact per label), so an edit re-checks only the countries whose rows changed.
 #[salsa::tracked(returns(ref))]
-pub fn check_country_facts(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+pub(crate) fn check_country_facts(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     country_fact_keys(db)
         .iter()
         .flat_map(|key| check_country_facts_of(db, RunKey::new(db, key.clone())))
@@ -180,7 +180,7 @@ pub fn check_country_facts_of<'db>(
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn check_vat_and_mandates(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+pub(crate) fn check_vat_and_mandates(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut c = Checker::new(db);
     let mut seen = BTreeMap::new();
     for r in &vat_rows(db).value {
@@ -372,7 +372,7 @@ pub fn check_erp_tables(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn check_news_and_sponsors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+pub(crate) fn check_news_and_sponsors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     let known = known_erps(db);
     if let Ok(text) = source_text(db, NEWS) {
@@ -764,7 +764,7 @@ fn borne_out(claim: &Claim, phases: &[&ObligationRow], reference: jiff::civil::D
 /// The country facts whose clause contradicts the structured phases of its obligation (the prose stays,
 /// for people to read; it must say what the phases say). One query per country.
 #[salsa::tracked(returns(ref))]
-pub fn check_fact_clauses(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+pub(crate) fn check_fact_clauses(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     countries(db)
         .iter()
         .flat_map(|c| check_fact_clauses_of(db, crate::model::CountryKey::new(db, c.code.clone())))
@@ -873,7 +873,7 @@ fn rate_text(rate: f64) -> String {
 /// its `standard_rate`, a reduced rate missing from its `reduced_rates`, "no reduced rates" beside listed
 /// ones). A rate the text leaves out is no contradiction. One query per country.
 #[salsa::tracked(returns(ref))]
-pub fn check_vat_rates(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+pub(crate) fn check_vat_rates(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     countries(db)
         .iter()
         .flat_map(|c| check_vat_rates_of(db, crate::model::CountryKey::new(db, c.code.clone())))

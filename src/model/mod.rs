@@ -26,7 +26,7 @@ fn rows_where<T: Clone>(rows: &[Located<T>], keep: impl Fn(&T) -> bool) -> Vec<T
 }
 
 /// Orders names case-insensitively, then exactly (so the order is total and stable).
-pub fn by_name(a: &str, b: &str) -> std::cmp::Ordering {
+pub(crate) fn by_name(a: &str, b: &str) -> std::cmp::Ordering {
     a.to_lowercase().cmp(&b.to_lowercase()).then(a.cmp(b))
 }
 
@@ -39,7 +39,7 @@ pub struct CountryKey<'db> {
 
 /// An ERP as a query key.
 #[salsa::interned(debug)]
-pub struct ErpKey<'db> {
+pub(crate) struct ErpKey<'db> {
     #[returns(ref)]
     pub id: String,
 }
@@ -74,7 +74,7 @@ pub fn countries(db: &dyn salsa::Database) -> Vec<CountryInfo> {
 /// The countries of the register in the order a reader looks for them: by name, accents folded
 /// (`Türkiye` among the T's), then by code.
 #[salsa::tracked(returns(ref))]
-pub fn countries_by_name(db: &dyn salsa::Database) -> Vec<CountryInfo> {
+pub(crate) fn countries_by_name(db: &dyn salsa::Database) -> Vec<CountryInfo> {
     let mut list = countries(db).clone();
     list.sort_by_cached_key(|c| (crate::ids::slugify(&c.name), c.code.clone()));
     list
@@ -82,7 +82,7 @@ pub fn countries_by_name(db: &dyn salsa::Database) -> Vec<CountryInfo> {
 
 /// One country of the register (a projection, so a page of France does not depend on Italy's name).
 #[salsa::tracked(returns(ref))]
-pub fn country_info<'db>(
+pub(crate) fn country_info<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
 ) -> Option<CountryInfo> {
@@ -106,12 +106,12 @@ pub fn erps(db: &dyn salsa::Database) -> Vec<ErpReg> {
 
 /// One ERP of the register.
 #[salsa::tracked(returns(ref))]
-pub fn erp_info<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Option<ErpReg> {
+pub(crate) fn erp_info<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Option<ErpReg> {
     erps(db).iter().find(|e| &e.id == key.id(db)).cloned()
 }
 
 /// The product name of an ERP, or its id when the register does not know it.
-pub fn erp_name(db: &dyn salsa::Database, id: &str) -> String {
+pub(crate) fn erp_name(db: &dyn salsa::Database, id: &str) -> String {
     erp_info(db, ErpKey::new(db, id.to_string()))
         .as_ref()
         .map_or_else(|| id.to_string(), |e| e.name.clone())
@@ -145,12 +145,12 @@ pub fn base_url(db: &dyn salsa::Database) -> String {
 /// (a GitHub Pages project site), `""` for a site at the root of its host. Pages prefix their
 /// site-relative links with it.
 #[salsa::tracked(returns(ref))]
-pub fn base_path(db: &dyn salsa::Database) -> String {
+pub(crate) fn base_path(db: &dyn salsa::Database) -> String {
     url_path(base_url(db))
 }
 
 /// The path part of an absolute URL, without its trailing `/` (`""` for none).
-pub fn url_path(url: &str) -> String {
+pub(crate) fn url_path(url: &str) -> String {
     let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
     let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
     let path = path.split(['?', '#']).next().unwrap_or_default();
@@ -176,7 +176,7 @@ pub fn is_placeholder_url(url: &str) -> bool {
 
 /// A country fact row joined with its vocabulary entry from `rules/facts.toml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CountryFact {
+pub(crate) struct CountryFact {
     pub label: FactLabel,
     pub row: CountryFactRow,
 }
@@ -214,7 +214,10 @@ pub fn country_facts_of<'db>(
 
 /// The VAT row of one country.
 #[salsa::tracked(returns(ref))]
-pub fn country_vat<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Option<VatRow> {
+pub(crate) fn country_vat<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Option<VatRow> {
     vat_rows(db)
         .value
         .iter()
@@ -224,7 +227,7 @@ pub fn country_vat<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> O
 
 /// The e-invoicing mandate row of one country.
 #[salsa::tracked(returns(ref))]
-pub fn country_mandate<'db>(
+pub(crate) fn country_mandate<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
 ) -> Option<MandateRow> {
@@ -320,7 +323,7 @@ pub fn country_reporting<'db>(
 
 /// Local ERPs of one country, sorted by name.
 #[salsa::tracked(returns(ref))]
-pub fn country_local_erps<'db>(
+pub(crate) fn country_local_erps<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
 ) -> Vec<LocalErpRow> {
@@ -332,7 +335,7 @@ pub fn country_local_erps<'db>(
 
 /// Partner flags of one country, sorted by ERP id.
 #[salsa::tracked(returns(ref))]
-pub fn country_partner_flags<'db>(
+pub(crate) fn country_partner_flags<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
 ) -> Vec<PartnerFlagRow> {
@@ -344,7 +347,7 @@ pub fn country_partner_flags<'db>(
 
 /// Partner flags of one ERP, sorted by country.
 #[salsa::tracked(returns(ref))]
-pub fn erp_partner_flags<'db>(
+pub(crate) fn erp_partner_flags<'db>(
     db: &'db dyn salsa::Database,
     key: ErpKey<'db>,
 ) -> Vec<PartnerFlagRow> {
@@ -355,7 +358,7 @@ pub fn erp_partner_flags<'db>(
 }
 
 /// Sort order of partners: country, ERP, name (case-insensitive, then exact).
-pub fn partner_order(a: &PartnerRow, b: &PartnerRow) -> std::cmp::Ordering {
+pub(crate) fn partner_order(a: &PartnerRow, b: &PartnerRow) -> std::cmp::Ordering {
     (&a.country, &a.erp)
         .cmp(&(&b.country, &b.erp))
         .then_with(|| by_name(&a.name, &b.name))
@@ -385,7 +388,10 @@ pub fn erp_partner_count<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) ->
 
 /// Connector routes of one ERP, sorted by provider.
 #[salsa::tracked(returns(ref))]
-pub fn erp_connectors<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<ConnectorRow> {
+pub(crate) fn erp_connectors<'db>(
+    db: &'db dyn salsa::Database,
+    key: ErpKey<'db>,
+) -> Vec<ConnectorRow> {
     let mut rows: Vec<ConnectorRow> =
         rows_where(&connector_rows(db).value, |r| &r.erp == key.id(db));
     rows.sort_by(|a, b| by_name(&a.provider, &b.provider));
@@ -430,7 +436,7 @@ pub fn erp_country_facts<'db>(
 
 /// The ERPs whose column the reporting table carries, in order (from `rules/vocabulary.toml`).
 #[salsa::tracked(returns(ref))]
-pub fn reporting_erps(db: &dyn salsa::Database) -> Vec<String> {
+pub(crate) fn reporting_erps(db: &dyn salsa::Database) -> Vec<String> {
     vocabulary(db).value.reporting_erps.clone()
 }
 

@@ -70,7 +70,7 @@ fn field_offsets(text: &str, start: usize) -> Vec<usize> {
 }
 
 /// Reads `text` (already normalized to LF) as a CSV table whose header must match `header`.
-pub fn read_table(path: &str, text: &str, header: Header<'_>) -> (Table, Vec<Diagnostic>) {
+pub(crate) fn read_table(path: &str, text: &str, header: Header<'_>) -> (Table, Vec<Diagnostic>) {
     read_table_at(path, text, Some(header), 0)
 }
 
@@ -78,7 +78,7 @@ pub fn read_table(path: &str, text: &str, header: Header<'_>) -> (Table, Vec<Dia
 /// records, whose first line is line `first_line` of the file. The header is not reported again (the
 /// whole table's reading does that), but with the wrong columns the run has no rows, as the whole table
 /// would have none.
-pub fn read_run(
+pub(crate) fn read_run(
     path: &str,
     header_line: &str,
     run: &Run,
@@ -243,7 +243,7 @@ fn read_table_at(
 /// tables keyed by country), so that each run can be parsed on its own: an edit re-parses only the runs
 /// whose text or position changed.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Runs {
+pub(crate) struct Runs {
     /// The header record, with its line end.
     pub header_line: String,
     pub runs: Vec<Run>,
@@ -383,7 +383,7 @@ fn quoted_field_end(bytes: &[u8], from: usize, line: &mut u32) -> Option<usize> 
 /// Only record boundaries are found here (with memchr when the quoting is plain, else by the csv crate);
 /// cells, widths and positions are the business of [`read_run`]. Malformed CSV ends the splitting: the
 /// rest of the file becomes one run, whose parse reports the error at its line.
-pub fn split_runs(text: &str) -> Runs {
+pub(crate) fn split_runs(text: &str) -> Runs {
     let (starts, header_end, complete) = match record_starts_plain(text) {
         Some((starts, header_end)) => (starts, header_end, true),
         None => record_starts_by_csv(text),

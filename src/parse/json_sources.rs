@@ -9,13 +9,13 @@ use serde::de::DeserializeOwned;
 use super::{formula_problem, is_http_url, is_iso_date, source_text};
 use crate::diagnostics::{Checked, Diagnostic, line_column};
 
-pub const ERP_REGISTER: &str = "sources/registers/erps.json";
-pub const NEWS: &str = "sources/news.json";
-pub const SPONSORS: &str = "sources/sponsors.json";
+pub(crate) const ERP_REGISTER: &str = "sources/registers/erps.json";
+pub(crate) const NEWS: &str = "sources/news.json";
+pub(crate) const SPONSORS: &str = "sources/sponsors.json";
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ErpReg {
+pub(crate) struct ErpReg {
     pub id: String,
     pub name: String,
     pub vendor: Option<String>,
@@ -29,7 +29,7 @@ pub struct ErpReg {
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct NewsSource {
+pub(crate) struct NewsSource {
     pub id: String,
     pub title: String,
     pub url: String,
@@ -44,7 +44,7 @@ pub struct NewsSource {
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SponsorSource {
+pub(crate) struct SponsorSource {
     pub id: String,
     pub name: Option<String>,
     #[serde(default)]
@@ -62,7 +62,12 @@ pub struct SponsorSource {
 }
 
 /// Locates the first occurrence of `value` as a JSON string in `text` (1:1 when not found).
-pub fn locate_json_value(path: &str, text: &str, value: &str, message: String) -> Diagnostic {
+pub(crate) fn locate_json_value(
+    path: &str,
+    text: &str,
+    value: &str,
+    message: String,
+) -> Diagnostic {
     let needle = serde_json::to_string(value).unwrap_or_default();
     let (line, column) = text
         .find(&needle)
@@ -150,7 +155,7 @@ fn check_slug(path: &str, text: &str, id: &str, diagnostics: &mut Vec<Diagnostic
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn erp_register_rows(db: &dyn salsa::Database) -> Checked<Vec<ErpReg>> {
+pub(crate) fn erp_register_rows(db: &dyn salsa::Database) -> Checked<Vec<ErpReg>> {
     let (erps, text) = match parse_array::<ErpReg>(db, ERP_REGISTER) {
         Ok(parsed) => parsed,
         Err(diagnostic) => return Checked::new(Vec::new(), vec![diagnostic]),
@@ -164,7 +169,7 @@ pub fn erp_register_rows(db: &dyn salsa::Database) -> Checked<Vec<ErpReg>> {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn news_rows(db: &dyn salsa::Database) -> Checked<Vec<NewsSource>> {
+pub(crate) fn news_rows(db: &dyn salsa::Database) -> Checked<Vec<NewsSource>> {
     let (items, text) = match parse_array::<NewsSource>(db, NEWS) {
         Ok(parsed) => parsed,
         Err(diagnostic) => return Checked::new(Vec::new(), vec![diagnostic]),
@@ -191,7 +196,7 @@ pub fn news_rows(db: &dyn salsa::Database) -> Checked<Vec<NewsSource>> {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn sponsor_rows(db: &dyn salsa::Database) -> Checked<Vec<SponsorSource>> {
+pub(crate) fn sponsor_rows(db: &dyn salsa::Database) -> Checked<Vec<SponsorSource>> {
     let (items, text) = match parse_array::<SponsorSource>(db, SPONSORS) {
         Ok(parsed) => parsed,
         Err(diagnostic) => return Checked::new(Vec::new(), vec![diagnostic]),

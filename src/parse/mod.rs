@@ -83,7 +83,10 @@ fn first_control(text: &str) -> Option<(usize, char)> {
 }
 
 /// The decoded text of the project file at `path`, or why it cannot be read.
-pub fn source_text<'db>(db: &'db dyn salsa::Database, path: &str) -> Result<&'db str, Diagnostic> {
+pub(crate) fn source_text<'db>(
+    db: &'db dyn salsa::Database,
+    path: &str,
+) -> Result<&'db str, Diagnostic> {
     match lookup(db, path) {
         Some(file) => decoded_text(db, file).as_deref().map_err(Clone::clone),
         None => Err(Diagnostic::file(path, "file is missing")),
@@ -94,7 +97,7 @@ pub fn source_text<'db>(db: &'db dyn salsa::Database, path: &str) -> Result<&'db
 /// tab or a carriage return): a spreadsheet opening the published CSV would run it. Such values are
 /// rejected where they are read (CSV cells and JSON strings alike), never rewritten on the way out, so the
 /// CSV and JSON files always publish the same text.
-pub fn formula_problem(text: &str) -> Option<String> {
+pub(crate) fn formula_problem(text: &str) -> Option<String> {
     let first = text.chars().next()?;
     matches!(first, '=' | '+' | '-' | '@' | '\t' | '\r').then(|| {
         format!(
@@ -122,7 +125,7 @@ pub fn is_http_url(value: &str) -> bool {
 }
 
 /// Whether `value` is an ISO calendar date `YYYY-MM-DD` that exists.
-pub fn is_iso_date(value: &str) -> bool {
+pub(crate) fn is_iso_date(value: &str) -> bool {
     value.len() == 10 && value.parse::<jiff::civil::Date>().is_ok()
 }
 

@@ -10,11 +10,11 @@ use super::{is_http_url, is_iso_date, source_text};
 use crate::diagnostics::{Checked, Diagnostic, line_column};
 
 pub const SITE: &str = "rules/site.toml";
-pub const ROUTES: &str = "rules/routes.toml";
+pub(crate) const ROUTES: &str = "rules/routes.toml";
 pub const TOGGLES: &str = "rules/toggles.toml";
-pub const FILTERS: &str = "rules/filters.toml";
-pub const FACTS: &str = "rules/facts.toml";
-pub const VOCABULARY: &str = "rules/vocabulary.toml";
+pub(crate) const FILTERS: &str = "rules/filters.toml";
+pub(crate) const FACTS: &str = "rules/facts.toml";
+pub(crate) const VOCABULARY: &str = "rules/vocabulary.toml";
 
 /// A position in a rule file, for diagnostics found after parsing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -62,7 +62,7 @@ fn parse_toml<T: DeserializeOwned + Default>(
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ApiLicence {
+pub(crate) struct ApiLicence {
     pub name: String,
     pub url: String,
     pub commercial_licence: String,
@@ -72,7 +72,7 @@ pub struct ApiLicence {
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DataLicence {
+pub(crate) struct DataLicence {
     pub name: String,
     pub url: String,
     pub attribution: String,
@@ -80,13 +80,13 @@ pub struct DataLicence {
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SponsorRules {
+pub(crate) struct SponsorRules {
     pub notice: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SiteRules {
+pub(crate) struct SiteRules {
     pub title: String,
     pub description: String,
     pub base_url: String,
@@ -142,7 +142,7 @@ pub fn site_rules(db: &dyn salsa::Database) -> Checked<SiteRules> {
 /// How a route appears in openapi.json.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum OpenapiMode {
+pub(crate) enum OpenapiMode {
     /// One path; a placeholder stays a path parameter.
     Template,
     /// Every expanded path on its own.
@@ -170,7 +170,7 @@ struct RawRoutes {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RouteRule {
+pub(crate) struct RouteRule {
     pub path: String,
     pub render: String,
     pub description: Option<String>,
@@ -181,7 +181,7 @@ pub struct RouteRule {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn route_rules(db: &dyn salsa::Database) -> Checked<Vec<RouteRule>> {
+pub(crate) fn route_rules(db: &dyn salsa::Database) -> Checked<Vec<RouteRule>> {
     let (raw, text, diagnostics) = parse_toml::<RawRoutes>(db, ROUTES);
     let routes = raw
         .route
@@ -227,7 +227,7 @@ pub enum PhaseCondition {
 impl PhaseCondition {
     /// How the pages say what a phase met, after its status (`enacted from 2027-01-01: applies only
     /// after the reference date`).
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             PhaseCondition::Applies => "applies on the reference date",
             PhaseCondition::AppliesLater => "applies only after the reference date",
@@ -287,7 +287,7 @@ struct RawToggles {
 /// An obligation the obligations table records: how pages name it, and the country fact whose prose
 /// explains it with a clause (`B2B: mandatory from …` in the `E-invoicing` fact).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ObligationRule {
+pub(crate) struct ObligationRule {
     pub id: String,
     pub label: String,
     pub fact: String,
@@ -299,14 +299,14 @@ pub struct ObligationRule {
 /// One rule of a toggle: when any phase of the toggle's obligation meets one of `when`, the toggle is
 /// `value`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToggleMatch {
+pub(crate) struct ToggleMatch {
     pub when: Vec<PhaseCondition>,
     pub value: bool,
     pub at: At,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToggleRule {
+pub(crate) struct ToggleRule {
     pub name: String,
     /// The short heading pages show (`B2B mandate`); the name with spaces when absent.
     pub label: Option<String>,
@@ -319,7 +319,7 @@ pub struct ToggleRule {
 
 /// The obligations and the toggle rules of `rules/toggles.toml`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ToggleRules {
+pub(crate) struct ToggleRules {
     pub obligations: Vec<ObligationRule>,
     pub toggles: Vec<ToggleRule>,
 }
@@ -424,7 +424,7 @@ pub struct FilterRule {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn filter_rules(db: &dyn salsa::Database) -> Checked<Vec<FilterRule>> {
+pub(crate) fn filter_rules(db: &dyn salsa::Database) -> Checked<Vec<FilterRule>> {
     let (raw, text, diagnostics) = parse_toml::<RawFilters>(db, FILTERS);
     let filters = raw
         .filter
@@ -466,7 +466,7 @@ struct RawFacts {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FactLabel {
+pub(crate) struct FactLabel {
     pub label: String,
     pub topic: String,
     pub erp: Option<String>,
@@ -475,7 +475,7 @@ pub struct FactLabel {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn fact_labels(db: &dyn salsa::Database) -> Checked<Vec<FactLabel>> {
+pub(crate) fn fact_labels(db: &dyn salsa::Database) -> Checked<Vec<FactLabel>> {
     let (raw, text, diagnostics) = parse_toml::<RawFacts>(db, FACTS);
     let labels = raw
         .fact
@@ -495,7 +495,7 @@ pub fn fact_labels(db: &dyn salsa::Database) -> Checked<Vec<FactLabel>> {
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Vocabulary {
+pub(crate) struct Vocabulary {
     pub support_types: Vec<String>,
     pub partner_flags: Vec<String>,
     pub reporting_erps: Vec<String>,

@@ -10,7 +10,7 @@ use crate::diagnostics::{Checked, Diagnostic};
 
 /// Where each cell of a row starts, so the model layer can locate cross-file errors by column name.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Pos {
+pub(crate) struct Pos {
     pub path: &'static str,
     pub line: u32,
     /// The table's columns, in header order (the ERP columns of the reporting table are not named here:
@@ -36,7 +36,7 @@ pub use crate::resources::Verification;
 
 /// A parsed row and where its cells stand in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Located<T> {
+pub(crate) struct Located<T> {
     pub pos: Pos,
     pub row: T,
 }
@@ -221,7 +221,7 @@ const SOURCE_HONESTY: Honesty = Honesty {
 };
 
 /// Why `text` is not an ISO calendar date, if it is not: what is wrong with it, in the curator's words.
-pub fn date_problem(text: &str) -> Option<String> {
+pub(crate) fn date_problem(text: &str) -> Option<String> {
     if is_iso_date(text) {
         return None;
     }
@@ -302,31 +302,33 @@ fn read_exact<T>(
     read_rows(db, path, Header::Exact(columns), columns, f)
 }
 
-pub const COUNTRY_REGISTER: &str = "sources/registers/countries.csv";
-pub const COUNTRY_FACTS: &str = "sources/tables/countries.csv";
+pub(crate) const COUNTRY_REGISTER: &str = "sources/registers/countries.csv";
+pub(crate) const COUNTRY_FACTS: &str = "sources/tables/countries.csv";
 pub const VAT: &str = "sources/tables/vat.csv";
-pub const MANDATES: &str = "sources/tables/mandates.csv";
-pub const MATRIX: &str = "sources/tables/matrix.csv";
-pub const REPORTING: &str = "sources/tables/reporting.csv";
-pub const CONNECTORS: &str = "sources/tables/connectors.csv";
-pub const LOCAL_ERPS: &str = "sources/tables/local_erps.csv";
-pub const PARTNER_FLAGS: &str = "sources/tables/local_partner_flags.csv";
-pub const PARTNERS: &str = "sources/tables/partners.csv";
+pub(crate) const MANDATES: &str = "sources/tables/mandates.csv";
+pub(crate) const MATRIX: &str = "sources/tables/matrix.csv";
+pub(crate) const REPORTING: &str = "sources/tables/reporting.csv";
+pub(crate) const CONNECTORS: &str = "sources/tables/connectors.csv";
+pub(crate) const LOCAL_ERPS: &str = "sources/tables/local_erps.csv";
+pub(crate) const PARTNER_FLAGS: &str = "sources/tables/local_partner_flags.csv";
+pub(crate) const PARTNERS: &str = "sources/tables/partners.csv";
 
 // ---------------------------------------------------------------- registers/countries.csv
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CountryRegRow {
+pub(crate) struct CountryRegRow {
     pub code: String,
     pub name: String,
     pub region: String,
     pub eu_member: bool,
 }
 
-pub const COUNTRY_REGISTER_COLUMNS: &[&str] = &["code", "name", "region", "eu_member"];
+pub(crate) const COUNTRY_REGISTER_COLUMNS: &[&str] = &["code", "name", "region", "eu_member"];
 
 #[salsa::tracked(returns(ref))]
-pub fn country_register_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<CountryRegRow>>> {
+pub(crate) fn country_register_rows(
+    db: &dyn salsa::Database,
+) -> Checked<Vec<Located<CountryRegRow>>> {
     read_exact(db, COUNTRY_REGISTER, COUNTRY_REGISTER_COLUMNS, |r| {
         let code = r.required("code");
         let is_alpha2 = code.len() == 2 && code.bytes().all(|b| b.is_ascii_lowercase());
@@ -358,7 +360,7 @@ pub struct CountryFactRow {
     pub last_verified: Option<String>,
 }
 
-pub const COUNTRY_FACT_COLUMNS: &[&str] = &[
+pub(crate) const COUNTRY_FACT_COLUMNS: &[&str] = &[
     "country_code",
     "fact",
     "value",
@@ -394,7 +396,7 @@ pub fn country_fact_runs(db: &dyn salsa::Database) -> Checked<Runs> {
 
 /// A first cell of a table split into runs: a country code, or whatever a curator wrote there.
 #[salsa::interned(debug)]
-pub struct RunKey<'db> {
+pub(crate) struct RunKey<'db> {
     #[returns(ref)]
     pub key: String,
 }
@@ -465,7 +467,7 @@ pub fn country_fact_rows_of<'db>(
 
 /// The rows of the facts table by key, in file order of the keys: for the checks and views that need
 /// every row (each key's rows are still parsed and cached on their own).
-pub fn country_fact_rows_by_key<'db>(
+pub(crate) fn country_fact_rows_by_key<'db>(
     db: &'db dyn salsa::Database,
 ) -> impl Iterator<Item = &'db Checked<Vec<Located<CountryFactRow>>>> + 'db {
     country_fact_keys(db)
@@ -476,7 +478,7 @@ pub fn country_fact_rows_by_key<'db>(
 // ---------------------------------------------------------------- tables/vat.csv
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct VatRow {
+pub(crate) struct VatRow {
     pub country: String,
     pub vat_name: Option<String>,
     pub standard_rate: Option<f64>,
@@ -486,7 +488,7 @@ pub struct VatRow {
     pub filing_frequency: Option<String>,
 }
 
-pub const VAT_COLUMNS: &[&str] = &[
+pub(crate) const VAT_COLUMNS: &[&str] = &[
     "country_code",
     "vat_name",
     "standard_rate",
@@ -509,7 +511,7 @@ fn percent(r: &mut RowReader<'_>, column: &str, text: &str) -> Option<f64> {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn vat_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<VatRow>>> {
+pub(crate) fn vat_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<VatRow>>> {
     read_exact(db, VAT, VAT_COLUMNS, |r| {
         let standard_rate = r
             .optional("standard_rate")
@@ -556,7 +558,7 @@ pub struct MandateRow {
     pub mandate_evidence: String,
 }
 
-pub const MANDATE_COLUMNS: &[&str] = &[
+pub(crate) const MANDATE_COLUMNS: &[&str] = &[
     "country_code",
     "short_label",
     "mandate",
@@ -568,7 +570,7 @@ pub const MANDATE_COLUMNS: &[&str] = &[
 ];
 
 #[salsa::tracked(returns(ref))]
-pub fn mandate_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MandateRow>>> {
+pub(crate) fn mandate_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MandateRow>>> {
     read_exact(db, MANDATES, MANDATE_COLUMNS, |r| MandateRow {
         country: r.required("country_code"),
         short_label: r.text("short_label"),
@@ -596,7 +598,7 @@ pub struct MatrixRow {
     pub last_verified: Option<String>,
 }
 
-pub const MATRIX_COLUMNS: &[&str] = &[
+pub(crate) const MATRIX_COLUMNS: &[&str] = &[
     "country_code",
     "erp",
     "support_type",
@@ -656,13 +658,13 @@ pub struct ReportingRow {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ReportingTable {
+pub(crate) struct ReportingTable {
     /// The ERP column names and where they stand in the header.
     pub erp_columns: Vec<(String, u32, u32)>,
     pub rows: Vec<Located<ReportingRow>>,
 }
 
-pub const REPORTING_FIRST_COLUMNS: &[&str] = &[
+pub(crate) const REPORTING_FIRST_COLUMNS: &[&str] = &[
     "topic",
     "country_code",
     "report_local",
@@ -675,11 +677,11 @@ pub const REPORTING_FIRST_COLUMNS: &[&str] = &[
     "evidence",
     "verification",
 ];
-pub const REPORTING_LAST_COLUMNS: &[&str] = &["erp_sources", "notes"];
+pub(crate) const REPORTING_LAST_COLUMNS: &[&str] = &["erp_sources", "notes"];
 /// The values of `topic`.
-pub const REPORTING_TOPICS: &[&str] = &["vat-reporting", "saf-t"];
+pub(crate) const REPORTING_TOPICS: &[&str] = &["vat-reporting", "saf-t"];
 /// The values of an ERP column.
-pub const REPORTING_ERP_SUPPORT: &[&str] = &["native", "add-on", "unknown"];
+pub(crate) const REPORTING_ERP_SUPPORT: &[&str] = &["native", "add-on", "unknown"];
 
 #[salsa::tracked(returns(ref))]
 pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
@@ -770,7 +772,7 @@ pub struct ConnectorRow {
     pub notes: String,
 }
 
-pub const CONNECTOR_COLUMNS: &[&str] = &[
+pub(crate) const CONNECTOR_COLUMNS: &[&str] = &[
     "provider",
     "erp",
     "countries_covered",
@@ -785,7 +787,7 @@ pub const CONNECTOR_COLUMNS: &[&str] = &[
 ];
 
 #[salsa::tracked(returns(ref))]
-pub fn connector_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<ConnectorRow>>> {
+pub(crate) fn connector_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<ConnectorRow>>> {
     read_exact(db, CONNECTORS, CONNECTOR_COLUMNS, |r| {
         r.check_honesty(
             "connector route",
@@ -830,7 +832,7 @@ pub struct LocalErpRow {
     pub last_verified: Option<String>,
 }
 
-pub const LOCAL_ERP_COLUMNS: &[&str] = &[
+pub(crate) const LOCAL_ERP_COLUMNS: &[&str] = &[
     "country_code",
     "name",
     "segment",
@@ -842,7 +844,7 @@ pub const LOCAL_ERP_COLUMNS: &[&str] = &[
 ];
 
 #[salsa::tracked(returns(ref))]
-pub fn local_erp_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<LocalErpRow>>> {
+pub(crate) fn local_erp_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<LocalErpRow>>> {
     read_exact(db, LOCAL_ERPS, LOCAL_ERP_COLUMNS, |r| {
         r.check_honesty("listing", SOURCE_HONESTY);
         LocalErpRow {
@@ -871,7 +873,7 @@ pub struct PartnerFlagRow {
     pub last_verified: Option<String>,
 }
 
-pub const PARTNER_FLAG_COLUMNS: &[&str] = &[
+pub(crate) const PARTNER_FLAG_COLUMNS: &[&str] = &[
     "country_code",
     "erp",
     "flag",
@@ -882,7 +884,7 @@ pub const PARTNER_FLAG_COLUMNS: &[&str] = &[
 ];
 
 #[salsa::tracked(returns(ref))]
-pub fn partner_flag_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PartnerFlagRow>>> {
+pub(crate) fn partner_flag_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PartnerFlagRow>>> {
     read_exact(db, PARTNER_FLAGS, PARTNER_FLAG_COLUMNS, |r| {
         r.check_honesty("flag", SOURCE_HONESTY);
         PartnerFlagRow {
@@ -911,7 +913,7 @@ pub struct PartnerRow {
     pub last_checked: Option<String>,
 }
 
-pub const PARTNER_COLUMNS: &[&str] = &[
+pub(crate) const PARTNER_COLUMNS: &[&str] = &[
     "country_code",
     "erp",
     "name",
@@ -956,7 +958,7 @@ pub enum PhaseStatus {
 }
 
 impl PhaseStatus {
-    pub const NAMES: [&str; 6] = [
+    pub(crate) const NAMES: [&str; 6] = [
         "in-force",
         "enacted",
         "enacted-date-pending",
@@ -989,7 +991,7 @@ impl PhaseStatus {
     }
 
     /// How pages say it.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             PhaseStatus::InForce => "in force",
             PhaseStatus::Enacted => "enacted",
@@ -1045,7 +1047,7 @@ impl PartialDate {
     }
 
     /// The last day of the span.
-    pub fn last_day(self) -> Option<jiff::civil::Date> {
+    pub(crate) fn last_day(self) -> Option<jiff::civil::Date> {
         match (self.month, self.day) {
             (Some(m), Some(d)) => jiff::civil::Date::new(self.year, m, d).ok(),
             (Some(m), Option::None) => Some(
@@ -1058,7 +1060,7 @@ impl PartialDate {
     }
 
     /// Whether the date is a single day.
-    pub fn is_day(self) -> bool {
+    pub(crate) fn is_day(self) -> bool {
         self.day.is_some()
     }
 }
@@ -1099,9 +1101,9 @@ impl ObligationRow {
     }
 }
 
-pub const OBLIGATIONS: &str = "sources/tables/obligations.csv";
+pub(crate) const OBLIGATIONS: &str = "sources/tables/obligations.csv";
 
-pub const OBLIGATION_COLUMNS: &[&str] = &[
+pub(crate) const OBLIGATION_COLUMNS: &[&str] = &[
     "country_code",
     "obligation",
     "phase",

@@ -74,7 +74,7 @@ fn detail<T: Serialize>(db: &dyn salsa::Database, data: T) -> Rendered {
     }))
 }
 
-pub fn local_erp(row: &LocalErpRow) -> LocalErp {
+pub(crate) fn local_erp(row: &LocalErpRow) -> LocalErp {
     LocalErp {
         id: local_erp_id(row),
         country: row.country.clone(),
@@ -88,7 +88,7 @@ pub fn local_erp(row: &LocalErpRow) -> LocalErp {
     }
 }
 
-pub fn partner_flag(row: &PartnerFlagRow) -> PartnerFlag {
+pub(crate) fn partner_flag(row: &PartnerFlagRow) -> PartnerFlag {
     PartnerFlag {
         id: format!("{}-{}", row.country, row.erp),
         country: row.country.clone(),
@@ -246,7 +246,7 @@ pub fn api_partners(db: &dyn salsa::Database) -> Rendered {
 }
 
 /// The news items, newest first; undated items last; ties by id (the API's and the news page's order).
-pub fn news_items(db: &dyn salsa::Database) -> Vec<NewsItem> {
+pub(crate) fn news_items(db: &dyn salsa::Database) -> Vec<NewsItem> {
     let mut items: Vec<NewsItem> = news_rows(db)
         .value
         .iter()
@@ -270,7 +270,7 @@ pub fn api_news(db: &dyn salsa::Database) -> Rendered {
 }
 
 /// The sponsors, sorted by id; each marked `sponsored`.
-pub fn sponsor_items(db: &dyn salsa::Database) -> Vec<Sponsor> {
+pub(crate) fn sponsor_items(db: &dyn salsa::Database) -> Vec<Sponsor> {
     let mut items: Vec<Sponsor> = sponsor_rows(db)
         .value
         .iter()
@@ -323,7 +323,7 @@ pub fn api_calendar(db: &dyn salsa::Database) -> Rendered {
 }
 
 /// How an API envelope is made and described (see [`ApiKind::spec`]).
-pub struct ApiSpec {
+pub(crate) struct ApiSpec {
     /// The placeholder its routes carry.
     pub param: Param,
     pub render: RenderFn,
@@ -339,7 +339,7 @@ fn len(n: usize) -> Option<u64> {
 
 impl ApiKind {
     /// How envelopes of this kind are made: one declaration per kind.
-    pub fn spec(self) -> ApiSpec {
+    pub(crate) fn spec(self) -> ApiSpec {
         match self {
             ApiKind::Index => ApiSpec {
                 param: Param::None,
@@ -460,7 +460,7 @@ impl ApiKind {
 }
 
 /// Number of items an output lists, for `index.json`; `None` for detail and non-list outputs.
-pub fn item_count(db: &dyn salsa::Database, output: &Output) -> Option<u64> {
+pub(crate) fn item_count(db: &dyn salsa::Database, output: &Output) -> Option<u64> {
     match output.renderer {
         Renderer::Api(kind) => kind.spec().count.and_then(|count| count(db, output)),
         Renderer::File(kind) => kind.spec().count.and_then(|count| count(db, output)),

@@ -8,7 +8,7 @@ use crate::routes::asset_source;
 
 /// An asset's output path (`/assets/site.css`) as a query key.
 #[salsa::interned(debug)]
-pub struct AssetKey<'db> {
+pub(crate) struct AssetKey<'db> {
     #[returns(ref)]
     pub path: String,
 }

@@ -748,7 +748,7 @@ pub fn partners_context(db: &dyn salsa::Database) -> Json {
 
 /// The local ERPs page: every country's local and regional ERP and accounting systems.
 #[salsa::tracked(returns(ref))]
-pub fn local_erps_context(db: &dyn salsa::Database) -> Json {
+pub(crate) fn local_erps_context(db: &dyn salsa::Database) -> Json {
     let names = country_names(db);
     let mut rows: Vec<&LocalErpRow> = local_erp_rows(db).value.iter().map(|r| &r.row).collect();
     rows.sort_by(|a, b| {
@@ -767,7 +767,7 @@ pub fn local_erps_context(db: &dyn salsa::Database) -> Json {
 
 /// The news page: titles, dates and links only, newest first (as `news.json`).
 #[salsa::tracked(returns(ref))]
-pub fn news_context(db: &dyn salsa::Database) -> Json {
+pub(crate) fn news_context(db: &dyn salsa::Database) -> Json {
     let items: Vec<Json> = news_items(db)
         .iter()
         .map(|n| {

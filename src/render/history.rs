@@ -24,7 +24,7 @@ use crate::resources::{
 use crate::routes::outputs;
 
 /// Site-relative path of a release's change set.
-pub fn release_api_path(version: &str) -> String {
+pub(crate) fn release_api_path(version: &str) -> String {
     format!("/api/v1/releases/{version}.json")
 }
 
@@ -208,7 +208,7 @@ fn counts_json(changes: &[Change]) -> Vec<Json> {
 }
 
 /// Site-relative path of a release's page.
-pub fn release_page_path(version: &str) -> String {
+pub(crate) fn release_page_path(version: &str) -> String {
     format!("/changes/{version}/")
 }
 
@@ -312,7 +312,7 @@ pub fn erp_history_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) 
 
 /// Escapes text for XML content and attribute values. A backslash is written as a character reference,
 /// so no data can spell the build-time placeholder the emit step fills in.
-pub fn escape_xml(text: &str) -> String {
+pub(crate) fn escape_xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

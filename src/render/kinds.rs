@@ -147,7 +147,7 @@ impl Renderer {
     }
 
     /// The renderer named `name` in the route table, if any.
-    pub fn from_name(name: &str) -> Option<Renderer> {
+    pub(crate) fn from_name(name: &str) -> Option<Renderer> {
         Renderer::all().find(|r| r.name() == name)
     }
 
@@ -161,7 +161,7 @@ impl Renderer {
     }
 
     /// Whether the output is an HTML page or its Markdown twin (rendered from `rules/templates/`).
-    pub fn is_page(self) -> bool {
+    pub(crate) fn is_page(self) -> bool {
         matches!(self, Renderer::Page(..))
     }
 
@@ -173,7 +173,7 @@ impl Renderer {
 
 impl PageKind {
     /// The formats a page of this kind is published in (the 404 page has no twin).
-    pub fn formats(self) -> &'static [Format] {
+    pub(crate) fn formats(self) -> &'static [Format] {
         self.spec().formats
     }
 }

@@ -17,7 +17,7 @@ use crate::routes::{Output, Param, outputs};
 
 /// An output as a query key.
 #[salsa::interned(debug)]
-pub struct TwinKey<'db> {
+pub(crate) struct TwinKey<'db> {
     #[returns(ref)]
     pub output: Output,
 }

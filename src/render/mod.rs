@@ -28,7 +28,7 @@ use crate::routes::{Output, Param};
 pub use kinds::{ApiKind, CountFn, FileKind, Format, PageKind, RenderFn, Renderer};
 
 /// Why a file cannot be rendered (a missing asset).
-pub type CheckFn = fn(&dyn salsa::Database, &Output) -> Option<Diagnostic>;
+pub(crate) type CheckFn = fn(&dyn salsa::Database, &Output) -> Option<Diagnostic>;
 
 /// The bytes of one output, with [`GENERATED_AT_MARK`] where the build time goes.
 #[derive(Debug, Clone, Eq)]
@@ -62,7 +62,7 @@ impl Rendered {
     }
 
     /// Bytes holding [`stamp_of`] placeholders.
-    pub fn referring(bytes: Vec<u8>) -> Self {
+    pub(crate) fn referring(bytes: Vec<u8>) -> Self {
         Rendered {
             refers: true,
             ..Rendered::new(bytes)
@@ -72,17 +72,17 @@ impl Rendered {
 
 /// The value given to `meta.generated_at` while rendering. Sources cannot contain control characters, so
 /// its JSON form [`GENERATED_AT_JSON`] appears in an output only where the build time goes.
-pub const GENERATED_AT_MARK: &str = "\u{0}generated_at\u{0}";
+pub(crate) const GENERATED_AT_MARK: &str = "\u{0}generated_at\u{0}";
 /// [`GENERATED_AT_MARK`] as serde_json writes it inside a JSON string.
-pub const GENERATED_AT_JSON: &str = "\\u0000generated_at\\u0000";
+pub(crate) const GENERATED_AT_JSON: &str = "\\u0000generated_at\\u0000";
 
 /// How a [`stamp_of`] placeholder starts; the site path it names follows, then a NUL. No output holds a
 /// raw NUL otherwise (sources cannot contain control characters, and JSON escapes them).
-pub const STAMP_OF_START: &str = "\u{0}stamp-of:";
+pub(crate) const STAMP_OF_START: &str = "\u{0}stamp-of:";
 
 /// A placeholder for the `generated_at` of the output at `path` (the time its content last changed),
 /// filled in by the emit step in an output made with [`Rendered::referring`].
-pub fn stamp_of(path: &str) -> String {
+pub(crate) fn stamp_of(path: &str) -> String {
     format!("{STAMP_OF_START}{path}\u{0}")
 }
 
@@ -97,7 +97,7 @@ pub fn render<'db>(db: &'db dyn salsa::Database, output: &Output) -> &'db Render
 
 /// Problems found while rendering (a broken template, a missing asset): reported by the build like any
 /// diagnostic. Only pages and assets can fail; every other output renders from validated data.
-pub fn render_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+pub(crate) fn render_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut errors: Vec<Diagnostic> = crate::routes::outputs(db)
         .iter()
         .filter_map(|output| match output.renderer {
@@ -111,7 +111,7 @@ pub fn render_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 }
 
 /// How a file that is neither an API envelope nor a page is made and described (see [`FileKind::spec`]).
-pub struct FileSpec {
+pub(crate) struct FileSpec {
     /// The placeholder its routes carry.
     pub param: Param,
     pub render: RenderFn,
@@ -125,7 +125,7 @@ pub struct FileSpec {
 }
 
 /// The value of an output's placeholder (`it`, `odoo`, `matrix`), or `""` for an output without one.
-pub fn param_of(output: &Output) -> String {
+pub(crate) fn param_of(output: &Output) -> String {
     output.param.clone().unwrap_or_default()
 }
 
@@ -147,7 +147,7 @@ fn text_response(
 
 impl FileKind {
     /// How files of this kind are made: one declaration per kind.
-    pub fn spec(self) -> FileSpec {
+    pub(crate) fn spec(self) -> FileSpec {
         match self {
             FileKind::Openapi => FileSpec {
                 param: Param::None,
@@ -300,7 +300,7 @@ fn nojekyll(_db: &dyn salsa::Database) -> Rendered {
 /// What one output holds, for the documents that describe outputs one by one (`openapi.json`,
 /// `llms.txt`): its route's description, or for a filter the filter's own description, or for a flat
 /// file its table's description followed by the route's.
-pub fn output_description(db: &dyn salsa::Database, output: &Output) -> String {
+pub(crate) fn output_description(db: &dyn salsa::Database, output: &Output) -> String {
     let rules = &crate::parse::rules::route_rules(db).value;
     let rule_description = rules[output.route].description.clone().unwrap_or_default();
     let param = output.param.as_deref().unwrap_or_default();
@@ -319,7 +319,7 @@ pub fn output_description(db: &dyn salsa::Database, output: &Output) -> String {
 }
 
 /// Pretty JSON with a final newline: what every JSON output looks like.
-pub fn json_bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
+pub(crate) fn json_bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(value).expect("resources serialize");
     bytes.push(b'\n');
     bytes
@@ -328,7 +328,7 @@ pub fn json_bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
 /// Items of a JSON array, pretty-printed and indented by `indent` spaces, joined by `,\n`: a fragment of
 /// a big list, cached per country, so that one edit re-serializes one country's items and not 1 MB.
 /// [`splice_items`] assembles the fragments into the same bytes as [`json_bytes`] of the whole value.
-pub fn json_items<T: serde::Serialize>(items: &[T], indent: usize) -> String {
+pub(crate) fn json_items<T: serde::Serialize>(items: &[T], indent: usize) -> String {
     let pad = " ".repeat(indent);
     let mut out = String::new();
     for (i, item) in items.iter().enumerate() {
@@ -350,7 +350,10 @@ pub fn json_items<T: serde::Serialize>(items: &[T], indent: usize) -> String {
 
 /// `head` ([`json_bytes`] of a value whose last array is empty) with that array filled by `fragments`
 /// (from [`json_items`], indented one level deeper than the array's line).
-pub fn splice_items<'a>(head: &[u8], fragments: impl IntoIterator<Item = &'a str>) -> Vec<u8> {
+pub(crate) fn splice_items<'a>(
+    head: &[u8],
+    fragments: impl IntoIterator<Item = &'a str>,
+) -> Vec<u8> {
     let at = memchr::memmem::rfind(head, b"[]").expect("the head ends with an empty array");
     let line_start = head[..at]
         .iter()

@@ -23,7 +23,7 @@ pub fn generator() -> SchemaGenerator {
 }
 
 /// The schema of `T` in `components.schemas`, as a reference.
-pub fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
+pub(crate) fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
     serde_json::to_value(generator.subschema_for::<T>()).expect("schema serializes")
 }
 

@@ -18,7 +18,7 @@ use crate::parse::source_text;
 use crate::resources::CalendarEntry;
 
 /// The committed country shapes (see `rules/geo/README.md`).
-pub const SHAPES: &str = "rules/geo/countries.json";
+pub(crate) const SHAPES: &str = "rules/geo/countries.json";
 
 /// The obligations whose start dates the timelines show: the e-invoicing mandates.
 const MANDATES: [&str; 2] = ["b2b-e-invoicing", "b2g-e-invoicing"];
@@ -30,7 +30,7 @@ const HOME_YEARS_BACK: i16 = 1;
 /// The shapes file, parsed and checked. Not comparable (it holds floats), so never backdated: the map
 /// compares its own text instead.
 #[salsa::tracked(returns(ref), no_eq)]
-pub fn map_shapes(db: &dyn salsa::Database) -> Result<Shapes, Diagnostic> {
+pub(crate) fn map_shapes(db: &dyn salsa::Database) -> Result<Shapes, Diagnostic> {
     let text = source_text(db, SHAPES)?;
     Shapes::parse(text).map_err(|e| Diagnostic::new(SHAPES, 1, 1, format!("map shapes: {e}")))
 }
@@ -178,7 +178,7 @@ pub fn calendar_timeline(db: &dyn salsa::Database) -> Result<String, Diagnostic>
 }
 
 /// Why a figure cannot be drawn, reported by the build like any diagnostic.
-pub fn figure_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+pub(crate) fn figure_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut errors: Vec<Diagnostic> = Vec::new();
     for error in [
         home_map(db).as_ref().err(),

@@ -20,11 +20,11 @@ use crate::parse::source_text;
 use crate::routes::{Output, Param};
 
 /// The folder of the page templates.
-pub const TEMPLATES: &str = "rules/templates";
+pub(crate) const TEMPLATES: &str = "rules/templates";
 
 /// A template file name (`country.html`) as a query key.
 #[salsa::interned(debug)]
-pub struct TemplateKey<'db> {
+pub(crate) struct TemplateKey<'db> {
     #[returns(ref)]
     pub name: String,
 }
@@ -107,7 +107,7 @@ fn auto_escape(name: &str) -> AutoEscape {
 }
 
 /// Escapes `& < > " '`: enough for HTML text and for attribute values in double or single quotes.
-pub fn escape_html(text: &str) -> String {
+pub(crate) fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -135,7 +135,7 @@ fn html_formatter(out: &mut minijinja::Output, state: &State, value: &Value) -> 
 /// Escapes a value for a Markdown table cell (and Markdown text): backslashes, `|`, `<` and the brackets
 /// of link and image syntax are backslash-escaped (so data can never become a link, an image or raw
 /// HTML in a twin or in `llms-full.txt`), line breaks become `<br>`.
-pub fn md_cell(value: Value) -> String {
+pub(crate) fn md_cell(value: Value) -> String {
     if value.is_undefined() || value.is_none() {
         return String::new();
     }
@@ -156,7 +156,7 @@ pub fn md_cell(value: Value) -> String {
 
 /// Makes a URL safe as a Markdown link target inside a table: `(`, `)`, `|`, `\` and spaces are
 /// percent-encoded (the same URL to a browser; source URLs are checked to be http(s) with no whitespace).
-pub fn md_url(value: Value) -> String {
+pub(crate) fn md_url(value: Value) -> String {
     let mut out = String::new();
     for c in value.to_string().chars() {
         match c {
@@ -175,7 +175,7 @@ pub fn md_url(value: Value) -> String {
 
 /// Who published a source, as a link names it: its host without `www.` (`learn.microsoft.com`), and for
 /// GitHub the owner too (`github.com/MicrosoftDocs`); the path when the URL has no host.
-pub fn source_name(url: &str) -> String {
+pub(crate) fn source_name(url: &str) -> String {
     let Some((_, rest)) = url.split_once("://") else {
         return url.to_string();
     };
@@ -217,7 +217,7 @@ fn named_sources(urls: &Value) -> Vec<serde_json::Value> {
 
 /// The fact texts' clause convention (`SAF-T: no.`, `Real-time reporting: yes (…)`), written for curators
 /// and the consistency check, said in words on the pages. The data and the API keep the text as it is.
-pub fn plain_clauses(text: &str) -> String {
+pub(crate) fn plain_clauses(text: &str) -> String {
     static RULES: std::sync::LazyLock<Vec<(regex::Regex, &'static str)>> =
         std::sync::LazyLock::new(|| {
             [
@@ -263,7 +263,7 @@ pub fn plain_clauses(text: &str) -> String {
 /// The templates of one kind of page (`["base.html", "macros.html", "country.html"]`, the page's own
 /// last) as a query key.
 #[salsa::interned(debug)]
-pub struct TemplateSet<'db> {
+pub(crate) struct TemplateSet<'db> {
     #[returns(ref)]
     pub names: Vec<String>,
 }
@@ -348,10 +348,10 @@ fn template_names(template: &str, format: Format) -> [String; 3] {
 }
 
 /// What a page shows: a narrow context query of `contexts.rs`, from the page's placeholder value.
-pub type ContextFn = for<'db> fn(&'db dyn salsa::Database, &str) -> &'db Json;
+pub(crate) type ContextFn = for<'db> fn(&'db dyn salsa::Database, &str) -> &'db Json;
 
 /// How a page is made (see [`PageKind::spec`]).
-pub struct PageSpec {
+pub(crate) struct PageSpec {
     /// The placeholder its routes carry.
     pub param: Param,
     /// Its template's name without extension: `country` is `country.html` and `country.md`.
@@ -366,7 +366,7 @@ const BOTH: &[Format] = &[Format::Html, Format::Markdown];
 
 impl PageKind {
     /// How pages of this kind are made: one declaration per kind.
-    pub fn spec(self) -> PageSpec {
+    pub(crate) fn spec(self) -> PageSpec {
         let page = |template, context| PageSpec {
             param: Param::None,
             template,
@@ -428,13 +428,13 @@ impl PageKind {
 
 /// The 404 page shows only what every page shows.
 #[salsa::tracked(returns(ref))]
-pub fn not_found_context(db: &dyn salsa::Database) -> Json {
+pub(crate) fn not_found_context(db: &dyn salsa::Database) -> Json {
     json!({ "site": site_context(db) })
 }
 
 /// One page: its kind and its placeholder value (`""` for a page without one), as a query key.
 #[salsa::interned(debug)]
-pub struct PageId<'db> {
+pub(crate) struct PageId<'db> {
     pub kind: PageKind,
     #[returns(ref)]
     pub param: String,
@@ -475,7 +475,7 @@ fn render_kind(db: &dyn salsa::Database, id: PageId<'_>, format: Format) -> Page
 /// In HTML, the values of `href`, `src` and `action` that start with one `/`; in Markdown, link targets
 /// `](/…)`. Data cannot forge either: the HTML escape writes `"` as `&quot;`, and the Markdown escape
 /// writes `]` as `\]`, which is skipped here.
-pub fn prefix_site_links(text: &str, prefix: &str, format: Format) -> String {
+pub(crate) fn prefix_site_links(text: &str, prefix: &str, format: Format) -> String {
     let patterns: &[&str] = match format {
         Format::Html => &[" href=\"/", " src=\"/", " action=\"/", "\nhref=\"/"],
         Format::Markdown => &["](/"],

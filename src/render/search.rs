@@ -33,7 +33,7 @@ use crate::parse::rules::route_rules;
 use crate::routes::{Output, outputs};
 
 /// The index's path, as `rules/routes.toml` routes it.
-pub const INDEX: &str = "/search-index.json";
+pub(crate) const INDEX: &str = "/search-index.json";
 
 /// A page's URL relative to the site's root: `/it/index.html` -> `it/`.
 fn relative(path: &str) -> String {
@@ -191,7 +191,7 @@ pub fn search_index(db: &dyn salsa::Database) -> Rendered {
 }
 
 /// How many items the index holds.
-pub fn search_item_count(db: &dyn salsa::Database) -> usize {
+pub(crate) fn search_item_count(db: &dyn salsa::Database) -> usize {
     indexed_pages(db)
         .into_iter()
         .map(|page| page_search_items(db, TwinKey::new(db, page)).len())

@@ -27,7 +27,7 @@ const HEAD: &[u8] =
     Access-Control-Allow-Origin: *\r\nTransfer-Encoding: chunked\r\n\r\n";
 
 /// A connection that asked for the stream, on its way to the events thread.
-pub struct Arrival {
+pub(crate) struct Arrival {
     socket: TcpStream,
     /// The connection's slot and the stream's.
     slots: [Slot; 2],
@@ -53,7 +53,7 @@ fn chunk(message: &str) -> Arc<[u8]> {
 /// The `build` event: the generation, a tag per HTML page (so a tab reloads only when its page changed)
 /// and the error of a failed build. A page's tag covers its own bytes and the assets every page loads
 /// (`/assets/`), so an edit of the stylesheet reloads the open tabs too.
-pub fn build_event(snapshot: &Snapshot) -> String {
+pub(crate) fn build_event(snapshot: &Snapshot) -> String {
     let mut assets: Vec<(&String, &str)> = snapshot
         .files
         .iter()

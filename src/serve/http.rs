@@ -5,12 +5,12 @@ use std::borrow::Cow;
 
 /// The largest request head read (request line and headers); a longer one is answered 431 and never
 /// buffered further.
-pub const MAX_HEAD: usize = 16 * 1024;
+pub(crate) const MAX_HEAD: usize = 16 * 1024;
 /// More header lines than this is answered 431 too (httparse needs a fixed array).
 const MAX_HEADERS: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
+pub(crate) enum Method {
     Get,
     Head,
     Other,
@@ -18,7 +18,7 @@ pub enum Method {
 
 /// What the server needs of a request head.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Request {
+pub(crate) struct Request {
     pub method: Method,
     /// The request target as sent (`/api/v1/index.json?x=1`).
     pub target: String,
@@ -41,12 +41,12 @@ impl Request {
 }
 
 /// The path part of a request target.
-pub fn path_of(target: &str) -> &str {
+pub(crate) fn path_of(target: &str) -> &str {
     target.split(['?', '#']).next().unwrap_or("")
 }
 
 #[derive(Debug, PartialEq, Eq)]
-pub enum Parsed {
+pub(crate) enum Parsed {
     Complete(Request),
     /// Not a whole head yet, and still under [`MAX_HEAD`].
     Partial,
@@ -124,7 +124,7 @@ pub fn parse(buf: &[u8]) -> Parsed {
 
 /// The target of a request head that could not be parsed whole (too long, or still arriving), to choose
 /// the form of the error: the second word of its first line, as far as it goes.
-pub fn partial_target(buf: &[u8]) -> Option<&str> {
+pub(crate) fn partial_target(buf: &[u8]) -> Option<&str> {
     let line = buf.split(|b| *b == b'\r' || *b == b'\n').next()?;
     let target = line.split(|b| *b == b' ').nth(1)?;
     std::str::from_utf8(target).ok()
@@ -132,7 +132,7 @@ pub fn partial_target(buf: &[u8]) -> Option<&str> {
 
 /// A response; its body is borrowed from the snapshot being served where it can be.
 #[derive(Debug)]
-pub struct Response<'a> {
+pub(crate) struct Response<'a> {
     pub status: u16,
     pub headers: Vec<(Cow<'static, str>, String)>,
     pub body: Cow<'a, [u8]>,
@@ -159,12 +159,12 @@ impl<'a> Response<'a> {
     }
 
     /// The body as sent (nothing for HEAD and 304).
-    pub fn sent_body(&self) -> &[u8] {
+    pub(crate) fn sent_body(&self) -> &[u8] {
         if self.omit_body { &[] } else { &self.body }
     }
 
     /// The head and the body as sent, in one piece.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = self.head();
         bytes.extend_from_slice(self.sent_body());
         bytes

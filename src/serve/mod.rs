@@ -114,7 +114,7 @@ impl Shared {
     }
 
     /// Publishes a failed build: the files stay those of the last good build; the error is shown.
-    pub fn publish_error(&self, diagnostics: String) {
+    pub(crate) fn publish_error(&self, diagnostics: String) {
         let mut state = self.state.lock().expect("state lock");
         let previous = state.snapshot.clone();
         state.snapshot = Arc::new(Snapshot {
@@ -129,10 +129,10 @@ impl Shared {
 }
 
 /// The path of the live-reload event stream.
-pub const LIVE_RELOAD_PATH: &str = "/__livereload";
+pub(crate) const LIVE_RELOAD_PATH: &str = "/__livereload";
 
 /// The headers every page is sent with (the site's Content-Security-Policy).
-pub fn page_headers(db: &dyn salsa::Database) -> Vec<(String, String)> {
+pub(crate) fn page_headers(db: &dyn salsa::Database) -> Vec<(String, String)> {
     let site = &crate::parse::rules::site_rules(db).value;
     site.content_security_policy
         .iter()

@@ -75,7 +75,7 @@ fn inject_reload(bytes: &[u8]) -> Vec<u8> {
 
 /// Whether `If-None-Match` names `etag` (quoted): the weak comparison (`W/"x"` matches `"x"`), over a
 /// list of tags or `*`.
-pub fn none_match(if_none_match: &str, etag: &str) -> bool {
+pub(crate) fn none_match(if_none_match: &str, etag: &str) -> bool {
     if_none_match
         .split(',')
         .map(str::trim)
@@ -83,7 +83,7 @@ pub fn none_match(if_none_match: &str, etag: &str) -> bool {
 }
 
 /// Answers one request (everything but the event stream) from `snapshot`.
-pub fn respond<'s>(request: &Request, snapshot: &'s Snapshot) -> Response<'s> {
+pub(crate) fn respond<'s>(request: &Request, snapshot: &'s Snapshot) -> Response<'s> {
     let mut response = answer(request, snapshot);
     if request.method == Method::Head {
         response.omit_body = true;

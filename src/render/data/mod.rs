@@ -40,14 +40,14 @@ impl StemKey<'_> {
 }
 
 /// What a flat file holds, by its stem (empty for a stem no table has).
-pub fn stem_description(stem: &str) -> &'static str {
+pub(crate) fn stem_description(stem: &str) -> &'static str {
     FlatTable::from_stem(stem).map_or("", FlatTable::description)
 }
 
 /// The columns of a flat table, read from its record type (the reporting table's ERP columns come from
 /// the rules).
 #[salsa::tracked(returns(ref))]
-pub fn flat_columns<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Vec<String> {
+pub(crate) fn flat_columns<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Vec<String> {
     key.table(db).map_or_else(Vec::new, |table| {
         table.prototype(reporting_erps(db)).columns()
     })
@@ -57,7 +57,7 @@ pub fn flat_columns<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Vec
 /// or the whole `connectors` table (with an empty `country`). Each part is rendered on its own and the
 /// files are spliced from the parts, so an edit of one country's row re-renders one part.
 #[salsa::interned(debug)]
-pub struct FlatPart<'db> {
+pub(crate) struct FlatPart<'db> {
     #[returns(copy)]
     pub table: FlatTable,
     #[returns(ref)]

@@ -23,7 +23,7 @@ const ERP_REGISTER: &str = "erp-register";
 
 /// A column of a flat table, described.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Column {
+pub(crate) struct Column {
     pub name: String,
     pub description: String,
     /// An ISO calendar date (else text).
@@ -34,7 +34,7 @@ pub struct Column {
 
 /// The columns of a table in file order, described by the record type's fields (the reporting table's
 /// ERP columns, named by the rules, are described here).
-pub fn table_columns(db: &dyn salsa::Database, table: FlatTable) -> Vec<Column> {
+pub(crate) fn table_columns(db: &dyn salsa::Database, table: FlatTable) -> Vec<Column> {
     let schema = table.record_schema();
     let fields = schema.get("properties").and_then(Value::as_object);
     flat_columns(db, StemKey::new(db, table.stem().to_string()))
@@ -70,7 +70,7 @@ fn one_line(text: Option<&str>) -> String {
 }
 
 /// The values a set allows.
-pub fn allowed_values(db: &dyn salsa::Database, set: ValueSet) -> Vec<String> {
+pub(crate) fn allowed_values(db: &dyn salsa::Database, set: ValueSet) -> Vec<String> {
     let vocabulary = &vocabulary(db).value;
     let strings = |values: &[&str]| values.iter().map(|v| v.to_string()).collect();
     match set {
@@ -176,7 +176,7 @@ fn table_schema(db: &dyn salsa::Database, table: FlatTable) -> Value {
 
 /// The size and SHA-256 of a published CSV file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileDigest {
+pub(crate) struct FileDigest {
     pub bytes: u64,
     /// `sha256:<hex>`, as Frictionless writes a hash.
     pub hash: String,

@@ -106,7 +106,7 @@ impl JsonSchema for Date {
 /// The closed set a column's values come from, named by a field's `x-values` (`support_types`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ValueSet {
+pub(crate) enum ValueSet {
     /// `e-invoicing`, the matrix's one topic.
     MatrixTopic,
     /// `vat-reporting`, `saf-t`.
@@ -128,7 +128,7 @@ pub enum ValueSet {
 }
 
 /// The matrix's `topic`.
-pub const MATRIX_TOPIC: &str = "e-invoicing";
+pub(crate) const MATRIX_TOPIC: &str = "e-invoicing";
 
 /// Declares the flat tables: `Variant("stem", Record) => "what it holds"`, in the SPEC's order.
 macro_rules! flat_tables {
@@ -158,14 +158,14 @@ macro_rules! flat_tables {
             }
 
             /// The records of one part of this table, before any is added.
-            pub fn no_records(self) -> FlatRecords {
+            pub(crate) fn no_records(self) -> FlatRecords {
                 match self {
                     $(FlatTable::$table => FlatRecords::$table(Vec::new()),)*
                 }
             }
 
             /// The columns that identify a record, in column order.
-            pub fn primary_key(self) -> &'static [&'static str] {
+            pub(crate) fn primary_key(self) -> &'static [&'static str] {
                 match self {
                     $(FlatTable::$table => <$record as FlatRecord>::PRIMARY_KEY,)*
                 }
@@ -173,7 +173,7 @@ macro_rules! flat_tables {
 
             /// The JSON Schema of the record type: each column's description, type and value set (the
             /// reporting table's ERP columns, named by the rules, are not in it).
-            pub fn record_schema(self) -> Schema {
+            pub(crate) fn record_schema(self) -> Schema {
                 match self {
                     $(FlatTable::$table => schemars::schema_for!($record),)*
                 }
@@ -181,7 +181,7 @@ macro_rules! flat_tables {
 
             /// One record with every cell blank: what the header and the columns are read from (a table
             /// with no row still has its header).
-            pub fn prototype(self, reporting_erps: &[String]) -> FlatRecords {
+            pub(crate) fn prototype(self, reporting_erps: &[String]) -> FlatRecords {
                 match self {
                     $(FlatTable::$table => FlatRecords::$table(vec![$record::prototype(reporting_erps)]),)*
                 }
@@ -206,7 +206,7 @@ macro_rules! flat_tables {
             }
 
             /// The records as items of the file's top-level JSON array (see [`super::super::json_items`]).
-            pub fn json_items(&self) -> String {
+            pub(crate) fn json_items(&self) -> String {
                 match self {
                     $(FlatRecords::$table(records) => super::super::json_items(records, 2),)*
                 }
@@ -243,7 +243,7 @@ flat_tables! {
 
 impl FlatTable {
     /// The file stems, in the SPEC's order.
-    pub const STEMS: [&'static str; FlatTable::ALL.len()] = {
+    pub(crate) const STEMS: [&'static str; FlatTable::ALL.len()] = {
         let mut stems = [""; FlatTable::ALL.len()];
         let mut i = 0;
         while i < stems.len() {
@@ -254,19 +254,19 @@ impl FlatTable {
     };
 
     /// The table a file stem names.
-    pub fn from_stem(stem: &str) -> Option<FlatTable> {
+    pub(crate) fn from_stem(stem: &str) -> Option<FlatTable> {
         FlatTable::ALL.into_iter().find(|t| t.stem() == stem)
     }
 
     /// Whether the table is sorted by country first, so that its file is spliced from per-country parts
     /// (`connectors` is small and not keyed by country).
-    pub fn per_country(self) -> bool {
+    pub(crate) fn per_country(self) -> bool {
         self != FlatTable::Connectors
     }
 }
 
 /// A record type of a flat table.
-pub trait FlatRecord: Serialize + JsonSchema {
+pub(crate) trait FlatRecord: Serialize + JsonSchema {
     /// The columns whose values together identify a record (the checks reject a duplicate).
     const PRIMARY_KEY: &'static [&'static str];
 

@@ -3,13 +3,13 @@
 use super::Shapes;
 
 /// The committed shapes file, parsed (the tests check it too).
-pub fn committed_shapes() -> Shapes {
+pub(crate) fn committed_shapes() -> Shapes {
     Shapes::parse(include_str!("../../../rules/geo/countries.json"))
         .expect("committed shapes parse")
 }
 
 /// Two views and two countries: `aa` has a shape, `bb` is a microstate with only a marker.
-pub const TINY_SHAPES: &str = r#"{
+pub(crate) const TINY_SHAPES: &str = r#"{
   "source": "test",
   "views": {
     "world": {"title": "World", "width": 100, "height": 50, "land": "M0 40l100 0 0 10-100 0z"},
@@ -22,12 +22,12 @@ pub const TINY_SHAPES: &str = r#"{
 }"#;
 
 /// Parses `svg` as XML, or fails the test with the parser's message and the text.
-pub fn parse_xml(svg: &str) -> roxmltree::Document<'_> {
+pub(crate) fn parse_xml(svg: &str) -> roxmltree::Document<'_> {
     roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not XML: {e}\n{svg}"))
 }
 
 /// The text of an element's `<title>` child, if it has one.
-pub fn title_of(node: roxmltree::Node) -> Option<String> {
+pub(crate) fn title_of(node: roxmltree::Node) -> Option<String> {
     node.children()
         .find(|c| c.has_tag_name("title"))
         .map(|t| t.text().unwrap_or_default().to_string())
@@ -35,7 +35,7 @@ pub fn title_of(node: roxmltree::Node) -> Option<String> {
 
 /// Fails unless the figure holds under the site's Content-Security-Policy: no `style` attribute or
 /// element, no script, no event handler, nothing loaded from elsewhere.
-pub fn assert_csp_safe(doc: &roxmltree::Document) {
+pub(crate) fn assert_csp_safe(doc: &roxmltree::Document) {
     for node in doc.descendants().filter(|n| n.is_element()) {
         let tag = node.tag_name().name();
         assert!(

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 /// `value` as XML character data or attribute text: the five markup characters become entities, and
 /// characters XML 1.0 forbids (most C0 controls) are dropped, so any input string stays text.
-pub fn escape(value: &str) -> String {
+pub(crate) fn escape(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for c in value.chars() {
         match c {

@@ -5,7 +5,7 @@ use jiff::civil::Date;
 
 /// How precisely a date is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Precision {
+pub(crate) enum Precision {
     Day,
     Month,
     Year,
@@ -13,7 +13,7 @@ pub enum Precision {
 
 /// A parsed date: its first day and how far it reaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct When {
+pub(crate) struct When {
     pub start: Date,
     pub precision: Precision,
 }
@@ -53,7 +53,7 @@ impl When {
 
     /// Where the date starts and ends within its year, as fractions of the year (0 = 1 January, 1 = the
     /// end of 31 December). A day is a point; a month or a year is its whole span.
-    pub fn span_in_year(&self) -> (f64, f64) {
+    pub(crate) fn span_in_year(&self) -> (f64, f64) {
         let start = year_fraction(self.start);
         match self.precision {
             Precision::Day => (start, start),
@@ -68,7 +68,7 @@ impl When {
 }
 
 /// The start of `date` as a fraction of its year.
-pub fn year_fraction(date: Date) -> f64 {
+pub(crate) fn year_fraction(date: Date) -> f64 {
     f64::from(date.day_of_year() - 1) / f64::from(date.days_in_year())
 }
 

@@ -15,18 +15,18 @@ use crate::render::figures::xml::slug;
 
 /// The figure's width in user units. Narrow on purpose: the SVG scales to the page, and at 390 px a
 /// 400-unit figure keeps 13-unit text at about 12 px.
-pub const WIDTH: f64 = 400.0;
-pub const FONT: f64 = 13.0;
-pub const SMALL_FONT: f64 = 11.0;
-pub const LINE: f64 = 16.0;
+pub(crate) const WIDTH: f64 = 400.0;
+pub(crate) const FONT: f64 = 13.0;
+pub(crate) const SMALL_FONT: f64 = 11.0;
+pub(crate) const LINE: f64 = 16.0;
 /// From a label's top to its first baseline.
-pub const ASCENT: f64 = 12.0;
+pub(crate) const ASCENT: f64 = 12.0;
 /// From a label's top to the middle of its first line: level with the mark when there is room.
 const ANCHOR: f64 = ASCENT - 4.0;
-pub const YEAR_X: f64 = 44.0;
-pub const AXIS_X: f64 = 56.0;
-pub const LABEL_X: f64 = 80.0;
-pub const LABEL_WIDTH: f64 = WIDTH - LABEL_X - 6.0;
+pub(crate) const YEAR_X: f64 = 44.0;
+pub(crate) const AXIS_X: f64 = 56.0;
+pub(crate) const LABEL_X: f64 = 80.0;
+pub(crate) const LABEL_WIDTH: f64 = WIDTH - LABEL_X - 6.0;
 /// Vertical space between two labels.
 const GAP: f64 = 8.0;
 /// Space inside a band above its first and below its last mark.
@@ -34,12 +34,12 @@ const BAND_PAD: f64 = 8.0;
 const MIN_BAND: f64 = 34.0;
 const FOLDED_BAND: f64 = 40.0;
 /// Years drawn after the reference year even when nothing is dated there.
-pub const YEARS_AFTER_REFERENCE: i16 = 3;
+pub(crate) const YEARS_AFTER_REFERENCE: i16 = 3;
 const LEGEND_ROW: f64 = 20.0;
 
 /// A year band of the axis (or several empty years folded into one).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Band {
+pub(crate) struct Band {
     pub first_year: i16,
     pub last_year: i16,
     pub top: f64,
@@ -71,7 +71,7 @@ pub enum Run {
 
 /// A label: its box and its lines, top to bottom.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Label {
+pub(crate) struct Label {
     pub x: f64,
     pub top: f64,
     pub width: f64,
@@ -86,12 +86,12 @@ impl Label {
     }
 
     /// The y of the middle of its first line, where the leader line arrives.
-    pub fn anchor_y(&self) -> f64 {
+    pub(crate) fn anchor_y(&self) -> f64 {
         self.top + ANCHOR
     }
 
     #[cfg(test)]
-    pub fn overlaps(&self, other: &Label) -> bool {
+    pub(crate) fn overlaps(&self, other: &Label) -> bool {
         self.x < other.x + other.width
             && other.x < self.x + self.width
             && self.top < other.bottom()
@@ -110,7 +110,7 @@ pub struct Mark {
 /// Events of one country that start on the same date with the same status, drawn as one mark and one
 /// label: the country, date and status once, then a line (or more) per event.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PlacedGroup {
+pub(crate) struct PlacedGroup {
     /// Indices into the figure's events, in label order.
     pub events: Vec<usize>,
     /// For each line of the label, the position in `events` of the event it belongs to (the first
@@ -126,7 +126,7 @@ pub struct PlacedGroup {
 
 /// An entry of the key at the top.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LegendEntry {
+pub(crate) struct LegendEntry {
     /// `None` is the bar of a month or year.
     pub status: Option<Status>,
     pub x: f64,
@@ -135,7 +135,7 @@ pub struct LegendEntry {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Layout {
+pub(crate) struct Layout {
     pub height: f64,
     pub legend: Vec<LegendEntry>,
     /// "No dated events." when there are none: its baseline.
@@ -157,7 +157,7 @@ struct Item {
 }
 
 /// Lays out `figure`, or says which date is malformed.
-pub fn layout(figure: &TimelineFigure) -> Result<Layout, TimelineError> {
+pub(crate) fn layout(figure: &TimelineFigure) -> Result<Layout, TimelineError> {
     let reference = When::parse(&figure.reference_date)
         .filter(|w| w.precision == Precision::Day)
         .ok_or_else(|| TimelineError::BadReferenceDate {

@@ -74,7 +74,7 @@ impl std::error::Error for TimelineError {}
 /// How an event's mark is drawn: filled dark, filled light, hollow; lightness tells them apart without
 /// colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     InForce,
     Enacted,
     Planned,

@@ -26,7 +26,7 @@ fn figure(events: Vec<TimelineEvent>) -> TimelineFigure {
 }
 
 /// ~150 events crowded on a few dates, with long labels and names, partial dates and every status.
-pub fn dense_events() -> Vec<TimelineEvent> {
+pub(crate) fn dense_events() -> Vec<TimelineEvent> {
     let statuses = ["in force", "enacted", "planned", "consultation"];
     let labels = [
         "B2B e-invoicing: issue, large companies",
