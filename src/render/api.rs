@@ -210,6 +210,12 @@ pub fn api_facts(db: &dyn salsa::Database) -> Rendered {
     let parts: Vec<&(usize, String)> = country_keys(db)
         .map(|key| country_facts_json(db, key))
         .collect();
+    spliced_list(db, &parts)
+}
+
+/// A list envelope spliced from cached fragments of its items, each with its count: `meta.count` counts
+/// them all, and only a fragment whose items changed was serialized again.
+pub(crate) fn spliced_list(db: &dyn salsa::Database, parts: &[&(usize, String)]) -> Rendered {
     let count = parts.iter().map(|(n, _)| n).sum();
     let head = json_bytes(&Envelope {
         meta: meta(db, count),

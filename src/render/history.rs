@@ -10,8 +10,9 @@
 
 use serde_json::{Value as Json, json};
 
-use super::api::meta;
-use super::{GENERATED_AT_MARK, Rendered, json_bytes, json_items, splice_items, stamp_of};
+use super::api::{meta, spliced_list};
+use super::figures::xml::escape as escape_xml;
+use super::{GENERATED_AT_MARK, Rendered, json_bytes, json_items, stamp_of};
 use crate::history::{
     ReleaseKey, country_history, erp_history, last_release, previous_release, release_changes,
     release_versions, releases, snapshot_of, unreleased_changes,
@@ -83,15 +84,7 @@ pub fn release_changes_json<'db>(
 pub fn api_changes(db: &dyn salsa::Database) -> Rendered {
     let mut parts: Vec<&(usize, String)> = vec![unreleased_changes_json(db)];
     parts.extend(newest_first(db).map(|key| release_changes_json(db, key)));
-    let count = parts.iter().map(|(n, _)| n).sum();
-    let head = json_bytes(&Envelope {
-        meta: meta(db, count),
-        data: Vec::<()>::new(),
-    });
-    Rendered::new(splice_items(
-        &head,
-        parts.iter().map(|(_, json)| json.as_str()),
-    ))
+    spliced_list(db, &parts)
 }
 
 /// How many changes `changes.json` lists.
@@ -309,24 +302,6 @@ pub fn erp_history_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) 
 }
 
 // -------------------------------------------------------------------------------------------- XML
-
-/// Escapes text for XML content and attribute values. A backslash is written as a character reference,
-/// so no data can spell the build-time placeholder the emit step fills in.
-pub(crate) fn escape_xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\\' => out.push_str("&#92;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
 
 /// How many changes one feed entry lists before it links to the rest.
 const FEED_CHANGES: usize = 100;

@@ -11,7 +11,7 @@ pub mod shapes;
 pub mod timeline;
 
 mod text;
-mod xml;
+pub(crate) mod xml;
 
 #[cfg(test)]
 mod samples;

@@ -1,4 +1,5 @@
-//! Writing SVG text safely: escaping, and numbers in the short form the figures use.
+//! Writing XML text safely (the SVG figures, the Atom feed, the sitemap): escaping, and numbers in the
+//! short form the figures use.
 
 use std::fmt::Write;
 
