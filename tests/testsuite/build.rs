@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use crate::common::{COUNTRY_CODES, ERP_IDS};
+use crate::common::{COUNTRY_CODES, ERP_IDS, locref, text};
 
 const EPOCH: &str = "1790000000"; // 2026-09-21T14:13:20Z
 
@@ -21,19 +21,6 @@ fn built_project() -> tempfile::TempDir {
     let run = locref(project.path(), &["build", "--out", "site"], EPOCH);
     assert!(run.status.success(), "{}", text(&run.stderr));
     project
-}
-
-fn locref(project: &Path, args: &[&str], epoch: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_locref"))
-        .args(args)
-        .current_dir(project)
-        .env("SOURCE_DATE_EPOCH", epoch)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Every file under `dir`, as site path (`/api/v1/index.json`) -> bytes.

@@ -5,12 +5,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use crate::common::{copy_project, read, replace_once, snapshot};
+use crate::common::{copy_project, locref, read, replace_once, snapshot, text};
 
 /// 2026-11-24T09:00:00Z: after the last shipped release.
 const AFTER: &str = "1795510800";
@@ -23,19 +23,6 @@ fn last() -> &'static str {
 }
 fn last_at() -> &'static str {
     &crate::common::shipped_releases().last_at
-}
-
-fn locref(project: &Path, args: &[&str], epoch: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_locref"))
-        .args(args)
-        .current_dir(project)
-        .env("SOURCE_DATE_EPOCH", epoch)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Every input file of a project (sources/ and rules/), for "nothing was written".

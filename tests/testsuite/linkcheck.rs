@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::common::{FIXED_TIME, atomic_save, copy_project, read, replace_once, snapshot};
 use locref::session::{Outcome, Session};
@@ -12,12 +12,7 @@ use locref::session::{Outcome, Session};
 const EPOCH: &str = "1790000000";
 
 fn locref(project: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_locref"))
-        .args(args)
-        .current_dir(project)
-        .env("SOURCE_DATE_EPOCH", EPOCH)
-        .output()
-        .expect("run locref")
+    crate::common::locref(project, args, EPOCH)
 }
 
 fn stdout(run: &Output) -> String {

@@ -5,7 +5,7 @@
 //! dataset (ignored by a plain `cargo test`; `.ci/run` runs it).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::common::scale::{Grown, grow, scaled_project};
 use crate::common::{FIXED_TIME, copy_dir, copy_project, snapshot};
@@ -15,16 +15,11 @@ use proptest::prelude::*;
 const EPOCH: &str = "1790000000";
 
 fn locref(project: &Path, args: &[&str]) -> Output {
-    locref_with(Path::new(env!("CARGO_BIN_EXE_locref")), project, args)
+    crate::common::locref(project, args, EPOCH)
 }
 
 fn locref_with(binary: &Path, project: &Path, args: &[&str]) -> Output {
-    Command::new(binary)
-        .args(args)
-        .current_dir(project)
-        .env("SOURCE_DATE_EPOCH", EPOCH)
-        .output()
-        .unwrap()
+    crate::common::locref_binary(binary, project, args, EPOCH)
 }
 
 fn stdout(run: &Output) -> String {

@@ -145,3 +145,34 @@ pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
 pub fn manifest_bytes(root: &Path) -> Option<Vec<u8>> {
     std::fs::read(locref::emit::manifest_path(&root.join("public"))).ok()
 }
+
+/// Runs the `locref` binary in `project` with `SOURCE_DATE_EPOCH` set to `epoch`, so its outputs carry a
+/// known build time.
+pub fn locref(project: &Path, args: &[&str], epoch: &str) -> std::process::Output {
+    locref_binary(
+        Path::new(env!("CARGO_BIN_EXE_locref")),
+        project,
+        args,
+        epoch,
+    )
+}
+
+/// The same with another executable (a copy of locref, to test what a changed binary does).
+pub fn locref_binary(
+    binary: &Path,
+    project: &Path,
+    args: &[&str],
+    epoch: &str,
+) -> std::process::Output {
+    std::process::Command::new(binary)
+        .args(args)
+        .current_dir(project)
+        .env("SOURCE_DATE_EPOCH", epoch)
+        .output()
+        .expect("run locref")
+}
+
+/// A process's output stream as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
