@@ -1759,10 +1759,15 @@ fn an_unreadable_source_is_named_in_the_error() {
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_locref"));
     command.arg("check").current_dir(root);
-    // Root reads any file: run as `nobody` then, in a project it may enter.
+    // Root reads any file: run as `nobody` then, in a project it may enter, and a copy of the binary it
+    // may execute (the build folder may sit in a directory only root can enter).
     if std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0) {
         std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o755)).unwrap();
-        command.uid(65534).gid(65534);
+        let binary = root.join("locref");
+        std::fs::copy(env!("CARGO_BIN_EXE_locref"), &binary).unwrap();
+        std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
+        command = Command::new(&binary);
+        command.arg("check").current_dir(root).uid(65534).gid(65534);
     }
     let run = command.output().unwrap();
     assert_eq!(run.status.code(), Some(3), "{}", text(&run.stderr));
