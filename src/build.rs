@@ -13,7 +13,7 @@ use crate::helper::Helper;
 use crate::linkcheck::is_checked;
 use crate::model::checks;
 use crate::parse::{json_sources, rules, tables};
-use crate::render::FileKind;
+use crate::render::{FileKind, PageKind};
 use crate::render::{Rendered, render};
 use crate::routes::{Output, Renderer, check_routes, outputs};
 
@@ -154,4 +154,126 @@ pub fn render_site_with<'db>(
         .iter()
         .map(|output| (output.path.clone(), render(db, output)))
         .collect())
+}
+
+/// Why a one-off build stopped.
+#[derive(Debug)]
+pub enum BuildError {
+    /// The sources, rules or rendered pages have errors.
+    Invalid(Vec<Diagnostic>),
+    /// Handing an output over (writing it) failed.
+    Io(std::io::Error),
+}
+
+/// How many outputs a one-off build renders (on two threads) before it hands them over and evicts them.
+const BATCH: usize = 16;
+
+/// The outputs of a one-off build in the order it renders them, in batches of about [`BATCH`]: the
+/// pages first, each page beside its twin and never split from it (they share a context, and a page's
+/// search entries read its twin's title), the search page after the pages it lists, then every other
+/// output in route order.
+fn batches(all: &[Output]) -> Vec<Vec<Output>> {
+    let page_of = |output: &Output| match output.renderer {
+        Renderer::Page(kind, _) => Some((kind, output.param.clone())),
+        Renderer::Api(_) | Renderer::File(_) => None,
+    };
+    let mut ordered: Vec<&Output> = all.iter().collect();
+    // Stable: outputs that are not pages keep their route order.
+    ordered.sort_by_key(|output| match output.renderer {
+        // The search page lists every page's search entries: after the pages it reads.
+        Renderer::Page(PageKind::Search, _) => (1, None),
+        Renderer::Page(kind, format) => (0, Some((kind, output.param.clone(), format))),
+        Renderer::Api(_) | Renderer::File(_) => (2, None),
+    });
+    let mut batches: Vec<Vec<Output>> = Vec::new();
+    let mut batch: Vec<Output> = Vec::new();
+    for output in ordered {
+        let same_page = batch
+            .last()
+            .is_some_and(|last| page_of(last).is_some() && page_of(last) == page_of(output));
+        if batch.len() >= BATCH && !same_page {
+            batches.push(std::mem::take(&mut batch));
+        }
+        batch.push(output.clone());
+    }
+    batches.push(batch);
+    batches
+}
+
+/// Renders one output and what other outputs read of it while its bytes are in memory: a page's links
+/// and ids (the link check), a twin's title and condensed text (`llms.txt`, `llms-full.txt`, the search
+/// index), a page's search entries. These are kept; the bytes are evicted after the batch.
+fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
+    crate::render::rendered_file(db, output);
+    if is_checked(&output.path) {
+        crate::linkcheck::page_links(db, crate::linkcheck::PageKey::new(db, output.clone()));
+    }
+    if output.renderer.is_page() {
+        crate::render::llms::remember_page(db, output);
+    }
+}
+
+/// A one-off build (`locref build`, `locref check`): renders every output of the route table once, hands
+/// its bytes to `sink` as soon as they are made (the build stages them for writing), and lets the
+/// database forget them in batches, so the build holds the parsed sources and a few outputs rather than
+/// the whole site (see [`crate::memory`]). The pages come first, so the outputs made from them (the
+/// llms files, the search index) find what they read of each page without rendering it again. The
+/// pages are checked as they come (their HTML, ids and links are kept, not their bytes), and the links
+/// resolved at the end. On any diagnostic the caller must discard what `sink` received: nothing may be
+/// published. Returns how many outputs were handed over.
+pub fn build_streaming(
+    db: &mut Db,
+    mut sink: impl FnMut(&str, &Rendered) -> std::io::Result<()>,
+) -> Result<usize, BuildError> {
+    crate::memory::for_one_off_build(db);
+    let diagnostics = source_diagnostics(db);
+    if !diagnostics.is_empty() {
+        return Err(BuildError::Invalid(diagnostics));
+    }
+    let all = outputs(db).clone();
+    let mut helper = Helper::new();
+    let mut render_errors: Vec<Diagnostic> = Vec::new();
+    for batch in batches(&all) {
+        let batch = batch.as_slice();
+        // Every other output on the helper thread, with its own handle on the database (dropped when
+        // its share is done, before the eviction below).
+        let theirs: Vec<Output> = batch.iter().skip(1).step_by(2).cloned().collect();
+        let worker_db = db.clone();
+        let shared: &Db = db;
+        helper.run_beside(
+            move || {
+                for output in &theirs {
+                    render_with_parts(&worker_db, output);
+                }
+            },
+            || {
+                for output in batch.iter().step_by(2) {
+                    render_with_parts(shared, output);
+                }
+            },
+        );
+        for output in batch {
+            let file = crate::render::rendered_file(shared, output);
+            if let Some(error) = &file.error {
+                render_errors.push(error.clone());
+            } else if render_errors.is_empty() {
+                sink(&output.path, &file.rendered).map_err(BuildError::Io)?;
+            }
+        }
+        crate::memory::evict(db);
+    }
+    render_errors.extend(crate::render::page_figures::figure_errors(db));
+    let mut diagnostics = if render_errors.is_empty() {
+        crate::linkcheck::problems(db)
+    } else {
+        render_errors
+    };
+    if diagnostics.is_empty() {
+        return Ok(all.len());
+    }
+    diagnostics.sort();
+    diagnostics.dedup();
+    Err(BuildError::Invalid(crate::diagnostics::cap_per_file(
+        diagnostics,
+    )))
 }

@@ -86,12 +86,28 @@ impl Default for Db {
 
 impl Db {
     /// Names of the tracked functions that executed since the last call, sorted, one entry per execution.
+    /// An output's rendering is named by its renderer (`output_file(api_facts)`,
+    /// `output_file(page_country_md)`): which outputs were made again is what a reader wants to see.
     pub fn take_executed(&self) -> Vec<String> {
         let keys = std::mem::take(&mut *self.executed.lock().expect("execution log poisoned"));
         let mut names: Vec<String> = keys
             .iter()
             .map(|key| {
-                salsa::Database::ingredient_debug_name(self, key.ingredient_index()).into_owned()
+                let name = salsa::Database::ingredient_debug_name(self, key.ingredient_index());
+                if name == "output_file" {
+                    let output = <crate::render::OutputKey as salsa::plumbing::FromId>::from_id(
+                        key.key_index(),
+                    );
+                    format!("output_file({})", output.output(self).renderer.name())
+                } else if name == "page_context" {
+                    let page =
+                        <crate::render::pages::PageContextKey as salsa::plumbing::FromId>::from_id(
+                            key.key_index(),
+                        );
+                    format!("page_context({})", <&str>::from(page.kind(self)))
+                } else {
+                    name.into_owned()
+                }
             })
             .collect();
         names.sort();

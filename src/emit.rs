@@ -355,6 +355,7 @@ pub struct EmitReport {
 /// when all of them are (see [`crate::replace`]).
 pub struct Publisher {
     out: Option<PathBuf>,
+    lifetime: Lifetime,
     manifest: Manifest,
     site: BTreeMap<String, Stamped>,
     replacer: Option<Replacer>,
@@ -362,6 +363,8 @@ pub struct Publisher {
     swept: bool,
     /// The record the manifest takes: a one-off build's inputs, or none for a session.
     inputs: Option<InputRecord>,
+    /// `--clean`: the folder's files count for nothing, and after the publish it holds only its outputs.
+    clean: bool,
 }
 
 /// A change one publish makes to the manifest.
@@ -377,15 +380,25 @@ impl Publisher {
         Publisher {
             manifest: out.map(load_manifest).unwrap_or_default(),
             out: out.map(Path::to_path_buf),
+            lifetime,
             site: BTreeMap::new(),
             replacer: out.map(|out| Replacer::new(out, lifetime)),
             swept: false,
             inputs: None,
+            clean: false,
         }
     }
 
+    /// A publish as if into an empty folder (`--clean`): every output is written, and once they are in
+    /// place every other file of the folder is deleted (see [`crate::outdir::keep_only`]).
+    pub fn cleaning(mut self) -> Publisher {
+        self.manifest = Manifest::default();
+        self.clean = true;
+        self
+    }
+
     /// Records `inputs` in the manifest of the next publish (a one-off build).
-    pub(crate) fn with_inputs(mut self, inputs: InputRecord) -> Publisher {
+    pub fn with_inputs(mut self, inputs: InputRecord) -> Publisher {
         self.inputs = Some(inputs);
         self
     }
@@ -410,89 +423,175 @@ impl Publisher {
         outputs: &[(String, &Rendered)],
         time: &str,
     ) -> io::Result<EmitReport> {
-        let mut report = EmitReport::default();
-        let mut changes: Vec<ManifestChange> = Vec::new();
-        let mut stamped_outputs: Vec<Stamped> = Vec::new();
-        // Each output's `generated_at` in this build, for the outputs that show other outputs' times
-        // (published after all the others).
-        let mut stamps: HashMap<String, String> = HashMap::new();
-        let (plain, referring): (Vec<_>, Vec<_>) = outputs.iter().partition(|(_, r)| !r.refers);
-        for (path, rendered) in plain.into_iter().chain(referring) {
-            let hash = content_hash(rendered, &stamps);
-            let entry = self.manifest.files.get(path);
-            let same_content = entry.is_some_and(|e| e.hash == hash);
-            let generated_at = match entry {
-                Some(e) if same_content => e.generated_at.clone(),
-                _ => time.to_string(),
-            };
-            stamps.insert(path.clone(), generated_at.clone());
-            if same_content && self.site.contains_key(path) {
-                report.unchanged += 1;
-                continue;
-            }
-            let stamped = Stamped::new(path, rendered, &hash, &generated_at, &stamps);
-            // A first build in a folder of an earlier run keeps files whose content is current.
-            let on_disk = same_content
-                && self
-                    .out
-                    .as_ref()
-                    .and_then(|out| crate::outdir::file_for(out, path))
-                    .is_some_and(|file| file.is_file());
-            if on_disk {
-                report.unchanged += 1;
-            } else {
-                report.written.push(path.clone());
-            }
-            if !same_content {
-                changes.push(ManifestChange::Set(
-                    path.clone(),
-                    ManifestEntry { hash, generated_at },
-                ));
-            }
-            stamped_outputs.push(stamped);
+        let mut publish = self.begin(time)?;
+        for (path, rendered) in outputs {
+            publish.offer(path, rendered)?;
         }
-        let current: BTreeSet<&str> = outputs.iter().map(|(p, _)| p.as_str()).collect();
-        for path in self.manifest.files.keys() {
-            if !current.contains(path.as_str()) {
-                report.removed.push(path.clone());
-                changes.push(ManifestChange::Remove(path.clone()));
+        publish.finish()
+    }
+
+    /// Starts a publish whose outputs are given one at a time ([`Publish::offer`]), each staged as it
+    /// comes, so the caller can drop an output's bytes once it is given: how a one-off build publishes
+    /// a site larger than it keeps in memory. Nothing in the output folder changes before
+    /// [`Publish::finish`]; a publish dropped unfinished changes nothing.
+    pub fn begin(&mut self, time: &str) -> io::Result<Publish<'_>> {
+        if let (Some(out), false) = (&self.out, self.swept) {
+            crate::outdir::sweep_temporaries(out)?;
+            self.swept = true;
+        }
+        Ok(Publish {
+            publisher: self,
+            time: time.to_string(),
+            report: EmitReport::default(),
+            changes: Vec::new(),
+            stamps: HashMap::new(),
+            stamped: Vec::new(),
+            staged: Vec::new(),
+            referring: Vec::new(),
+            current: BTreeSet::new(),
+            finished: false,
+        })
+    }
+
+    /// Whether this publisher keeps the published outputs in memory ([`Publisher::site`]): a session
+    /// does (the dev server serves them), a one-off build into a folder does not.
+    fn keeps_site(&self) -> bool {
+        self.out.is_none() || self.lifetime == Lifetime::Session
+    }
+}
+
+/// One publish in progress (see [`Publisher::begin`]).
+pub struct Publish<'p> {
+    publisher: &'p mut Publisher,
+    time: String,
+    report: EmitReport,
+    changes: Vec<ManifestChange>,
+    /// Each output's `generated_at` in this build, for the outputs that show other outputs' times.
+    stamps: HashMap<String, String>,
+    /// The outputs published this time, kept for [`Publisher::site`] when the publisher keeps it.
+    stamped: Vec<Stamped>,
+    /// The site paths staged for writing.
+    staged: Vec<String>,
+    /// Outputs that show other outputs' times (the sitemap): published last, when every time is known.
+    referring: Vec<(String, Rendered)>,
+    /// Every output of this build.
+    current: BTreeSet<String>,
+    finished: bool,
+}
+
+impl Publish<'_> {
+    /// Gives one output of the build: stamped and staged now if its content changed (or its file is
+    /// missing), unless it shows other outputs' times, which waits for [`Publish::finish`].
+    pub fn offer(&mut self, path: &str, rendered: &Rendered) -> io::Result<()> {
+        self.current.insert(path.to_string());
+        if rendered.refers {
+            // Shares the bytes (an `Arc`): they outlive the query value the caller may evict.
+            self.referring.push((path.to_string(), rendered.clone()));
+            return Ok(());
+        }
+        self.publish_one(path, rendered)
+    }
+
+    fn publish_one(&mut self, path: &str, rendered: &Rendered) -> io::Result<()> {
+        let publisher = &mut *self.publisher;
+        let hash = content_hash(rendered, &self.stamps);
+        let entry = publisher.manifest.files.get(path);
+        let same_content = entry.is_some_and(|e| e.hash == hash);
+        let generated_at = match entry {
+            Some(e) if same_content => e.generated_at.clone(),
+            _ => self.time.clone(),
+        };
+        self.stamps.insert(path.to_string(), generated_at.clone());
+        if same_content && publisher.site.contains_key(path) {
+            self.report.unchanged += 1;
+            return Ok(());
+        }
+        let stamped = Stamped::new(path, rendered, &hash, &generated_at, &self.stamps);
+        // A first build in a folder of an earlier run keeps files whose content is current.
+        let on_disk = same_content
+            && publisher
+                .out
+                .as_ref()
+                .and_then(|out| crate::outdir::file_for(out, path))
+                .is_some_and(|file| file.is_file());
+        if on_disk {
+            self.report.unchanged += 1;
+        } else {
+            self.report.written.push(path.to_string());
+            if let Some(replacer) = &mut publisher.replacer {
+                replacer.stage(path, &stamped.segments())?;
+                self.staged.push(path.to_string());
+            }
+        }
+        if !same_content {
+            self.changes.push(ManifestChange::Set(
+                path.to_string(),
+                ManifestEntry { hash, generated_at },
+            ));
+        }
+        if publisher.keeps_site() {
+            self.stamped.push(stamped);
+        }
+        Ok(())
+    }
+
+    /// Publishes the outputs that show other outputs' times, removes the outputs of the last build that
+    /// are not in this one, puts every staged file in place and saves the manifest. On an error the output
+    /// folder, the manifest and what the publisher serves stay those of the last good build.
+    pub fn finish(mut self) -> io::Result<EmitReport> {
+        for (path, rendered) in std::mem::take(&mut self.referring) {
+            self.publish_one(&path, &rendered)?;
+        }
+        let publisher = &mut *self.publisher;
+        for path in publisher.manifest.files.keys() {
+            if !self.current.contains(path.as_str()) {
+                self.report.removed.push(path.clone());
+                self.changes.push(ManifestChange::Remove(path.clone()));
             }
         }
         // The manifest of this build, and how to go back to the last one if writing fails.
-        let undo = apply(&mut self.manifest, changes);
-        let last_inputs = std::mem::replace(&mut self.manifest.inputs, self.inputs.clone());
-        let manifest_changed = !undo.is_empty() || last_inputs != self.manifest.inputs;
-        if let (Some(out), Some(replacer)) = (&self.out, &mut self.replacer) {
-            let written: BTreeSet<&str> = report.written.iter().map(String::as_str).collect();
-            let result = (|| {
-                if !self.swept {
-                    crate::outdir::sweep_temporaries(out)?;
-                    self.swept = true;
-                }
-                write_files(
-                    out,
-                    replacer,
-                    stamped_outputs
-                        .iter()
-                        .filter(|s| written.contains(s.path.as_str())),
-                    &report.removed,
-                    manifest_changed,
-                    &self.manifest,
-                )
-            })();
+        let undo = apply(&mut publisher.manifest, std::mem::take(&mut self.changes));
+        let last_inputs =
+            std::mem::replace(&mut publisher.manifest.inputs, publisher.inputs.clone());
+        let manifest_changed = !undo.is_empty() || last_inputs != publisher.manifest.inputs;
+        if let (Some(out), Some(replacer)) = (&publisher.out, &mut publisher.replacer) {
+            let result = put_in_place(
+                out,
+                replacer,
+                &self.staged,
+                &self.report.removed,
+                manifest_changed,
+                &publisher.manifest,
+            );
             if let Err(e) = result {
-                apply(&mut self.manifest, undo);
-                self.manifest.inputs = last_inputs;
+                apply(&mut publisher.manifest, undo);
+                publisher.manifest.inputs = last_inputs;
                 return Err(e);
             }
+            if publisher.clean {
+                let files = &publisher.manifest.files;
+                crate::outdir::keep_only(out, &|path| files.contains_key(path))?;
+            }
         }
-        for path in &report.removed {
-            self.site.remove(path);
+        self.finished = true;
+        for path in &self.report.removed {
+            publisher.site.remove(path);
         }
-        for stamped in stamped_outputs {
-            self.site.insert(stamped.path.clone(), stamped);
+        for stamped in std::mem::take(&mut self.stamped) {
+            publisher.site.insert(stamped.path.clone(), stamped);
         }
-        Ok(report)
+        Ok(std::mem::take(&mut self.report))
+    }
+}
+
+impl Drop for Publish<'_> {
+    /// A publish that did not finish (an error, a failed check) leaves the output folder as it was.
+    fn drop(&mut self) {
+        if !self.finished
+            && let Some(replacer) = &mut self.publisher.replacer
+        {
+            replacer.abandon();
+        }
     }
 }
 
@@ -519,24 +618,17 @@ fn apply(manifest: &mut Manifest, changes: Vec<ManifestChange>) -> Vec<ManifestC
     undo
 }
 
-/// The file side of a publish: stage every written file (nothing changes on an error), note the paths
-/// in the journal, put them in place, remove the stale ones, save the manifest, drop the journal.
-fn write_files<'a>(
+/// The file side of a finished publish (every written file already staged): note the staged paths in
+/// the journal, put them in place, remove the stale ones, save the manifest, drop the journal.
+fn put_in_place(
     out: &Path,
     replacer: &mut Replacer,
-    written: impl Iterator<Item = &'a Stamped>,
+    staged: &[String],
     removed: &[String],
     manifest_changed: bool,
     manifest: &Manifest,
 ) -> io::Result<()> {
-    let mut touched: Vec<&str> = Vec::new();
-    for stamped in written {
-        if let Err(e) = replacer.stage(&stamped.path, &stamped.segments()) {
-            replacer.abandon();
-            return Err(e);
-        }
-        touched.push(&stamped.path);
-    }
+    let mut touched: Vec<&str> = staged.iter().map(String::as_str).collect();
     touched.extend(removed.iter().map(String::as_str));
     let manifest_file = crate::outdir::manifest_path(out);
     let write_manifest = manifest_changed || !manifest_file.is_file();
@@ -547,10 +639,7 @@ fn write_files<'a>(
     let journal = crate::outdir::journal_path(out);
     if !touched.is_empty() {
         let bytes = serde_json::to_vec(&touched).map_err(io::Error::other)?;
-        if let Err(e) = replacer.write_private(&journal, &[&bytes]) {
-            replacer.abandon();
-            return Err(e);
-        }
+        replacer.write_private(&journal, &[&bytes])?;
     }
     replacer.commit()?;
     for path in removed {
@@ -565,18 +654,6 @@ fn write_files<'a>(
         std::fs::remove_file(&journal).map_err(|e| crate::outdir::with_path(e, &journal))?;
     }
     Ok(())
-}
-
-/// Publishes `outputs` into `out` once (what `locref build` does), recording what they were made from.
-pub fn emit(
-    out: &Path,
-    outputs: &[(String, &Rendered)],
-    time: &str,
-    inputs: InputRecord,
-) -> io::Result<EmitReport> {
-    Publisher::new(Some(out), Lifetime::OneOff)
-        .with_inputs(inputs)
-        .publish(outputs, time)
 }
 
 #[cfg(test)]

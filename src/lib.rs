@@ -23,6 +23,7 @@ pub mod helper;
 pub mod history;
 pub mod ids;
 pub mod linkcheck;
+pub mod memory;
 pub mod model;
 pub mod outdir;
 pub mod parse;

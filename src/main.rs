@@ -6,10 +6,11 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 
-use locref::build::render_site;
+use locref::build::{BuildError, build_streaming};
 use locref::diagnostics::Diagnostic;
-use locref::emit::{EmitReport, InputRecord, build_time, emit, up_to_date};
+use locref::emit::{EmitReport, InputRecord, Publisher, build_time, up_to_date};
 use locref::outdir::{clean_refusal, output_refusal};
+use locref::replace::Lifetime;
 use locref::workspace::Project;
 
 // A rebuild allocates and frees many small values (parsed rows, page strings, salsa's memos of the last
@@ -121,30 +122,41 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         Err(code) => return code,
     };
     project.set_base_url(base_url.clone());
-    let site = match render_site(&project.db) {
-        Ok(site) => site,
-        Err(diagnostics) => {
-            print_diagnostics(&diagnostics);
-            return ExitCode::from(EXIT_INVALID);
-        }
-    };
-    if clean {
-        if let Some(reason) = clean_refusal(out, &project.root, force) {
-            eprintln!("error: {reason}");
-            return ExitCode::from(EXIT_IO);
-        }
-        if let Err(e) = locref::outdir::clean(out) {
-            eprintln!("error: cannot clean {}: {e}", out.display());
-            return ExitCode::from(EXIT_IO);
-        }
+    // Both refusals before anything is rendered; --clean itself happens last (see Publisher::cleaning),
+    // so a build that fails leaves the last good one in place.
+    if clean && let Some(reason) = clean_refusal(out, &project.root, force) {
+        eprintln!("error: {reason}");
+        return ExitCode::from(EXIT_IO);
     }
-    // After --clean's own refusal, which names what it would have deleted.
     if let Some(reason) = output_refusal(out, &project.root) {
         eprintln!("error: {reason}");
         return ExitCode::from(EXIT_IO);
     }
     let inputs = InputRecord::of(&project, base_url.as_deref());
-    match emit(out, &site, &build_time(), inputs) {
+    let mut publisher = Publisher::new(Some(out), Lifetime::OneOff).with_inputs(inputs);
+    if clean {
+        publisher = publisher.cleaning();
+    }
+    // Each output is staged as it is rendered, and put in place only when the whole site checked out.
+    let published = match publisher.begin(&build_time()) {
+        Err(e) => Err(e),
+        Ok(mut publish) => {
+            let built = build_streaming(&mut project.db, |path, rendered| {
+                publish.offer(path, rendered)
+            });
+            match built {
+                Ok(_) => publish.finish(),
+                Err(BuildError::Io(e)) => Err(e),
+                Err(BuildError::Invalid(diagnostics)) => {
+                    // Dropping the publish unfinished leaves the output folder as it was.
+                    drop(publish);
+                    print_diagnostics(&diagnostics);
+                    return ExitCode::from(EXIT_INVALID);
+                }
+            }
+        }
+    };
+    match published {
         Ok(report) => {
             const SHOWN: usize = 20;
             for path in report.written.iter().take(SHOWN) {
@@ -200,22 +212,26 @@ fn print_built(out: &Path, report: &EmitReport, unchanged: usize, started: Insta
 }
 
 fn check() -> ExitCode {
-    let project = match load(Path::new(".")) {
+    let mut project = match load(Path::new(".")) {
         Ok(project) => project,
         Err(code) => return code,
     };
-    match render_site(&project.db) {
-        Ok(site) => {
+    // Rendered and checked as a build does, holding no more of the site; nothing is written.
+    match build_streaming(&mut project.db, |_, _| Ok(())) {
+        Ok(outputs) => {
             let (pages, links) = locref::linkcheck::coverage(&project.db);
             println!(
-                "ok: {} outputs, no errors; {pages} pages and twins checked, {links} internal links resolve",
-                site.len()
+                "ok: {outputs} outputs, no errors; {pages} pages and twins checked, {links} internal links resolve"
             );
             ExitCode::SUCCESS
         }
-        Err(diagnostics) => {
+        Err(BuildError::Invalid(diagnostics)) => {
             print_diagnostics(&diagnostics);
             ExitCode::from(EXIT_INVALID)
+        }
+        Err(BuildError::Io(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(EXIT_IO)
         }
     }
 }

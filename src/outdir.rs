@@ -308,6 +308,39 @@ pub fn clean(out: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// What `--clean` leaves of `out` once a build has put its files in place: only the files `keep` names
+/// (the build's outputs); every other file and the folders left empty are deleted, and so are the
+/// spares of a session that published there. [`clean_refusal`] allowed it before the build began; doing
+/// it last means a build that fails leaves the last good one in place.
+pub(crate) fn keep_only(out: &Path, keep: &impl Fn(&str) -> bool) -> io::Result<()> {
+    fn walk(out: &Path, dir: &Path, keep: &impl Fn(&str) -> bool) -> io::Result<()> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(with_path(e, dir)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|e| with_path(e, dir))?;
+            let path = entry.path();
+            // Not followed: a link is removed as the entry it is.
+            let kind = entry.file_type().map_err(|e| with_path(e, &path))?;
+            if kind.is_dir() {
+                walk(out, &path, keep)?;
+                // Only when empty: a folder holding outputs stays.
+                let _ = std::fs::remove_dir(&path);
+            } else if !keep(&site_path_of(out, &path)) {
+                std::fs::remove_file(&path).map_err(|e| with_path(e, &path))?;
+            }
+        }
+        Ok(())
+    }
+    walk(out, out, keep)?;
+    match std::fs::remove_dir_all(spare_root(out)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(with_path(e, &spare_root(out))),
+        _ => Ok(()),
+    }
+}
+
 /// Removes the folders between `file` and `out` that became empty.
 pub(crate) fn remove_empty_parents(out: &Path, file: &Path) {
     let mut dir = file.parent();

@@ -122,7 +122,6 @@ fn country_keys(db: &dyn salsa::Database) -> impl Iterator<Item = CountryKey<'_>
         .map(move |c| CountryKey::new(db, c.code.clone()))
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn api_countries(db: &dyn salsa::Database) -> Rendered {
     let data: Vec<_> = country_keys(db)
         .filter_map(|key| country_summary(db, key).clone())
@@ -147,12 +146,10 @@ pub fn country_detail<'db>(
     })
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn api_country<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Rendered {
     detail(db, country_detail(db, key))
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn api_erps(db: &dyn salsa::Database) -> Rendered {
     let data: Vec<_> = erps(db)
         .iter()
@@ -188,8 +185,7 @@ pub fn erp_detail<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Option
     })
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn api_erp<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Rendered {
+pub(crate) fn api_erp<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Rendered {
     detail(db, erp_detail(db, key))
 }
 
@@ -205,7 +201,6 @@ pub fn country_facts_json<'db>(
     (facts.len(), json_items(facts, 4))
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn api_facts(db: &dyn salsa::Database) -> Rendered {
     let parts: Vec<&(usize, String)> = country_keys(db)
         .map(|key| country_facts_json(db, key))
@@ -227,7 +222,6 @@ pub(crate) fn spliced_list(db: &dyn salsa::Database, parts: &[&(usize, String)])
     ))
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn api_local_erps(db: &dyn salsa::Database) -> Rendered {
     let mut rows: Vec<&LocalErpRow> = local_erp_rows(db).value.iter().map(|r| &r.row).collect();
     rows.sort_by(|a, b| {
@@ -236,7 +230,6 @@ pub fn api_local_erps(db: &dyn salsa::Database) -> Rendered {
     list(db, rows.into_iter().map(local_erp).collect())
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn api_partner_flags(db: &dyn salsa::Database) -> Rendered {
     let mut rows: Vec<&PartnerFlagRow> =
         partner_flag_rows(db).value.iter().map(|r| &r.row).collect();
@@ -244,7 +237,6 @@ pub fn api_partner_flags(db: &dyn salsa::Database) -> Rendered {
     list(db, rows.into_iter().map(partner_flag).collect())
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn api_partners(db: &dyn salsa::Database) -> Rendered {
     let mut rows: Vec<&PartnerRow> = partner_rows(db).value.iter().map(|r| &r.row).collect();
     rows.sort_by(|a, b| partner_order(a, b));
@@ -270,7 +262,6 @@ pub(crate) fn news_items(db: &dyn salsa::Database) -> Vec<NewsItem> {
     items
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn api_news(db: &dyn salsa::Database) -> Rendered {
     list(db, news_items(db))
 }
@@ -296,7 +287,6 @@ pub(crate) fn sponsor_items(db: &dyn salsa::Database) -> Vec<Sponsor> {
     items
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn api_sponsors(db: &dyn salsa::Database) -> Rendered {
     let items = sponsor_items(db);
     let mut meta = meta(db, items.len());
@@ -304,13 +294,11 @@ pub fn api_sponsors(db: &dyn salsa::Database) -> Rendered {
     Rendered::new(json_bytes(&Envelope { meta, data: items }))
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn api_filter<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Rendered {
+pub(crate) fn api_filter<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Rendered {
     list(db, filter_members(db, key).clone())
 }
 
 /// How each country's toggles got their values, country by country.
-#[salsa::tracked(returns(ref))]
 pub fn api_toggles(db: &dyn salsa::Database) -> Rendered {
     let data: Vec<ToggleDerivation> = country_keys(db)
         .flat_map(|key| {
@@ -323,7 +311,6 @@ pub fn api_toggles(db: &dyn salsa::Database) -> Rendered {
 }
 
 /// Every dated phase, in date order.
-#[salsa::tracked(returns(ref))]
 pub fn api_calendar(db: &dyn salsa::Database) -> Rendered {
     list(db, crate::derive::obligations::calendar(db).clone())
 }
@@ -516,7 +503,6 @@ pub fn endpoints(db: &dyn salsa::Database) -> Vec<Endpoint> {
     entries
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn api_index(db: &dyn salsa::Database) -> Rendered {
     let data = endpoints(db).clone();
     let base = base_url(db);

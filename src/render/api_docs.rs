@@ -119,7 +119,6 @@ fn value_label(db: &dyn salsa::Database, value: &str) -> String {
 
 /// What the API docs page shows: the base URL, every path of the OpenAPI document (with the allowed
 /// values of its parameter), and the resource schemas with their fields.
-#[salsa::tracked(returns(ref))]
 pub fn api_docs_context(db: &dyn salsa::Database) -> Json {
     let document = openapi_document(db);
     let schemas = document["components"]["schemas"]

@@ -89,7 +89,6 @@ fn event(entry: &CalendarEntry, base: &str, reference: &str) -> Option<Event> {
     Some(event.done())
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn calendar_ics(db: &dyn salsa::Database) -> Rendered {
     let base = base_url(db);
     let reference = reference_date(db);
@@ -114,7 +113,6 @@ pub fn calendar_ics(db: &dyn salsa::Database) -> Rendered {
 
 /// The `/calendar/` page: the dated phases of the next twelve months first, then the later ones, then
 /// the past ones (newest first), each with its source and verification.
-#[salsa::tracked(returns(ref))]
 pub fn calendar_context(db: &dyn salsa::Database) -> Json {
     let reference: jiff::civil::Date = reference_date(db).parse().unwrap_or_default();
     let horizon = reference

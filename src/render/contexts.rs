@@ -120,7 +120,6 @@ fn toggle_counts(rows: &[Toggles]) -> Vec<Json> {
 
 /// The home page's data: each country's name, region and toggle values (not its fact texts), by name; the
 /// map and the timeline; the ERPs and filters it links to.
-#[salsa::tracked(returns(ref))]
 pub fn home_context(db: &dyn salsa::Database) -> Json {
     let values: Vec<(&crate::model::CountryInfo, Toggles)> = countries_by_name(db)
         .iter()
@@ -308,7 +307,6 @@ const MANDATE_STATUSES: [(&str, &str); 5] = [
 
 /// The e-invoicing matrix page's data: a row per country (by name) with its B2B mandate, a cell per ERP
 /// with its support type, verification and source, the legend and the filters' values.
-#[salsa::tracked(returns(ref))]
 pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
     let erp_list = erps(db);
     let columns: Vec<Json> = erp_list
@@ -465,8 +463,7 @@ fn fact_json(fact: &Fact) -> Json {
 
 /// One country page's data: its facts by section, toggles with the fact text that set them, local ERPs,
 /// partner flags and partners.
-#[salsa::tracked(returns(ref))]
-pub fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Json {
+pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Json {
     let Some(detail) = country_detail(db, key) else {
         return Json::Null;
     };
@@ -555,7 +552,6 @@ pub fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
 }
 
 /// The ERP index: each ERP's name, vendor, category, website and counts (not its per-country data).
-#[salsa::tracked(returns(ref))]
 pub fn erps_context(db: &dyn salsa::Database) -> Json {
     let rows: Vec<Json> = erps(db)
         .iter()
@@ -592,8 +588,7 @@ fn support_breakdown(db: &dyn salsa::Database, key: ErpKey<'_>) -> Json {
 
 /// One ERP page: its profile, its e-invoicing support in every country of the register (a row per country,
 /// "not recorded" where the matrix has none), its providers, partner flags and other facts.
-#[salsa::tracked(returns(ref))]
-pub fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Json {
+pub(crate) fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Json {
     let Some(detail) = erp_detail(db, key) else {
         return Json::Null;
     };
@@ -716,20 +711,17 @@ fn reporting_context(db: &dyn salsa::Database, topic: &str) -> Json {
 }
 
 /// `/vat-reporting/`: the VAT reporting rows of every country.
-#[salsa::tracked(returns(ref))]
 pub fn vat_reporting_context(db: &dyn salsa::Database) -> Json {
     reporting_context(db, "vat-reporting")
 }
 
 /// `/saf-t/`: the SAF-T rows of every country.
-#[salsa::tracked(returns(ref))]
 pub fn saft_context(db: &dyn salsa::Database) -> Json {
     reporting_context(db, "saf-t")
 }
 
 /// The partners page: the partner rows, sorted by country, ERP and name, with the registers' names. Neutral:
 /// nothing is featured and no pricing exists in the data.
-#[salsa::tracked(returns(ref))]
 pub fn partners_context(db: &dyn salsa::Database) -> Json {
     let names = country_names(db);
     let mut rows: Vec<&PartnerRow> = partner_rows(db).value.iter().map(|r| &r.row).collect();
@@ -747,7 +739,6 @@ pub fn partners_context(db: &dyn salsa::Database) -> Json {
 }
 
 /// The local ERPs page: every country's local and regional ERP and accounting systems.
-#[salsa::tracked(returns(ref))]
 pub(crate) fn local_erps_context(db: &dyn salsa::Database) -> Json {
     let names = country_names(db);
     let mut rows: Vec<&LocalErpRow> = local_erp_rows(db).value.iter().map(|r| &r.row).collect();
@@ -766,7 +757,6 @@ pub(crate) fn local_erps_context(db: &dyn salsa::Database) -> Json {
 }
 
 /// The news page: titles, dates and links only, newest first (as `news.json`).
-#[salsa::tracked(returns(ref))]
 pub(crate) fn news_context(db: &dyn salsa::Database) -> Json {
     let items: Vec<Json> = news_items(db)
         .iter()
@@ -784,7 +774,6 @@ pub(crate) fn news_context(db: &dyn salsa::Database) -> Json {
 }
 
 /// The sponsors page: the notice of `rules/site.toml` and the paid placements, if any.
-#[salsa::tracked(returns(ref))]
 pub fn sponsors_context(db: &dyn salsa::Database) -> Json {
     let sponsors: Vec<Json> = sponsor_items(db).iter().map(|s| json!(s)).collect();
     json!({
@@ -795,7 +784,6 @@ pub fn sponsors_context(db: &dyn salsa::Database) -> Json {
 }
 
 /// The licence page: both licences, their attribution strings and the commercial path.
-#[salsa::tracked(returns(ref))]
 pub fn licence_context(db: &dyn salsa::Database) -> Json {
     let site = &site_rules(db).value;
     let (api, data) = (&site.api_licence, &site.data_licence);
@@ -839,7 +827,6 @@ fn filter_json(db: &dyn salsa::Database, filter: &crate::parse::rules::FilterRul
 }
 
 /// The filters index: each filter's definition and how many countries it lists.
-#[salsa::tracked(returns(ref))]
 pub fn filters_context(db: &dyn salsa::Database) -> Json {
     let filters: Vec<Json> = filter_rules(db)
         .value
@@ -854,8 +841,7 @@ pub fn filters_context(db: &dyn salsa::Database) -> Json {
 }
 
 /// One filter page: its definition and its member countries with their toggles.
-#[salsa::tracked(returns(ref))]
-pub fn filter_context<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Json {
+pub(crate) fn filter_context<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Json {
     let Some(filter) = filter_rule(db, key) else {
         return Json::Null;
     };

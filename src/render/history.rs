@@ -80,7 +80,6 @@ pub fn release_changes_json<'db>(
 }
 
 /// `/api/v1/changes.json`: the unreleased changes, then each release's, newest first.
-#[salsa::tracked(returns(ref))]
 pub fn api_changes(db: &dyn salsa::Database) -> Rendered {
     let mut parts: Vec<&(usize, String)> = vec![unreleased_changes_json(db)];
     parts.extend(newest_first(db).map(|key| release_changes_json(db, key)));
@@ -96,7 +95,6 @@ pub fn change_count(db: &dyn salsa::Database) -> usize {
 }
 
 /// `/api/v1/releases.json`: the releases, newest first.
-#[salsa::tracked(returns(ref))]
 pub fn api_releases(db: &dyn salsa::Database) -> Rendered {
     let data: Vec<Release> = newest_first(db)
         .filter_map(|key| release_summary(db, key).clone())
@@ -108,8 +106,7 @@ pub fn api_releases(db: &dyn salsa::Database) -> Rendered {
 }
 
 /// `/api/v1/releases/{version}.json`: one release and its change set.
-#[salsa::tracked(returns(ref))]
-pub fn api_release<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Rendered {
+pub(crate) fn api_release<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Rendered {
     let data = release_summary(db, key)
         .clone()
         .map(|release| ReleaseDetail {
@@ -230,8 +227,7 @@ pub fn release_listing_json<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'
 
 /// A release's page `/changes/<version>/`: its listing and every change it made. Frozen: a new release
 /// or an edit of the sources does not render it again.
-#[salsa::tracked(returns(ref))]
-pub fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
+pub(crate) fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
     let listing = release_listing_json(db, key);
     if listing.is_null() {
         return Json::Null;
@@ -245,7 +241,6 @@ pub fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) 
 
 /// The `/changes/` page: the unreleased changes, then every release (with a link to its page), newest
 /// first.
-#[salsa::tracked(returns(ref))]
 pub fn changes_context(db: &dyn salsa::Database) -> Json {
     let unreleased = unreleased_changes(db);
     let releases: Vec<&Json> = newest_first(db)
@@ -408,7 +403,6 @@ pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
 
 /// `/changes.xml`: an Atom feed of the changes, newest first: the changes not released yet (dated by the
 /// build that last changed them), then one entry per release (dated by the release).
-#[salsa::tracked(returns(ref))]
 pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
     let site = &site_rules(db).value;
     let base = base_url(db);
@@ -457,7 +451,6 @@ pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
 
 /// `/sitemap.xml`: every HTML page (the 404 page aside), with `lastmod` the time its content last changed:
 /// a placeholder per page that the emit step fills with that page's `generated_at`.
-#[salsa::tracked(returns(ref))]
 pub fn sitemap(db: &dyn salsa::Database) -> Rendered {
     let base = base_url(db);
     let mut xml = String::from(
@@ -485,7 +478,6 @@ pub fn sitemap(db: &dyn salsa::Database) -> Rendered {
 }
 
 /// `/robots.txt`: everything may be crawled; names the sitemap.
-#[salsa::tracked(returns(ref))]
 pub fn robots(db: &dyn salsa::Database) -> Rendered {
     let base = base_url(db);
     Rendered::new(format!("User-agent: *\nAllow: /\n\nSitemap: {base}/sitemap.xml\n").into_bytes())

@@ -117,9 +117,9 @@ pub enum Renderer {
     File(FileKind),
 }
 
-/// How an output of a kind is rendered: a salsa query of its module, from the output's placeholder value
-/// (and, for assets, its path).
-pub type RenderFn = for<'db> fn(&'db dyn salsa::Database, &Output) -> &'db Rendered;
+/// How an output of a kind is rendered, from the output's placeholder value (and, for assets, its path).
+/// Not memoized itself: [`super::output_file`] memoizes every output.
+pub type RenderFn = fn(&dyn salsa::Database, &Output) -> Rendered;
 
 /// How many records an output lists, for `index.json`.
 pub type CountFn = fn(&dyn salsa::Database, &Output) -> Option<u64>;

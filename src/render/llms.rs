@@ -27,6 +27,19 @@ fn is_twin(output: &Output) -> bool {
     output.renderer.is_page() && output.path.ends_with("/index.md")
 }
 
+/// Computes what the llms files and the search index read of a page (a twin's title and condensed
+/// text, an HTML page's search entries) while its bytes are in memory: a one-off build evicts them
+/// after writing (see [`crate::build::build_streaming`]).
+pub(crate) fn remember_page(db: &dyn salsa::Database, page: &Output) {
+    let key = TwinKey::new(db, page.clone());
+    if is_twin(page) {
+        twin_title(db, key);
+        condensed_twin(db, key);
+    } else {
+        super::search::page_search_items(db, key);
+    }
+}
+
 /// The title of a Markdown twin: its first `# ` heading.
 #[salsa::tracked(returns(ref))]
 pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: TwinKey<'db>) -> String {
@@ -59,7 +72,6 @@ fn section(param: Param) -> &'static str {
     }
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
     let site = &site_rules(db).value;
     let rules = &route_rules(db).value;
@@ -162,7 +174,6 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
     Rendered::new(text.into_bytes())
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn llms_full_txt(db: &dyn salsa::Database) -> Rendered {
     let site = &site_rules(db).value;
     let base = base_url(db);

@@ -86,13 +86,75 @@ pub(crate) fn stamp_of(path: &str) -> String {
     format!("{STAMP_OF_START}{path}\u{0}")
 }
 
+/// One output file as a query key.
+#[salsa::interned(debug)]
+pub(crate) struct OutputKey<'db> {
+    #[returns(ref)]
+    pub output: Output,
+}
+
+/// One output rendered: its bytes, or (a page with a broken template, a missing asset) the problem
+/// that stopped it, which the build reports as a diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedFile {
+    pub rendered: Rendered,
+    pub error: Option<Diagnostic>,
+}
+
+impl RenderedFile {
+    fn of(rendered: Rendered) -> Self {
+        RenderedFile {
+            rendered,
+            error: None,
+        }
+    }
+
+    pub(crate) fn failed(error: Diagnostic) -> Self {
+        RenderedFile {
+            rendered: Rendered::new(Vec::new()),
+            error: Some(error),
+        }
+    }
+}
+
+/// The one memoized query per output file: only outputs whose inputs changed are rendered again.
+///
+/// Its values are the bytes of the site, so it is the query a build sheds memory by: declared with no
+/// capacity limit (a session keeps every output), it is given one by a one-off build, which writes each
+/// output and then evicts it (see [`crate::memory`]).
+#[salsa::tracked(returns(ref), lru = 0)]
+pub(crate) fn output_file<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> RenderedFile {
+    let output = key.output(db);
+    match output.renderer {
+        Renderer::Api(kind) => RenderedFile::of((kind.spec().render)(db, output)),
+        Renderer::Page(kind, format) => pages::render_kind(db, kind, format, output),
+        Renderer::File(kind) => {
+            let spec = kind.spec();
+            match spec.check.and_then(|check| check(db, output)) {
+                Some(error) => RenderedFile::failed(error),
+                None => RenderedFile::of((spec.render)(db, output)),
+            }
+        }
+    }
+}
+
+/// Limits [`output_file`] to its most recent value: older outputs' bytes go at the next eviction (a
+/// one-off build, which has written them).
+pub(crate) fn keep_last_output_only(db: &mut dyn salsa::Database) {
+    output_file::set_lru_capacity(db, 1);
+}
+
+/// The rendered output (bytes and any problem).
+pub(crate) fn rendered_file<'db>(
+    db: &'db dyn salsa::Database,
+    output: &Output,
+) -> &'db RenderedFile {
+    output_file(db, OutputKey::new(db, output.clone()))
+}
+
 /// The bytes of one output (memoized: only outputs whose inputs changed are rendered again).
 pub fn render<'db>(db: &'db dyn salsa::Database, output: &Output) -> &'db Rendered {
-    match output.renderer {
-        Renderer::Api(kind) => (kind.spec().render)(db, output),
-        Renderer::Page(kind, format) => &pages::page(db, kind, format, output).rendered,
-        Renderer::File(kind) => (kind.spec().render)(db, output),
-    }
+    &rendered_file(db, output).rendered
 }
 
 /// Problems found while rendering (a broken template, a missing asset): reported by the build like any
@@ -100,14 +162,20 @@ pub fn render<'db>(db: &'db dyn salsa::Database, output: &Output) -> &'db Render
 pub(crate) fn render_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut errors: Vec<Diagnostic> = crate::routes::outputs(db)
         .iter()
-        .filter_map(|output| match output.renderer {
-            Renderer::Api(_) => None,
-            Renderer::Page(kind, format) => pages::page(db, kind, format, output).error.clone(),
-            Renderer::File(kind) => kind.spec().check.and_then(|check| check(db, output)),
-        })
+        .filter(|output| can_fail(output))
+        .filter_map(|output| rendered_file(db, output).error.clone())
         .collect();
     errors.extend(page_figures::figure_errors(db));
     errors
+}
+
+/// Whether rendering an output can fail: a page (its templates) or a file with a check (an asset).
+pub(crate) fn can_fail(output: &Output) -> bool {
+    match output.renderer {
+        Renderer::Api(_) => false,
+        Renderer::Page(..) => true,
+        Renderer::File(kind) => kind.spec().check.is_some(),
+    }
 }
 
 /// How a file that is neither an API envelope nor a page is made and described (see [`FileKind::spec`]).
@@ -207,7 +275,9 @@ impl FileKind {
             FileKind::Asset => FileSpec {
                 param: Param::None,
                 render: |db, output| {
-                    &assets::asset(db, assets::AssetKey::new(db, output.path.clone())).0
+                    assets::asset(db, assets::AssetKey::new(db, output.path.clone()))
+                        .0
+                        .clone()
                 },
                 check: Some(|db, output| {
                     assets::asset(db, assets::AssetKey::new(db, output.path.clone()))
@@ -292,7 +362,6 @@ impl FileKind {
 }
 
 /// `/.nojekyll`: empty; its presence is the message.
-#[salsa::tracked(returns(ref))]
 fn nojekyll(_db: &dyn salsa::Database) -> Rendered {
     Rendered::new(Vec::new())
 }

@@ -69,7 +69,6 @@ fn describe_toggles(db: &dyn salsa::Database, schemas: &mut Map<String, Value>) 
     }
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn openapi(db: &dyn salsa::Database) -> Rendered {
     Rendered::new(json_bytes(openapi_document(db)))
 }

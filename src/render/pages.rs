@@ -9,10 +9,10 @@
 use minijinja::{AutoEscape, Environment, Error, State, Value};
 use serde_json::{Value as Json, json};
 
-use super::Rendered;
 use super::api_docs::api_docs_context;
 use super::contexts::*;
 use super::{Format, PageKind};
+use super::{Rendered, RenderedFile};
 use crate::derive::filters::FilterKey;
 use crate::diagnostics::Diagnostic;
 use crate::model::{CountryKey, ErpKey};
@@ -27,22 +27,6 @@ pub(crate) const TEMPLATES: &str = "rules/templates";
 pub(crate) struct TemplateKey<'db> {
     #[returns(ref)]
     pub name: String,
-}
-
-/// A rendered page, or the template problem that stopped it (reported by the build as a diagnostic).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Page {
-    pub rendered: Rendered,
-    pub error: Option<Diagnostic>,
-}
-
-impl Page {
-    fn failed(error: Diagnostic) -> Self {
-        Page {
-            rendered: Rendered::new(Vec::new()),
-            error: Some(error),
-        }
-    }
 }
 
 /// A template error located in its template: at the expression it names when the engine gives its span
@@ -300,11 +284,11 @@ pub fn compiled_templates<'db>(
 
 /// Renders a page from `names` (the last is the page; the others are the templates it extends or
 /// includes).
-fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> Page {
+fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> RenderedFile {
     let set = TemplateSet::new(db, names.to_vec());
     let env = match compiled_templates(db, set) {
         Ok(env) => env,
-        Err(diagnostic) => return Page::failed(diagnostic.clone()),
+        Err(diagnostic) => return RenderedFile::failed(diagnostic.clone()),
     };
     let main = names.last().map_or("", String::as_str);
     let rendered = env
@@ -315,7 +299,7 @@ fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> Pa
             if !text.ends_with('\n') {
                 text.push('\n');
             }
-            Page {
+            RenderedFile {
                 rendered: Rendered::new(text.into_bytes()),
                 error: None,
             }
@@ -325,7 +309,7 @@ fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> Pa
             let source = template_text(db, TemplateKey::new(db, name.clone()))
                 .as_ref()
                 .ok();
-            Page::failed(template_error(
+            RenderedFile::failed(template_error(
                 &format!("{TEMPLATES}/{name}"),
                 &e,
                 source.map(String::as_str),
@@ -347,8 +331,30 @@ fn template_names(template: &str, format: Format) -> [String; 3] {
     ]
 }
 
-/// What a page shows: a narrow context query of `contexts.rs`, from the page's placeholder value.
-pub(crate) type ContextFn = for<'db> fn(&'db dyn salsa::Database, &str) -> &'db Json;
+/// What a page shows, from the page's placeholder value (made in `contexts.rs` and the modules of the
+/// page kinds; memoized per page by [`page_context`]).
+pub(crate) type ContextFn = fn(&dyn salsa::Database, &str) -> Json;
+
+/// A page's kind and placeholder value, as a query key: the HTML page and its twin share one context.
+#[salsa::interned(debug)]
+pub(crate) struct PageContextKey<'db> {
+    pub kind: PageKind,
+    #[returns(ref)]
+    pub param: String,
+}
+
+/// What one page shows (its HTML and its twin render from it): the early-cutoff point between the
+/// data and the templates, so an edit that leaves a page's context as it was renders nothing again.
+/// Evicted like the outputs in a one-off build (see [`crate::memory`]).
+#[salsa::tracked(returns(ref), lru = 0)]
+pub(crate) fn page_context<'db>(db: &'db dyn salsa::Database, key: PageContextKey<'db>) -> Json {
+    (key.kind(db).spec().context)(db, key.param(db))
+}
+
+/// Limits [`page_context`] to its most recent value (a one-off build).
+pub(crate) fn keep_last_context_only(db: &mut dyn salsa::Database) {
+    page_context::set_lru_capacity(db, 1);
+}
 
 /// How a page is made (see [`PageKind::spec`]).
 pub(crate) struct PageSpec {
@@ -427,41 +433,28 @@ impl PageKind {
 }
 
 /// The 404 page shows only what every page shows.
-#[salsa::tracked(returns(ref))]
 pub(crate) fn not_found_context(db: &dyn salsa::Database) -> Json {
     json!({ "site": site_context(db) })
 }
 
-/// One page: its kind and its placeholder value (`""` for a page without one), as a query key.
-#[salsa::interned(debug)]
-pub(crate) struct PageId<'db> {
-    pub kind: PageKind,
-    #[returns(ref)]
-    pub param: String,
-}
-
-/// An HTML page (memoized per page: it renders again only when its context or templates changed).
-#[salsa::tracked(returns(ref))]
-pub fn page_html<'db>(db: &'db dyn salsa::Database, id: PageId<'db>) -> Page {
-    render_kind(db, id, Format::Html)
-}
-
-/// A Markdown twin (a query of its own, so a page and its twin are cached apart).
-#[salsa::tracked(returns(ref))]
-pub fn page_markdown<'db>(db: &'db dyn salsa::Database, id: PageId<'db>) -> Page {
-    render_kind(db, id, Format::Markdown)
-}
-
-fn render_kind(db: &dyn salsa::Database, id: PageId<'_>, format: Format) -> Page {
-    let spec = id.kind(db).spec();
-    let context = (spec.context)(db, id.param(db));
+/// A page or twin, rendered from its context and templates (memoized as its output, see
+/// [`super::output_file`]).
+pub(crate) fn render_kind(
+    db: &dyn salsa::Database,
+    kind: PageKind,
+    format: Format,
+    output: &Output,
+) -> RenderedFile {
+    let spec = kind.spec();
+    let param = output.param.clone().unwrap_or_default();
+    let context = page_context(db, PageContextKey::new(db, kind, param));
     let page = render_page(db, &template_names(spec.template, format), context);
     let prefix = crate::model::base_path(db);
     if prefix.is_empty() || page.error.is_some() {
         return page;
     }
     let text = String::from_utf8_lossy(&page.rendered.bytes);
-    Page {
+    RenderedFile {
         rendered: Rendered::new(prefix_site_links(&text, prefix, format).into_bytes()),
         error: None,
     }
@@ -500,20 +493,6 @@ pub(crate) fn prefix_site_links(text: &str, prefix: &str, format: Format) -> Str
         }
         out.push('/');
         rest = &rest[end..];
-    }
-}
-
-/// The page an output is.
-pub fn page<'db>(
-    db: &'db dyn salsa::Database,
-    kind: PageKind,
-    format: Format,
-    output: &Output,
-) -> &'db Page {
-    let id = PageId::new(db, kind, output.param.clone().unwrap_or_default());
-    match format {
-        Format::Html => page_html(db, id),
-        Format::Markdown => page_markdown(db, id),
     }
 }
 

@@ -113,12 +113,18 @@ pub fn page_search_items<'db>(db: &'db dyn salsa::Database, key: TwinKey<'db>) -
             vec![item("erp", &erp.name, &relative(&output.path), &text)]
         }
         _ => {
-            let twin = Output {
-                path: output.path.replace("/index.html", "/index.md"),
-                renderer: Renderer::Page(kind, Format::Markdown),
-                param: output.param.clone(),
-                route: output.route,
-            };
+            // The twin as the route table has it (its own route), so its title is read from the
+            // twin the build renders, not from a second rendering under another key.
+            let twin_path = output.path.replace("/index.html", "/index.md");
+            let twin = crate::linkcheck::output_paths(db)
+                .get(&twin_path)
+                .cloned()
+                .unwrap_or_else(|| Output {
+                    path: twin_path,
+                    renderer: Renderer::Page(kind, Format::Markdown),
+                    param: output.param.clone(),
+                    route: output.route,
+                });
             let title = twin_title(db, TwinKey::new(db, twin));
             let description = route_rules(db)
                 .value
@@ -173,7 +179,6 @@ fn indexed_pages(db: &dyn salsa::Database) -> Vec<Output> {
 }
 
 /// `/search-index.json`: every page's items, one per line.
-#[salsa::tracked(returns(ref))]
 pub fn search_index(db: &dyn salsa::Database) -> Rendered {
     let mut text = String::from("{\"version\":1,\"items\":[\n");
     let mut first = true;
@@ -200,7 +205,6 @@ pub(crate) fn search_item_count(db: &dyn salsa::Database) -> usize {
 
 /// The `/search/` page: the index as an A–Z list (what a reader without scripts browses instead), the
 /// results of a query being drawn there by `/assets/search.js`.
-#[salsa::tracked(returns(ref))]
 pub fn search_context(db: &dyn salsa::Database) -> Json {
     let mut by_letter: Vec<(String, Vec<Json>)> = Vec::new();
     for c in countries_by_name(db) {

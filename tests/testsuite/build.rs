@@ -1944,3 +1944,42 @@ fn an_edited_phase_keeps_its_calendar_event_and_changes_its_text() {
             .contains("businesses with a prior-year turnover")
     );
 }
+
+/// `--clean` happens only once the new build checked out: a build whose pages fail the link check
+/// (found after every output was rendered and staged) leaves the last good build as it was, and stages
+/// nothing that outlives it. A good `--clean` build then holds exactly its outputs.
+#[test]
+fn a_clean_build_that_fails_the_page_check_leaves_the_last_good_build() {
+    let project = built_project();
+    let root = project.path();
+    let before = tree(&root.join("site"));
+    let template = root.join("rules/templates/sponsors.html");
+    let good = std::fs::read_to_string(&template).unwrap();
+    // In the main block (the last one).
+    let at = good.rfind("{% endblock %}").unwrap();
+    let broken = format!("{}<a href=\"/nowhere/\">x</a>{}", &good[..at], &good[at..]);
+    assert_ne!(broken, good);
+    std::fs::write(&template, broken).unwrap();
+    let run = locref(root, &["build", "--out", "site", "--clean"], EPOCH);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stdout));
+    assert!(
+        text(&run.stderr).contains("broken link \"/nowhere/\""),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(text(&run.stderr).contains("nothing was written"));
+    assert_eq!(tree(&root.join("site")), before, "the last good build");
+    let staging = root.join(".locref-cache/site.staging");
+    let staged = std::fs::read_dir(&staging).map_or(0, |d| d.count());
+    assert_eq!(staged, 0, "nothing left staged in {}", staging.display());
+
+    std::fs::write(&template, good).unwrap();
+    std::fs::write(root.join("site/left-over.txt"), "from an earlier build").unwrap();
+    let run = locref(
+        root,
+        &["build", "--out", "site", "--clean", "--force"],
+        EPOCH,
+    );
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(tree(&root.join("site")), before, "exactly the outputs");
+}

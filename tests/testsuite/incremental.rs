@@ -155,18 +155,11 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
         // History rows move its footer's links, so its links are resolved again and its ids re-read (for
         // the changes page, which links into France's History); the changes page's new row links to France.
         expect![[r#"
-            api_changes × 1
-            api_country × 1
-            api_facts × 1
-            api_index × 1
             broken_links × 4
-            changes_context × 1
-            changes_feed × 1
             check_country_facts_of × 1
             check_fact_clauses_of × 1
             check_vat_rates_of × 1
             condensed_twin × 2
-            country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
             country_fact_keys × 1
@@ -181,9 +174,6 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             country_summary × 1
             csv_digest × 1
             current_country_state × 1
-            data_csv × 1
-            data_json × 1
-            datapackage × 1
             decoded_text × 1
             endpoints × 1
             erp_history × 11
@@ -191,14 +181,26 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            llms_full_txt × 1
-            page_html × 2
+            output_file(api_changes) × 1
+            output_file(api_country) × 1
+            output_file(api_facts) × 1
+            output_file(api_index) × 1
+            output_file(changes_feed) × 1
+            output_file(data_csv) × 1
+            output_file(data_json) × 1
+            output_file(datapackage) × 1
+            output_file(llms_full) × 1
+            output_file(page_changes) × 1
+            output_file(page_changes_md) × 1
+            output_file(page_country) × 1
+            output_file(page_country_md) × 1
+            output_file(search_index) × 1
+            page_context(changes) × 1
+            page_context(country) × 1
             page_ids × 1
             page_links × 4
-            page_markdown × 2
             page_search_items × 1
-            search_index × 1
-            twin_title × 3
+            twin_title × 2
             unreleased_changes × 1
             unreleased_changes_json × 1
             unreleased_country_changes × 1
@@ -253,23 +255,13 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         // index, the feed and the changes page and twin are rewritten; the changes page's new rows link
         // into Australia's History.
         expect![[r#"
-            api_changes × 1
-            api_countries × 1
-            api_country × 1
-            api_facts × 1
-            api_filter × 1
-            api_index × 1
-            api_toggles × 1
             broken_links × 9
-            changes_context × 1
-            changes_feed × 1
             check_country_facts_of × 1
             check_fact_clauses_of × 1
             check_obligations × 1
             check_vat_rates_of × 1
             condensed_twin × 5
             country_calendar × 1
-            country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
             country_fact_keys × 1
@@ -289,33 +281,51 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             country_toggles × 1
             csv_digest × 1
             current_country_state × 1
-            data_csv × 1
-            data_json × 1
-            datapackage × 1
             decoded_text × 2
-            e_invoicing_context × 1
             e_invoicing_deadlines × 1
             endpoints × 1
             erp_history × 11
-            filter_context × 1
             filter_members × 7
-            filters_context × 1
             flat_part_csv × 1
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            home_context × 1
             home_map × 1
-            llms_full_txt × 1
             obligation_rows × 1
-            page_html × 5
+            output_file(api_changes) × 1
+            output_file(api_countries) × 1
+            output_file(api_country) × 1
+            output_file(api_facts) × 1
+            output_file(api_filter) × 1
+            output_file(api_index) × 1
+            output_file(api_toggles) × 1
+            output_file(changes_feed) × 1
+            output_file(data_csv) × 1
+            output_file(data_json) × 1
+            output_file(datapackage) × 1
+            output_file(llms_full) × 1
+            output_file(page_changes) × 1
+            output_file(page_changes_md) × 1
+            output_file(page_country) × 1
+            output_file(page_country_md) × 1
+            output_file(page_filter) × 1
+            output_file(page_filter_md) × 1
+            output_file(page_filters) × 1
+            output_file(page_filters_md) × 1
+            output_file(page_home) × 1
+            output_file(page_home_md) × 1
+            output_file(search_index) × 1
+            page_context(changes) × 1
+            page_context(country) × 1
+            page_context(e_invoicing) × 1
+            page_context(filter) × 1
+            page_context(filters) × 1
+            page_context(home) × 1
             page_ids × 1
             page_links × 10
-            page_markdown × 5
             page_search_items × 1
-            search_index × 1
             toggle_coverage × 1
-            twin_title × 9
+            twin_title × 5
             unreleased_changes × 1
             unreleased_changes_json × 1
             unreleased_country_changes × 1
@@ -364,19 +374,11 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
         // the changes page and twin are rewritten. The new History rows move the footer's links of France's
         // and Odoo's pages and twins: their links are resolved again and their ids re-read.
         expect![[r#"
-            api_changes × 1
-            api_country × 1
-            api_erp × 1
-            api_facts × 1
-            api_index × 1
             broken_links × 6
-            changes_context × 1
-            changes_feed × 1
             check_country_facts_of × 1
             check_fact_clauses_of × 1
             check_vat_rates_of × 1
             condensed_twin × 3
-            country_context × 1
             country_detail × 1
             country_erp_fact_rows × 1
             country_fact_keys × 1
@@ -391,12 +393,8 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             country_summary × 1
             csv_digest × 1
             current_country_state × 1
-            data_csv × 1
-            data_json × 1
-            datapackage × 1
             decoded_text × 1
             endpoints × 1
-            erp_context × 1
             erp_country_facts × 11
             erp_detail × 1
             erp_history × 11
@@ -406,14 +404,30 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            llms_full_txt × 1
-            page_html × 3
+            output_file(api_changes) × 1
+            output_file(api_country) × 1
+            output_file(api_erp) × 1
+            output_file(api_facts) × 1
+            output_file(api_index) × 1
+            output_file(changes_feed) × 1
+            output_file(data_csv) × 1
+            output_file(data_json) × 1
+            output_file(datapackage) × 1
+            output_file(llms_full) × 1
+            output_file(page_changes) × 1
+            output_file(page_changes_md) × 1
+            output_file(page_country) × 1
+            output_file(page_country_md) × 1
+            output_file(page_erp) × 1
+            output_file(page_erp_md) × 1
+            output_file(search_index) × 1
+            page_context(changes) × 1
+            page_context(country) × 1
+            page_context(erp) × 1
             page_ids × 2
             page_links × 6
-            page_markdown × 3
             page_search_items × 1
-            search_index × 1
-            twin_title × 4
+            twin_title × 3
             unreleased_changes × 1
             unreleased_changes_json × 1
             unreleased_country_changes × 1
@@ -449,29 +463,33 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
         "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,\"businesses with prior-year turnover",
         "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,\"businesses with a prior-year turnover",
         expect![[r#"
-            api_calendar × 1
             calendar × 1
-            calendar_context × 1
-            calendar_ics × 1
             calendar_timeline × 1
             check_fact_clauses_of × 1
             check_obligations × 1
             condensed_twin × 3
             country_calendar × 1
-            country_context × 1
             country_obligations × 61
             country_phase_dates × 1
             country_toggles × 1
             decoded_text × 1
             endpoints × 1
-            home_context × 1
             home_timeline × 1
-            llms_full_txt × 1
             obligation_rows × 1
-            page_html × 3
+            output_file(api_calendar) × 1
+            output_file(calendar) × 1
+            output_file(llms_full) × 1
+            output_file(page_calendar) × 1
+            output_file(page_calendar_md) × 1
+            output_file(page_country) × 1
+            output_file(page_country_md) × 1
+            output_file(page_home) × 1
+            output_file(page_home_md) × 1
+            page_context(calendar) × 1
+            page_context(country) × 1
+            page_context(home) × 1
             page_links × 6
-            page_markdown × 3
-            twin_title × 5
+            twin_title × 3
         "#]],
         expect![[r#"
             /api/v1/calendar.json
@@ -495,20 +513,13 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
         "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,",
         "de,b2b-e-invoicing,issue-large,enacted,2027-02-01,",
         expect![[r#"
-            api_calendar × 1
-            api_country × 1
-            api_erp × 11
-            api_facts × 1
             broken_links × 4
             calendar × 1
-            calendar_context × 1
-            calendar_ics × 1
             calendar_timeline × 1
             check_fact_clauses_of × 1
             check_obligations × 1
             condensed_twin × 3
             country_calendar × 1
-            country_context × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -520,18 +531,29 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             decoded_text × 1
             e_invoicing_deadlines × 1
             endpoints × 1
-            erp_context × 11
             erp_detail × 11
             erp_support_facts × 11
-            home_context × 1
             home_timeline × 1
-            llms_full_txt × 1
             obligation_rows × 1
-            page_html × 3
+            output_file(api_calendar) × 1
+            output_file(api_country) × 1
+            output_file(api_erp) × 11
+            output_file(api_facts) × 1
+            output_file(calendar) × 1
+            output_file(llms_full) × 1
+            output_file(page_calendar) × 1
+            output_file(page_calendar_md) × 1
+            output_file(page_country) × 1
+            output_file(page_country_md) × 1
+            output_file(page_home) × 1
+            output_file(page_home_md) × 1
+            page_context(calendar) × 1
+            page_context(country) × 1
+            page_context(erp) × 11
+            page_context(home) × 1
             page_links × 6
-            page_markdown × 3
             page_search_items × 1
-            twin_title × 5
+            twin_title × 3
         "#]],
         expect![[r#"
             /api/v1/calendar.json
@@ -576,12 +598,8 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
         // The cell's notes are not part of a release (a release records value, verification, sources and
         // dates): France's recorded state is re-checked, unchanged, so no history re-runs.
         expect![[r#"
-            api_country × 1
-            api_erp × 1
-            api_facts × 1
             check_matrix × 1
             condensed_twin × 2
-            country_context × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -589,26 +607,32 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             country_summary × 1
             csv_digest × 1
             current_country_state × 1
-            data_csv × 1
-            data_json × 1
-            datapackage × 1
             decoded_text × 1
-            e_invoicing_context × 1
-            erp_context × 1
             erp_detail × 1
             erp_matrix × 11
             erp_summary × 1
             erp_support_facts × 1
-            erps_context × 1
             flat_part_csv × 1
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            llms_full_txt × 1
             matrix_rows × 1
-            page_html × 2
+            output_file(api_country) × 1
+            output_file(api_erp) × 1
+            output_file(api_facts) × 1
+            output_file(data_csv) × 1
+            output_file(data_json) × 1
+            output_file(datapackage) × 1
+            output_file(llms_full) × 1
+            output_file(page_country) × 1
+            output_file(page_country_md) × 1
+            output_file(page_erp) × 1
+            output_file(page_erp_md) × 1
+            page_context(country) × 1
+            page_context(e_invoicing) × 1
+            page_context(erp) × 1
+            page_context(erps) × 1
             page_links × 4
-            page_markdown × 2
             page_search_items × 1
             twin_title × 2
         "#]],
@@ -639,25 +663,27 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
         // Finland's page, the partners page and their twins are re-parsed; their links and ids are unchanged.
         // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
         expect![[r#"
-            api_country × 1
-            api_partners × 1
             check_erp_tables × 1
             condensed_twin × 2
-            country_context × 1
             country_detail × 1
             country_partners × 61
             country_summary × 1
             decoded_text × 1
             endpoints × 1
             erp_partner_count × 11
-            llms_full_txt × 1
-            page_html × 2
+            output_file(api_country) × 1
+            output_file(api_partners) × 1
+            output_file(llms_full) × 1
+            output_file(page_country) × 1
+            output_file(page_country_md) × 1
+            output_file(page_partners) × 1
+            output_file(page_partners_md) × 1
+            page_context(country) × 1
+            page_context(partners) × 1
             page_links × 4
-            page_markdown × 2
             page_search_items × 1
             partner_rows × 1
-            partners_context × 1
-            twin_title × 3
+            twin_title × 2
         "#]],
         expect![[r#"
             /api/v1/countries/fi.json
@@ -690,19 +716,9 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
         // The five countries' toggle flips are changes not released yet: their unreleased diffs and History
         // re-run, and the change list, the index's count, the feed and the changes page are rewritten.
         expect![[r#"
-            api_changes × 1
-            api_countries × 1
-            api_country × 1
-            api_facts × 1
-            api_filter × 3
-            api_index × 1
-            api_toggles × 1
             broken_links × 9
-            changes_context × 1
-            changes_feed × 1
             check_rules × 1
             condensed_twin × 7
-            country_context × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -714,27 +730,45 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             country_toggles × 61
             current_country_state × 1
             decoded_text × 1
-            e_invoicing_context × 1
             endpoints × 1
             erp_history × 11
-            filter_context × 3
             filter_members × 7
-            filters_context × 1
-            home_context × 1
             home_map × 1
-            llms_full_txt × 1
             obligation_rules × 1
             openapi_document × 1
-            page_html × 7
+            output_file(api_changes) × 1
+            output_file(api_countries) × 1
+            output_file(api_country) × 1
+            output_file(api_facts) × 1
+            output_file(api_filter) × 3
+            output_file(api_index) × 1
+            output_file(api_toggles) × 1
+            output_file(changes_feed) × 1
+            output_file(llms_full) × 1
+            output_file(page_changes) × 1
+            output_file(page_changes_md) × 1
+            output_file(page_country) × 1
+            output_file(page_country_md) × 1
+            output_file(page_filter) × 3
+            output_file(page_filter_md) × 3
+            output_file(page_filters) × 1
+            output_file(page_filters_md) × 1
+            output_file(page_home) × 1
+            output_file(page_home_md) × 1
+            page_context(changes) × 1
+            page_context(country) × 1
+            page_context(e_invoicing) × 1
+            page_context(filter) × 3
+            page_context(filters) × 1
+            page_context(home) × 1
             page_ids × 1
             page_links × 14
-            page_markdown × 7
             page_search_items × 1
             toggle_coverage × 1
             toggle_file × 1
             toggle_labels × 1
             toggle_rules × 1
-            twin_title × 13
+            twin_title × 7
             unreleased_changes × 1
             unreleased_changes_json × 1
             unreleased_country_changes × 1
@@ -791,7 +825,7 @@ fn one_page_template_rerenders_only_the_country_pages() {
         expect![[r#"
             compiled_templates × 1
             decoded_text × 1
-            page_html × 61
+            output_file(page_country) × 61
             page_links × 61
             template_text × 1
         "#]],
@@ -817,16 +851,9 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
         // changes page and twin are rewritten. Italy's new History rows move its footer's links: its links
         // are resolved again, as the changes page's new row's.
         expect![[r#"
-            api_changes × 1
-            api_country × 1
-            api_facts × 1
-            api_index × 1
             broken_links × 4
-            changes_context × 1
-            changes_feed × 1
             check_reporting × 1
             condensed_twin × 3
-            country_context × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -836,9 +863,6 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             country_summary × 1
             csv_digest × 1
             current_country_state × 1
-            data_csv × 1
-            data_json × 1
-            datapackage × 1
             decoded_text × 1
             endpoints × 1
             erp_history × 11
@@ -846,20 +870,34 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            llms_full_txt × 1
-            page_html × 3
+            output_file(api_changes) × 1
+            output_file(api_country) × 1
+            output_file(api_facts) × 1
+            output_file(api_index) × 1
+            output_file(changes_feed) × 1
+            output_file(data_csv) × 1
+            output_file(data_json) × 1
+            output_file(datapackage) × 1
+            output_file(llms_full) × 1
+            output_file(page_changes) × 1
+            output_file(page_changes_md) × 1
+            output_file(page_country) × 1
+            output_file(page_country_md) × 1
+            output_file(page_vat_reporting) × 1
+            output_file(page_vat_reporting_md) × 1
+            output_file(search_index) × 1
+            page_context(changes) × 1
+            page_context(country) × 1
+            page_context(saft) × 1
+            page_context(vat_reporting) × 1
             page_ids × 1
             page_links × 6
-            page_markdown × 3
             page_search_items × 1
             reporting_table × 1
-            saft_context × 1
-            search_index × 1
-            twin_title × 5
+            twin_title × 3
             unreleased_changes × 1
             unreleased_changes_json × 1
             unreleased_country_changes × 1
-            vat_reporting_context × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -898,7 +936,7 @@ fn the_erp_page_template_rerenders_only_the_erp_pages() {
         expect![[r#"
             compiled_templates × 1
             decoded_text × 1
-            page_html × 11
+            output_file(page_erp) × 11
             page_links × 11
             template_text × 1
         "#]],
@@ -917,6 +955,7 @@ fn the_stylesheet_rewrites_only_itself() {
         expect![[r#"
             asset × 1
             decoded_text × 1
+            output_file(asset) × 1
         "#]],
         expect![[r#"
             /assets/site.css
@@ -986,62 +1025,75 @@ fn a_new_release_diffs_only_itself() {
     // data package). New outputs: every page's links are resolved again against the list of outputs,
     // and the sitemap lists the new page.
     expect![[r#"
-        api_calendar × 1
-        api_changes × 1
-        api_countries × 1
-        api_country × 61
-        api_docs_context × 1
-        api_erp × 11
-        api_erps × 1
-        api_facts × 1
-        api_filter × 7
-        api_index × 1
-        api_local_erps × 1
-        api_news × 1
-        api_partner_flags × 1
-        api_partners × 1
-        api_release × 11
-        api_releases × 1
-        api_sponsors × 1
-        api_toggles × 1
         base_url × 1
         broken_links × 211
-        calendar_ics × 1
-        changes_context × 1
-        changes_feed × 1
         check_releases × 1
         check_routes × 1
         condensed_twin × 5
-        country_context × 1
         country_history × 61
         country_history_context × 61
-        data_licence × 1
-        datapackage × 1
+        csv_digest × 6
         decoded_text × 3
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
         file × 80
-        headers × 1
         last_release × 1
-        licence_context × 1
-        llms_full_txt × 1
-        llms_txt × 1
         meta_base × 1
-        openapi × 1
         openapi_document × 1
+        output_file(api_calendar) × 1
+        output_file(api_changes) × 1
+        output_file(api_countries) × 1
+        output_file(api_country) × 61
+        output_file(api_erp) × 11
+        output_file(api_erps) × 1
+        output_file(api_facts) × 1
+        output_file(api_filter) × 7
+        output_file(api_index) × 1
+        output_file(api_local_erps) × 1
+        output_file(api_news) × 1
+        output_file(api_partner_flags) × 1
+        output_file(api_partners) × 1
+        output_file(api_release) × 11
+        output_file(api_releases) × 1
+        output_file(api_sponsors) × 1
+        output_file(api_toggles) × 1
+        output_file(calendar) × 1
+        output_file(changes_feed) × 1
+        output_file(data_licence) × 1
+        output_file(datapackage) × 1
+        output_file(headers) × 1
+        output_file(llms) × 1
+        output_file(llms_full) × 1
+        output_file(openapi) × 1
+        output_file(page_api) × 1
+        output_file(page_api_md) × 1
+        output_file(page_changes) × 1
+        output_file(page_changes_md) × 1
+        output_file(page_country) × 1
+        output_file(page_country_md) × 1
+        output_file(page_release) × 1
+        output_file(page_release_md) × 1
+        output_file(page_search) × 1
+        output_file(page_search_md) × 1
+        output_file(search_index) × 1
+        output_file(sitemap) × 1
         output_paths × 1
         outputs × 1
-        page_html × 5
+        page_context(api) × 1
+        page_context(changes) × 1
+        page_context(country) × 1
+        page_context(licence) × 1
+        page_context(release) × 1
+        page_context(search) × 1
+        page_context(sponsors) × 1
         page_ids × 1
         page_links × 10
-        page_markdown × 5
-        page_search_items × 1
+        page_search_items × 32
         previous_release × 11
         reference_date × 1
         release_changes × 1
         release_changes_json × 1
-        release_context × 1
         release_country_changes × 61
         release_feed_entry × 1
         release_files × 1
@@ -1051,18 +1103,14 @@ fn a_new_release_diffs_only_itself() {
         release_time × 10
         release_versions × 1
         releases × 1
-        search_context × 1
-        search_index × 1
         site_context × 1
         site_rules × 1
-        sitemap × 1
         snapshot_codes × 1
         snapshot_country × 61
         snapshot_digest × 1
         snapshot_of × 1
-        sponsors_context × 1
         toggle_labels × 1
-        twin_title × 8
+        twin_title × 5
         unreleased_changes × 1
         unreleased_changes_json × 1
         unreleased_codes × 1
@@ -1587,4 +1635,62 @@ proptest! {
             }
         }
     }
+}
+
+/// A one-off build (`locref build`, `locref check`) evicts each output's bytes and each page's context
+/// once written, to hold less than the site: this must never cost a second rendering. Every output is
+/// rendered exactly once, every page context (shared by a page and its twin) made once, and what the
+/// site-wide outputs read of each page (its links, a twin's title and condensed text) is read once.
+#[test]
+fn a_one_off_build_renders_each_output_and_each_page_context_once() {
+    let dir = copy_project();
+    let mut project = locref::workspace::Project::load(dir.path()).expect("load");
+    let mut handed_over: Vec<String> = Vec::new();
+    let built = locref::build::build_streaming(&mut project.db, |path, _| {
+        handed_over.push(path.to_string());
+        Ok(())
+    });
+    let db = &project.db;
+    let outputs = locref::routes::outputs(db);
+    assert!(matches!(built, Ok(n) if n == outputs.len()));
+    let mut paths: Vec<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
+    paths.sort();
+    handed_over.sort();
+    assert_eq!(handed_over, paths, "every output handed over once");
+
+    let executed = db.take_executed();
+    let count = |name: &str| executed.iter().filter(|e| *e == name).count();
+    let mut renderers: BTreeMap<String, usize> = BTreeMap::new();
+    let mut pages: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for output in outputs {
+        *renderers.entry(output.renderer.name()).or_default() += 1;
+        if let locref::render::Renderer::Page(kind, _) = output.renderer {
+            let kind: &str = kind.into();
+            pages
+                .entry(kind.to_string())
+                .or_default()
+                .insert(output.param.clone().unwrap_or_default());
+        }
+    }
+    for (renderer, n) in &renderers {
+        assert_eq!(count(&format!("output_file({renderer})")), *n, "{renderer}");
+    }
+    for (kind, params) in &pages {
+        assert_eq!(
+            count(&format!("page_context({kind})")),
+            params.len(),
+            "page_context({kind})"
+        );
+    }
+    let checked = outputs
+        .iter()
+        .filter(|o| o.path.ends_with(".html") || o.path.ends_with(".md"))
+        .count();
+    let twins = outputs
+        .iter()
+        .filter(|o| o.path.ends_with("/index.md"))
+        .count();
+    assert_eq!(count("page_links"), checked);
+    assert_eq!(count("twin_title"), twins);
+    assert_eq!(count("condensed_twin"), twins);
 }

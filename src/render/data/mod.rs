@@ -160,7 +160,6 @@ pub fn flat_part_csv<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> 
     String::from_utf8(flat_rows(db, part).csv(false)).expect("cells are UTF-8")
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn data_json<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {
     let head = json_bytes(&Vec::<()>::new());
     let Some(table) = key.table(db) else {
@@ -175,7 +174,6 @@ pub fn data_json<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Render
     ))
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn data_csv<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {
     let Some(table) = key.table(db) else {
         return Rendered::new(Vec::new());
@@ -197,7 +195,6 @@ pub fn data_csv<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendere
     Rendered::new(bytes)
 }
 
-#[salsa::tracked(returns(ref))]
 pub fn data_licence(db: &dyn salsa::Database) -> Rendered {
     let site = &site_rules(db).value;
     let licence = &site.data_licence;
