@@ -45,6 +45,17 @@ pub enum ReleaseError {
     Io(String),
 }
 
+/// The whole check of a build (rendering every output, holding no more of the site than a build).
+fn check(db: &mut crate::db::Db) -> Result<(), ReleaseError> {
+    match crate::build::build_streaming(db, |_, _| Ok(())) {
+        Ok(_) => Ok(()),
+        Err(crate::build::BuildError::Invalid(diagnostics)) => {
+            Err(ReleaseError::Invalid(diagnostics))
+        }
+        Err(crate::build::BuildError::Io(e)) => Err(ReleaseError::Io(e.to_string())),
+    }
+}
+
 /// Records a release of the project at `root`, dated `released_at` (UTC, `2026-11-23T17:09:56Z`).
 pub fn release(
     root: &Path,
@@ -66,9 +77,9 @@ pub fn release(
             "the release time `{released_at}` is not a UTC time such as 2026-11-23T17:09:56Z"
         )));
     }
-    let project = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
+    let mut project = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
+    check(&mut project.db)?;
     let db = &project.db;
-    crate::build::render_site(db).map_err(ReleaseError::Invalid)?;
     let recorded = releases(db);
     for row in recorded {
         // Recorded versions are valid: the check passed.
@@ -151,11 +162,7 @@ pub fn release(
     // The project with its new release must check clean (the snapshot reads back, its hash matches, the
     // version increases): otherwise nothing of it stays.
     let after = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()));
-    let check = after.and_then(|p| {
-        crate::build::render_site(&p.db)
-            .map(|_| ())
-            .map_err(ReleaseError::Invalid)
-    });
+    let check = after.and_then(|mut p| check(&mut p.db));
     if let Err(e) = check {
         undo(true);
         return Err(e);

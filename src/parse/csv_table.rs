@@ -239,16 +239,6 @@ fn read_table_at(
     )
 }
 
-/// A table split into runs of consecutive records with the same first cell (a country code, in the
-/// tables keyed by country), so that each run can be parsed on its own: an edit re-parses only the runs
-/// whose text or position changed.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Runs {
-    /// The header record, with its line end.
-    pub header_line: String,
-    pub runs: Vec<Run>,
-}
-
 /// Consecutive records of a table that share their first cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Run {
@@ -378,49 +368,83 @@ fn quoted_field_end(bytes: &[u8], from: usize, line: &mut u32) -> Option<usize> 
     }
 }
 
+/// A table split into runs of consecutive records with the same first cell (a country code, in the
+/// tables keyed by country), so that each run can be parsed on its own: an edit re-parses only the runs
+/// whose text or position changed. It says where each run lies, not its text, so a query over the whole
+/// file does not hold the file a second time; a query per key copies its own runs' text
+/// ([`RunSpan::run`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct RunSpans {
+    /// The header record, with its line end.
+    pub header_line: String,
+    pub runs: Vec<RunSpan>,
+}
+
+/// Where one [`Run`] lies in its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RunSpan {
+    pub key: String,
+    pub first_line: u32,
+    pub bytes: std::ops::Range<usize>,
+}
+
+impl RunSpan {
+    /// The run, with its text from `text` (the file it was split from).
+    pub(crate) fn run(&self, text: &str) -> Run {
+        Run {
+            key: self.key.clone(),
+            first_line: self.first_line,
+            text: text.get(self.bytes.clone()).unwrap_or_default().to_string(),
+        }
+    }
+}
+
 /// Splits `text` (normalized to LF) into its header line and runs of records by first cell.
 ///
 /// Only record boundaries are found here (with memchr when the quoting is plain, else by the csv crate);
 /// cells, widths and positions are the business of [`read_run`]. Malformed CSV ends the splitting: the
 /// rest of the file becomes one run, whose parse reports the error at its line.
-pub(crate) fn split_runs(text: &str) -> Runs {
+pub(crate) fn split_runs(text: &str) -> RunSpans {
     let (starts, header_end, complete) = match record_starts_plain(text) {
         Some((starts, header_end)) => (starts, header_end, true),
         None => record_starts_by_csv(text),
     };
     let Some(header_end) = header_end else {
-        return Runs::default();
+        return RunSpans::default();
     };
-    let mut runs: Vec<Run> = Vec::new();
-    let mut run_starts: Vec<usize> = Vec::new();
+    let mut runs: Vec<RunSpan> = Vec::new();
     for (byte, line, key) in starts {
         // A record with an empty first cell stays with its run (it is blank or reported there).
         let same = runs.last().is_some_and(|r| key.is_empty() || r.key == key);
         if !same {
-            runs.push(Run {
+            runs.push(RunSpan {
                 key,
                 first_line: line,
-                text: String::new(),
+                bytes: byte..byte,
             });
-            run_starts.push(byte);
         }
     }
     let header_line = text[..header_end].to_string();
     // From the first record the reader could not read, everything belongs to the last run; when it could
     // read none after the header, that is a run of its own.
     if !complete && runs.is_empty() {
-        runs.push(Run {
+        runs.push(RunSpan {
             key: String::new(),
             first_line: header_line.matches('\n').count() as u32 + 1,
-            text: String::new(),
+            bytes: header_end..header_end,
         });
-        run_starts.push(header_end);
     }
-    for i in 0..runs.len() {
-        let end = run_starts.get(i + 1).copied().unwrap_or(text.len());
-        runs[i].text = text[run_starts[i]..end].to_string();
+    // Each run ends where the next begins; the last at the end of the file.
+    let ends: Vec<usize> = runs
+        .iter()
+        .skip(1)
+        .map(|r| r.bytes.start)
+        .chain([text.len()])
+        .collect();
+    for (run, end) in runs.iter_mut().zip(ends) {
+        run.bytes.end = end;
     }
-    Runs { header_line, runs }
+    RunSpans { header_line, runs }
 }
 
 /// Checks the header row against `expected`; false (with a located diagnostic) when it does not fit.
@@ -570,9 +594,19 @@ mod run_tests {
     use super::*;
 
     /// Parsing a table run by run gives the rows, positions and diagnostics of parsing it whole.
+    /// A split with each run's text, as the per-key queries see it.
+    struct Runs {
+        header_line: String,
+        runs: Vec<Run>,
+    }
+
     fn assert_runs_agree(text: &str, columns: &[&str]) -> Runs {
         let (whole, whole_diagnostics) = read_table("t.csv", text, Header::Exact(columns));
-        let runs = split_runs(text);
+        let spans = split_runs(text);
+        let runs = Runs {
+            runs: spans.runs.iter().map(|span| span.run(text)).collect(),
+            header_line: spans.header_line,
+        };
         let (mut rows, mut diagnostics) = (Vec::new(), Vec::new());
         if runs.header_line.is_empty() {
             diagnostics = whole_diagnostics.clone();

@@ -4,7 +4,7 @@
 //! fixed enums and the honesty rule that ties `verification` to its source and date. Checks against other
 //! files (registers, rule vocabularies) happen in [`crate::model`], located through each row's [`Pos`].
 
-use super::csv_table::{Cell, Header, Row, Runs, Table, read_run, read_table, split_runs};
+use super::csv_table::{Cell, Header, Row, RunSpans, Table, read_run, read_table, split_runs};
 use super::{is_http_url, is_iso_date, source_text};
 use crate::diagnostics::{Checked, Diagnostic};
 
@@ -374,10 +374,10 @@ pub(crate) const COUNTRY_FACT_COLUMNS: &[&str] = &[
 /// header. It re-runs on every edit of the file, but only finds record boundaries; the rows of each
 /// country are parsed by [`country_fact_rows_of`], so an edit re-parses only the countries it touches.
 #[salsa::tracked(returns(ref))]
-pub fn country_fact_runs(db: &dyn salsa::Database) -> Checked<Runs> {
+pub fn country_fact_runs(db: &dyn salsa::Database) -> Checked<RunSpans> {
     let text = match source_text(db, COUNTRY_FACTS) {
         Ok(text) => text,
-        Err(diagnostic) => return Checked::new(Runs::default(), vec![diagnostic]),
+        Err(diagnostic) => return Checked::new(RunSpans::default(), vec![diagnostic]),
     };
     let runs = split_runs(text);
     // The header is checked once, here. Without one, the whole file is read to say why.
@@ -422,11 +422,14 @@ pub fn country_fact_runs_of<'db>(
     key: RunKey<'db>,
 ) -> (String, Vec<super::csv_table::Run>) {
     let runs = &country_fact_runs(db).value;
+    // The whole-file query keeps only where the runs are; the text is the decoded file's (read here,
+    // where it was split from, so the spans fit it).
+    let text = source_text(db, COUNTRY_FACTS).map_or("", |t| t);
     let own = runs
         .runs
         .iter()
         .filter(|r| &r.key == key.key(db))
-        .cloned()
+        .map(|span| span.run(text))
         .collect();
     (runs.header_line.clone(), own)
 }
