@@ -14,7 +14,7 @@ use crate::linkcheck::is_checked;
 use crate::model::checks;
 use crate::parse::{json_sources, rules, tables};
 use crate::render::{FileKind, PageKind};
-use crate::render::{Rendered, render};
+use crate::render::{Rendered, digest, render};
 use crate::routes::{Output, Renderer, check_routes, outputs};
 
 /// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
@@ -110,6 +110,17 @@ pub fn render_site_with<'db>(
     db: &'db Db,
     helper: &mut Helper,
 ) -> Result<Vec<(String, &'db Rendered)>, Vec<Diagnostic>> {
+    check_site_with(db, helper)?;
+    Ok(outputs(db)
+        .iter()
+        .map(|output| (output.path.clone(), render(db, output)))
+        .collect())
+}
+
+/// Every diagnostic of the site, or none when every output rendered (what a session's rebuild runs
+/// before it publishes): each output is rendered as far as its [`digest`], so a session can publish
+/// from the digests and ask for the bytes of only the outputs that changed.
+pub fn check_site_with(db: &Db, helper: &mut Helper) -> Result<(), Vec<Diagnostic>> {
     let diagnostics = source_diagnostics(db);
     if !diagnostics.is_empty() {
         return Err(diagnostics);
@@ -119,7 +130,7 @@ pub fn render_site_with<'db>(
         let all = outputs(&worker_db);
         // First the outputs that read no page: the API, the data files, the headers, the assets.
         for output in all.iter().filter(|o| !reads_pages(o)) {
-            render(&worker_db, output);
+            digest(&worker_db, output);
         }
         // Then a share of the page work, which the other thread finds done: the Markdown twins' link
         // check, and the llms files made from the twins.
@@ -132,7 +143,7 @@ pub fn render_site_with<'db>(
             crate::linkcheck::broken_links(&worker_db, page);
         }
         for output in all.iter().filter(|o| is_made_from_twins(o)) {
-            render(&worker_db, output);
+            digest(&worker_db, output);
         }
     };
     let diagnostics = helper.run_beside(worker, || {
@@ -142,7 +153,7 @@ pub fn render_site_with<'db>(
             // its share instead of waiting.
             let all = outputs(db);
             for output in all.iter().rev().filter(|o| !is_checked(&o.path)) {
-                render(db, output);
+                digest(db, output);
             }
         }
         diagnostics
@@ -150,10 +161,7 @@ pub fn render_site_with<'db>(
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
-    Ok(outputs(db)
-        .iter()
-        .map(|output| (output.path.clone(), render(db, output)))
-        .collect())
+    Ok(())
 }
 
 /// Why a one-off build stopped.
@@ -200,11 +208,13 @@ fn batches(all: &[Output]) -> Vec<Vec<Output>> {
     batches
 }
 
-/// Renders one output and what other outputs read of it while its bytes are in memory: a page's links
+/// Renders one output (as far as its digest) and what other outputs read of it while its bytes are in
+/// memory: a page's links
 /// and ids (the link check), a twin's title and condensed text (`llms.txt`, `llms-full.txt`, the search
 /// index), a page's search entries. These are kept; the bytes are evicted after the batch.
 fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
-    crate::render::rendered_file(db, output);
+    // The digest too: what a watch session's later rebuilds compare without the bytes.
+    digest(db, output);
     if is_checked(&output.path) {
         crate::linkcheck::page_links(db, crate::linkcheck::PageKey::new(db, output.clone()));
     }
@@ -223,15 +233,24 @@ fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
 /// published. Returns how many outputs were handed over.
 pub fn build_streaming(
     db: &mut Db,
-    mut sink: impl FnMut(&str, &Rendered) -> std::io::Result<()>,
+    sink: impl FnMut(&str, &Rendered) -> std::io::Result<()>,
 ) -> Result<usize, BuildError> {
     crate::memory::for_one_off_build(db);
+    build_streaming_with(db, &mut Helper::new(), sink)
+}
+
+/// [`build_streaming`] with a session's [`Helper`] as the second thread (the first build of `watch`),
+/// under the capacities the caller gave the database (see [`crate::memory`]).
+pub fn build_streaming_with(
+    db: &mut Db,
+    helper: &mut Helper,
+    mut sink: impl FnMut(&str, &Rendered) -> std::io::Result<()>,
+) -> Result<usize, BuildError> {
     let diagnostics = source_diagnostics(db);
     if !diagnostics.is_empty() {
         return Err(BuildError::Invalid(diagnostics));
     }
     let all = outputs(db).clone();
-    let mut helper = Helper::new();
     let mut render_errors: Vec<Diagnostic> = Vec::new();
     for batch in batches(&all) {
         let batch = batch.as_slice();

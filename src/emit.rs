@@ -355,9 +355,10 @@ pub struct EmitReport {
 /// when all of them are (see [`crate::replace`]).
 pub struct Publisher {
     out: Option<PathBuf>,
-    lifetime: Lifetime,
     manifest: Manifest,
     site: BTreeMap<String, Stamped>,
+    /// The site paths of the last published build (what [`Publisher::site`] holds, when it is kept).
+    published: BTreeSet<String>,
     replacer: Option<Replacer>,
     /// Whether this publisher has swept the temporaries a killed build may have left in the folder.
     swept: bool,
@@ -380,8 +381,8 @@ impl Publisher {
         Publisher {
             manifest: out.map(load_manifest).unwrap_or_default(),
             out: out.map(Path::to_path_buf),
-            lifetime,
             site: BTreeMap::new(),
+            published: BTreeSet::new(),
             replacer: out.map(|out| Replacer::new(out, lifetime)),
             swept: false,
             inputs: None,
@@ -408,6 +409,11 @@ impl Publisher {
         if let Some(replacer) = &mut self.replacer {
             replacer.wait_for_spares();
         }
+    }
+
+    /// Whether this publisher has published a build.
+    pub fn has_published(&self) -> bool {
+        !self.published.is_empty()
     }
 
     /// The outputs of the last published build, by site path.
@@ -446,6 +452,7 @@ impl Publisher {
             changes: Vec::new(),
             stamps: HashMap::new(),
             stamped: Vec::new(),
+            confirmed: Vec::new(),
             staged: Vec::new(),
             referring: Vec::new(),
             current: BTreeSet::new(),
@@ -453,10 +460,10 @@ impl Publisher {
         })
     }
 
-    /// Whether this publisher keeps the published outputs in memory ([`Publisher::site`]): a session
-    /// does (the dev server serves them), a one-off build into a folder does not.
+    /// Whether this publisher keeps the published outputs in memory ([`Publisher::site`]): the dev
+    /// server's does (it serves them); one that writes to a folder does not (the files are the site).
     fn keeps_site(&self) -> bool {
-        self.out.is_none() || self.lifetime == Lifetime::Session
+        self.out.is_none()
     }
 }
 
@@ -470,6 +477,8 @@ pub struct Publish<'p> {
     stamps: HashMap<String, String>,
     /// The outputs published this time, kept for [`Publisher::site`] when the publisher keeps it.
     stamped: Vec<Stamped>,
+    /// The site paths written or found current on disk this time.
+    confirmed: Vec<String>,
     /// The site paths staged for writing.
     staged: Vec<String>,
     /// Outputs that show other outputs' times (the sitemap): published last, when every time is known.
@@ -489,12 +498,36 @@ impl Publish<'_> {
             self.referring.push((path.to_string(), rendered.clone()));
             return Ok(());
         }
-        self.publish_one(path, rendered)
+        self.publish_one(path, rendered.hash.to_hex().to_string(), || {
+            rendered.clone()
+        })
     }
 
-    fn publish_one(&mut self, path: &str, rendered: &Rendered) -> io::Result<()> {
+    /// Like [`Publish::offer`], from the output's digest: `rendered` is called for its bytes only when
+    /// they must be written (the content changed, or the file is missing), so an output a rebuild did
+    /// not change is never rendered again after its bytes were let go.
+    pub fn offer_digest(
+        &mut self,
+        path: &str,
+        digest: &crate::render::Digest,
+        rendered: impl FnOnce() -> Rendered,
+    ) -> io::Result<()> {
+        self.current.insert(path.to_string());
+        if digest.refers {
+            self.referring.push((path.to_string(), rendered()));
+            return Ok(());
+        }
+        self.publish_one(path, digest.hash.to_hex().to_string(), rendered)
+    }
+
+    /// Publishes one output whose content hash is `hash`, asking for its bytes only when it is stamped.
+    fn publish_one(
+        &mut self,
+        path: &str,
+        hash: String,
+        rendered: impl FnOnce() -> Rendered,
+    ) -> io::Result<()> {
         let publisher = &mut *self.publisher;
-        let hash = content_hash(rendered, &self.stamps);
         let entry = publisher.manifest.files.get(path);
         let same_content = entry.is_some_and(|e| e.hash == hash);
         let generated_at = match entry {
@@ -502,11 +535,11 @@ impl Publish<'_> {
             _ => self.time.clone(),
         };
         self.stamps.insert(path.to_string(), generated_at.clone());
-        if same_content && publisher.site.contains_key(path) {
+        if same_content && publisher.published.contains(path) {
             self.report.unchanged += 1;
             return Ok(());
         }
-        let stamped = Stamped::new(path, rendered, &hash, &generated_at, &self.stamps);
+        let stamped = Stamped::new(path, &rendered(), &hash, &generated_at, &self.stamps);
         // A first build in a folder of an earlier run keeps files whose content is current.
         let on_disk = same_content
             && publisher
@@ -529,6 +562,7 @@ impl Publish<'_> {
                 ManifestEntry { hash, generated_at },
             ));
         }
+        self.confirmed.push(path.to_string());
         if publisher.keeps_site() {
             self.stamped.push(stamped);
         }
@@ -540,7 +574,8 @@ impl Publish<'_> {
     /// folder, the manifest and what the publisher serves stay those of the last good build.
     pub fn finish(mut self) -> io::Result<EmitReport> {
         for (path, rendered) in std::mem::take(&mut self.referring) {
-            self.publish_one(&path, &rendered)?;
+            let hash = content_hash(&rendered, &self.stamps);
+            self.publish_one(&path, hash, || rendered)?;
         }
         let publisher = &mut *self.publisher;
         for path in publisher.manifest.files.keys() {
@@ -576,7 +611,11 @@ impl Publish<'_> {
         self.finished = true;
         for path in &self.report.removed {
             publisher.site.remove(path);
+            publisher.published.remove(path);
         }
+        publisher
+            .published
+            .extend(std::mem::take(&mut self.confirmed));
         for stamped in std::mem::take(&mut self.stamped) {
             publisher.site.insert(stamped.path.clone(), stamped);
         }

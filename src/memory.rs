@@ -1,23 +1,32 @@
 //! What the database keeps of a build, decided in one place.
 //!
-//! The queries whose values are a site's bulk (every output's bytes, see [`crate::render::output_file`])
-//! are declared with an eviction policy but no capacity limit, so by default every value is kept: what a
-//! session (`watch`, `serve`) needs, where an edit renders only the outputs it changes and finds every
-//! other one in memory to compare and serve.
+//! The queries whose values are a site's bulk, every output's bytes ([`crate::render::output_file`])
+//! and every page's context ([`crate::render::pages::page_context`]), are declared with an eviction
+//! policy but no capacity limit, so by default every value is kept: what the dev server needs (it serves
+//! the site from memory). Salsa drops values beyond a capacity only when told ([`evict`]) or at a new
+//! revision; an evicted value is verified later by its dependencies, as any memo is, and made again only
+//! if a query asks for it.
 //!
-//! A one-off build (`locref build`, `locref check`) never renders an output twice, so it gives those
-//! queries a capacity ([`for_one_off_build`]), hands each output over as soon as it is rendered and
-//! evicts in batches ([`evict`]): it holds the parsed sources, the derived data and a few outputs, not the
-//! site ([`crate::build::build_streaming`]). Salsa drops values only when told or at a new revision; an
-//! evicted value is verified later by its dependencies, as any memo is, and rendered again only if a
-//! query asks for it.
+//! - A one-off build (`locref build`, `locref check`, the check of `locref release`) never renders
+//!   anything twice, so both queries keep one value ([`for_one_off_build`]): each output is handed over
+//!   as soon as it is rendered and the batch evicted, so the build holds the parsed sources, the derived
+//!   data and a few outputs, not the site ([`crate::build::build_streaming`]).
+//! - A `watch` session writes each output to its folder and keeps only its digest (content hash): an
+//!   edit compares digests and asks for the bytes of the outputs that changed ([`for_watch`]). It keeps
+//!   the page contexts: they are the early cutoff between data and templates, and a context made again
+//!   after eviction could not be found equal to the last one, so the page and its twin would render again.
 
 use crate::db::Db;
 
-/// Gives the bulky queries their one-off-build capacity (see the module documentation).
+/// A one-off build's capacities (see the module documentation).
 pub fn for_one_off_build(db: &mut Db) {
     crate::render::keep_last_output_only(db);
     crate::render::pages::keep_last_context_only(db);
+}
+
+/// A `watch` session's capacities (see the module documentation).
+pub fn for_watch(db: &mut Db) {
+    crate::render::keep_last_output_only(db);
 }
 
 /// Drops the values beyond each query's capacity now.

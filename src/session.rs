@@ -15,7 +15,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::build::render_site_with;
+use crate::build::check_site_with;
 use crate::diagnostics::Diagnostic;
 use crate::emit::{EmitReport, Publisher, Stamped, build_time};
 use crate::helper::Helper;
@@ -158,7 +158,8 @@ pub struct Session {
 impl Session {
     /// Loads every input file under `root`. Nothing is built yet: call [`Session::build`].
     pub fn load(root: &Path, out: &Path) -> io::Result<Session> {
-        let project = Project::load(root)?;
+        let mut project = Project::load(root)?;
+        crate::memory::for_watch(&mut project.db);
         Ok(Session {
             project,
             out: Some(out.to_path_buf()),
@@ -239,6 +240,39 @@ impl Session {
         self.run(changed, started)
     }
 
+    /// The first build of a session that writes to a folder: streamed as a one-off build is, each output
+    /// staged as it is rendered and its bytes let go, so the session never holds the whole site.
+    fn publish_streaming(&mut self, time: &str) -> io::Result<Result<EmitReport, Vec<Diagnostic>>> {
+        let mut publish = self.publisher.begin(time)?;
+        let built = crate::build::build_streaming_with(
+            &mut self.project.db,
+            &mut self.helper,
+            |path, rendered| publish.offer(path, rendered),
+        );
+        match built {
+            Ok(_) => publish.finish().map(Ok),
+            Err(crate::build::BuildError::Invalid(diagnostics)) => Ok(Err(diagnostics)),
+            Err(crate::build::BuildError::Io(e)) => Err(e),
+        }
+    }
+
+    /// A rebuild: checks the site, then publishes from the outputs' digests, rendering the bytes of only
+    /// the outputs whose content changed (or that are not yet published).
+    fn publish_changed(&mut self, time: &str) -> io::Result<Result<EmitReport, Vec<Diagnostic>>> {
+        let db = &self.project.db;
+        if let Err(diagnostics) = check_site_with(db, &mut self.helper) {
+            return Ok(Err(diagnostics));
+        }
+        let mut publish = self.publisher.begin(time)?;
+        for output in crate::routes::outputs(db) {
+            let digest = crate::render::digest(db, output);
+            publish.offer_digest(&output.path, digest, || {
+                crate::render::render(db, output).clone()
+            })?;
+        }
+        publish.finish().map(Ok)
+    }
+
     /// The report of a rebuild that panicked (see [`crate::watch::guarded`]): the output stays at the last
     /// good build, and the next rebuild renders and emits again.
     pub(crate) fn after_panic(&mut self, message: String, started: Instant) -> RebuildReport {
@@ -272,27 +306,31 @@ impl Session {
     }
 
     fn run(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
-        let db = &self.project.db;
-        let outcome = match render_site_with(db, &mut self.helper) {
-            Err(diagnostics) => {
+        let time = self.fixed_time.clone().unwrap_or_else(build_time);
+        let result = if self.out.is_some() && !self.publisher.has_published() {
+            self.publish_streaming(&time)
+        } else {
+            self.publish_changed(&time)
+        };
+        let outcome = match result {
+            Ok(Ok(report)) => {
+                self.stale = false;
+                Outcome::Built(report)
+            }
+            Ok(Err(diagnostics)) => {
                 self.stale = true;
                 Outcome::Invalid(diagnostics)
             }
-            Ok(outputs) => {
-                let time = self.fixed_time.clone().unwrap_or_else(build_time);
-                match self.publisher.publish(&outputs, &time) {
-                    Ok(report) => {
-                        self.stale = false;
-                        Outcome::Built(report)
-                    }
-                    Err(e) => {
-                        self.stale = true;
-                        let out = self.out.as_deref().unwrap_or(Path::new("memory"));
-                        Outcome::IoError(format!("writing {}: {e}", out.display()))
-                    }
-                }
+            Err(e) => {
+                self.stale = true;
+                let out = self.out.as_deref().unwrap_or(Path::new("memory"));
+                Outcome::IoError(format!("writing {}: {e}", out.display()))
             }
         };
+        if self.out.is_some() {
+            // The written outputs' bytes go; their digests stay (see crate::memory).
+            crate::memory::evict(&mut self.project.db);
+        }
         let executed = self.project.db.take_executed();
         let built = matches!(outcome, Outcome::Built(_));
         let recovered = built && self.failed;

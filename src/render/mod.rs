@@ -138,6 +138,33 @@ pub(crate) fn output_file<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>
     }
 }
 
+/// What a rebuild compares of an output without its bytes: its content hash, whether it refers to other
+/// outputs' times, and why it could not be rendered. A small value kept for every output, so a session
+/// can let [`output_file`]'s bytes go once they are written and still tell which outputs an edit
+/// changed: an output whose inputs did not change is verified by its dependencies, and its bytes are
+/// never asked for again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digest {
+    pub hash: blake3::Hash,
+    pub refers: bool,
+    pub error: Option<Diagnostic>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub(crate) fn output_digest<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Digest {
+    let file = output_file(db, key);
+    Digest {
+        hash: file.rendered.hash,
+        refers: file.rendered.refers,
+        error: file.error.clone(),
+    }
+}
+
+/// The digest of one output (see [`Digest`]).
+pub fn digest<'db>(db: &'db dyn salsa::Database, output: &Output) -> &'db Digest {
+    output_digest(db, OutputKey::new(db, output.clone()))
+}
+
 /// Limits [`output_file`] to its most recent value: older outputs' bytes go at the next eviction (a
 /// one-off build, which has written them).
 pub(crate) fn keep_last_output_only(db: &mut dyn salsa::Database) {
@@ -163,7 +190,7 @@ pub(crate) fn render_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut errors: Vec<Diagnostic> = crate::routes::outputs(db)
         .iter()
         .filter(|output| can_fail(output))
-        .filter_map(|output| rendered_file(db, output).error.clone())
+        .filter_map(|output| digest(db, output).error.clone())
         .collect();
     errors.extend(page_figures::figure_errors(db));
     errors

@@ -181,6 +181,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
+            output_digest × 14
             output_file(api_changes) × 1
             output_file(api_country) × 1
             output_file(api_facts) × 1
@@ -195,6 +196,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             output_file(page_country) × 1
             output_file(page_country_md) × 1
             output_file(search_index) × 1
+            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
             page_ids × 1
@@ -292,6 +294,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_rows × 1
             home_map × 1
             obligation_rows × 1
+            output_digest × 23
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
@@ -315,6 +318,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(page_home) × 1
             output_file(page_home_md) × 1
             output_file(search_index) × 1
+            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
             page_context(e_invoicing) × 1
@@ -404,6 +408,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
+            output_digest × 17
             output_file(api_changes) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 1
@@ -421,6 +426,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             output_file(page_erp) × 1
             output_file(page_erp_md) × 1
             output_file(search_index) × 1
+            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
             page_context(erp) × 1
@@ -476,6 +482,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             endpoints × 1
             home_timeline × 1
             obligation_rows × 1
+            output_digest × 9
             output_file(api_calendar) × 1
             output_file(calendar) × 1
             output_file(llms_full) × 1
@@ -485,6 +492,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             output_file(page_country_md) × 1
             output_file(page_home) × 1
             output_file(page_home_md) × 1
+            output_file(sitemap) × 1
             page_context(calendar) × 1
             page_context(country) × 1
             page_context(home) × 1
@@ -535,6 +543,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             erp_support_facts × 11
             home_timeline × 1
             obligation_rows × 1
+            output_digest × 22
             output_file(api_calendar) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 11
@@ -547,6 +556,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             output_file(page_country_md) × 1
             output_file(page_home) × 1
             output_file(page_home_md) × 1
+            output_file(sitemap) × 1
             page_context(calendar) × 1
             page_context(country) × 1
             page_context(erp) × 11
@@ -617,6 +627,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             flat_row_count × 1
             flat_rows × 1
             matrix_rows × 1
+            output_digest × 11
             output_file(api_country) × 1
             output_file(api_erp) × 1
             output_file(api_facts) × 1
@@ -628,6 +639,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             output_file(page_country_md) × 1
             output_file(page_erp) × 1
             output_file(page_erp_md) × 1
+            output_file(sitemap) × 1
             page_context(country) × 1
             page_context(e_invoicing) × 1
             page_context(erp) × 1
@@ -671,6 +683,7 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             decoded_text × 1
             endpoints × 1
             erp_partner_count × 11
+            output_digest × 7
             output_file(api_country) × 1
             output_file(api_partners) × 1
             output_file(llms_full) × 1
@@ -678,6 +691,7 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             output_file(page_country_md) × 1
             output_file(page_partners) × 1
             output_file(page_partners_md) × 1
+            output_file(sitemap) × 1
             page_context(country) × 1
             page_context(partners) × 1
             page_links × 4
@@ -736,6 +750,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             home_map × 1
             obligation_rules × 1
             openapi_document × 1
+            output_digest × 25
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
@@ -755,6 +770,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             output_file(page_filters_md) × 1
             output_file(page_home) × 1
             output_file(page_home_md) × 1
+            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
             page_context(e_invoicing) × 1
@@ -825,7 +841,9 @@ fn one_page_template_rerenders_only_the_country_pages() {
         expect![[r#"
             compiled_templates × 1
             decoded_text × 1
+            output_digest × 61
             output_file(page_country) × 61
+            output_file(sitemap) × 1
             page_links × 61
             template_text × 1
         "#]],
@@ -870,6 +888,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
+            output_digest × 16
             output_file(api_changes) × 1
             output_file(api_country) × 1
             output_file(api_facts) × 1
@@ -886,6 +905,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             output_file(page_vat_reporting) × 1
             output_file(page_vat_reporting_md) × 1
             output_file(search_index) × 1
+            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
             page_context(saft) × 1
@@ -936,7 +956,9 @@ fn the_erp_page_template_rerenders_only_the_erp_pages() {
         expect![[r#"
             compiled_templates × 1
             decoded_text × 1
+            output_digest × 11
             output_file(page_erp) × 11
+            output_file(sitemap) × 1
             page_links × 11
             template_text × 1
         "#]],
@@ -955,7 +977,9 @@ fn the_stylesheet_rewrites_only_itself() {
         expect![[r#"
             asset × 1
             decoded_text × 1
+            output_digest × 1
             output_file(asset) × 1
+            output_file(sitemap) × 1
         "#]],
         expect![[r#"
             /assets/site.css
@@ -1032,7 +1056,6 @@ fn a_new_release_diffs_only_itself() {
         condensed_twin × 5
         country_history × 61
         country_history_context × 61
-        csv_digest × 6
         decoded_text × 3
         endpoints × 1
         erp_history × 11
@@ -1041,6 +1064,7 @@ fn a_new_release_diffs_only_itself() {
         last_release × 1
         meta_base × 1
         openapi_document × 1
+        output_digest × 123
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
@@ -1091,6 +1115,7 @@ fn a_new_release_diffs_only_itself() {
         page_links × 10
         page_search_items × 32
         previous_release × 11
+        published_csv × 6
         reference_date × 1
         release_changes × 1
         release_changes_json × 1

@@ -182,16 +182,27 @@ pub(crate) struct FileDigest {
     pub hash: String,
 }
 
+/// The route table's output for a CSV file, if it publishes it: an early-cutoff point, so a change of the
+/// route table that leaves this output as it was does not hash the file again.
+#[salsa::tracked(returns(ref))]
+fn published_csv<'db>(
+    db: &'db dyn salsa::Database,
+    key: StemKey<'db>,
+) -> Option<crate::routes::Output> {
+    crate::routes::outputs(db)
+        .iter()
+        .find(|o| {
+            o.renderer == crate::render::Renderer::File(crate::render::FileKind::DataCsv)
+                && o.param.as_deref() == Some(key.stem(db).as_str())
+        })
+        .cloned()
+}
+
 /// The digest of one CSV file: its own query, so the package is rebuilt only when a file's bytes change.
 #[salsa::tracked(returns(ref))]
 pub fn csv_digest<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> FileDigest {
-    // The published file's own memo when the route table publishes it (the build renders it anyway).
-    let published = crate::routes::outputs(db).iter().find(|o| {
-        o.renderer == crate::render::Renderer::File(crate::render::FileKind::DataCsv)
-            && o.param.as_deref() == Some(key.stem(db).as_str())
-    });
     let rendered;
-    let bytes = match published {
+    let bytes = match published_csv(db, key) {
         Some(output) => &crate::render::render(db, output).bytes,
         None => {
             rendered = data_csv(db, key);
