@@ -7,6 +7,9 @@
 //! takes a share of the page work; when this thread is done with the pages it works through the
 //! helper's list from the other end. A query both need runs once; the other thread waits for it.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::helper::Helper;
@@ -173,19 +176,20 @@ pub enum BuildError {
     Io(std::io::Error),
 }
 
-/// How many outputs a one-off build renders (on two threads) before it hands them over and evicts them.
-const BATCH: usize = 16;
+/// How many outputs a one-off build renders in its first batch, before it hands them over and evicts
+/// them; later batches are sized from the bytes per output seen so far, to hold about [`BATCH_BYTES`].
+/// A small site is then rendered in one or two batches, on two threads throughout, as if nothing were
+/// evicted; a large one in batches of tens of megabytes.
+const FIRST_BATCH: usize = 16;
 
-/// The outputs of a one-off build in the order it renders them, in batches of about [`BATCH`]: the
-/// pages first, each page beside its twin and never split from it (they share a context, and a page's
-/// search entries read its twin's title), the search page after the pages it lists, then every other
-/// output in route order.
-fn batches(all: &[Output]) -> Vec<Vec<Output>> {
-    let page_of = |output: &Output| match output.renderer {
-        Renderer::Page(kind, _) => Some((kind, output.param.clone())),
-        Renderer::Api(_) | Renderer::File(_) => None,
-    };
-    let mut ordered: Vec<&Output> = all.iter().collect();
+/// The rendered bytes a batch of a one-off build aims at (see [`FIRST_BATCH`]).
+const BATCH_BYTES: usize = 32 << 20;
+
+/// The outputs of a one-off build in the order it renders them: the pages first, each page beside its
+/// twin (they share a context, and a page's search entries read its twin's title), the search page after
+/// the pages it lists, then every other output in route order.
+fn render_order(all: &[Output]) -> Vec<Output> {
+    let mut ordered: Vec<Output> = all.to_vec();
     // Stable: outputs that are not pages keep their route order.
     ordered.sort_by_key(|output| match output.renderer {
         // The search page lists every page's search entries: after the pages it reads.
@@ -193,19 +197,35 @@ fn batches(all: &[Output]) -> Vec<Vec<Output>> {
         Renderer::Page(kind, format) => (0, Some((kind, output.param.clone(), format))),
         Renderer::Api(_) | Renderer::File(_) => (2, None),
     });
-    let mut batches: Vec<Vec<Output>> = Vec::new();
-    let mut batch: Vec<Output> = Vec::new();
-    for output in ordered {
-        let same_page = batch
-            .last()
-            .is_some_and(|last| page_of(last).is_some() && page_of(last) == page_of(output));
-        if batch.len() >= BATCH && !same_page {
-            batches.push(std::mem::take(&mut batch));
-        }
-        batch.push(output.clone());
+    ordered
+}
+
+/// Where a batch of about `size` outputs from `start` ends: never between a page and its twin.
+fn batch_end(ordered: &[Output], start: usize, size: usize) -> usize {
+    let page_of = |output: &Output| match output.renderer {
+        Renderer::Page(kind, _) => Some((kind, output.param.clone())),
+        Renderer::Api(_) | Renderer::File(_) => None,
+    };
+    let mut end = (start + size.max(1)).min(ordered.len());
+    while end < ordered.len()
+        && page_of(&ordered[end]).is_some()
+        && page_of(&ordered[end]) == page_of(&ordered[end - 1])
+    {
+        end += 1;
     }
-    batches.push(batch);
-    batches
+    end
+}
+
+/// Renders the outputs of `batch` that no other thread took yet, one at a time (both threads of a
+/// batch pull from `next`, so a large output on one leaves the rest to the other).
+fn render_shared(db: &dyn salsa::Database, batch: &[Output], next: &AtomicUsize) {
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(output) = batch.get(i) else {
+            return;
+        };
+        render_with_parts(db, output);
+    }
 }
 
 /// Renders one output (as far as its digest) and what other outputs read of it while its bytes are in
@@ -252,27 +272,24 @@ pub fn build_streaming_with(
     }
     let all = outputs(db).clone();
     let mut render_errors: Vec<Diagnostic> = Vec::new();
-    for batch in batches(&all) {
-        let batch = batch.as_slice();
-        // Every other output on the helper thread, with its own handle on the database (dropped when
-        // its share is done, before the eviction below).
-        let theirs: Vec<Output> = batch.iter().skip(1).step_by(2).cloned().collect();
-        let worker_db = db.clone();
+    let ordered = render_order(&all);
+    let (mut start, mut size) = (0, FIRST_BATCH);
+    while start < ordered.len() {
+        let end = batch_end(&ordered, start, size);
+        let batch: Arc<[Output]> = ordered[start..end].into();
+        let next = Arc::new(AtomicUsize::new(0));
+        // The helper thread has its own handle on the database, dropped when its share is done, before
+        // the eviction below.
+        let (worker_db, theirs, their_next) = (db.clone(), batch.clone(), next.clone());
         let shared: &Db = db;
         helper.run_beside(
-            move || {
-                for output in &theirs {
-                    render_with_parts(&worker_db, output);
-                }
-            },
-            || {
-                for output in batch.iter().step_by(2) {
-                    render_with_parts(shared, output);
-                }
-            },
+            move || render_shared(&worker_db, &theirs, &their_next),
+            || render_shared(shared, &batch, &next),
         );
-        for output in batch {
+        let mut bytes = 0;
+        for output in batch.iter() {
             let file = crate::render::rendered_file(shared, output);
+            bytes += file.rendered.bytes.len();
             if let Some(error) = &file.error {
                 render_errors.push(error.clone());
             } else if render_errors.is_empty() {
@@ -280,6 +297,8 @@ pub fn build_streaming_with(
             }
         }
         crate::memory::evict(db);
+        size = (BATCH_BYTES.saturating_mul(batch.len()) / bytes.max(1)).max(FIRST_BATCH);
+        start = end;
     }
     render_errors.extend(crate::render::page_figures::figure_errors(db));
     let mut diagnostics = if render_errors.is_empty() {

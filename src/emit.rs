@@ -390,8 +390,9 @@ impl Publisher {
         }
     }
 
-    /// A publish as if into an empty folder (`--clean`): every output is written, and once they are in
-    /// place every other file of the folder is deleted (see [`crate::outdir::keep_only`]).
+    /// A publish as if into an empty folder (`--clean`): every output is written, and once all of them
+    /// are staged and the build checked, the folder's files are deleted before they are put in place
+    /// (see [`crate::outdir::keep_only`]).
     pub fn cleaning(mut self) -> Publisher {
         self.manifest = Manifest::default();
         self.clean = true;
@@ -590,22 +591,28 @@ impl Publish<'_> {
             std::mem::replace(&mut publisher.manifest.inputs, publisher.inputs.clone());
         let manifest_changed = !undo.is_empty() || last_inputs != publisher.manifest.inputs;
         if let (Some(out), Some(replacer)) = (&publisher.out, &mut publisher.replacer) {
-            let result = put_in_place(
-                out,
-                replacer,
-                &self.staged,
-                &self.report.removed,
-                manifest_changed,
-                &publisher.manifest,
-            );
+            // `--clean`: the last build's files go now, when this one is whole and checked, and before
+            // its files are put in place: renamed into an empty folder, not over the old files (which on
+            // ext4 makes each rename start writing the new file out).
+            let result = if publisher.clean {
+                crate::outdir::keep_only(out, &|path| path.contains(crate::outdir::TEMPORARY_MARK))
+            } else {
+                Ok(())
+            };
+            let result = result.and_then(|()| {
+                put_in_place(
+                    out,
+                    replacer,
+                    &self.staged,
+                    &self.report.removed,
+                    manifest_changed,
+                    &publisher.manifest,
+                )
+            });
             if let Err(e) = result {
                 apply(&mut publisher.manifest, undo);
                 publisher.manifest.inputs = last_inputs;
                 return Err(e);
-            }
-            if publisher.clean {
-                let files = &publisher.manifest.files;
-                crate::outdir::keep_only(out, &|path| files.contains_key(path))?;
             }
         }
         self.finished = true;

@@ -308,10 +308,11 @@ pub fn clean(out: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// What `--clean` leaves of `out` once a build has put its files in place: only the files `keep` names
-/// (the build's outputs); every other file and the folders left empty are deleted, and so are the
-/// spares of a session that published there. [`clean_refusal`] allowed it before the build began; doing
-/// it last means a build that fails leaves the last good one in place.
+/// What `--clean` does once a build is staged and checked, just before its files are put in place:
+/// deletes every file of `out` that `keep` does not name (only the staged temporaries of a cache on
+/// another filesystem) and the folders left empty, and the spares of a session that published there.
+/// [`clean_refusal`] allowed it before the build began; doing it this late means a build that fails
+/// leaves the last good one in place.
 pub(crate) fn keep_only(out: &Path, keep: &impl Fn(&str) -> bool) -> io::Result<()> {
     fn walk(out: &Path, dir: &Path, keep: &impl Fn(&str) -> bool) -> io::Result<()> {
         let entries = match std::fs::read_dir(dir) {
