@@ -12,7 +12,9 @@ const PURGE_DELAY: mi_option_t = 15;
 /// mimalloc v3), which is about the pause between a curator's saves. The next rebuild would then take its
 /// buffers (the big spliced lists) from fresh pages, each faulted in and zeroed by the kernel
 /// (BENCHMARKS.md has the cost). A session's memory stays at its peak instead, which its first build
-/// reaches. Only `watch` and `serve` set it: a one-off build never waits between rebuilds.
+/// reaches. A one-off build sets it too: it frees each batch of outputs once written and allocates the
+/// next, and giving the freed pages back only to fault fresh ones in again cost the x100 build a third of
+/// its wall time (BENCHMARKS.md).
 pub fn keep_freed_memory() {
     // SAFETY: setting an option is a store into mimalloc's option table, valid at any time.
     unsafe { mi_option_set(PURGE_DELAY, -1) }

@@ -294,11 +294,10 @@ fn exit_with(result: std::io::Result<()>) -> ExitCode {
 
 fn main() -> ExitCode {
     locref::allocator::no_huge_pages();
+    // Every command: a session rebuilds after idle pauses, and a one-off build frees each batch of
+    // outputs it wrote and allocates the next (see the function).
+    locref::allocator::keep_freed_memory();
     let command = Cli::parse().command;
-    if matches!(command, Command::Watch { .. } | Command::Serve { .. }) {
-        // Only a long-lived session rebuilds after idle pauses, where this pays (see the function).
-        locref::allocator::keep_freed_memory();
-    }
     match command {
         Command::Build {
             out,
