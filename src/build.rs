@@ -141,7 +141,7 @@ pub fn check_site_with(db: &Db, helper: &mut Helper) -> Result<(), Vec<Diagnosti
             .iter()
             .filter(|o| crate::linkcheck::is_markdown(&o.path))
         {
-            let page = crate::linkcheck::PageKey::new(&worker_db, output.clone());
+            let page = crate::render::OutputKey::new(&worker_db, output.clone());
             crate::linkcheck::page_links(&worker_db, page);
             crate::linkcheck::broken_links(&worker_db, page);
         }
@@ -236,7 +236,7 @@ fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
     // The digest too: what a watch session's later rebuilds compare without the bytes.
     digest(db, output);
     if is_checked(&output.path) {
-        crate::linkcheck::page_links(db, crate::linkcheck::PageKey::new(db, output.clone()));
+        crate::linkcheck::page_links(db, crate::render::OutputKey::new(db, output.clone()));
     }
     if output.renderer.is_page() {
         crate::render::llms::remember_page(db, output);

@@ -27,20 +27,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diagnostics::Diagnostic;
 use crate::model::base_url;
-use crate::render::render;
+use crate::render::{OutputKey, render};
 use crate::routes::{Output, outputs};
 
 pub use html::{scan, scan_exact};
 pub use markdown::scan_markdown;
 use resolve::fragment_resolves;
 pub use resolve::{outside_base, resolve};
-
-/// One output file as a query key.
-#[salsa::interned(debug)]
-pub(crate) struct PageKey<'db> {
-    #[returns(ref)]
-    pub output: Output,
-}
 
 /// An internal link of a page, resolved to a site path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +64,7 @@ pub struct PageLinks {
 
 /// Parses one HTML page (once per change of its bytes).
 #[salsa::tracked(returns(ref))]
-pub fn page_links<'db>(db: &'db dyn salsa::Database, page: PageKey<'db>) -> PageLinks {
+pub fn page_links<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> PageLinks {
     let output = page.output(db);
     let bytes = &render(db, output).bytes;
     let text = String::from_utf8_lossy(bytes);
@@ -84,7 +77,7 @@ pub fn page_links<'db>(db: &'db dyn salsa::Database, page: PageKey<'db>) -> Page
 
 /// The ids of one page (an early-cutoff point: a page edit that keeps its ids re-checks no other page).
 #[salsa::tracked(returns(ref))]
-pub fn page_ids<'db>(db: &'db dyn salsa::Database, page: PageKey<'db>) -> BTreeSet<String> {
+pub fn page_ids<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> BTreeSet<String> {
     page_links(db, page).ids.clone()
 }
 
@@ -114,7 +107,7 @@ pub(crate) fn is_checked(path: &str) -> bool {
 
 /// The links of one page that do not resolve, each located at its attribute and saying what was expected.
 #[salsa::tracked(returns(ref))]
-pub fn broken_links<'db>(db: &'db dyn salsa::Database, page: PageKey<'db>) -> Vec<Diagnostic> {
+pub fn broken_links<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> Vec<Diagnostic> {
     let own = page.output(db);
     let parsed = page_links(db, page);
     let paths = output_paths(db);
@@ -146,7 +139,7 @@ pub fn broken_links<'db>(db: &'db dyn salsa::Database, page: PageKey<'db>) -> Ve
                     let ids = if target == own {
                         &parsed.ids
                     } else {
-                        page_ids(db, PageKey::new(db, target.clone()))
+                        page_ids(db, OutputKey::new(db, target.clone()))
                     };
                     (!fragment_resolves(fragment, ids))
                         .then(|| format!("no element with id \"{fragment}\" on {}", target.path))
@@ -169,7 +162,7 @@ pub fn broken_links<'db>(db: &'db dyn salsa::Database, page: PageKey<'db>) -> Ve
 pub fn problems(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut all = Vec::new();
     for output in outputs(db).iter().filter(|o| is_checked(&o.path)) {
-        let page = PageKey::new(db, output.clone());
+        let page = OutputKey::new(db, output.clone());
         all.extend_from_slice(&page_links(db, page).errors);
         all.extend_from_slice(broken_links(db, page));
     }
@@ -181,7 +174,7 @@ pub fn problems(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 pub fn coverage(db: &dyn salsa::Database) -> (usize, usize) {
     let pages = outputs(db).iter().filter(|o| is_checked(&o.path));
     pages.fold((0, 0), |(pages, links), output| {
-        let page = PageKey::new(db, output.clone());
+        let page = OutputKey::new(db, output.clone());
         (pages + 1, links + page_links(db, page).links.len())
     })
 }

@@ -10,17 +10,10 @@
 //! out, and the table is followed by one line naming what is not established: the matrix alone has
 //! hundreds of such rows, which tell a reader nothing one line cannot.
 
-use super::Rendered;
+use super::{OutputKey, Rendered};
 use crate::model::base_url;
 use crate::parse::rules::{route_rules, site_rules};
 use crate::routes::{Output, Param, outputs};
-
-/// An output as a query key.
-#[salsa::interned(debug)]
-pub(crate) struct TwinKey<'db> {
-    #[returns(ref)]
-    pub output: Output,
-}
 
 /// Whether an output is a page's Markdown twin (`<page>/index.md`).
 fn is_twin(output: &Output) -> bool {
@@ -31,7 +24,7 @@ fn is_twin(output: &Output) -> bool {
 /// text, an HTML page's search entries) while its bytes are in memory: a one-off build evicts them
 /// after writing (see [`crate::build::build_streaming`]).
 pub(crate) fn remember_page(db: &dyn salsa::Database, page: &Output) {
-    let key = TwinKey::new(db, page.clone());
+    let key = OutputKey::new(db, page.clone());
     if is_twin(page) {
         twin_title(db, key);
         condensed_twin(db, key);
@@ -42,7 +35,7 @@ pub(crate) fn remember_page(db: &dyn salsa::Database, page: &Output) {
 
 /// The title of a Markdown twin: its first `# ` heading.
 #[salsa::tracked(returns(ref))]
-pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: TwinKey<'db>) -> String {
+pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> String {
     let bytes = &super::render(db, key.output(db)).bytes;
     String::from_utf8_lossy(bytes)
         .lines()
@@ -108,7 +101,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
         _ => 0,
     });
     for output in twins {
-        let title = twin_title(db, TwinKey::new(db, output.clone()));
+        let title = twin_title(db, OutputKey::new(db, output.clone()));
         let param = output.renderer.param();
         let html = output.path.replace("/index.md", "/index.html");
         let description = rules
@@ -191,7 +184,7 @@ pub fn llms_full_txt(db: &dyn salsa::Database) -> Rendered {
         .filter(|o| is_twin(o))
         .map(|o| {
             let source = format!("\n---\n\nSource: {base}{}\n\n", o.path);
-            let twin = condensed_twin(db, TwinKey::new(db, o.clone()));
+            let twin = condensed_twin(db, OutputKey::new(db, o.clone()));
             (source, twin.as_bytes())
         })
         .collect();
@@ -212,7 +205,7 @@ pub fn llms_full_txt(db: &dyn salsa::Database) -> Rendered {
 /// A twin as llms-full.txt carries it: its unknown-only rows condensed (cached per twin, so an edit
 /// condenses one twin again).
 #[salsa::tracked(returns(ref))]
-pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: TwinKey<'db>) -> String {
+pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> String {
     let twin = String::from_utf8_lossy(&super::render(db, key.output(db)).bytes).into_owned();
     condense_unknown_rows(&twin)
 }

@@ -24,9 +24,10 @@
 
 use serde_json::{Value as Json, json};
 
+use super::OutputKey;
 use super::Rendered;
 use super::api::country_detail;
-use super::llms::{TwinKey, twin_title};
+use super::llms::twin_title;
 use super::{Format, PageKind, Renderer};
 use crate::model::{CountryKey, ErpKey, countries_by_name, erp_info, erps};
 use crate::parse::rules::route_rules;
@@ -55,7 +56,7 @@ fn says_only_unknown(value: &str) -> bool {
 
 /// The index lines one HTML page contributes (none for the 404 and search pages).
 #[salsa::tracked(returns(ref))]
-pub fn page_search_items<'db>(db: &'db dyn salsa::Database, key: TwinKey<'db>) -> Vec<String> {
+pub fn page_search_items<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Vec<String> {
     let output = key.output(db);
     let Renderer::Page(kind, Format::Html) = output.renderer else {
         return Vec::new();
@@ -125,7 +126,7 @@ pub fn page_search_items<'db>(db: &'db dyn salsa::Database, key: TwinKey<'db>) -
                     param: output.param.clone(),
                     route: output.route,
                 });
-            let title = twin_title(db, TwinKey::new(db, twin));
+            let title = twin_title(db, OutputKey::new(db, twin));
             let description = route_rules(db)
                 .value
                 .get(output.route)
@@ -183,7 +184,7 @@ pub fn search_index(db: &dyn salsa::Database) -> Rendered {
     let mut text = String::from("{\"version\":1,\"items\":[\n");
     let mut first = true;
     for page in indexed_pages(db) {
-        for line in page_search_items(db, TwinKey::new(db, page)) {
+        for line in page_search_items(db, OutputKey::new(db, page)) {
             if !first {
                 text.push_str(",\n");
             }
@@ -199,7 +200,7 @@ pub fn search_index(db: &dyn salsa::Database) -> Rendered {
 pub(crate) fn search_item_count(db: &dyn salsa::Database) -> usize {
     indexed_pages(db)
         .into_iter()
-        .map(|page| page_search_items(db, TwinKey::new(db, page)).len())
+        .map(|page| page_search_items(db, OutputKey::new(db, page)).len())
         .sum()
 }
 
@@ -237,7 +238,7 @@ pub fn search_context(db: &dyn salsa::Database) -> Json {
                 Renderer::Page(PageKind::Country | PageKind::Erp, _)
             )
         })
-        .flat_map(|o| page_search_items(db, TwinKey::new(db, o)).clone())
+        .flat_map(|o| page_search_items(db, OutputKey::new(db, o)).clone())
         .filter_map(|line| serde_json::from_str::<Json>(&line).ok())
         .map(|i| json!({ "title": i["t"], "path": format!("/{}", i["u"].as_str().unwrap_or_default()), "description": i["s"] }))
         .collect();
