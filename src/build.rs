@@ -229,9 +229,9 @@ fn render_shared(db: &dyn salsa::Database, batch: &[Output], next: &AtomicUsize)
 }
 
 /// Renders one output (as far as its digest) and what other outputs read of it while its bytes are in
-/// memory: a page's links
-/// and ids (the link check), a twin's title and condensed text (`llms.txt`, `llms-full.txt`, the search
-/// index), a page's search entries. These are kept; the bytes are evicted after the batch.
+/// memory: a page's links and ids (the link check), a twin's title and condensed text (`llms.txt`,
+/// `llms-full.txt`, the search index), a page's search entries. These are kept; the bytes are evicted
+/// after the batch.
 fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
     // The digest too: what a watch session's later rebuilds compare without the bytes.
     digest(db, output);
@@ -259,6 +259,24 @@ pub fn build_streaming(
     build_streaming_with(db, &mut Helper::new(), sink)
 }
 
+/// A streaming build published by `publisher` (`locref build`, and the first build of `watch`): each
+/// output is offered as it is rendered and staged, and everything is put in place only when the whole
+/// site checked out. On diagnostics the publish is dropped unfinished, which leaves the output folder as
+/// it was. The database's capacities are the caller's (see [`crate::memory`]).
+pub fn publish_streaming(
+    db: &mut Db,
+    helper: &mut Helper,
+    publisher: &mut crate::emit::Publisher,
+    time: &str,
+) -> std::io::Result<Result<crate::emit::EmitReport, Vec<Diagnostic>>> {
+    let mut publish = publisher.begin(time)?;
+    match build_streaming_with(db, helper, |path, rendered| publish.offer(path, rendered)) {
+        Ok(_) => publish.finish().map(Ok),
+        Err(BuildError::Invalid(diagnostics)) => Ok(Err(diagnostics)),
+        Err(BuildError::Io(e)) => Err(e),
+    }
+}
+
 /// [`build_streaming`] with a session's [`Helper`] as the second thread (the first build of `watch`),
 /// under the capacities the caller gave the database (see [`crate::memory`]).
 pub fn build_streaming_with(
@@ -270,9 +288,8 @@ pub fn build_streaming_with(
     if !diagnostics.is_empty() {
         return Err(BuildError::Invalid(diagnostics));
     }
-    let all = outputs(db).clone();
+    let ordered = render_order(outputs(db));
     let mut render_errors: Vec<Diagnostic> = Vec::new();
-    let ordered = render_order(&all);
     let (mut start, mut size) = (0, FIRST_BATCH);
     while start < ordered.len() {
         let end = batch_end(&ordered, start, size);
@@ -307,7 +324,7 @@ pub fn build_streaming_with(
         render_errors
     };
     if diagnostics.is_empty() {
-        return Ok(all.len());
+        return Ok(ordered.len());
     }
     diagnostics.sort();
     diagnostics.dedup();

@@ -6,9 +6,10 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 
-use locref::build::{BuildError, build_streaming};
+use locref::build::{BuildError, build_streaming, publish_streaming};
 use locref::diagnostics::Diagnostic;
 use locref::emit::{EmitReport, InputRecord, Publisher, build_time, up_to_date};
+use locref::helper::Helper;
 use locref::outdir::{clean_refusal, output_refusal};
 use locref::replace::Lifetime;
 use locref::workspace::Project;
@@ -138,23 +139,19 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         publisher = publisher.cleaning();
     }
     // Each output is staged as it is rendered, and put in place only when the whole site checked out.
-    let published = match publisher.begin(&build_time()) {
-        Err(e) => Err(e),
-        Ok(mut publish) => {
-            let built = build_streaming(&mut project.db, |path, rendered| {
-                publish.offer(path, rendered)
-            });
-            match built {
-                Ok(_) => publish.finish(),
-                Err(BuildError::Io(e)) => Err(e),
-                Err(BuildError::Invalid(diagnostics)) => {
-                    // Dropping the publish unfinished leaves the output folder as it was.
-                    drop(publish);
-                    print_diagnostics(&diagnostics);
-                    return ExitCode::from(EXIT_INVALID);
-                }
-            }
+    locref::memory::for_one_off_build(&mut project.db);
+    let published = match publish_streaming(
+        &mut project.db,
+        &mut Helper::new(),
+        &mut publisher,
+        &build_time(),
+    ) {
+        Ok(Err(diagnostics)) => {
+            print_diagnostics(&diagnostics);
+            return ExitCode::from(EXIT_INVALID);
         }
+        Ok(Ok(report)) => Ok(report),
+        Err(e) => Err(e),
     };
     match published {
         Ok(report) => {

@@ -240,22 +240,6 @@ impl Session {
         self.run(changed, started)
     }
 
-    /// The first build of a session that writes to a folder: streamed as a one-off build is, each output
-    /// staged as it is rendered and its bytes let go, so the session never holds the whole site.
-    fn publish_streaming(&mut self, time: &str) -> io::Result<Result<EmitReport, Vec<Diagnostic>>> {
-        let mut publish = self.publisher.begin(time)?;
-        let built = crate::build::build_streaming_with(
-            &mut self.project.db,
-            &mut self.helper,
-            |path, rendered| publish.offer(path, rendered),
-        );
-        match built {
-            Ok(_) => publish.finish().map(Ok),
-            Err(crate::build::BuildError::Invalid(diagnostics)) => Ok(Err(diagnostics)),
-            Err(crate::build::BuildError::Io(e)) => Err(e),
-        }
-    }
-
     /// A rebuild: checks the site, then publishes from the outputs' digests, rendering the bytes of only
     /// the outputs whose content changed (or that are not yet published).
     fn publish_changed(&mut self, time: &str) -> io::Result<Result<EmitReport, Vec<Diagnostic>>> {
@@ -308,7 +292,14 @@ impl Session {
     fn run(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
         let time = self.fixed_time.clone().unwrap_or_else(build_time);
         let result = if self.out.is_some() && !self.publisher.has_published() {
-            self.publish_streaming(&time)
+            // The first build of a session that writes to a folder streams as a one-off build does, so
+            // the session never holds the whole site.
+            crate::build::publish_streaming(
+                &mut self.project.db,
+                &mut self.helper,
+                &mut self.publisher,
+                &time,
+            )
         } else {
             self.publish_changed(&time)
         };
@@ -327,10 +318,9 @@ impl Session {
                 Outcome::IoError(format!("writing {}: {e}", out.display()))
             }
         };
-        if self.out.is_some() {
-            // The written outputs' bytes go; their digests stay (see crate::memory).
-            crate::memory::evict(&mut self.project.db);
-        }
+        // A watch session lets the written outputs' bytes go and keeps their digests; the dev server's
+        // session has no capacity to evict down to (see crate::memory).
+        crate::memory::evict(&mut self.project.db);
         let executed = self.project.db.take_executed();
         let built = matches!(outcome, Outcome::Built(_));
         let recovered = built && self.failed;
