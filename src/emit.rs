@@ -357,8 +357,9 @@ pub struct Publisher {
     out: Option<PathBuf>,
     manifest: Manifest,
     site: BTreeMap<String, Stamped>,
-    /// The site paths of the last published build (what [`Publisher::site`] holds, when it is kept).
-    published: BTreeSet<String>,
+    /// Whether this publisher has published a build: from then on the manifest is its own, so an output
+    /// whose content hash the manifest has is in place (before, its file is looked for).
+    published: bool,
     replacer: Option<Replacer>,
     /// Whether this publisher has swept the temporaries a killed build may have left in the folder.
     swept: bool,
@@ -382,7 +383,7 @@ impl Publisher {
             manifest: out.map(load_manifest).unwrap_or_default(),
             out: out.map(Path::to_path_buf),
             site: BTreeMap::new(),
-            published: BTreeSet::new(),
+            published: false,
             replacer: out.map(|out| Replacer::new(out, lifetime)),
             swept: false,
             inputs: None,
@@ -392,7 +393,7 @@ impl Publisher {
 
     /// A publish as if into an empty folder (`--clean`): every output is written, and once all of them
     /// are staged and the build checked, the folder's files are deleted before they are put in place
-    /// (see [`crate::outdir::keep_only`]).
+    /// (see [`crate::outdir::clear_for_clean`]).
     pub fn cleaning(mut self) -> Publisher {
         self.manifest = Manifest::default();
         self.clean = true;
@@ -414,7 +415,7 @@ impl Publisher {
 
     /// Whether this publisher has published a build.
     pub fn has_published(&self) -> bool {
-        !self.published.is_empty()
+        self.published
     }
 
     /// The outputs of the last published build, by site path.
@@ -453,7 +454,6 @@ impl Publisher {
             changes: Vec::new(),
             stamps: HashMap::new(),
             stamped: Vec::new(),
-            confirmed: Vec::new(),
             staged: Vec::new(),
             referring: Vec::new(),
             current: BTreeSet::new(),
@@ -478,8 +478,6 @@ pub struct Publish<'p> {
     stamps: HashMap<String, String>,
     /// The outputs published this time, kept for [`Publisher::site`] when the publisher keeps it.
     stamped: Vec<Stamped>,
-    /// The site paths written or found current on disk this time.
-    confirmed: Vec<String>,
     /// The site paths staged for writing.
     staged: Vec<String>,
     /// Outputs that show other outputs' times (the sitemap): published last, when every time is known.
@@ -493,15 +491,13 @@ impl Publish<'_> {
     /// Gives one output of the build: stamped and staged now if its content changed (or its file is
     /// missing), unless it shows other outputs' times, which waits for [`Publish::finish`].
     pub fn offer(&mut self, path: &str, rendered: &Rendered) -> io::Result<()> {
-        self.current.insert(path.to_string());
-        if rendered.refers {
-            // Shares the bytes (an `Arc`): they outlive the query value the caller may evict.
-            self.referring.push((path.to_string(), rendered.clone()));
-            return Ok(());
-        }
-        self.publish_one(path, rendered.hash.to_hex().to_string(), || {
-            rendered.clone()
-        })
+        let digest = crate::render::Digest {
+            hash: rendered.hash,
+            refers: rendered.refers,
+            error: None,
+        };
+        // Shares the bytes (an `Arc`): they outlive the query value the caller may evict.
+        self.offer_digest(path, &digest, || rendered.clone())
     }
 
     /// Like [`Publish::offer`], from the output's digest: `rendered` is called for its bytes only when
@@ -536,7 +532,7 @@ impl Publish<'_> {
             _ => self.time.clone(),
         };
         self.stamps.insert(path.to_string(), generated_at.clone());
-        if same_content && publisher.published.contains(path) {
+        if same_content && publisher.published {
             self.report.unchanged += 1;
             return Ok(());
         }
@@ -563,7 +559,6 @@ impl Publish<'_> {
                 ManifestEntry { hash, generated_at },
             ));
         }
-        self.confirmed.push(path.to_string());
         if publisher.keeps_site() {
             self.stamped.push(stamped);
         }
@@ -595,7 +590,7 @@ impl Publish<'_> {
             // its files are put in place: renamed into an empty folder, not over the old files (which on
             // ext4 makes each rename start writing the new file out).
             let result = if publisher.clean {
-                crate::outdir::keep_only(out, &|path| path.contains(crate::outdir::TEMPORARY_MARK))
+                crate::outdir::clear_for_clean(out)
             } else {
                 Ok(())
             };
@@ -618,11 +613,8 @@ impl Publish<'_> {
         self.finished = true;
         for path in &self.report.removed {
             publisher.site.remove(path);
-            publisher.published.remove(path);
         }
-        publisher
-            .published
-            .extend(std::mem::take(&mut self.confirmed));
+        publisher.published = true;
         for stamped in std::mem::take(&mut self.stamped) {
             publisher.site.insert(stamped.path.clone(), stamped);
         }

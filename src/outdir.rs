@@ -121,8 +121,19 @@ pub(crate) fn staging_dir(out: &Path) -> PathBuf {
 /// another filesystem); [`sweep_temporaries`] removes any a killed build left behind.
 pub(crate) const TEMPORARY_MARK: &str = ".locref-tmp-";
 
-/// Removes the temporary files a killed build may have left inside `out`; returns their site paths.
+/// Whether a file name is one of the replacer's temporaries inside the output folder.
+fn is_temporary(file_name: &str) -> bool {
+    file_name.starts_with('.') && file_name.contains(TEMPORARY_MARK)
+}
+
+/// Removes what a killed build may have left: its temporary files inside `out` (whose site paths it
+/// returns) and its staged files in the cache's staging folder. Called before a publish stages anything.
 pub(crate) fn sweep_temporaries(out: &Path) -> io::Result<Vec<String>> {
+    let staging = staging_dir(out);
+    match std::fs::remove_dir_all(&staging) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(with_path(e, &staging)),
+        _ => {}
+    }
     let mut removed = Vec::new();
     let mut stack = vec![out.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -137,11 +148,7 @@ pub(crate) fn sweep_temporaries(out: &Path) -> io::Result<Vec<String>> {
             let kind = entry.file_type().map_err(|e| with_path(e, &path))?;
             if kind.is_dir() {
                 stack.push(path);
-            } else if entry
-                .file_name()
-                .to_str()
-                .is_some_and(|n| n.starts_with('.') && n.contains(TEMPORARY_MARK))
-            {
+            } else if entry.file_name().to_str().is_some_and(is_temporary) {
                 std::fs::remove_file(&path).map_err(|e| with_path(e, &path))?;
                 removed.push(site_path_of(out, &path));
             }
@@ -283,38 +290,13 @@ pub fn clean_refusal(out: &Path, project_root: &Path, force: bool) -> Option<Str
     ))
 }
 
-/// Deletes `out` and its cache entries (manifest, journal, spares, staging): what `--clean` does once
-/// [`clean_refusal`] allowed it.
-pub fn clean(out: &Path) -> io::Result<()> {
-    let removals: [(PathBuf, bool); 5] = [
-        (out.to_path_buf(), true),
-        (manifest_path(out), false),
-        (journal_path(out), false),
-        (spare_root(out), true),
-        (staging_dir(out), true),
-    ];
-    for (path, is_dir) in removals {
-        let result = if is_dir {
-            std::fs::remove_dir_all(&path)
-        } else {
-            std::fs::remove_file(&path)
-        };
-        match result {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(with_path(e, &path)),
-        }
-    }
-    Ok(())
-}
-
 /// What `--clean` does once a build is staged and checked, just before its files are put in place:
-/// deletes every file of `out` that `keep` does not name (only the staged temporaries of a cache on
-/// another filesystem) and the folders left empty, and the spares of a session that published there.
+/// deletes every file of `out` but the replacer's temporaries (the staged files of a cache on another
+/// filesystem), the folders left empty, and the spares of a session that published there.
 /// [`clean_refusal`] allowed it before the build began; doing it this late means a build that fails
 /// leaves the last good one in place.
-pub(crate) fn keep_only(out: &Path, keep: &impl Fn(&str) -> bool) -> io::Result<()> {
-    fn walk(out: &Path, dir: &Path, keep: &impl Fn(&str) -> bool) -> io::Result<()> {
+pub(crate) fn clear_for_clean(out: &Path) -> io::Result<()> {
+    fn walk(dir: &Path) -> io::Result<()> {
         let entries = match std::fs::read_dir(dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -326,16 +308,16 @@ pub(crate) fn keep_only(out: &Path, keep: &impl Fn(&str) -> bool) -> io::Result<
             // Not followed: a link is removed as the entry it is.
             let kind = entry.file_type().map_err(|e| with_path(e, &path))?;
             if kind.is_dir() {
-                walk(out, &path, keep)?;
-                // Only when empty: a folder holding outputs stays.
+                walk(&path)?;
+                // Only when empty: a folder holding a temporary stays.
                 let _ = std::fs::remove_dir(&path);
-            } else if !keep(&site_path_of(out, &path)) {
+            } else if !entry.file_name().to_str().is_some_and(is_temporary) {
                 std::fs::remove_file(&path).map_err(|e| with_path(e, &path))?;
             }
         }
         Ok(())
     }
-    walk(out, out, keep)?;
+    walk(out)?;
     match std::fs::remove_dir_all(spare_root(out)) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(with_path(e, &spare_root(out))),
         _ => Ok(()),
@@ -418,5 +400,12 @@ mod tests {
         );
         assert!(out.join("api/x.json").exists());
         assert!(!out.join("api/.x.json.locref-tmp-12").exists());
+        // A killed build's staged files in the cache go too; the manifest stays.
+        std::fs::create_dir_all(staging_dir(&out)).unwrap();
+        std::fs::write(staging_dir(&out).join("7-99-x.json"), b"{}").unwrap();
+        std::fs::write(manifest_path(&out), b"{}").unwrap();
+        sweep_temporaries(&out).unwrap();
+        assert!(!staging_dir(&out).exists());
+        assert!(manifest_path(&out).exists());
     }
 }
