@@ -176,16 +176,17 @@ pub enum BuildError {
     Io(std::io::Error),
 }
 
-/// How many outputs a one-off build renders in its first batch, before it hands them over and evicts
-/// them; later batches are sized from the bytes per output seen so far, to hold about [`BATCH_BYTES`].
-/// A small site is then rendered in one or two batches, on two threads throughout, as if nothing were
+/// How many outputs a build renders in its first batch when it knows nothing of their sizes, before
+/// it hands them over and evicts them; later batches hold about [`BATCH_BYTES`] of output, by the size
+/// each output had when it was last made ([`OutputSizes`]), or by the bytes per output seen so far. A
+/// small site is then rendered in one or two batches, on two threads throughout, as if nothing were
 /// evicted; a large one in batches of tens of megabytes.
 const FIRST_BATCH: usize = 16;
 
-/// The rendered bytes a batch of a one-off build aims at (see [`FIRST_BATCH`]).
+/// The rendered bytes a batch aims at (see [`FIRST_BATCH`]).
 const BATCH_BYTES: usize = 32 << 20;
 
-/// The outputs of a one-off build in the order it renders them: the pages first, each page beside its
+/// The outputs of a build in the order it renders them: the pages first, each page beside its
 /// twin (they share a context, and a page's search entries read its twin's title), the search page after
 /// the pages it lists, then every other output in route order.
 fn render_order(all: &[Output]) -> Vec<Output> {
@@ -200,13 +201,25 @@ fn render_order(all: &[Output]) -> Vec<Output> {
     ordered
 }
 
-/// Where a batch of about `size` outputs from `start` ends: never between a page and its twin.
-fn batch_end(ordered: &[Output], start: usize, size: usize) -> usize {
+/// The size of each output when it was last rendered, by site path: how a session's rebuild sizes its
+/// batches before it knows which outputs an edit changed (an edit that changes the site-wide lists
+/// renders them in batches of their own instead of all at once).
+#[derive(Debug, Default)]
+pub struct OutputSizes(std::collections::HashMap<String, usize>);
+
+/// Where the batch from `start` ends: when the outputs' expected sizes reach [`BATCH_BYTES`] (an
+/// output of unknown size counts as `average` bytes), never between a page and its twin.
+fn batch_end(ordered: &[Output], start: usize, sizes: &OutputSizes, average: usize) -> usize {
     let page_of = |output: &Output| match output.renderer {
         Renderer::Page(kind, _) => Some((kind, output.param.clone())),
         Renderer::Api(_) | Renderer::File(_) => None,
     };
-    let mut end = (start + size.max(1)).min(ordered.len());
+    let mut end = start;
+    let mut expected = 0;
+    while end < ordered.len() && (end == start || expected < BATCH_BYTES) {
+        expected += sizes.0.get(&ordered[end].path).copied().unwrap_or(average);
+        end += 1;
+    }
     while end < ordered.len()
         && page_of(&ordered[end]).is_some()
         && page_of(&ordered[end]) == page_of(&ordered[end - 1])
@@ -253,36 +266,55 @@ fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
 /// published. Returns how many outputs were handed over.
 pub fn build_streaming(
     db: &mut Db,
-    sink: impl FnMut(&str, &Rendered) -> std::io::Result<()>,
+    mut sink: impl FnMut(&str, &Rendered) -> std::io::Result<()>,
 ) -> Result<usize, BuildError> {
     crate::memory::for_one_off_build(db);
-    build_streaming_with(db, &mut Helper::new(), sink)
+    let sizes = &mut OutputSizes::default();
+    stream_outputs(db, &mut Helper::new(), sizes, |db, output, _| {
+        let rendered = render(db, output);
+        sink(&output.path, rendered).map(|()| rendered.bytes.len())
+    })
 }
 
-/// A streaming build published by `publisher` (`locref build`, and the first build of `watch`): each
-/// output is offered as it is rendered and staged, and everything is put in place only when the whole
+/// A streaming build published by `publisher` (every build of `watch` and of the dev server, and
+/// `locref build`): each output is offered with its digest as it is rendered, and its bytes are asked
+/// for and staged only when its content is not the published one, so a rebuild renders in batches what
+/// an edit changed and holds one batch of it at a time. Everything is put in place only when the whole
 /// site checked out. On diagnostics the publish is dropped unfinished, which leaves the output folder as
 /// it was. The database's capacities are the caller's (see [`crate::memory`]).
 pub fn publish_streaming(
     db: &mut Db,
     helper: &mut Helper,
+    sizes: &mut OutputSizes,
     publisher: &mut crate::emit::Publisher,
     time: &str,
 ) -> std::io::Result<Result<crate::emit::EmitReport, Vec<Diagnostic>>> {
     let mut publish = publisher.begin(time)?;
-    match build_streaming_with(db, helper, |path, rendered| publish.offer(path, rendered)) {
+    let streamed = stream_outputs(db, helper, sizes, |db, output, digest| {
+        let mut taken = 0;
+        publish.offer_digest(&output.path, digest, || {
+            let rendered = render(db, output).clone();
+            taken = rendered.bytes.len();
+            rendered
+        })?;
+        Ok(taken)
+    });
+    match streamed {
         Ok(_) => publish.finish().map(Ok),
         Err(BuildError::Invalid(diagnostics)) => Ok(Err(diagnostics)),
         Err(BuildError::Io(e)) => Err(e),
     }
 }
 
-/// [`build_streaming`] with a session's [`Helper`] as the second thread (the first build of `watch`),
-/// under the capacities the caller gave the database (see [`crate::memory`]).
-pub fn build_streaming_with(
+/// Renders every output of the route table in batches (see [`build_streaming`]) and offers each to
+/// `sink` with its digest; the sink asks [`render`] for the bytes it needs (rendered in this batch, so
+/// at hand) and returns how many it took, which sizes the next batch. Nothing is offered after the first
+/// render error; the errors, or the pages' link problems, are returned at the end.
+fn stream_outputs(
     db: &mut Db,
     helper: &mut Helper,
-    mut sink: impl FnMut(&str, &Rendered) -> std::io::Result<()>,
+    sizes: &mut OutputSizes,
+    mut sink: impl FnMut(&Db, &Output, &crate::render::Digest) -> std::io::Result<usize>,
 ) -> Result<usize, BuildError> {
     let diagnostics = source_diagnostics(db);
     if !diagnostics.is_empty() {
@@ -290,9 +322,14 @@ pub fn build_streaming_with(
     }
     let ordered = render_order(outputs(db));
     let mut render_errors: Vec<Diagnostic> = Vec::new();
-    let (mut start, mut size) = (0, FIRST_BATCH);
+    // Bytes and outputs made so far, for the size of an output not made before.
+    let (mut start, mut made, mut made_bytes) = (0, 0, 0);
     while start < ordered.len() {
-        let end = batch_end(&ordered, start, size);
+        let average = match made {
+            0 => BATCH_BYTES / FIRST_BATCH,
+            _ => made_bytes / made,
+        };
+        let end = batch_end(&ordered, start, sizes, average);
         let batch: Arc<[Output]> = ordered[start..end].into();
         let next = Arc::new(AtomicUsize::new(0));
         // The helper thread has its own handle on the database, dropped when its share is done, before
@@ -303,18 +340,20 @@ pub fn build_streaming_with(
             move || render_shared(&worker_db, &theirs, &their_next),
             || render_shared(shared, &batch, &next),
         );
-        let mut bytes = 0;
         for output in batch.iter() {
-            let file = crate::render::rendered_file(shared, output);
-            bytes += file.rendered.bytes.len();
-            if let Some(error) = &file.error {
+            let digest = digest(shared, output);
+            if let Some(error) = &digest.error {
                 render_errors.push(error.clone());
             } else if render_errors.is_empty() {
-                sink(&output.path, &file.rendered).map_err(BuildError::Io)?;
+                let taken = sink(shared, output, digest).map_err(BuildError::Io)?;
+                // An output whose bytes were not needed (unchanged) keeps its last size.
+                if taken > 0 {
+                    sizes.0.insert(output.path.clone(), taken);
+                    (made, made_bytes) = (made + 1, made_bytes + taken);
+                }
             }
         }
         crate::memory::evict(db);
-        size = (BATCH_BYTES.saturating_mul(batch.len()) / bytes.max(1)).max(FIRST_BATCH);
         start = end;
     }
     render_errors.extend(crate::render::page_figures::figure_errors(db));
@@ -331,4 +370,114 @@ pub fn build_streaming_with(
     Err(BuildError::Invalid(crate::diagnostics::cap_per_file(
         diagnostics,
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{ApiKind, Format};
+
+    fn output(path: &str, renderer: Renderer, param: Option<&str>) -> Output {
+        Output {
+            path: path.to_string(),
+            renderer,
+            param: param.map(str::to_string),
+            route: 0,
+        }
+    }
+
+    /// A site of four country pages with their twins, then three API files.
+    fn site() -> Vec<Output> {
+        let mut all = Vec::new();
+        for code in ["ad", "de", "fr", "it"] {
+            for (file, format) in [("index.html", Format::Html), ("index.md", Format::Markdown)] {
+                all.push(output(
+                    &format!("/{code}/{file}"),
+                    Renderer::Page(PageKind::Country, format),
+                    Some(code),
+                ));
+            }
+        }
+        for name in ["index", "facts", "changes"] {
+            all.push(output(
+                &format!("/api/v1/{name}.json"),
+                Renderer::Api(ApiKind::Index),
+                None,
+            ));
+        }
+        all
+    }
+
+    fn batches<'a>(all: &'a [Output], sizes: &OutputSizes, average: usize) -> Vec<Vec<&'a str>> {
+        let mut batches = Vec::new();
+        let mut start = 0;
+        while start < all.len() {
+            let end = batch_end(all, start, sizes, average);
+            batches.push(all[start..end].iter().map(|o| o.path.as_str()).collect());
+            start = end;
+        }
+        batches
+    }
+
+    #[test]
+    fn a_batch_holds_about_batch_bytes_by_each_outputs_last_size_and_keeps_a_page_with_its_twin() {
+        let all = site();
+        // Nothing known: outputs of the average size, here a third of a batch each; the batch that
+        // reaches the limit on a page still takes its twin.
+        let none = OutputSizes::default();
+        assert_eq!(
+            batches(&all, &none, BATCH_BYTES / 3),
+            [
+                vec![
+                    "/ad/index.html",
+                    "/ad/index.md",
+                    "/de/index.html",
+                    "/de/index.md"
+                ],
+                vec![
+                    "/fr/index.html",
+                    "/fr/index.md",
+                    "/it/index.html",
+                    "/it/index.md"
+                ],
+                vec![
+                    "/api/v1/index.json",
+                    "/api/v1/facts.json",
+                    "/api/v1/changes.json"
+                ],
+            ]
+        );
+        // A session's rebuild knows each output's last size: two site-wide lists of most of a batch
+        // each are made in batches of their own, whatever the small outputs before them.
+        let mut sizes = OutputSizes::default();
+        for output in &all {
+            sizes.0.insert(output.path.clone(), 1000);
+        }
+        sizes.0.insert("/api/v1/facts.json".into(), BATCH_BYTES - 1);
+        sizes.0.insert("/api/v1/changes.json".into(), BATCH_BYTES);
+        assert_eq!(
+            batches(&all, &sizes, BATCH_BYTES / 3),
+            [
+                vec![
+                    "/ad/index.html",
+                    "/ad/index.md",
+                    "/de/index.html",
+                    "/de/index.md",
+                    "/fr/index.html",
+                    "/fr/index.md",
+                    "/it/index.html",
+                    "/it/index.md",
+                    "/api/v1/index.json",
+                    "/api/v1/facts.json",
+                ],
+                vec!["/api/v1/changes.json"],
+            ]
+        );
+        // An output larger than a batch is a batch of its own.
+        sizes.0.insert("/ad/index.html".into(), 2 * BATCH_BYTES);
+        assert_eq!(
+            batches(&all, &sizes, 0)[0],
+            ["/ad/index.html", "/ad/index.md"]
+        );
+    }
 }

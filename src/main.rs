@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 
-use locref::build::{BuildError, build_streaming, publish_streaming};
+use locref::build::{BuildError, OutputSizes, build_streaming, publish_streaming};
 use locref::diagnostics::Diagnostic;
 use locref::emit::{EmitReport, InputRecord, Publisher, build_time, up_to_date};
 use locref::helper::Helper;
@@ -143,6 +143,7 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
     let published = match publish_streaming(
         &mut project.db,
         &mut Helper::new(),
+        &mut OutputSizes::default(),
         &mut publisher,
         &build_time(),
     ) {

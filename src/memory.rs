@@ -12,7 +12,9 @@
 //!   as soon as it is rendered and the batch evicted, so the build holds the parsed sources, the derived
 //!   data and a few outputs, not the site ([`crate::build::build_streaming`]).
 //! - A `watch` session writes each output to its folder and keeps only its digest (content hash): an
-//!   edit compares digests and asks for the bytes of the outputs that changed ([`for_watch`]). It keeps
+//!   edit streams as a one-off build does, comparing digests and staging the bytes of the outputs that
+//!   changed, batch by batch, so it holds one batch of what it made, not every changed output
+//!   ([`for_watch`]). It keeps
 //!   the page contexts: they are the early cutoff between data and templates, and a context made again
 //!   after eviction could not be found equal to the last one, so the page and its twin would render again.
 

@@ -15,7 +15,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::build::check_site_with;
+use crate::build::{OutputSizes, publish_streaming};
 use crate::diagnostics::Diagnostic;
 use crate::emit::{EmitReport, Publisher, Stamped, build_time};
 use crate::helper::Helper;
@@ -151,6 +151,8 @@ pub struct Session {
     stale: bool,
     /// The build's second thread, parked between rebuilds.
     helper: Helper,
+    /// Each output's size when last made: how a rebuild sizes its batches.
+    sizes: OutputSizes,
     /// Whether the last rebuild failed (its errors were shown and are not cleared yet).
     failed: bool,
 }
@@ -167,6 +169,7 @@ impl Session {
             fixed_time: None,
             stale: true,
             helper: Helper::new(),
+            sizes: OutputSizes::default(),
             failed: false,
         })
     }
@@ -181,6 +184,7 @@ impl Session {
             fixed_time: None,
             stale: true,
             helper: Helper::new(),
+            sizes: OutputSizes::default(),
             failed: false,
         })
     }
@@ -240,23 +244,6 @@ impl Session {
         self.run(changed, started)
     }
 
-    /// A rebuild: checks the site, then publishes from the outputs' digests, rendering the bytes of only
-    /// the outputs whose content changed (or that are not yet published).
-    fn publish_changed(&mut self, time: &str) -> io::Result<Result<EmitReport, Vec<Diagnostic>>> {
-        let db = &self.project.db;
-        if let Err(diagnostics) = check_site_with(db, &mut self.helper) {
-            return Ok(Err(diagnostics));
-        }
-        let mut publish = self.publisher.begin(time)?;
-        for output in crate::routes::outputs(db) {
-            let digest = crate::render::digest(db, output);
-            publish.offer_digest(&output.path, digest, || {
-                crate::render::render(db, output).clone()
-            })?;
-        }
-        publish.finish().map(Ok)
-    }
-
     /// The report of a rebuild that panicked (see [`crate::watch::guarded`]): the output stays at the last
     /// good build, and the next rebuild renders and emits again.
     pub(crate) fn after_panic(&mut self, message: String, started: Instant) -> RebuildReport {
@@ -291,18 +278,16 @@ impl Session {
 
     fn run(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
         let time = self.fixed_time.clone().unwrap_or_else(build_time);
-        let result = if self.out.is_some() && !self.publisher.has_published() {
-            // The first build of a session that writes to a folder streams as a one-off build does, so
-            // the session never holds the whole site.
-            crate::build::publish_streaming(
-                &mut self.project.db,
-                &mut self.helper,
-                &mut self.publisher,
-                &time,
-            )
-        } else {
-            self.publish_changed(&time)
-        };
+        // Every build streams: the outputs are rendered in batches, each offered to the publisher with
+        // its digest, which asks for the bytes of only those whose content is not the published one, and
+        // evicted after the batch (a session that writes to a folder never holds the whole site).
+        let result = publish_streaming(
+            &mut self.project.db,
+            &mut self.helper,
+            &mut self.sizes,
+            &mut self.publisher,
+            &time,
+        );
         let outcome = match result {
             Ok(Ok(report)) => {
                 self.stale = false;

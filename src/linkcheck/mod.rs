@@ -67,7 +67,7 @@ pub struct PageLinks {
 pub fn page_links<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> PageLinks {
     let output = page.output(db);
     let bytes = &render(db, output).bytes;
-    let text = String::from_utf8_lossy(bytes);
+    let text = crate::render::text_of(bytes);
     if is_markdown(&output.path) {
         scan_markdown(&output.path, &text, base_url(db))
     } else {

@@ -36,13 +36,15 @@ pub(crate) fn remember_page(db: &dyn salsa::Database, page: &Output) {
 /// The title of a Markdown twin: its first `# ` heading.
 #[salsa::tracked(returns(ref))]
 pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> String {
+    // Only the heading line is decoded: a twin can be tens of megabytes.
     let bytes = &super::render(db, key.output(db)).bytes;
-    String::from_utf8_lossy(bytes)
-        .lines()
-        .find_map(|line| line.strip_prefix("# "))
-        .unwrap_or(key.output(db).path.as_str())
-        .trim()
-        .to_string()
+    match bytes
+        .split(|&b| b == b'\n')
+        .find_map(|line| line.strip_prefix(b"# "))
+    {
+        Some(title) => String::from_utf8_lossy(title).trim().to_string(),
+        None => key.output(db).path.clone(),
+    }
 }
 
 /// The sections of llms.txt in their order, and the one a twin is listed in (by what its route
@@ -206,8 +208,7 @@ pub fn llms_full_txt(db: &dyn salsa::Database) -> Rendered {
 /// condenses one twin again).
 #[salsa::tracked(returns(ref))]
 pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> String {
-    let twin = String::from_utf8_lossy(&super::render(db, key.output(db)).bytes).into_owned();
-    condense_unknown_rows(&twin)
+    condense_unknown_rows(&super::text_of(&super::render(db, key.output(db)).bytes))
 }
 
 /// The support value that says nothing is established.

@@ -86,6 +86,16 @@ pub(crate) fn stamp_of(path: &str) -> String {
     format!("{STAMP_OF_START}{path}\u{0}")
 }
 
+/// Rendered bytes as text: every renderer writes UTF-8, so this borrows them (std's validation, with its
+/// ASCII fast path, is several times faster on a large page than the lossy decoder, which is kept only
+/// for bytes that are not UTF-8).
+pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// One output file as a query key.
 #[salsa::interned(debug)]
 pub(crate) struct OutputKey<'db> {
