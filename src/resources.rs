@@ -347,7 +347,7 @@ pub struct Fact {
     pub topic: FactTopic,
     #[serde(skip_serializing_if = "spec_optional")]
     pub label: String,
-    pub value: String,
+    pub value: std::sync::Arc<str>,
     #[serde(skip_serializing_if = "spec_optional")]
     pub status: FactStatus,
     /// Set for `e_invoicing` facts (B2B or B2G mandate); null elsewhere or when unclear.
@@ -716,7 +716,8 @@ impl ChangeKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ChangeValue {
-    Text(String),
+    // Shared with the fact it comes from, not copied.
+    Text(std::sync::Arc<str>),
     Flag(bool),
     Urls(Vec<String>),
 }

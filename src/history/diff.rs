@@ -30,7 +30,12 @@ fn rank(verification: Verification) -> u8 {
 }
 
 fn text(value: &str) -> Option<ChangeValue> {
-    Some(ChangeValue::Text(value.to_string()))
+    Some(ChangeValue::Text(value.into()))
+}
+
+/// A fact's value, shared rather than copied.
+fn value(value: &std::sync::Arc<str>) -> Option<ChangeValue> {
+    Some(ChangeValue::Text(value.clone()))
 }
 
 fn date(value: &Option<String>) -> Option<ChangeValue> {
@@ -90,13 +95,13 @@ pub(crate) fn diff_country(
                 None,
                 ChangeKind::Added,
                 None,
-                text(&f.value),
+                value(&f.value),
             )),
             (Some(f), None) => changes.push(change(
                 Some(f),
                 None,
                 ChangeKind::Removed,
-                text(&f.value),
+                value(&f.value),
                 None,
             )),
             (Some(a), Some(b)) => {
@@ -105,8 +110,8 @@ pub(crate) fn diff_country(
                         Some(b),
                         None,
                         ChangeKind::ValueChanged,
-                        text(&a.value),
-                        text(&b.value),
+                        value(&a.value),
+                        value(&b.value),
                     ));
                 }
                 if a.verification != b.verification {

@@ -353,7 +353,9 @@ pub(crate) fn country_register_rows(
 pub struct CountryFactRow {
     pub country: String,
     pub fact: String,
-    pub value: String,
+    /// Shared, not copied, by every layer that shows it (the derived fact, the API detail, the history):
+    /// padded with notes, the facts' texts are most of a large dataset.
+    pub value: std::sync::Arc<str>,
     pub source: Vec<String>,
     pub evidence: String,
     pub verification: Verification,
@@ -454,7 +456,7 @@ pub fn country_fact_rows_of<'db>(
                 CountryFactRow {
                     country: r.required("country_code"),
                     fact: r.required("fact"),
-                    value: r.required("value"),
+                    value: r.required("value").into(),
                     source: r.urls("source"),
                     evidence: r.text("evidence"),
                     verification: r.verification("verification"),

@@ -124,7 +124,7 @@ pub(crate) fn api_release<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
 /// A value of a change as the pages and the feed show it.
 fn shown(value: &Option<ChangeValue>, kind: ChangeKind) -> String {
     match value {
-        Some(ChangeValue::Text(text)) => text.clone(),
+        Some(ChangeValue::Text(text)) => text.to_string(),
         Some(ChangeValue::Flag(true)) => "yes".into(),
         Some(ChangeValue::Flag(false)) => "no".into(),
         Some(ChangeValue::Urls(urls)) if urls.is_empty() => "none".into(),

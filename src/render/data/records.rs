@@ -12,6 +12,8 @@ use std::sync::{Mutex, PoisonError};
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
+use std::sync::Arc;
+
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::model::{CountryInfo, NumberedReport};
@@ -21,38 +23,45 @@ use crate::parse::tables::{
 
 /// A text cell; empty when the value is not known: an empty CSV cell, and `null` in JSON (so a JSON
 /// column holds strings and nulls, never an empty string that a loader would read as a value).
+/// A fact's value is shared with the parsed row, not copied (see `CountryFactRow::value`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Text(String);
+pub struct Text(Arc<str>);
 
 impl Text {
     /// URLs, separated by single spaces.
     fn urls(urls: &[String]) -> Self {
-        Text(urls.join(" "))
+        Text(urls.join(" ").into())
     }
 }
 
 impl From<&String> for Text {
     fn from(text: &String) -> Self {
-        Text(text.clone())
+        Text(text.as_str().into())
     }
 }
 
 impl From<&str> for Text {
     fn from(text: &str) -> Self {
-        Text(text.to_string())
+        Text(text.into())
+    }
+}
+
+impl From<&Arc<str>> for Text {
+    fn from(text: &Arc<str>) -> Self {
+        Text(text.clone())
     }
 }
 
 impl From<&Option<String>> for Text {
     fn from(text: &Option<String>) -> Self {
-        Text(text.clone().unwrap_or_default())
+        Text(text.as_deref().unwrap_or_default().into())
     }
 }
 
 impl Serialize for Text {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // The csv crate writes `None` as an empty cell.
-        match self.0.as_str() {
+        match &*self.0 {
             "" => serializer.serialize_none(),
             text => serializer.serialize_str(text),
         }
@@ -538,7 +547,7 @@ impl ConnectorRecord {
             provider: (&r.provider).into(),
             erp: (&r.erp).into(),
             countries_covered: (&r.countries_covered).into(),
-            countries_in_scope: Text(r.countries_in_scope.join(" ")),
+            countries_in_scope: Text(r.countries_in_scope.join(" ").into()),
             connector_type: (&r.connector_type).into(),
             built_by: (&r.built_by).into(),
             direction: (&r.direction).into(),
