@@ -17,7 +17,7 @@ use crate::linkcheck::is_checked;
 use crate::model::checks;
 use crate::parse::{json_sources, rules, tables};
 use crate::render::{FileKind, PageKind};
-use crate::render::{Rendered, digest, render};
+use crate::render::{Piece, Rendered, digest, render};
 use crate::routes::{Output, Renderer, check_routes, outputs};
 
 /// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
@@ -176,74 +176,110 @@ pub enum BuildError {
     Io(std::io::Error),
 }
 
-/// How many outputs a build renders in its first batch when it knows nothing of their sizes, before
-/// it hands them over and evicts them; later batches hold about [`BATCH_BYTES`] of output, by the size
-/// each output had when it was last made ([`OutputSizes`]), or by the bytes per output seen so far. A
-/// small site is then rendered in one or two batches, on two threads throughout, as if nothing were
-/// evicted; a large one in batches of tens of megabytes.
-const FIRST_BATCH: usize = 16;
-
-/// The rendered bytes a batch aims at (see [`FIRST_BATCH`]).
+/// The rendered bytes a batch aims at: both threads take the next output until the outputs taken since
+/// the batch began reach it (by each output's size when it was last made, or as it is made now), and the
+/// batch ends at the next output that does not belong with the one before (a page's twin stays with its
+/// page: they share a context, made once). A small site is rendered in one batch, on two threads
+/// throughout; a large one in batches of tens of megabytes, each handed over and let go before the next.
 const BATCH_BYTES: usize = 32 << 20;
 
-/// The outputs of a build in the order it renders them: the pages first, each page beside its
-/// twin (they share a context, and a page's search entries read its twin's title), the search page after
-/// the pages it lists, then every other output in route order.
+/// The outputs of a build in the order it renders them: the pages first, in route order (the order of
+/// `llms-full.txt`, which a one-off build writes as the twins come), each page beside its twin (they
+/// share a context), the search page after the pages it lists (by their twins' titles), then every
+/// other output in route order.
 fn render_order(all: &[Output]) -> Vec<Output> {
-    let mut ordered: Vec<Output> = all.to_vec();
+    let mut first = std::collections::HashMap::new();
+    for (i, output) in all.iter().enumerate() {
+        if let Renderer::Page(kind, _) = output.renderer {
+            first.entry((kind, output.param.as_deref())).or_insert(i);
+        }
+    }
+    let mut ordered: Vec<(usize, &Output)> = all.iter().enumerate().collect();
     // Stable: outputs that are not pages keep their route order.
-    ordered.sort_by_key(|output| match output.renderer {
-        // The search page lists every page's search entries: after the pages it reads.
-        Renderer::Page(PageKind::Search, _) => (1, None),
-        Renderer::Page(kind, format) => (0, Some((kind, output.param.clone(), format))),
-        Renderer::Api(_) | Renderer::File(_) => (2, None),
+    ordered.sort_by_key(|(i, output)| match output.renderer {
+        Renderer::Page(PageKind::Search, format) => (1, *i, Some(format)),
+        Renderer::Page(kind, format) => (0, first[&(kind, output.param.as_deref())], Some(format)),
+        Renderer::Api(_) | Renderer::File(_) => (2, 0, None),
     });
     ordered
+        .into_iter()
+        .map(|(_, output)| output.clone())
+        .collect()
 }
 
-/// The size of each output when it was last rendered, by site path: how a session's rebuild sizes its
-/// batches before it knows which outputs an edit changed (an edit that changes the site-wide lists
-/// renders them in batches of their own instead of all at once).
-#[derive(Debug, Default)]
-pub struct OutputSizes(std::collections::HashMap<String, usize>);
-
-/// Where the batch from `start` ends: when the outputs' expected sizes reach [`BATCH_BYTES`] (an
-/// output of unknown size counts as `average` bytes), never between a page and its twin.
-fn batch_end(ordered: &[Output], start: usize, sizes: &OutputSizes, average: usize) -> usize {
-    let page_of = |output: &Output| match output.renderer {
+/// Whether a batch may end before `outputs[i]`: not between a page and its twin.
+fn starts_unit(outputs: &[Output], i: usize) -> bool {
+    let page = |output: &Output| match output.renderer {
         Renderer::Page(kind, _) => Some((kind, output.param.clone())),
         Renderer::Api(_) | Renderer::File(_) => None,
     };
-    let mut end = start;
-    let mut expected = 0;
-    while end < ordered.len() && (end == start || expected < BATCH_BYTES) {
-        expected += sizes.0.get(&ordered[end].path).copied().unwrap_or(average);
-        end += 1;
-    }
-    while end < ordered.len()
-        && page_of(&ordered[end]).is_some()
-        && page_of(&ordered[end]) == page_of(&ordered[end - 1])
-    {
-        end += 1;
-    }
-    end
+    i == 0 || page(&outputs[i]).is_none() || page(&outputs[i]) != page(&outputs[i - 1])
 }
 
-/// Renders the outputs of `batch` that no other thread took yet, one at a time (both threads of a
-/// batch pull from `next`, so a large output on one leaves the rest to the other).
-fn render_shared(db: &dyn salsa::Database, batch: &[Output], next: &AtomicUsize) {
-    loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(output) = batch.get(i) else {
-            return;
-        };
-        render_with_parts(db, output);
+/// The size of each output when it was last rendered, by site path: what a session's rebuild counts
+/// against [`BATCH_BYTES`] before an output is made (an edit that changes the site-wide lists renders
+/// them in batches of their own instead of all at once).
+#[derive(Debug, Default)]
+pub struct OutputSizes(std::collections::HashMap<String, usize>);
+
+/// One batch of a streaming build (see [`BATCH_BYTES`]): the build's outputs in render order, the next
+/// one to take (the batch starts where the last one ended), and the bytes taken since the batch began.
+struct Batch {
+    outputs: Arc<[Output]>,
+    next: AtomicUsize,
+    bytes: AtomicUsize,
+    sizes: Arc<std::collections::HashMap<String, usize>>,
+}
+
+impl Batch {
+    fn new(
+        outputs: Arc<[Output]>,
+        start: usize,
+        sizes: Arc<std::collections::HashMap<String, usize>>,
+    ) -> Batch {
+        Batch {
+            outputs,
+            next: AtomicUsize::new(start),
+            bytes: AtomicUsize::new(0),
+            sizes,
+        }
+    }
+
+    /// The next output to render, or none when every output is taken or the batch is full at a unit
+    /// boundary.
+    fn take(&self) -> Option<usize> {
+        self.next
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |i| {
+                let full = self.bytes.load(Ordering::Acquire) >= BATCH_BYTES;
+                let stop = i >= self.outputs.len() || (full && starts_unit(&self.outputs, i));
+                (!stop).then_some(i + 1)
+            })
+            .ok()
+    }
+
+    /// Renders outputs of the batch until it ends (both threads run this).
+    fn render(&self, db: &dyn salsa::Database) {
+        while let Some(i) = self.take() {
+            let output = &self.outputs[i];
+            render_with_parts(db, output);
+            let size = match self.sizes.get(&output.path) {
+                Some(&size) => size,
+                None => digest(db, output).len,
+            };
+            self.bytes.fetch_add(size, Ordering::AcqRel);
+        }
+    }
+
+    /// Where the batch ended: the first output it did not take.
+    fn end(&self) -> usize {
+        self.next.load(Ordering::Acquire).min(self.outputs.len())
     }
 }
 
 /// Renders one output (as far as its digest) and what other outputs read of it while its bytes are in
 /// memory: a page's links and ids (the link check), a twin's title and condensed text (`llms.txt`,
-/// `llms-full.txt`, the search index), a page's search entries. These are kept; the bytes are evicted
+/// `llms-full.txt`, the search index), a CSV file's size and SHA-256 (the data package). These are kept
+/// (a one-off build keeps a condensed twin only until `llms-full.txt` has it); the bytes are evicted
 /// after the batch.
 fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
     // The digest too: what a watch session's later rebuilds compare without the bytes.
@@ -251,37 +287,121 @@ fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
     if is_checked(&output.path) {
         crate::linkcheck::page_links(db, crate::render::OutputKey::new(db, output.clone()));
     }
-    if output.renderer.is_page() {
-        crate::render::llms::remember_page(db, output);
+    match output.renderer {
+        Renderer::Page(..) => crate::render::llms::remember_page(db, output),
+        Renderer::File(FileKind::DataCsv) => {
+            let stem = crate::render::param_of(output);
+            crate::render::data::csv_digest(db, crate::render::data::StemKey::new(db, stem));
+        }
+        Renderer::Api(_) | Renderer::File(_) => {}
     }
 }
 
-/// A one-off build (`locref build`, `locref check`): renders every output of the route table once, hands
-/// its bytes to `sink` as soon as they are made (the build stages them for writing), and lets the
-/// database forget them in batches, so the build holds the parsed sources and a few outputs rather than
-/// the whole site (see [`crate::memory`]). The pages come first, so the outputs made from them (the
-/// llms files, the search index) find what they read of each page without rendering it again. The
-/// pages are checked as they come (their HTML, ids and links are kept, not their bytes), and the links
-/// resolved at the end. On any diagnostic the caller must discard what `sink` received: nothing may be
-/// published. Returns how many outputs were handed over.
-pub fn build_streaming(
-    db: &mut Db,
-    mut sink: impl FnMut(&str, &Rendered) -> std::io::Result<()>,
-) -> Result<usize, BuildError> {
-    crate::memory::for_one_off_build(db);
-    let sizes = &mut OutputSizes::default();
-    stream_outputs(db, &mut Helper::new(), sizes, |db, output, _| {
-        let rendered = render(db, output);
-        sink(&output.path, rendered).map(|()| rendered.bytes.len())
-    })
+/// Where a streaming build hands its outputs, in render order.
+trait Sink {
+    /// One output of the batch just rendered, with its digest: the sink asks [`render`] for its bytes
+    /// only if it needs them (they are at hand until the batch is evicted) and returns how many bytes it
+    /// took (0 when it did not ask).
+    fn output(
+        &mut self,
+        db: &Db,
+        output: &Output,
+        digest: &crate::render::Digest,
+    ) -> std::io::Result<usize>;
+
+    /// The next pieces of an output a one-off build makes over the whole build, in order
+    /// (`llms-full.txt`, as the twins are rendered): the sink stages them as they come.
+    fn pieces(&mut self, output: &Output, pieces: &[Piece]) -> std::io::Result<()>;
+
+    /// The end of such an output: the content hash of all its pieces.
+    fn pieces_done(&mut self, output: &Output, hash: blake3::Hash) -> std::io::Result<()>;
 }
 
-/// A streaming build published by `publisher` (every build of `watch` and of the dev server, and
-/// `locref build`): each output is offered with its digest as it is rendered, and its bytes are asked
-/// for and staged only when its content is not the published one, so a rebuild renders in batches what
-/// an edit changed and holds one batch of it at a time. Everything is put in place only when the whole
-/// site checked out. On diagnostics the publish is dropped unfinished, which leaves the output folder as
-/// it was. The database's capacities are the caller's (see [`crate::memory`]).
+/// Hands `llms-full.txt` its pieces that follow the outputs of a batch just rendered, and its end once
+/// every twin is in.
+fn grow(
+    db: &Db,
+    growth: &mut crate::render::llms::LlmsFullGrowth,
+    batch: &[Output],
+    sink: &mut impl Sink,
+) -> std::io::Result<()> {
+    let pieces = growth.after(db, batch);
+    if !pieces.is_empty() {
+        sink.pieces(growth.output(), &pieces)?;
+    }
+    match growth.finish() {
+        Some(hash) => sink.pieces_done(growth.output(), hash),
+        None => Ok(()),
+    }
+}
+
+/// A one-off build's sink that keeps nothing (`locref check`, the check of `locref release`): it only
+/// tells `handed_over` the path of each output it was given.
+struct Discard<F: FnMut(&str)>(F);
+
+impl<F: FnMut(&str)> Sink for Discard<F> {
+    fn output(
+        &mut self,
+        _: &Db,
+        output: &Output,
+        _: &crate::render::Digest,
+    ) -> std::io::Result<usize> {
+        (self.0)(&output.path);
+        Ok(0)
+    }
+
+    fn pieces(&mut self, _: &Output, _: &[Piece]) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn pieces_done(&mut self, output: &Output, _: blake3::Hash) -> std::io::Result<()> {
+        (self.0)(&output.path);
+        Ok(())
+    }
+}
+
+/// A one-off build that writes nothing (`locref check`, the check of `locref release`): renders and
+/// checks every output of the route table once, tells `handed_over` the path of each as it is done, and
+/// lets the database forget them in batches, so the build holds the parsed sources and a few outputs
+/// rather than the whole site (see [`crate::memory`]). Returns how many outputs were made.
+pub fn build_streaming(db: &mut Db, handed_over: impl FnMut(&str)) -> Result<usize, BuildError> {
+    crate::memory::for_one_off_build(db);
+    let sizes = &mut OutputSizes::default();
+    stream_outputs(db, &mut Helper::new(), sizes, &mut Discard(handed_over))
+}
+
+/// Publishes each output as the build hands it over (see [`publish_streaming`]).
+impl Sink for crate::emit::Publish<'_> {
+    fn output(
+        &mut self,
+        db: &Db,
+        output: &Output,
+        digest: &crate::render::Digest,
+    ) -> std::io::Result<usize> {
+        let mut taken = 0;
+        self.offer_digest(&output.path, digest, || {
+            let rendered = render(db, output).clone();
+            taken = rendered.len();
+            rendered
+        })?;
+        Ok(taken)
+    }
+
+    fn pieces(&mut self, output: &Output, pieces: &[Piece]) -> std::io::Result<()> {
+        self.grow(&output.path, pieces)
+    }
+
+    fn pieces_done(&mut self, output: &Output, hash: blake3::Hash) -> std::io::Result<()> {
+        self.grown(&output.path, hash)
+    }
+}
+
+/// A streaming build published by `publisher` (`locref build`, and every build of `watch` and of the
+/// dev server): each output is offered with its digest as it is rendered, and its bytes are asked for
+/// and staged only when its content is not the published one, so a rebuild renders in batches what an
+/// edit changed and holds one batch of it at a time. Everything is put in place only when the whole site
+/// checked out. On diagnostics the publish is dropped unfinished, which leaves the output folder as it
+/// was. The database's capacities are the caller's (see [`crate::memory`]).
 pub fn publish_streaming(
     db: &mut Db,
     helper: &mut Helper,
@@ -290,71 +410,77 @@ pub fn publish_streaming(
     time: &str,
 ) -> std::io::Result<Result<crate::emit::EmitReport, Vec<Diagnostic>>> {
     let mut publish = publisher.begin(time)?;
-    let streamed = stream_outputs(db, helper, sizes, |db, output, digest| {
-        let mut taken = 0;
-        publish.offer_digest(&output.path, digest, || {
-            let rendered = render(db, output).clone();
-            taken = rendered.bytes.len();
-            rendered
-        })?;
-        Ok(taken)
-    });
-    match streamed {
+    match stream_outputs(db, helper, sizes, &mut publish) {
         Ok(_) => publish.finish().map(Ok),
         Err(BuildError::Invalid(diagnostics)) => Ok(Err(diagnostics)),
         Err(BuildError::Io(e)) => Err(e),
     }
 }
 
-/// Renders every output of the route table in batches (see [`build_streaming`]) and offers each to
-/// `sink` with its digest; the sink asks [`render`] for the bytes it needs (rendered in this batch, so
-/// at hand) and returns how many it took, which sizes the next batch. Nothing is offered after the first
-/// render error; the errors, or the pages' link problems, are returned at the end.
+/// Renders every output of the route table in batches (see [`BATCH_BYTES`]) and hands each to `sink`
+/// with its digest; the pages come first, so the outputs made from them (the llms files, the search
+/// index) find what they read of each page without rendering it again. In a one-off build
+/// ([`Db::is_one_off`]) `llms-full.txt` is handed over piece by piece as the twins are rendered. The
+/// pages are checked as they come (their HTML, ids and links are kept, not their bytes), and the links
+/// resolved at the end. Nothing is handed over after the first render error; the errors, or the pages'
+/// link problems, are returned at the end: on any, the caller must discard what the sink received.
 fn stream_outputs(
     db: &mut Db,
     helper: &mut Helper,
     sizes: &mut OutputSizes,
-    mut sink: impl FnMut(&Db, &Output, &crate::render::Digest) -> std::io::Result<usize>,
+    sink: &mut impl Sink,
 ) -> Result<usize, BuildError> {
     let diagnostics = source_diagnostics(db);
     if !diagnostics.is_empty() {
         return Err(BuildError::Invalid(diagnostics));
     }
-    let ordered = render_order(outputs(db));
+    let mut ordered = render_order(outputs(db));
+    let mut llms_full = match db.is_one_off() {
+        true => crate::render::llms::LlmsFullGrowth::new(db),
+        false => None,
+    };
+    if let Some(growth) = &llms_full {
+        ordered.retain(|output| output != growth.output());
+    }
+    let made = ordered.len() + usize::from(llms_full.is_some());
+    let ordered: Arc<[Output]> = ordered.into();
     let mut render_errors: Vec<Diagnostic> = Vec::new();
-    // Bytes and outputs made so far, for the size of an output not made before.
-    let (mut start, mut made, mut made_bytes) = (0, 0, 0);
+    let known = Arc::new(sizes.0.clone());
+    let mut start = 0;
     while start < ordered.len() {
-        let average = match made {
-            0 => BATCH_BYTES / FIRST_BATCH,
-            _ => made_bytes / made,
-        };
-        let end = batch_end(&ordered, start, sizes, average);
-        let batch: Arc<[Output]> = ordered[start..end].into();
-        let next = Arc::new(AtomicUsize::new(0));
+        let batch = Arc::new(Batch::new(ordered.clone(), start, known.clone()));
         // The helper thread has its own handle on the database, dropped when its share is done, before
         // the eviction below.
-        let (worker_db, theirs, their_next) = (db.clone(), batch.clone(), next.clone());
+        let (worker_db, theirs) = (db.clone(), batch.clone());
         let shared: &Db = db;
-        helper.run_beside(
-            move || render_shared(&worker_db, &theirs, &their_next),
-            || render_shared(shared, &batch, &next),
-        );
-        for output in batch.iter() {
+        helper.run_beside(move || theirs.render(&worker_db), || batch.render(shared));
+        let end = batch.end();
+        for output in &ordered[start..end] {
             let digest = digest(shared, output);
             if let Some(error) = &digest.error {
                 render_errors.push(error.clone());
             } else if render_errors.is_empty() {
-                let taken = sink(shared, output, digest).map_err(BuildError::Io)?;
+                let bytes = sink
+                    .output(shared, output, digest)
+                    .map_err(BuildError::Io)?;
                 // An output whose bytes were not needed (unchanged) keeps its last size.
-                if taken > 0 {
-                    sizes.0.insert(output.path.clone(), taken);
-                    (made, made_bytes) = (made + 1, made_bytes + taken);
+                if bytes > 0 {
+                    sizes.0.insert(output.path.clone(), bytes);
                 }
             }
         }
+        if let Some(growth) = &mut llms_full
+            && render_errors.is_empty()
+        {
+            grow(shared, growth, &ordered[start..end], sink).map_err(BuildError::Io)?;
+        }
         crate::memory::evict(db);
         start = end;
+    }
+    if let Some(growth) = &mut llms_full
+        && render_errors.is_empty()
+    {
+        grow(db, growth, &[], sink).map_err(BuildError::Io)?;
     }
     render_errors.extend(crate::render::page_figures::figure_errors(db));
     let mut diagnostics = if render_errors.is_empty() {
@@ -363,7 +489,7 @@ fn stream_outputs(
         render_errors
     };
     if diagnostics.is_empty() {
-        return Ok(ordered.len());
+        return Ok(made);
     }
     diagnostics.sort();
     diagnostics.dedup();
@@ -408,25 +534,30 @@ mod tests {
         all
     }
 
-    fn batches<'a>(all: &'a [Output], sizes: &OutputSizes, average: usize) -> Vec<Vec<&'a str>> {
+    /// The batches one thread takes from `all`, each output counting `size` bytes.
+    fn batches(all: &[Output], size: impl Fn(&str) -> usize) -> Vec<Vec<String>> {
+        let all: Arc<[Output]> = all.into();
         let mut batches = Vec::new();
         let mut start = 0;
         while start < all.len() {
-            let end = batch_end(all, start, sizes, average);
-            batches.push(all[start..end].iter().map(|o| o.path.as_str()).collect());
+            let batch = Batch::new(all.clone(), start, Default::default());
+            while let Some(i) = batch.take() {
+                batch.bytes.fetch_add(size(&all[i].path), Ordering::AcqRel);
+            }
+            let end = batch.end();
+            batches.push(all[start..end].iter().map(|o| o.path.clone()).collect());
             start = end;
         }
         batches
     }
 
     #[test]
-    fn a_batch_holds_about_batch_bytes_by_each_outputs_last_size_and_keeps_a_page_with_its_twin() {
+    fn a_batch_holds_about_batch_bytes_and_keeps_a_page_with_its_twin() {
         let all = site();
-        // Nothing known: outputs of the average size, here a third of a batch each; the batch that
-        // reaches the limit on a page still takes its twin.
-        let none = OutputSizes::default();
+        // Outputs of a third of a batch each: the batch that reaches the limit on a page still takes
+        // its twin.
         assert_eq!(
-            batches(&all, &none, BATCH_BYTES / 3),
+            batches(&all, |_| BATCH_BYTES / 3),
             [
                 vec![
                     "/ad/index.html",
@@ -447,16 +578,15 @@ mod tests {
                 ],
             ]
         );
-        // A session's rebuild knows each output's last size: two site-wide lists of most of a batch
-        // each are made in batches of their own, whatever the small outputs before them.
-        let mut sizes = OutputSizes::default();
-        for output in &all {
-            sizes.0.insert(output.path.clone(), 1000);
-        }
-        sizes.0.insert("/api/v1/facts.json".into(), BATCH_BYTES - 1);
-        sizes.0.insert("/api/v1/changes.json".into(), BATCH_BYTES);
+        // Two site-wide lists of most of a batch each are made in batches of their own, whatever the
+        // small outputs before them.
+        let size = |path: &str| match path {
+            "/api/v1/facts.json" => BATCH_BYTES - 1,
+            "/api/v1/changes.json" => BATCH_BYTES,
+            _ => 1000,
+        };
         assert_eq!(
-            batches(&all, &sizes, BATCH_BYTES / 3),
+            batches(&all, size),
             [
                 vec![
                     "/ad/index.html",
@@ -473,11 +603,65 @@ mod tests {
                 vec!["/api/v1/changes.json"],
             ]
         );
-        // An output larger than a batch is a batch of its own.
-        sizes.0.insert("/ad/index.html".into(), 2 * BATCH_BYTES);
+        // An output larger than a batch is a batch of its own (with its twin).
+        let size = |path: &str| match path {
+            "/ad/index.html" => 2 * BATCH_BYTES,
+            _ => 1000,
+        };
+        assert_eq!(batches(&all, size)[0], ["/ad/index.html", "/ad/index.md"]);
+    }
+
+    #[test]
+    fn pages_render_in_route_order_beside_their_twins_and_the_search_page_last() {
+        let page = |path: &str, kind: PageKind, param: Option<&str>, format: Format| {
+            output(path, Renderer::Page(kind, format), param)
+        };
+        // Route order: every country page, then every twin; the search page's routes come first here.
+        let all = vec![
+            page("/search/index.html", PageKind::Search, None, Format::Html),
+            page("/search/index.md", PageKind::Search, None, Format::Markdown),
+            output("/api/v1/index.json", Renderer::Api(ApiKind::Index), None),
+            page(
+                "/ad/index.html",
+                PageKind::Country,
+                Some("ad"),
+                Format::Html,
+            ),
+            page(
+                "/de/index.html",
+                PageKind::Country,
+                Some("de"),
+                Format::Html,
+            ),
+            page(
+                "/ad/index.md",
+                PageKind::Country,
+                Some("ad"),
+                Format::Markdown,
+            ),
+            page(
+                "/de/index.md",
+                PageKind::Country,
+                Some("de"),
+                Format::Markdown,
+            ),
+            page("/index.html", PageKind::Home, None, Format::Html),
+            page("/index.md", PageKind::Home, None, Format::Markdown),
+        ];
+        let order: Vec<String> = render_order(&all).into_iter().map(|o| o.path).collect();
         assert_eq!(
-            batches(&all, &sizes, 0)[0],
-            ["/ad/index.html", "/ad/index.md"]
+            order,
+            [
+                "/ad/index.html",
+                "/ad/index.md",
+                "/de/index.html",
+                "/de/index.md",
+                "/index.html",
+                "/index.md",
+                "/search/index.html",
+                "/search/index.md",
+                "/api/v1/index.json",
+            ]
         );
     }
 }

@@ -64,6 +64,8 @@ pub(crate) fn lookup(db: &dyn salsa::Database, path: &str) -> Option<SourceFile>
 pub struct Db {
     storage: salsa::Storage<Self>,
     executed: Arc<Mutex<Vec<DatabaseKeyIndex>>>,
+    /// Whether this database serves one build and is then dropped (see [`crate::memory`]).
+    one_off: bool,
 }
 
 #[salsa::db]
@@ -80,11 +82,25 @@ impl Default for Db {
                     .push(database_key);
             }
         })));
-        Db { storage, executed }
+        Db {
+            storage,
+            executed,
+            one_off: false,
+        }
     }
 }
 
 impl Db {
+    /// Whether this database serves one build and is then dropped: it keeps nothing for a later rebuild
+    /// (see [`crate::memory::for_one_off_build`]).
+    pub fn is_one_off(&self) -> bool {
+        self.one_off
+    }
+
+    pub(crate) fn set_one_off(&mut self) {
+        self.one_off = true;
+    }
+
     /// Names of the tracked functions that executed since the last call, sorted, one entry per execution.
     /// An output's rendering is named by its renderer (`output_file(api_facts)`,
     /// `output_file(page_country_md)`): which outputs were made again is what a reader wants to see.

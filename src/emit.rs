@@ -8,11 +8,10 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::render::{GENERATED_AT_JSON, GENERATED_AT_MARK, Rendered, STAMP_OF_START};
+use crate::render::{GENERATED_AT_JSON, GENERATED_AT_MARK, Piece, Rendered, STAMP_OF_START};
 use crate::replace::{Lifetime, Replacer};
 
 /// What the manifest remembers of one output.
@@ -177,18 +176,28 @@ fn same_inputs(
 
 /// One output as published: its rendered bytes with the build time in place of each `generated_at`
 /// placeholder (and, in an output that refers to others, each output's own time in place of its
-/// [`crate::render::stamp_of`] placeholder). The rendered bytes are shared with the build, and the stamps
+/// [`crate::render::stamp_of`] placeholder). The rendered pieces are shared with the build, and the stamps
 /// are applied as they are written (a vectored write) or served, so publishing a 1 MB output copies it
 /// nowhere in user space.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stamped {
     /// Site-relative path (`/api/v1/index.json`).
     pub path: String,
-    rendered: Arc<Vec<u8>>,
-    /// The placeholders in `rendered`, in order: where each starts, its length, and its stamp.
-    marks: Vec<(usize, usize, String)>,
+    rendered: Rendered,
+    /// The placeholders in the rendered pieces, in order: the piece, where in it each starts, its
+    /// length, and its stamp. A placeholder never spans two pieces: each piece is a whole rendering.
+    marks: Vec<Mark>,
     /// Identifies the stamped bytes (the dev server's ETag): a hash of the content hash and the stamps.
     pub etag: String,
+}
+
+/// A placeholder of a rendered output and what replaces it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Mark {
+    piece: usize,
+    at: usize,
+    len: usize,
+    stamp: String,
 }
 
 /// The `generated_at` placeholders of the output at `path`, each filled with `generated_at`. A JSON
@@ -197,30 +206,42 @@ pub struct Stamped {
 /// page, `llms-full.txt`) shows source texts as they are, so a text that spells the escaped form must be
 /// published as written: those outputs carry the raw form ([`GENERATED_AT_MARK`]), whose NUL no source
 /// can contain.
-fn generated_at_marks(path: &str, bytes: &[u8], generated_at: &str) -> Vec<(usize, usize, String)> {
+fn generated_at_marks(path: &str, rendered: &Rendered, generated_at: &str) -> Vec<Mark> {
     let mark = if path.ends_with(".json") {
         GENERATED_AT_JSON
     } else {
         GENERATED_AT_MARK
     };
-    // memchr's SIMD search: outputs reach tens of megabytes.
-    memchr::memmem::find_iter(bytes, mark.as_bytes())
-        .map(|at| (at, mark.len(), generated_at.to_string()))
-        .collect()
+    let mut marks = Vec::new();
+    for (piece, bytes) in rendered.pieces().iter().enumerate() {
+        // memchr's SIMD search: outputs reach tens of megabytes.
+        marks.extend(
+            memchr::memmem::find_iter(bytes.bytes(), mark.as_bytes()).map(|at| Mark {
+                piece,
+                at,
+                len: mark.len(),
+                stamp: generated_at.to_string(),
+            }),
+        );
+    }
+    marks
 }
 
-/// The [`crate::render::stamp_of`] placeholders of `bytes`: where each starts, its length, and the site
-/// path it names.
-fn stamp_of_marks(bytes: &[u8]) -> Vec<(usize, usize, &str)> {
+/// The [`crate::render::stamp_of`] placeholders of `rendered`: the piece, where in it each starts, its
+/// length, and the site path it names.
+fn stamp_of_marks(rendered: &Rendered) -> Vec<(usize, usize, usize, &str)> {
     let start = STAMP_OF_START.as_bytes();
     let mut marks = Vec::new();
-    for at in memchr::memmem::find_iter(bytes, start) {
-        let from = at + start.len();
-        let Some(end) = memchr::memchr(0, &bytes[from..]) else {
-            continue;
-        };
-        let path = std::str::from_utf8(&bytes[from..from + end]).unwrap_or_default();
-        marks.push((at, start.len() + end + 1, path));
+    for (piece, bytes) in rendered.pieces().iter().enumerate() {
+        let bytes = bytes.bytes();
+        for at in memchr::memmem::find_iter(bytes, start) {
+            let from = at + start.len();
+            let Some(end) = memchr::memchr(0, &bytes[from..]) else {
+                continue;
+            };
+            let path = std::str::from_utf8(&bytes[from..from + end]).unwrap_or_default();
+            marks.push((piece, at, start.len() + end + 1, path));
+        }
     }
     marks
 }
@@ -233,18 +254,23 @@ impl Stamped {
         generated_at: &str,
         stamps: &HashMap<String, String>,
     ) -> Stamped {
-        let mut marks = generated_at_marks(path, &rendered.bytes, generated_at);
+        let mut marks = generated_at_marks(path, rendered, generated_at);
         if rendered.refers {
             marks.extend(
-                stamp_of_marks(&rendered.bytes)
+                stamp_of_marks(rendered)
                     .into_iter()
-                    .map(|(at, len, p)| (at, len, stamps.get(p).cloned().unwrap_or_default())),
+                    .map(|(piece, at, len, p)| Mark {
+                        piece,
+                        at,
+                        len,
+                        stamp: stamps.get(p).cloned().unwrap_or_default(),
+                    }),
             );
-            marks.sort_by_key(|(at, _, _)| *at);
+            marks.sort_by_key(|mark| (mark.piece, mark.at));
         }
         Stamped {
             path: path.to_string(),
-            rendered: rendered.bytes.clone(),
+            rendered: rendered.clone(),
             marks,
             // The stamped bytes are a function of the content hash and the stamp: hash those, not 1 MB
             // again.
@@ -253,24 +279,29 @@ impl Stamped {
         }
     }
 
-    /// The published bytes as consecutive slices (what a vectored write takes): the rendered bytes
+    /// The published bytes as consecutive slices (what a vectored write takes): the rendered pieces
     /// between placeholders, and the stamp of each placeholder.
     pub(crate) fn segments(&self) -> Vec<&[u8]> {
-        let mut segments = Vec::with_capacity(2 * self.marks.len() + 1);
-        let mut last = 0;
-        for (at, len, stamp) in &self.marks {
-            segments.push(&self.rendered[last..*at]);
-            segments.push(stamp.as_bytes());
-            last = at + len;
+        let pieces = self.rendered.pieces();
+        let mut segments = Vec::with_capacity(pieces.len() + 2 * self.marks.len());
+        let mut marks = self.marks.iter().peekable();
+        for (i, piece) in pieces.iter().enumerate() {
+            let bytes = piece.bytes();
+            let mut last = 0;
+            while let Some(mark) = marks.next_if(|mark| mark.piece == i) {
+                segments.push(&bytes[last..mark.at]);
+                segments.push(mark.stamp.as_bytes());
+                last = mark.at + mark.len;
+            }
+            segments.push(&bytes[last..]);
         }
-        segments.push(&self.rendered[last..]);
         segments
     }
 
-    /// The published bytes (borrowed from the build when the output has no placeholder).
+    /// The published bytes (borrowed from the build when the output is one piece with no placeholder).
     pub fn bytes(&self) -> Cow<'_, [u8]> {
         if self.marks.is_empty() {
-            Cow::Borrowed(self.rendered.as_slice())
+            self.rendered.bytes()
         } else {
             Cow::Owned(self.segments().concat())
         }
@@ -287,7 +318,7 @@ fn content_hash(rendered: &Rendered, stamps: &HashMap<String, String>) -> String
     }
     let mut hasher = blake3::Hasher::new();
     hasher.update(hash.as_bytes());
-    for (_, _, path) in stamp_of_marks(&rendered.bytes) {
+    for (_, _, _, path) in stamp_of_marks(rendered) {
         hasher.update(b"\0");
         hasher.update(path.as_bytes());
         hasher.update(b"=");
@@ -457,6 +488,7 @@ impl Publisher {
             staged: Vec::new(),
             referring: Vec::new(),
             current: BTreeSet::new(),
+            growing: None,
             finished: false,
         })
     }
@@ -484,6 +516,8 @@ pub struct Publish<'p> {
     referring: Vec<(String, Rendered)>,
     /// Every output of this build.
     current: BTreeSet<String>,
+    /// The output being staged piece by piece ([`Publish::grow`]), and its staged file.
+    growing: Option<(String, crate::replace::GrowingFile)>,
     finished: bool,
 }
 
@@ -493,6 +527,7 @@ impl Publish<'_> {
     pub fn offer(&mut self, path: &str, rendered: &Rendered) -> io::Result<()> {
         let digest = crate::render::Digest {
             hash: rendered.hash,
+            len: rendered.len(),
             refers: rendered.refers,
             error: None,
         };
@@ -561,6 +596,65 @@ impl Publish<'_> {
         }
         if publisher.keeps_site() {
             self.stamped.push(stamped);
+        }
+        Ok(())
+    }
+
+    /// Stages the next `pieces` of the output at `path`, which a one-off build hands over piece by piece
+    /// as it makes them (`llms-full.txt`), stamped with this build's time: the pieces are written and
+    /// let go, never all held. [`Publish::grown`] ends it. Only for a publisher that writes to a folder
+    /// (the dev server's keeps whole outputs).
+    pub fn grow(&mut self, path: &str, pieces: &[Piece]) -> io::Result<()> {
+        let Some(replacer) = &mut self.publisher.replacer else {
+            return Err(io::Error::other(format!(
+                "`{path}` was handed over piece by piece to a publisher that keeps the site in memory"
+            )));
+        };
+        let (_, file) = match &mut self.growing {
+            Some(growing) => growing,
+            None => self
+                .growing
+                .insert((path.to_string(), replacer.begin_growing(path)?)),
+        };
+        let rendered = Rendered::from_pieces(pieces.iter().cloned());
+        let stamped = Stamped::new(path, &rendered, "", &self.time, &self.stamps);
+        file.append(&stamped.segments())
+    }
+
+    /// Ends the output staged piece by piece ([`Publish::grow`]), whose content hash is `hash`: kept
+    /// to be put in place if its content changed (or its file is missing), else dropped.
+    pub fn grown(&mut self, path: &str, hash: blake3::Hash) -> io::Result<()> {
+        self.current.insert(path.to_string());
+        let hash = hash.to_hex().to_string();
+        let publisher = &mut *self.publisher;
+        let entry = publisher.manifest.files.get(path);
+        let same_content = entry.is_some_and(|e| e.hash == hash);
+        let in_place = same_content
+            && (publisher.published
+                || publisher
+                    .out
+                    .as_ref()
+                    .and_then(|out| crate::outdir::file_for(out, path))
+                    .is_some_and(|file| file.is_file()));
+        let generated_at = match entry {
+            Some(e) if same_content => e.generated_at.clone(),
+            _ => self.time.clone(),
+        };
+        self.stamps.insert(path.to_string(), generated_at.clone());
+        if let (Some((_, file)), Some(replacer)) = (self.growing.take(), &mut publisher.replacer) {
+            replacer.end_growing(file, !in_place)?;
+        }
+        if in_place {
+            self.report.unchanged += 1;
+            return Ok(());
+        }
+        self.report.written.push(path.to_string());
+        self.staged.push(path.to_string());
+        if !same_content {
+            self.changes.push(ManifestChange::Set(
+                path.to_string(),
+                ManifestEntry { hash, generated_at },
+            ));
         }
         Ok(())
     }

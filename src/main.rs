@@ -215,7 +215,7 @@ fn check() -> ExitCode {
         Err(code) => return code,
     };
     // Rendered and checked as a build does, holding no more of the site; nothing is written.
-    match build_streaming(&mut project.db, |_, _| Ok(())) {
+    match build_streaming(&mut project.db, |_| ()) {
         Ok(outputs) => {
             let (pages, links) = locref::linkcheck::coverage(&project.db);
             println!(

@@ -20,10 +20,19 @@
 
 use crate::db::Db;
 
-/// A one-off build's capacities (see the module documentation).
+/// A one-off build's capacities (see the module documentation): besides the outputs and the page
+/// contexts, the parts a list is spliced from (a country's items of `facts.json`, of `changes.json`, of
+/// each flat file) and each History section's context, which one output (or one page and its twin) reads
+/// once.
 pub fn for_one_off_build(db: &mut Db) {
+    db.set_one_off();
     crate::render::keep_last_output_only(db);
+    // `llms-full.txt` takes each condensed twin as the twin is rendered (see `build::stream_outputs`).
+    crate::render::llms::keep_last_condensed_twin_only(db);
     crate::render::pages::keep_last_context_only(db);
+    crate::render::api::keep_last_part_only(db);
+    crate::render::history::keep_last_parts_only(db);
+    crate::render::data::keep_last_parts_only(db);
 }
 
 /// A `watch` session's capacities (see the module documentation).

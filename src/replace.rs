@@ -113,6 +113,38 @@ impl Replacer {
         Ok(())
     }
 
+    /// Starts staging the new content of `site_path` a part at a time ([`GrowingFile::append`]), for an
+    /// output a one-off build hands over piece by piece; [`Replacer::end_growing`] says whether it is
+    /// kept. Until then it counts as staged, so an abandoned build removes it too.
+    pub(crate) fn begin_growing(&mut self, site_path: &str) -> io::Result<GrowingFile> {
+        let target = outdir::file_for(&self.out, site_path).ok_or_else(|| {
+            io::Error::other(format!(
+                "refusing to write `{site_path}`: not a path inside the output folder"
+            ))
+        })?;
+        outdir::no_link_between(&self.out, &target)?;
+        let path = self.staging_file(&target)?;
+        let file = File::create(&path).map_err(|e| with_path(e, &target))?;
+        self.staged.push(Staged::File {
+            file: path.clone(),
+            target: target.clone(),
+        });
+        Ok(GrowingFile { file, path, target })
+    }
+
+    /// Ends a file staged a part at a time: kept to be put in place by [`Replacer::commit`], or removed
+    /// (its content is the published one).
+    pub(crate) fn end_growing(&mut self, growing: GrowingFile, keep: bool) -> io::Result<()> {
+        let GrowingFile { file, path, target } = growing;
+        drop(file);
+        if !keep {
+            self.staged
+                .retain(|staged| !matches!(staged, Staged::File { file, .. } if *file == path));
+            std::fs::remove_file(&path).map_err(|e| with_path(e, &target))?;
+        }
+        Ok(())
+    }
+
     /// A new staging file for `target`: in the cache's staging folder when it shares the output folder's
     /// filesystem, else beside the target under a temporary name.
     fn staging_file(&mut self, target: &Path) -> io::Result<PathBuf> {
@@ -223,6 +255,22 @@ impl Replacer {
         if let Some(preparation) = self.preparation.take() {
             preparation.wait();
         }
+    }
+}
+
+/// A file being staged a part at a time (see [`Replacer::begin_growing`]).
+#[derive(Debug)]
+pub(crate) struct GrowingFile {
+    file: File,
+    path: PathBuf,
+    /// The output file it will replace (named in errors: the staging file's name is this module's).
+    target: PathBuf,
+}
+
+impl GrowingFile {
+    /// Writes the concatenation of `parts` after what was written before.
+    pub(crate) fn append(&mut self, parts: &[&[u8]]) -> io::Result<()> {
+        write_parts(&mut self.file, parts).map_err(|e| with_path(e, &self.target))
     }
 }
 

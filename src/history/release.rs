@@ -47,7 +47,7 @@ pub enum ReleaseError {
 
 /// The whole check of a build (rendering every output, holding no more of the site than a build).
 fn check(db: &mut crate::db::Db) -> Result<(), ReleaseError> {
-    match crate::build::build_streaming(db, |_, _| Ok(())) {
+    match crate::build::build_streaming(db, |_| ()) {
         Ok(_) => Ok(()),
         Err(crate::build::BuildError::Invalid(diagnostics)) => {
             Err(ReleaseError::Invalid(diagnostics))

@@ -66,8 +66,8 @@ pub struct PageLinks {
 #[salsa::tracked(returns(ref))]
 pub fn page_links<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> PageLinks {
     let output = page.output(db);
-    let bytes = &render(db, output).bytes;
-    let text = crate::render::text_of(bytes);
+    let bytes = render(db, output).bytes();
+    let text = crate::render::text_of(&bytes);
     if is_markdown(&output.path) {
         scan_markdown(&output.path, &text, base_url(db))
     } else {

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::openapi::schema_of;
 use super::{ApiKind, CountFn, RenderFn, Renderer, param_of};
-use super::{GENERATED_AT_MARK, Rendered, json_bytes, json_items, splice_items};
+use super::{GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, splice_items};
 use crate::derive::facts::{country_facts, erp_other_facts, erp_support_facts};
 use crate::derive::filters::{FilterKey, filter_members};
 use crate::derive::toggles::toggle_coverage;
@@ -191,18 +191,23 @@ pub(crate) fn api_erp<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Re
 
 /// One country's facts as a fragment of `/api/v1/facts.json` (and their count): an edit of one fact
 /// serializes one country again, and the list is spliced from the cached fragments.
-#[salsa::tracked(returns(ref))]
+#[salsa::tracked(returns(ref), lru = 0)]
 pub fn country_facts_json<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
-) -> (usize, String) {
+) -> (usize, Piece) {
     let facts = country_facts(db, key);
     // The items of `data` sit two levels deep in the envelope.
     (facts.len(), json_items(facts, 4))
 }
 
+/// Limits [`country_facts_json`] to its most recent value (a one-off build, see [`crate::memory`]).
+pub(crate) fn keep_last_part_only(db: &mut dyn salsa::Database) {
+    country_facts_json::set_lru_capacity(db, 1);
+}
+
 pub fn api_facts(db: &dyn salsa::Database) -> Rendered {
-    let parts: Vec<&(usize, String)> = country_keys(db)
+    let parts: Vec<&(usize, Piece)> = country_keys(db)
         .map(|key| country_facts_json(db, key))
         .collect();
     spliced_list(db, &parts)
@@ -210,16 +215,13 @@ pub fn api_facts(db: &dyn salsa::Database) -> Rendered {
 
 /// A list envelope spliced from cached fragments of its items, each with its count: `meta.count` counts
 /// them all, and only a fragment whose items changed was serialized again.
-pub(crate) fn spliced_list(db: &dyn salsa::Database, parts: &[&(usize, String)]) -> Rendered {
+pub(crate) fn spliced_list(db: &dyn salsa::Database, parts: &[&(usize, Piece)]) -> Rendered {
     let count = parts.iter().map(|(n, _)| n).sum();
     let head = json_bytes(&Envelope {
         meta: meta(db, count),
         data: Vec::<()>::new(),
     });
-    Rendered::new(splice_items(
-        &head,
-        parts.iter().map(|(_, json)| json.as_str()),
-    ))
+    splice_items(&head, parts.iter().map(|(_, json)| json))
 }
 
 pub fn api_local_erps(db: &dyn salsa::Database) -> Rendered {

@@ -12,10 +12,11 @@ use serde_json::{Value as Json, json};
 
 use super::api::{meta, spliced_list};
 use super::figures::xml::escape as escape_xml;
-use super::{GENERATED_AT_MARK, Rendered, json_bytes, json_items, stamp_of};
+use super::{GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, stamp_of};
 use crate::history::{
     ReleaseKey, country_history, erp_history, last_release, previous_release, release_changes,
-    release_versions, releases, snapshot_of, unreleased_changes,
+    release_versions, releases, snapshot_of, unreleased_changes, unreleased_codes,
+    unreleased_country_changes,
 };
 use crate::model::{CountryKey, ErpKey, base_url, countries};
 use crate::parse::rules::site_rules;
@@ -62,10 +63,14 @@ fn newest_first(db: &dyn salsa::Database) -> impl Iterator<Item = ReleaseKey<'_>
         .map(move |v| ReleaseKey::new(db, v.clone()))
 }
 
-/// The changes since the last release as a fragment of `changes.json` (and their count).
-#[salsa::tracked(returns(ref))]
-pub fn unreleased_changes_json(db: &dyn salsa::Database) -> (usize, String) {
-    let changes = unreleased_changes(db);
+/// One country's changes since the last release as a fragment of `changes.json` (and their count): an
+/// edit serializes that country's changes again, not every unreleased change.
+#[salsa::tracked(returns(ref), lru = 0)]
+pub fn unreleased_country_changes_json<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> (usize, Piece) {
+    let changes = unreleased_country_changes(db, key);
     (changes.len(), json_items(changes, 4))
 }
 
@@ -74,14 +79,25 @@ pub fn unreleased_changes_json(db: &dyn salsa::Database) -> (usize, String) {
 pub fn release_changes_json<'db>(
     db: &'db dyn salsa::Database,
     key: ReleaseKey<'db>,
-) -> (usize, String) {
+) -> (usize, Piece) {
     let changes = release_changes(db, key);
     (changes.len(), json_items(changes, 4))
 }
 
+/// Limits the parts of `changes.json` and the History sections' contexts to their most recent value (a
+/// one-off build, see [`crate::memory`]).
+pub(crate) fn keep_last_parts_only(db: &mut dyn salsa::Database) {
+    unreleased_country_changes_json::set_lru_capacity(db, 1);
+    country_history_context::set_lru_capacity(db, 1);
+    erp_history_context::set_lru_capacity(db, 1);
+}
+
 /// `/api/v1/changes.json`: the unreleased changes, then each release's, newest first.
 pub fn api_changes(db: &dyn salsa::Database) -> Rendered {
-    let mut parts: Vec<&(usize, String)> = vec![unreleased_changes_json(db)];
+    let mut parts: Vec<&(usize, Piece)> = unreleased_codes(db)
+        .iter()
+        .map(|code| unreleased_country_changes_json(db, CountryKey::new(db, code.clone())))
+        .collect();
     parts.extend(newest_first(db).map(|key| release_changes_json(db, key)));
     spliced_list(db, &parts)
 }
@@ -285,13 +301,13 @@ fn history_json(db: &dyn salsa::Database, changes: &[Change]) -> Json {
 }
 
 /// The History section of a country page.
-#[salsa::tracked(returns(ref))]
+#[salsa::tracked(returns(ref), lru = 0)]
 pub fn country_history_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Json {
     history_json(db, country_history(db, key))
 }
 
 /// The History section of an ERP page.
-#[salsa::tracked(returns(ref))]
+#[salsa::tracked(returns(ref), lru = 0)]
 pub fn erp_history_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Json {
     history_json(db, erp_history(db, key))
 }

@@ -10,7 +10,7 @@
 //! out, and the table is followed by one line naming what is not established: the matrix alone has
 //! hundreds of such rows, which tell a reader nothing one line cannot.
 
-use super::{OutputKey, Rendered};
+use super::{OutputKey, Piece, Rendered};
 use crate::model::base_url;
 use crate::parse::rules::{route_rules, site_rules};
 use crate::routes::{Output, Param, outputs};
@@ -20,16 +20,14 @@ fn is_twin(output: &Output) -> bool {
     output.renderer.is_page() && output.path.ends_with("/index.md")
 }
 
-/// Computes what the llms files and the search index read of a page (a twin's title and condensed
-/// text, an HTML page's search entries) while its bytes are in memory: a one-off build evicts them
-/// after writing (see [`crate::build::build_streaming`]).
+/// Computes what the llms files and the search index read of a twin (its title and condensed text)
+/// while its bytes are in memory: a one-off build evicts them after writing (see
+/// [`crate::build::build_streaming`]).
 pub(crate) fn remember_page(db: &dyn salsa::Database, page: &Output) {
-    let key = OutputKey::new(db, page.clone());
     if is_twin(page) {
+        let key = OutputKey::new(db, page.clone());
         twin_title(db, key);
         condensed_twin(db, key);
-    } else {
-        super::search::page_search_items(db, key);
     }
 }
 
@@ -37,7 +35,7 @@ pub(crate) fn remember_page(db: &dyn salsa::Database, page: &Output) {
 #[salsa::tracked(returns(ref))]
 pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> String {
     // Only the heading line is decoded: a twin can be tens of megabytes.
-    let bytes = &super::render(db, key.output(db)).bytes;
+    let bytes = super::render(db, key.output(db)).bytes();
     match bytes
         .split(|&b| b == b'\n')
         .find_map(|line| line.strip_prefix(b"# "))
@@ -169,46 +167,136 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
     Rendered::new(text.into_bytes())
 }
 
+/// `llms-full.txt`: a heading, then each twin after a line naming its source, as pieces: each twin's
+/// condensed text is shared with its query, not copied into the file. (A one-off build makes the same
+/// pieces as the twins are rendered: [`LlmsFullGrowth`].)
 pub fn llms_full_txt(db: &dyn salsa::Database) -> Rendered {
+    let mut pieces = vec![llms_full_heading(db)];
+    for twin in outputs(db).iter().filter(|o| is_twin(o)) {
+        pieces.extend(twin_pieces(db, twin));
+    }
+    Rendered::from_pieces(pieces)
+}
+
+/// A twin's pieces of `llms-full.txt`: the line naming its source, then its condensed text.
+fn twin_pieces(db: &dyn salsa::Database, twin: &Output) -> [Piece; 2] {
+    [
+        source_line(db, twin),
+        condensed_twin(db, OutputKey::new(db, twin.clone())).clone(),
+    ]
+}
+
+/// `llms-full.txt` as a one-off build makes it: its pieces (those of [`llms_full_txt`]) handed on in
+/// the file's order as the twins are rendered, each twin's condensed text while it is still at hand, so
+/// the pieces are never all held at once. The build renders the twins in this order; a twin rendered
+/// before its turn would wait here.
+pub(crate) struct LlmsFullGrowth {
+    output: Output,
+    /// The twins, in the file's order, and where each twin is in it.
+    twins: Vec<Output>,
+    position: std::collections::HashMap<String, usize>,
+    /// The next twin to hand on, and the pieces of later twins already rendered.
+    next: usize,
+    waiting: std::collections::BTreeMap<usize, [Piece; 2]>,
+    started: bool,
+    finished: bool,
+    hasher: super::PieceHasher,
+}
+
+impl LlmsFullGrowth {
+    /// None when the route table publishes no `llms-full.txt`.
+    pub(crate) fn new(db: &dyn salsa::Database) -> Option<LlmsFullGrowth> {
+        let all = outputs(db);
+        let output = all
+            .iter()
+            .find(|o| o.renderer == super::Renderer::File(super::FileKind::LlmsFull))?
+            .clone();
+        let twins: Vec<Output> = all.iter().filter(|o| is_twin(o)).cloned().collect();
+        let position = twins
+            .iter()
+            .enumerate()
+            .map(|(i, twin)| (twin.path.clone(), i))
+            .collect();
+        Some(LlmsFullGrowth {
+            output,
+            twins,
+            position,
+            next: 0,
+            waiting: Default::default(),
+            started: false,
+            finished: false,
+            hasher: Default::default(),
+        })
+    }
+
+    pub(crate) fn output(&self) -> &Output {
+        &self.output
+    }
+
+    /// The pieces that follow once `rendered` (outputs whose bytes are at hand) are made: the heading
+    /// first, then each twin's pieces in turn.
+    pub(crate) fn after(&mut self, db: &dyn salsa::Database, rendered: &[Output]) -> Vec<Piece> {
+        let mut pieces = Vec::new();
+        if !self.started {
+            self.started = true;
+            pieces.push(llms_full_heading(db));
+        }
+        for output in rendered {
+            if let Some(&at) = self.position.get(&output.path) {
+                self.waiting.insert(at, twin_pieces(db, output));
+            }
+        }
+        while let Some(twin) = self.waiting.remove(&self.next) {
+            pieces.extend(twin);
+            self.next += 1;
+        }
+        pieces.iter().for_each(|piece| self.hasher.update(piece));
+        pieces
+    }
+
+    /// The content hash, the first time it is asked after every twin was handed on.
+    pub(crate) fn finish(&mut self) -> Option<blake3::Hash> {
+        let done = self.started && self.next == self.twins.len() && !self.finished;
+        self.finished |= done;
+        done.then(|| self.hasher.finalize())
+    }
+}
+
+/// The start of `llms-full.txt`.
+fn llms_full_heading(db: &dyn salsa::Database) -> Piece {
     let site = &site_rules(db).value;
     let base = base_url(db);
-    let mut bytes = format!(
+    Piece::new(format!(
         "# {title}: full content\n\n> {description}\n\nEvery page of {base}/ as Markdown, in the order of \
          {base}/llms.txt. {notice}\n",
         title = site.title,
         description = site.description,
         notice = site.informational_notice,
-    )
-    .into_bytes();
-    // Each twin after a line naming its source.
-    let twins: Vec<(String, &[u8])> = outputs(db)
-        .iter()
-        .filter(|o| is_twin(o))
-        .map(|o| {
-            let source = format!("\n---\n\nSource: {base}{}\n\n", o.path);
-            let twin = condensed_twin(db, OutputKey::new(db, o.clone()));
-            (source, twin.as_bytes())
-        })
-        .collect();
-    // Sized once: the file is most of a megabyte.
-    bytes.reserve(
-        twins
-            .iter()
-            .map(|(source, twin)| source.len() + twin.len())
-            .sum(),
-    );
-    for (source, twin) in twins {
-        bytes.extend_from_slice(source.as_bytes());
-        bytes.extend_from_slice(twin);
-    }
-    Rendered::new(bytes)
+    ))
+}
+
+/// The line before a twin in `llms-full.txt`.
+fn source_line(db: &dyn salsa::Database, twin: &Output) -> Piece {
+    Piece::new(format!(
+        "\n---\n\nSource: {}{}\n\n",
+        base_url(db),
+        twin.path
+    ))
+}
+
+/// Limits [`condensed_twin`] to its most recent value (a one-off build, whose `llms-full.txt` takes
+/// each condensed twin as the twin is rendered).
+pub(crate) fn keep_last_condensed_twin_only(db: &mut dyn salsa::Database) {
+    condensed_twin::set_lru_capacity(db, 1);
 }
 
 /// A twin as llms-full.txt carries it: its unknown-only rows condensed (cached per twin, so an edit
 /// condenses one twin again).
-#[salsa::tracked(returns(ref))]
-pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> String {
-    condense_unknown_rows(&super::text_of(&super::render(db, key.output(db)).bytes))
+#[salsa::tracked(returns(ref), lru = 0)]
+pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Piece {
+    Piece::new(condense_unknown_rows(&super::text_of(
+        &super::render(db, key.output(db)).bytes(),
+    )))
 }
 
 /// The support value that says nothing is established.

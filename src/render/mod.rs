@@ -30,12 +30,88 @@ pub use kinds::{ApiKind, CountFn, FileKind, Format, PageKind, RenderFn, Renderer
 /// Why a file cannot be rendered (a missing asset).
 pub(crate) type CheckFn = fn(&dyn salsa::Database, &Output) -> Option<Diagnostic>;
 
-/// The bytes of one output, with [`GENERATED_AT_MARK`] where the build time goes.
+/// A piece of an output's bytes, made once and shared, never copied, by every output made of it: most
+/// outputs are one piece (a page, an API detail), a list spliced from per-country parts holds each part
+/// as its own memoized query made it (`facts.json`, the flat files), `llms-full.txt` holds each twin's
+/// condensed text. Its blake3 is computed when it is made, so an output made of pieces is hashed from
+/// the hashes of its pieces: an edit that makes one part again hashes that part's bytes, not the list's.
+#[derive(Debug, Clone, Eq)]
+pub struct Piece {
+    bytes: bytes::Bytes,
+    hash: blake3::Hash,
+}
+
+/// Equal when the content hashes are (as [`Rendered`]).
+impl PartialEq for Piece {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash
+    }
+}
+
+impl Piece {
+    /// A piece of `bytes` (a `Vec<u8>` or `String` is taken without a copy).
+    pub fn new(bytes: impl Into<bytes::Bytes>) -> Piece {
+        let bytes = bytes.into();
+        let hash = blake3::hash(&bytes);
+        Piece { bytes, hash }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The piece as text: every renderer writes UTF-8 (see [`text_of`]).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        text_of(&self.bytes)
+    }
+
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+/// The content hash of an output made of pieces (see [`Rendered::hash`]), fed one piece at a time: what
+/// a one-off build computes of an output it hands over piece by piece, never holding them all.
+#[derive(Default)]
+pub(crate) struct PieceHasher {
+    pieces: usize,
+    first: Option<blake3::Hash>,
+    all: blake3::Hasher,
+}
+
+impl PieceHasher {
+    /// The next piece (an empty one counts for nothing, as in [`Rendered::from_pieces`]).
+    pub(crate) fn update(&mut self, piece: &Piece) {
+        if piece.is_empty() {
+            return;
+        }
+        self.pieces += 1;
+        self.first.get_or_insert(piece.hash);
+        self.all.update(piece.hash.as_bytes());
+        self.all.update(&(piece.len() as u64).to_le_bytes());
+    }
+
+    pub(crate) fn finalize(&self) -> blake3::Hash {
+        match (self.pieces, self.first) {
+            (0, _) => blake3::hash(b""),
+            (1, Some(hash)) => hash,
+            _ => self.all.finalize(),
+        }
+    }
+}
+
+/// The bytes of one output, with [`GENERATED_AT_MARK`] where the build time goes, as one or more
+/// [`Piece`]s.
 #[derive(Debug, Clone, Eq)]
 pub struct Rendered {
-    /// Shared: the publisher keeps the bytes of the last build (for the dev server) without copying them.
-    pub bytes: Arc<Vec<u8>>,
-    /// blake3 of `bytes`: the content hash the manifest compares.
+    pieces: Arc<[Piece]>,
+    /// The content hash the manifest compares: the blake3 of the bytes for an output of one piece; for
+    /// several, the blake3 of each piece's hash and length in order, which identifies the content as
+    /// well without reading the pieces again.
     pub hash: blake3::Hash,
     /// Whether the bytes hold [`stamp_of`] placeholders: the emit step fills each with the `generated_at`
     /// of the output it names (the sitemap's `lastmod`), and counts those times as part of the content.
@@ -52,13 +128,9 @@ impl PartialEq for Rendered {
 }
 
 impl Rendered {
+    /// An output of one piece.
     pub fn new(bytes: Vec<u8>) -> Self {
-        let hash = blake3::hash(&bytes);
-        Rendered {
-            bytes: Arc::new(bytes),
-            hash,
-            refers: false,
-        }
+        Rendered::from_pieces([Piece::new(bytes)])
     }
 
     /// Bytes holding [`stamp_of`] placeholders.
@@ -66,6 +138,48 @@ impl Rendered {
         Rendered {
             refers: true,
             ..Rendered::new(bytes)
+        }
+    }
+
+    /// An output made of `pieces`, in order (empty pieces are left out).
+    pub fn from_pieces(pieces: impl IntoIterator<Item = Piece>) -> Self {
+        let pieces: Arc<[Piece]> = pieces.into_iter().filter(|p| !p.is_empty()).collect();
+        let mut hasher = PieceHasher::default();
+        pieces.iter().for_each(|piece| hasher.update(piece));
+        Rendered {
+            pieces,
+            hash: hasher.finalize(),
+            refers: false,
+        }
+    }
+
+    /// The pieces, in order; their concatenation is the output.
+    pub fn pieces(&self) -> &[Piece] {
+        &self.pieces
+    }
+
+    /// The number of bytes.
+    pub fn len(&self) -> usize {
+        self.pieces.iter().map(Piece::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    /// The bytes in one slice: borrowed for an output of one piece (every page), copied together for
+    /// a list of pieces (which only tests and the dev server ask for whole).
+    pub fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        match &*self.pieces {
+            [] => std::borrow::Cow::Borrowed(&[]),
+            [one] => std::borrow::Cow::Borrowed(one.bytes()),
+            several => {
+                let mut all = Vec::with_capacity(self.len());
+                for piece in several {
+                    all.extend_from_slice(piece.bytes());
+                }
+                std::borrow::Cow::Owned(all)
+            }
         }
     }
 }
@@ -156,6 +270,8 @@ pub(crate) fn output_file<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Digest {
     pub hash: blake3::Hash,
+    /// The number of bytes.
+    pub len: usize,
     pub refers: bool,
     pub error: Option<Diagnostic>,
 }
@@ -165,6 +281,7 @@ pub(crate) fn output_digest<'db>(db: &'db dyn salsa::Database, key: OutputKey<'d
     let file = output_file(db, key);
     Digest {
         hash: file.rendered.hash,
+        len: file.rendered.len(),
         refers: file.rendered.refers,
         error: file.error.clone(),
     }
@@ -434,7 +551,7 @@ pub(crate) fn json_bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
 /// Items of a JSON array, pretty-printed and indented by `indent` spaces, joined by `,\n`: a fragment of
 /// a big list, cached per country, so that one edit re-serializes one country's items and not 1 MB.
 /// [`splice_items`] assembles the fragments into the same bytes as [`json_bytes`] of the whole value.
-pub(crate) fn json_items<T: serde::Serialize>(items: &[T], indent: usize) -> String {
+pub(crate) fn json_items<T: serde::Serialize>(items: &[T], indent: usize) -> Piece {
     let pad = " ".repeat(indent);
     let mut out = String::new();
     for (i, item) in items.iter().enumerate() {
@@ -451,15 +568,16 @@ pub(crate) fn json_items<T: serde::Serialize>(items: &[T], indent: usize) -> Str
             out.push_str(line);
         }
     }
-    out
+    Piece::new(out)
 }
 
 /// `head` ([`json_bytes`] of a value whose last array is empty) with that array filled by `fragments`
-/// (from [`json_items`], indented one level deeper than the array's line).
+/// (from [`json_items`], indented one level deeper than the array's line), as pieces: the fragments
+/// are shared, not copied, so a list holds no second copy of what its parts' queries keep.
 pub(crate) fn splice_items<'a>(
     head: &[u8],
-    fragments: impl IntoIterator<Item = &'a str>,
-) -> Vec<u8> {
+    fragments: impl IntoIterator<Item = &'a Piece>,
+) -> Rendered {
     let at = memchr::memmem::rfind(head, b"[]").expect("the head ends with an empty array");
     let line_start = head[..at]
         .iter()
@@ -469,24 +587,20 @@ pub(crate) fn splice_items<'a>(
         .iter()
         .take_while(|&&b| b == b' ')
         .count();
-    let fragments: Vec<&str> = fragments.into_iter().filter(|f| !f.is_empty()).collect();
-    // Sized once: a 1 MB output grown by doubling would be copied and faulted in several times over.
-    let size = head.len() + fragments.iter().map(|f| f.len() + 2).sum::<usize>() + indent + 1;
-    let mut out = Vec::with_capacity(size);
-    out.extend_from_slice(&head[..=at]);
-    let mut empty = true;
-    for fragment in fragments {
-        out.extend_from_slice(if empty { b"\n" } else { b",\n" });
-        out.extend_from_slice(fragment.as_bytes());
-        empty = false;
+    let mut pieces = vec![Piece::new(head[..=at].to_vec())];
+    for fragment in fragments.into_iter().filter(|f| !f.is_empty()) {
+        let separator: &'static [u8] = if pieces.len() == 1 { b"\n" } else { b",\n" };
+        pieces.push(Piece::new(separator));
+        pieces.push(fragment.clone());
     }
-    if empty {
-        return head.to_vec();
+    if pieces.len() == 1 {
+        return Rendered::new(head.to_vec());
     }
-    out.push(b'\n');
-    out.extend(std::iter::repeat_n(b' ', indent));
-    out.extend_from_slice(&head[at + 1..]);
-    out
+    let mut tail = vec![b'\n'];
+    tail.extend(std::iter::repeat_n(b' ', indent));
+    tail.extend_from_slice(&head[at + 1..]);
+    pieces.push(Piece::new(tail));
+    Rendered::from_pieces(pieces)
 }
 
 #[cfg(test)]
@@ -506,17 +620,25 @@ mod tests {
         // Fragments of any split (an empty one included) give the bytes of the whole value.
         let fragments = [
             json_items(&items[..1], 4),
-            String::new(),
+            Piece::new(""),
             json_items(&items[1..], 4),
         ];
-        let spliced = splice_items(&json_bytes(&head), fragments.iter().map(String::as_str));
+        let spliced = splice_items(&json_bytes(&head), &fragments);
         assert_eq!(
-            String::from_utf8(spliced).unwrap(),
+            String::from_utf8(spliced.bytes().into_owned()).unwrap(),
             String::from_utf8(json_bytes(&whole)).unwrap()
         );
+        // The fragments are shared, not copied.
+        assert_eq!(
+            spliced.pieces()[2].bytes().as_ptr(),
+            fragments[0].bytes().as_ptr()
+        );
         // A top-level array, and an empty list.
-        let top = splice_items(&json_bytes(&json!([])), [json_items(&items, 2).as_str()]);
-        assert_eq!(top, json_bytes(&json!(items)));
-        assert_eq!(splice_items(&json_bytes(&head), [""]), json_bytes(&head));
+        let top = splice_items(&json_bytes(&json!([])), [&json_items(&items, 2)]);
+        assert_eq!(top.bytes(), json_bytes(&json!(items)));
+        assert_eq!(
+            splice_items(&json_bytes(&head), [&Piece::new("")]).bytes(),
+            json_bytes(&head)
+        );
     }
 }

@@ -453,7 +453,7 @@ pub(crate) fn render_kind(
     if prefix.is_empty() || page.error.is_some() {
         return page;
     }
-    let text = String::from_utf8_lossy(&page.rendered.bytes);
+    let text = String::from_utf8_lossy(&page.rendered.bytes()).into_owned();
     RenderedFile {
         rendered: Rendered::new(prefix_site_links(&text, prefix, format).into_bytes()),
         error: None,

@@ -25,10 +25,10 @@
 use serde_json::{Value as Json, json};
 
 use super::OutputKey;
-use super::Rendered;
 use super::api::country_detail;
 use super::llms::twin_title;
 use super::{Format, PageKind, Renderer};
+use super::{Piece, Rendered};
 use crate::model::{CountryKey, ErpKey, countries_by_name, erp_info, erps};
 use crate::parse::rules::route_rules;
 use crate::routes::{Output, outputs};
@@ -54,9 +54,38 @@ fn says_only_unknown(value: &str) -> bool {
     value.trim().starts_with("unknown/unverified")
 }
 
+/// The index lines of one page, joined by `,\n` as the index lists them: a piece of the index, shared
+/// with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchItems {
+    pub count: usize,
+    pub piece: Piece,
+}
+
+impl SearchItems {
+    fn of(lines: Vec<String>) -> SearchItems {
+        SearchItems {
+            count: lines.len(),
+            piece: Piece::new(lines.join(",\n")),
+        }
+    }
+
+    /// The items, one JSON object each (a line holds no raw line break: JSON escapes them).
+    fn lines(&self) -> Vec<String> {
+        match self.count {
+            0 => Vec::new(),
+            _ => self.piece.text().split(",\n").map(str::to_string).collect(),
+        }
+    }
+}
+
 /// The index lines one HTML page contributes (none for the 404 and search pages).
-#[salsa::tracked(returns(ref))]
-pub fn page_search_items<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Vec<String> {
+#[salsa::tracked(returns(ref), lru = 0)]
+pub fn page_search_items<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> SearchItems {
+    SearchItems::of(search_lines(db, key))
+}
+
+fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
     let output = key.output(db);
     let Renderer::Page(kind, Format::Html) = output.renderer else {
         return Vec::new();
@@ -179,28 +208,28 @@ fn indexed_pages(db: &dyn salsa::Database) -> Vec<Output> {
     pages
 }
 
-/// `/search-index.json`: every page's items, one per line.
+/// `/search-index.json`: every page's items, one per line; each page's lines are a piece of their own.
 pub fn search_index(db: &dyn salsa::Database) -> Rendered {
-    let mut text = String::from("{\"version\":1,\"items\":[\n");
-    let mut first = true;
+    let mut pieces = vec![Piece::new("{\"version\":1,\"items\":[\n")];
     for page in indexed_pages(db) {
-        for line in page_search_items(db, OutputKey::new(db, page)) {
-            if !first {
-                text.push_str(",\n");
-            }
-            first = false;
-            text.push_str(line);
+        let items = page_search_items(db, OutputKey::new(db, page));
+        if items.count == 0 {
+            continue;
         }
+        if pieces.len() > 1 {
+            pieces.push(Piece::new(",\n"));
+        }
+        pieces.push(items.piece.clone());
     }
-    text.push_str("\n]}\n");
-    Rendered::new(text.into_bytes())
+    pieces.push(Piece::new("\n]}\n"));
+    Rendered::from_pieces(pieces)
 }
 
 /// How many items the index holds.
 pub(crate) fn search_item_count(db: &dyn salsa::Database) -> usize {
     indexed_pages(db)
         .into_iter()
-        .map(|page| page_search_items(db, OutputKey::new(db, page)).len())
+        .map(|page| page_search_items(db, OutputKey::new(db, page)).count)
         .sum()
 }
 
@@ -238,7 +267,7 @@ pub fn search_context(db: &dyn salsa::Database) -> Json {
                 Renderer::Page(PageKind::Country | PageKind::Erp, _)
             )
         })
-        .flat_map(|o| page_search_items(db, OutputKey::new(db, o)).clone())
+        .flat_map(|o| page_search_items(db, OutputKey::new(db, o)).lines())
         .filter_map(|line| serde_json::from_str::<Json>(&line).ok())
         .map(|i| json!({ "title": i["t"], "path": format!("/{}", i["u"].as_str().unwrap_or_default()), "description": i["s"] }))
         .collect();

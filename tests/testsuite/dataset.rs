@@ -326,7 +326,7 @@ fn the_readme_dataset_section_counts_what_a_build_publishes() {
     let site: BTreeMap<String, Vec<u8>> = locref::build::render_site(&project.db)
         .unwrap()
         .iter()
-        .map(|(path, r)| (path.clone(), r.bytes.to_vec()))
+        .map(|(path, r)| (path.clone(), r.bytes().to_vec()))
         .collect();
     let json = |path: &str| -> Value { serde_json::from_slice(&site[path]).unwrap() };
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();

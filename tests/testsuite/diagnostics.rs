@@ -36,7 +36,7 @@ fn a_bom_and_crlf_line_ends_are_normalized_to_the_same_output() {
     let before: Vec<Vec<u8>> = render_site(&project.db)
         .unwrap()
         .iter()
-        .map(|(_, r)| r.bytes.to_vec())
+        .map(|(_, r)| r.bytes().to_vec())
         .collect();
     let path = dir.path().join("sources/tables/partners.csv");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -45,7 +45,7 @@ fn a_bom_and_crlf_line_ends_are_normalized_to_the_same_output() {
     let after: Vec<Vec<u8>> = render_site(&project.db)
         .unwrap()
         .iter()
-        .map(|(_, r)| r.bytes.to_vec())
+        .map(|(_, r)| r.bytes().to_vec())
         .collect();
     assert!(before == after, "BOM and CRLF change nothing in the output");
 }

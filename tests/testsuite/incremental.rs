@@ -204,8 +204,8 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             page_search_items × 1
             twin_title × 2
             unreleased_changes × 1
-            unreleased_changes_json × 1
             unreleased_country_changes × 1
+            unreleased_country_changes_json × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -331,8 +331,8 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             toggle_coverage × 1
             twin_title × 5
             unreleased_changes × 1
-            unreleased_changes_json × 1
             unreleased_country_changes × 1
+            unreleased_country_changes_json × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -435,8 +435,8 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             page_search_items × 1
             twin_title × 3
             unreleased_changes × 1
-            unreleased_changes_json × 1
             unreleased_country_changes × 1
+            unreleased_country_changes_json × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -786,8 +786,8 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             toggle_rules × 1
             twin_title × 7
             unreleased_changes × 1
-            unreleased_changes_json × 1
             unreleased_country_changes × 1
+            unreleased_country_changes_json × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -916,8 +916,8 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             reporting_table × 1
             twin_title × 3
             unreleased_changes × 1
-            unreleased_changes_json × 1
             unreleased_country_changes × 1
+            unreleased_country_changes_json × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -1137,9 +1137,9 @@ fn a_new_release_diffs_only_itself() {
         toggle_labels × 1
         twin_title × 5
         unreleased_changes × 1
-        unreleased_changes_json × 1
         unreleased_codes × 1
         unreleased_country_changes × 61
+        unreleased_country_changes_json × 1
     "#]]
     .assert_eq(&executed_lines(&report.executed));
     let written: BTreeSet<&str> = report.written().iter().map(String::as_str).collect();
@@ -1594,18 +1594,10 @@ fn apply(session: &mut Session, root: &Path, edit: &Edit, atomic: bool) -> Vec<P
 }
 
 /// A fresh project loaded from the same files: its build, or its diagnostics.
+/// A clean build of the same files by the other path: a one-off `locref build --clean`, which keeps
+/// nothing between outputs (parts evicted, `llms-full.txt` made as the twins come).
 fn clean_build(root: &Path) -> Result<BTreeMap<String, Vec<u8>>, Vec<String>> {
-    let out = root.join("clean");
-    let _ = std::fs::remove_dir_all(&out);
-    let _ = std::fs::remove_file(locref::emit::manifest_path(&out));
-    let mut session = Session::load(root, &out)
-        .expect("load")
-        .with_fixed_time(FIXED_TIME);
-    match session.build().outcome {
-        Outcome::Built(_) => Ok(snapshot(&out)),
-        Outcome::Invalid(diagnostics) => Err(diagnostics.iter().map(ToString::to_string).collect()),
-        other => panic!("clean build failed: {other:?}"),
-    }
+    crate::common::one_off_build(root, "clean")
 }
 
 fn diagnostics_of(report: &RebuildReport) -> Option<Vec<String>> {
@@ -1663,21 +1655,29 @@ proptest! {
 }
 
 /// A one-off build (`locref build`, `locref check`) evicts each output's bytes and each page's context
-/// once written, to hold less than the site: this must never cost a second rendering. Every output is
-/// rendered exactly once, every page context (shared by a page and its twin) made once, and what the
-/// site-wide outputs read of each page (its links, a twin's title and condensed text) is read once.
+/// once written, and the parts a list is spliced from once the list has them, to hold less than the site:
+/// this must never cost a second rendering.
 #[test]
 fn a_one_off_build_renders_each_output_and_each_page_context_once() {
     let dir = copy_project();
-    let mut project = locref::workspace::Project::load(dir.path()).expect("load");
+    assert_one_off_build_makes_everything_once(dir.path());
+}
+
+/// Every output is rendered exactly once (`llms-full.txt` never whole: it is made piece by piece as the
+/// twins come), every page context (shared by a page and its twin) made once, what the site-wide outputs
+/// read of each page (its links, a twin's title and condensed text, a page's search items) read once,
+/// and each part of a spliced list (a country's items of `facts.json` and `changes.json`, of each flat
+/// file; each History section; each CSV file's digest) made once. The shipped site is one batch; the
+/// x10 dataset's is several (`scale::`).
+pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
+    let mut project = locref::workspace::Project::load(root).expect("load");
     let mut handed_over: Vec<String> = Vec::new();
-    let built = locref::build::build_streaming(&mut project.db, |path, _| {
+    let built = locref::build::build_streaming(&mut project.db, |path| {
         handed_over.push(path.to_string());
-        Ok(())
     });
     let db = &project.db;
     let outputs = locref::routes::outputs(db);
-    assert!(matches!(built, Ok(n) if n == outputs.len()));
+    assert!(matches!(built, Ok(n) if n == outputs.len()), "{built:?}");
     let mut paths: Vec<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
     paths.sort();
     handed_over.sort();
@@ -1698,7 +1698,12 @@ fn a_one_off_build_renders_each_output_and_each_page_context_once() {
         }
     }
     for (renderer, n) in &renderers {
-        assert_eq!(count(&format!("output_file({renderer})")), *n, "{renderer}");
+        let expected = if renderer == "llms_full" { 0 } else { *n };
+        assert_eq!(
+            count(&format!("output_file({renderer})")),
+            expected,
+            "{renderer}"
+        );
     }
     for (kind, params) in &pages {
         assert_eq!(
@@ -1707,15 +1712,23 @@ fn a_one_off_build_renders_each_output_and_each_page_context_once() {
             "page_context({kind})"
         );
     }
-    let checked = outputs
-        .iter()
-        .filter(|o| o.path.ends_with(".html") || o.path.ends_with(".md"))
-        .count();
-    let twins = outputs
-        .iter()
-        .filter(|o| o.path.ends_with("/index.md"))
-        .count();
-    assert_eq!(count("page_links"), checked);
-    assert_eq!(count("twin_title"), twins);
-    assert_eq!(count("condensed_twin"), twins);
+    let with_suffix = |suffix: &str| outputs.iter().filter(|o| o.path.ends_with(suffix)).count();
+    assert_eq!(
+        count("page_links"),
+        with_suffix(".html") + with_suffix(".md")
+    );
+    assert_eq!(count("twin_title"), with_suffix("/index.md"));
+    assert_eq!(count("condensed_twin"), with_suffix("/index.md"));
+    assert_eq!(count("page_search_items"), with_suffix(".html"));
+    // The parts of the spliced lists and sections, each made once.
+    let countries = pages["country"].len();
+    assert_eq!(count("country_facts_json"), countries);
+    assert_eq!(count("country_history_context"), countries);
+    assert_eq!(count("erp_history_context"), pages["erp"].len());
+    assert_eq!(count("unreleased_country_changes_json"), countries);
+    let csv_files = with_suffix(".csv");
+    assert_eq!(count("csv_digest"), csv_files);
+    // Every flat table but `connectors` has a part per country.
+    assert_eq!(count("flat_part_csv"), (csv_files - 1) * countries + 1);
+    assert_eq!(count("flat_part_json"), count("flat_part_csv"));
 }

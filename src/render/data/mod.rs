@@ -17,7 +17,7 @@ use records::{
 };
 pub use records::{FlatRecords, FlatTable};
 
-use super::{Rendered, json_bytes, splice_items};
+use super::{Piece, Rendered, json_bytes, splice_items};
 use crate::model::{
     CountryKey, countries, country_facts_of, country_info, country_local_erps, country_mandate,
     country_matrix, country_partner_flags, country_reporting, erp_rank, reporting_erps,
@@ -149,15 +149,22 @@ fn connector_records(db: &dyn salsa::Database) -> Vec<ConnectorRecord> {
 }
 
 /// One part of a flat JSON file: its records as items of the top-level array.
-#[salsa::tracked(returns(ref))]
-pub fn flat_part_json<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> String {
+#[salsa::tracked(returns(ref), lru = 0)]
+pub fn flat_part_json<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> Piece {
     flat_rows(db, part).json_items()
 }
 
 /// One part of a flat CSV file: its records, without the header row.
-#[salsa::tracked(returns(ref))]
-pub fn flat_part_csv<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> String {
-    String::from_utf8(flat_rows(db, part).csv(false)).expect("cells are UTF-8")
+#[salsa::tracked(returns(ref), lru = 0)]
+pub fn flat_part_csv<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> Piece {
+    Piece::new(flat_rows(db, part).csv(false))
+}
+
+/// Limits the parts of the flat files to their most recent value (a one-off build, see
+/// [`crate::memory`]).
+pub(crate) fn keep_last_parts_only(db: &mut dyn salsa::Database) {
+    flat_part_json::set_lru_capacity(db, 1);
+    flat_part_csv::set_lru_capacity(db, 1);
 }
 
 pub fn data_json<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {
@@ -166,12 +173,10 @@ pub fn data_json<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Render
         return Rendered::new(head);
     };
     let parts = flat_parts(db, table);
-    Rendered::new(splice_items(
+    splice_items(
         &head,
-        parts
-            .into_iter()
-            .map(|part| flat_part_json(db, part).as_str()),
-    ))
+        parts.into_iter().map(|part| flat_part_json(db, part)),
+    )
 }
 
 pub fn data_csv<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {
@@ -182,17 +187,13 @@ pub fn data_csv<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendere
     let prototype = table.prototype(reporting_erps(db));
     let with_header = prototype.csv(true);
     let header_len = with_header.len() - prototype.csv(false).len();
-    let mut bytes = with_header;
-    bytes.truncate(header_len);
-    let parts: Vec<&str> = flat_parts(db, table)
-        .iter()
-        .map(|part| flat_part_csv(db, *part).as_str())
-        .collect();
-    bytes.reserve(parts.iter().map(|part| part.len()).sum());
-    for part in parts {
-        bytes.extend_from_slice(part.as_bytes());
-    }
-    Rendered::new(bytes)
+    let mut header = with_header;
+    header.truncate(header_len);
+    // The parts are shared, not copied together.
+    let parts = flat_parts(db, table)
+        .into_iter()
+        .map(|part| flat_part_csv(db, part).clone());
+    Rendered::from_pieces(std::iter::once(Piece::new(header)).chain(parts))
 }
 
 pub fn data_licence(db: &dyn salsa::Database) -> Rendered {

@@ -215,7 +215,7 @@ macro_rules! flat_tables {
             }
 
             /// The records as items of the file's top-level JSON array (see [`super::super::json_items`]).
-            pub(crate) fn json_items(&self) -> String {
+            pub(crate) fn json_items(&self) -> crate::render::Piece {
                 match self {
                     $(FlatRecords::$table(records) => super::super::json_items(records, 2),)*
                 }

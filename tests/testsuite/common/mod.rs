@@ -67,6 +67,30 @@ pub fn shipped_pages() -> usize {
 /// The build time every test build uses, so outputs compare byte for byte.
 pub const FIXED_TIME: &str = "2026-01-01T00:00:00Z";
 
+/// [`FIXED_TIME`] as `SOURCE_DATE_EPOCH`, for builds through the binary.
+pub const FIXED_EPOCH: &str = "1767225600";
+
+/// A clean one-off build of the project at `root` into `<root>/<folder>` through the binary
+/// (`locref build --clean`, at [`FIXED_TIME`]): every output by its site-relative path, or the
+/// diagnostics it printed.
+pub fn one_off_build(
+    root: &Path,
+    folder: &str,
+) -> Result<std::collections::BTreeMap<String, Vec<u8>>, Vec<String>> {
+    let run = locref(root, &["build", "--out", folder, "--clean"], FIXED_EPOCH);
+    let stderr = text(&run.stderr);
+    match run.status.code() {
+        Some(0) => Ok(snapshot(&root.join(folder))),
+        // Every diagnostic on a line of its own, then the count.
+        Some(1) => Err(stderr
+            .lines()
+            .filter(|line| !line.ends_with("nothing was written"))
+            .map(str::to_string)
+            .collect()),
+        other => panic!("the build failed ({other:?}): {stderr}"),
+    }
+}
+
 /// Copies the shipped `sources/` and `rules/` into a fresh temporary folder (the project root).
 pub fn copy_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
