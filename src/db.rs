@@ -17,8 +17,10 @@ use salsa::{DatabaseKeyIndex, EventKind};
 pub(crate) struct SourceFile {
     #[returns(ref)]
     pub path: String,
+    /// Shared: the decoded text of a file that needs no normalizing is these bytes (see
+    /// [`crate::parse::decoded_text`]).
     #[returns(ref)]
-    pub bytes: Vec<u8>,
+    pub bytes: bytes::Bytes,
 }
 
 /// The set of files in the project, keyed by relative path. Changes only when a file is created or

@@ -208,11 +208,11 @@ impl Project {
                 let file = *file;
                 file.set_bytes(&mut self.db)
                     .with_durability(durability(&rel))
-                    .to(bytes);
+                    .to(bytes.into());
                 Ok(Some(rel))
             }
             None => {
-                let file = SourceFile::builder(rel.clone(), bytes)
+                let file = SourceFile::builder(rel.clone(), bytes.into())
                     .bytes_durability(durability(&rel))
                     .new(&self.db);
                 self.files.insert(rel.clone(), (file, hash));

@@ -1,6 +1,8 @@
 //! A CSV reader that keeps the position of every cell, so any later check can point at
 //! `file:line:column`. The csv crate does the parsing; this module adds the header contract and positions.
 
+use bytestring::ByteString;
+
 use super::formula_problem;
 use crate::diagnostics::{Diagnostic, LineIndex, PARSER_LIMIT};
 
@@ -246,8 +248,9 @@ pub struct Run {
     pub key: String,
     /// The file line the run starts on (1-based).
     pub first_line: u32,
-    /// The records, with their line ends (and any blank lines between them).
-    pub text: String,
+    /// The records, with their line ends (and any blank lines between them): a slice of the file's
+    /// text, shared, not copied.
+    pub text: ByteString,
 }
 
 /// Where a record starts: its byte offset, its line, and its first cell, trimmed.
@@ -371,8 +374,8 @@ fn quoted_field_end(bytes: &[u8], from: usize, line: &mut u32) -> Option<usize> 
 /// A table split into runs of consecutive records with the same first cell (a country code, in the
 /// tables keyed by country), so that each run can be parsed on its own: an edit re-parses only the runs
 /// whose text or position changed. It says where each run lies, not its text, so a query over the whole
-/// file does not hold the file a second time; a query per key copies its own runs' text
-/// ([`RunSpan::run`]).
+/// file does not hold the file a second time; a query per key keeps its own runs' text, as slices of
+/// the file's ([`RunSpan::run`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct RunSpans {
     /// The header record, with its line end.
@@ -390,11 +393,11 @@ pub(crate) struct RunSpan {
 
 impl RunSpan {
     /// The run, with its text from `text` (the file it was split from).
-    pub(crate) fn run(&self, text: &str) -> Run {
+    pub(crate) fn run(&self, text: &ByteString) -> Run {
         Run {
             key: self.key.clone(),
             first_line: self.first_line,
-            text: text.get(self.bytes.clone()).unwrap_or_default().to_string(),
+            text: text.slice_ref(text.get(self.bytes.clone()).unwrap_or_default()),
         }
     }
 }
@@ -604,7 +607,11 @@ mod run_tests {
         let (whole, whole_diagnostics) = read_table("t.csv", text, Header::Exact(columns));
         let spans = split_runs(text);
         let runs = Runs {
-            runs: spans.runs.iter().map(|span| span.run(text)).collect(),
+            runs: spans
+                .runs
+                .iter()
+                .map(|span| span.run(&ByteString::from(text)))
+                .collect(),
             header_line: spans.header_line,
         };
         let (mut rows, mut diagnostics) = (Vec::new(), Vec::new());
@@ -626,13 +633,29 @@ mod run_tests {
     }
 
     #[test]
+    fn a_runs_text_is_a_slice_of_the_files_text_not_a_copy() {
+        let text = ByteString::from("k,v\nfr,1\nit,2\n");
+        let spans = split_runs(&text);
+        let file = text.as_bytes().as_ptr_range();
+        for span in &spans.runs {
+            let run = span.run(&text);
+            assert!(!run.text.is_empty());
+            assert!(
+                file.contains(&run.text.as_bytes().as_ptr()),
+                "{:?}",
+                run.text
+            );
+        }
+    }
+
+    #[test]
     fn runs_group_consecutive_records_by_first_cell_and_keep_positions() {
         let text = "k,v\nfr,1\nfr,\"a\nb\"\n\nit,2\n,\nfr,3\n";
         let runs = assert_runs_agree(text, &["k", "v"]);
         let shown: Vec<(&str, u32, &str)> = runs
             .runs
             .iter()
-            .map(|r| (r.key.as_str(), r.first_line, r.text.as_str()))
+            .map(|r| (r.key.as_str(), r.first_line, &*r.text))
             .collect();
         assert_eq!(
             shown,

@@ -8,17 +8,23 @@ pub mod json_sources;
 pub mod rules;
 pub mod tables;
 
+use bytestring::ByteString;
+
 use crate::db::{SourceFile, lookup};
 use crate::diagnostics::{Diagnostic, line_column};
 
 /// The decoded text of a file, normalized: a UTF-8 byte-order mark is dropped and CRLF / CR line ends
 /// become LF. Invalid UTF-8, control characters and empty files are errors located at their position.
+/// A file with LF line ends (every file a build writes or the project ships) is not copied: its text
+/// shares the bytes read from disk.
 #[salsa::tracked(returns(ref))]
-pub fn decoded_text(db: &dyn salsa::Database, file: SourceFile) -> Result<String, Diagnostic> {
+pub fn decoded_text(db: &dyn salsa::Database, file: SourceFile) -> Result<ByteString, Diagnostic> {
     let path = file.path(db);
-    let bytes = file.bytes(db);
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = match std::str::from_utf8(bytes) {
+    let mut bytes = file.bytes(db).clone();
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes = bytes.slice(3..);
+    }
+    let text = match ByteString::try_from(bytes.clone()) {
         Ok(text) => text,
         Err(error) => {
             let valid = std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default();
@@ -35,9 +41,9 @@ pub fn decoded_text(db: &dyn salsa::Database, file: SourceFile) -> Result<String
         }
     };
     let text = if text.contains('\r') {
-        text.replace("\r\n", "\n").replace('\r', "\n")
+        ByteString::from(text.replace("\r\n", "\n").replace('\r', "\n"))
     } else {
-        text.to_string()
+        text
     };
     if let Some((offset, c)) = first_control(&text) {
         let (line, column) = line_column(&text, offset);
@@ -87,8 +93,16 @@ pub(crate) fn source_text<'db>(
     db: &'db dyn salsa::Database,
     path: &str,
 ) -> Result<&'db str, Diagnostic> {
+    shared_source_text(db, path).map(|text| &**text)
+}
+
+/// [`source_text`] as a shared string, of which a query can keep slices without copying them.
+pub(crate) fn shared_source_text<'db>(
+    db: &'db dyn salsa::Database,
+    path: &str,
+) -> Result<&'db ByteString, Diagnostic> {
     match lookup(db, path) {
-        Some(file) => decoded_text(db, file).as_deref().map_err(Clone::clone),
+        Some(file) => decoded_text(db, file).as_ref().map_err(Clone::clone),
         None => Err(Diagnostic::file(path, "file is missing")),
     }
 }

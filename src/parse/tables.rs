@@ -5,8 +5,9 @@
 //! files (registers, rule vocabularies) happen in [`crate::model`], located through each row's [`Pos`].
 
 use super::csv_table::{Cell, Header, Row, RunSpans, Table, read_run, read_table, split_runs};
-use super::{is_http_url, is_iso_date, source_text};
+use super::{is_http_url, is_iso_date, shared_source_text, source_text};
 use crate::diagnostics::{Checked, Diagnostic};
+use bytestring::ByteString;
 
 /// Where each cell of a row starts, so the model layer can locate cross-file errors by column name.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -426,7 +427,8 @@ pub fn country_fact_runs_of<'db>(
     let runs = &country_fact_runs(db).value;
     // The whole-file query keeps only where the runs are; the text is the decoded file's (read here,
     // where it was split from, so the spans fit it).
-    let text = source_text(db, COUNTRY_FACTS).map_or("", |t| t);
+    let empty = ByteString::new();
+    let text = shared_source_text(db, COUNTRY_FACTS).unwrap_or(&empty);
     let own = runs
         .runs
         .iter()
