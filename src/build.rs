@@ -181,7 +181,7 @@ pub enum BuildError {
 /// batch ends at the next output that does not belong with the one before (a page's twin stays with its
 /// page: they share a context, made once). A small site is rendered in one batch, on two threads
 /// throughout; a large one in batches of tens of megabytes, each handed over and let go before the next.
-const BATCH_BYTES: usize = 32 << 20;
+const BATCH_BYTES: usize = 16 << 20;
 
 /// The outputs of a build in the order it renders them: the pages first, in route order (the order of
 /// `llms-full.txt`, which a one-off build writes as the twins come), each page beside its twin (they
