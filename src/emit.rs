@@ -207,22 +207,20 @@ struct Mark {
 /// published as written: those outputs carry the raw form ([`GENERATED_AT_MARK`]), whose NUL no source
 /// can contain.
 fn generated_at_marks(path: &str, rendered: &Rendered, generated_at: &str) -> Vec<Mark> {
-    let mark = if path.ends_with(".json") {
-        GENERATED_AT_JSON
+    let json = path.ends_with(".json");
+    let len = if json {
+        GENERATED_AT_JSON.len()
     } else {
-        GENERATED_AT_MARK
+        GENERATED_AT_MARK.len()
     };
     let mut marks = Vec::new();
-    for (piece, bytes) in rendered.pieces().iter().enumerate() {
-        // memchr's SIMD search: outputs reach tens of megabytes.
-        marks.extend(
-            memchr::memmem::find_iter(bytes.bytes(), mark.as_bytes()).map(|at| Mark {
-                piece,
-                at,
-                len: mark.len(),
-                stamp: generated_at.to_string(),
-            }),
-        );
+    for (i, piece) in rendered.pieces().iter().enumerate() {
+        marks.extend(piece.generated_at_marks(json).iter().map(|&at| Mark {
+            piece: i,
+            at,
+            len,
+            stamp: generated_at.to_string(),
+        }));
     }
     marks
 }

@@ -35,10 +35,22 @@ pub(crate) type CheckFn = fn(&dyn salsa::Database, &Output) -> Option<Diagnostic
 /// as its own memoized query made it (`facts.json`, the flat files), `llms-full.txt` holds each twin's
 /// condensed text. Its blake3 is computed when it is made, so an output made of pieces is hashed from
 /// the hashes of its pieces: an edit that makes one part again hashes that part's bytes, not the list's.
-#[derive(Debug, Clone, Eq)]
+#[derive(Debug, Clone)]
 pub struct Piece {
     bytes: bytes::Bytes,
     hash: blake3::Hash,
+    /// Where the piece holds a `generated_at` placeholder, found the first time an output is published
+    /// with it and shared by every clone: a watch session publishes the same pieces edit after edit
+    /// (each condensed twin of `llms-full.txt`, each country's part of a list), and scanning them all
+    /// again was a tenth of an x100 edit.
+    placeholders: std::sync::Arc<Placeholders>,
+}
+
+/// The positions of each form of the `generated_at` placeholder in a piece (see [`Piece`]).
+#[derive(Debug, Default)]
+struct Placeholders {
+    json: std::sync::OnceLock<Box<[usize]>>,
+    raw: std::sync::OnceLock<Box<[usize]>>,
 }
 
 /// Equal when the content hashes are (as [`Rendered`]).
@@ -48,12 +60,29 @@ impl PartialEq for Piece {
     }
 }
 
+impl Eq for Piece {}
+
 impl Piece {
     /// A piece of `bytes` (a `Vec<u8>` or `String` is taken without a copy).
     pub fn new(bytes: impl Into<bytes::Bytes>) -> Piece {
         let bytes = bytes.into();
         let hash = blake3::hash(&bytes);
-        Piece { bytes, hash }
+        Piece {
+            bytes,
+            hash,
+            placeholders: Default::default(),
+        }
+    }
+
+    /// Where the piece holds [`GENERATED_AT_JSON`] (`json`) or [`GENERATED_AT_MARK`]: found once per
+    /// piece, then remembered.
+    pub(crate) fn generated_at_marks(&self, json: bool) -> &[usize] {
+        let (once, mark) = match json {
+            true => (&self.placeholders.json, GENERATED_AT_JSON),
+            false => (&self.placeholders.raw, GENERATED_AT_MARK),
+        };
+        // memchr's SIMD search: pieces reach tens of megabytes.
+        once.get_or_init(|| memchr::memmem::find_iter(&self.bytes, mark.as_bytes()).collect())
     }
 
     pub fn bytes(&self) -> &[u8] {
@@ -607,6 +636,25 @@ pub(crate) fn splice_items<'a>(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_pieces_placeholders_are_found_once_and_shared_by_its_clones() {
+        let piece = Piece::new(format!(
+            "a{GENERATED_AT_MARK}b{GENERATED_AT_JSON}c{GENERATED_AT_MARK}"
+        ));
+        let raw_at = 1 + GENERATED_AT_MARK.len() + 1 + GENERATED_AT_JSON.len() + 1;
+        assert_eq!(piece.generated_at_marks(false), [1, raw_at]);
+        assert_eq!(
+            piece.generated_at_marks(true),
+            [2 + GENERATED_AT_MARK.len()]
+        );
+        // A clone (a list holding the part) reads the same positions, not a second scan.
+        let clone = piece.clone();
+        assert!(std::ptr::eq(
+            clone.generated_at_marks(false),
+            piece.generated_at_marks(false)
+        ));
+    }
 
     #[test]
     fn spliced_fragments_are_the_bytes_of_the_whole_value() {
