@@ -396,6 +396,8 @@ pub struct Publisher {
     inputs: Option<InputRecord>,
     /// `--clean`: the folder's files count for nothing, and after the publish it holds only its outputs.
     clean: bool,
+    /// The output folder claimed for this publisher's life, from its first publish on.
+    lock: Option<crate::outdir::FolderLock>,
 }
 
 /// A change one publish makes to the manifest.
@@ -417,6 +419,7 @@ impl Publisher {
             swept: false,
             inputs: None,
             clean: false,
+            lock: None,
         }
     }
 
@@ -472,6 +475,14 @@ impl Publisher {
     /// a site larger than it keeps in memory. Nothing in the output folder changes before
     /// [`Publish::finish`]; a publish dropped unfinished changes nothing.
     pub fn begin(&mut self, time: &str) -> io::Result<Publish<'_>> {
+        if let (Some(out), None) = (&self.out, &self.lock) {
+            // No other locref may write the folder while this publisher may: claimed before anything in
+            // it is touched, and the manifest read again, as another process may have published since.
+            self.lock = Some(crate::outdir::lock_folder(out)?);
+            if !self.clean {
+                self.manifest = load_manifest(out);
+            }
+        }
         if let (Some(out), false) = (&self.out, self.swept) {
             crate::outdir::sweep_temporaries(out)?;
             self.swept = true;

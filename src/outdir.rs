@@ -107,6 +107,48 @@ pub fn journal_path(out: &Path) -> PathBuf {
     cache_entry(out, ".journal.json")
 }
 
+/// The lock of an output folder: held by the one locref process that writes it (see [`lock_folder`]).
+pub fn lock_path(out: &Path) -> PathBuf {
+    cache_entry(out, ".lock")
+}
+
+/// An output folder claimed by this process: two locref processes writing one folder (two builds, or a
+/// build beside a watch) would replace and remove each other's files and manifest. The kernel releases
+/// the claim when this is dropped or the process ends, however it ends.
+#[derive(Debug)]
+pub(crate) struct FolderLock {
+    _file: std::fs::File,
+}
+
+/// Claims `out` for this process, or says which folder another locref is writing.
+pub(crate) fn lock_folder(out: &Path) -> io::Result<FolderLock> {
+    let path = lock_path(out);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
+    }
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| with_path(e, &path))?;
+    match file.try_lock() {
+        Ok(()) => Ok(FolderLock { _file: file }),
+        Err(std::fs::TryLockError::WouldBlock) => Err(io::Error::new(
+            io::ErrorKind::WouldBlock,
+            format!(
+                "another locref (a build or a watch) is writing to {}: wait for it to finish, or build into another folder",
+                out.display()
+            ),
+        )),
+        // A filesystem without locks: build as before, unguarded.
+        Err(std::fs::TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => {
+            Ok(FolderLock { _file: file })
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(with_path(e, &path)),
+    }
+}
+
 /// Where the replacer keeps an output folder's spare files (a tree shaped like the output folder's).
 pub fn spare_root(out: &Path) -> PathBuf {
     cache_entry(out, ".spare")

@@ -1479,10 +1479,51 @@ fn rebuilds_keep_spare_files_outside_the_output_and_clean_removes_them() {
         let spare = locref::outdir::spare_root(&out).join("api/v1/facts.json");
         assert!(text(&std::fs::read(&spare).unwrap()).contains("TVA (spare check)"));
     }
+    // The session claims the folder while it lives (see the next test).
+    drop(session);
     let run = locref(root, &["build", "--out", "site", "--clean"], EPOCH);
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert!(!locref::outdir::spare_root(&out).exists());
     assert!(out.join("api/v1/facts.json").is_file());
+}
+
+/// Two locref processes writing one folder would replace and remove each other's files: a build into a
+/// folder a watch session writes is refused, with a clear error, and changes nothing; once the session
+/// ends, the same build runs.
+#[test]
+fn a_build_into_a_folder_another_locref_is_writing_is_refused_and_changes_nothing() {
+    let project = built_project();
+    let root = project.path();
+    let out = root.join("site");
+    let mut session = locref::session::Session::load(root, &out)
+        .unwrap()
+        .with_fixed_time("2027-01-01T00:00:00Z");
+    session.build();
+    let before = tree(&out);
+    std::fs::write(
+        root.join("sources/tables/countries.csv"),
+        std::fs::read_to_string(root.join("sources/tables/countries.csv"))
+            .unwrap()
+            .replacen("fr,VAT / GST,TVA.", "fr,VAT / GST,TVA (locked).", 1),
+    )
+    .unwrap();
+    for args in [
+        &["build", "--out", "site"][..],
+        &["build", "--out", "site", "--clean"],
+    ] {
+        let run = locref(root, args, EPOCH);
+        assert_eq!(run.status.code(), Some(3), "{args:?}");
+        assert!(
+            text(&run.stderr).contains("another locref (a build or a watch) is writing to"),
+            "{}",
+            text(&run.stderr)
+        );
+        assert!(tree(&out) == before, "{args:?} changed the folder");
+    }
+    drop(session);
+    let run = locref(root, &["build", "--out", "site"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(text(&std::fs::read(out.join("fr/index.md")).unwrap()).contains("TVA (locked)"));
 }
 
 #[cfg(target_os = "linux")]
@@ -1661,10 +1702,11 @@ fn a_write_that_fails_names_the_file_and_leaves_the_last_good_build() {
         std::fs::read(locref::outdir::manifest_path(&root.join("site"))).unwrap(),
         manifest
     );
+    // The manifest and the folder's (empty) lock file.
     let cache = tree(&locref::outdir::cache_dir(&root.join("site")));
     assert_eq!(
         cache.keys().collect::<Vec<_>>(),
-        ["/site.manifest.json"],
+        ["/site.lock", "/site.manifest.json"],
         "no staged file is left behind"
     );
     // With room again, the next build publishes the edit.
@@ -1715,8 +1757,12 @@ fn a_one_off_build_keeps_no_copy_of_the_site_in_the_cache() {
         let run = locref(root, &["build", "--out", "site"], EPOCH);
         assert!(run.status.success(), "{}", text(&run.stderr));
     }
+    // The manifest and the folder's (empty) lock file: no copy of the site.
     let cache = tree(&locref::outdir::cache_dir(&root.join("site")));
-    assert_eq!(cache.keys().collect::<Vec<_>>(), ["/site.manifest.json"]);
+    assert_eq!(
+        cache.keys().collect::<Vec<_>>(),
+        ["/site.lock", "/site.manifest.json"]
+    );
 }
 
 #[test]
