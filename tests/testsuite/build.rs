@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use crate::common::{COUNTRY_CODES, ERP_IDS, locref, text};
+use crate::common::{COUNTRY_CODES, ERP_IDS, locref, replace_once, text};
 
 const EPOCH: &str = "1790000000"; // 2026-09-21T14:13:20Z
 
@@ -1434,14 +1434,20 @@ fn clean_refuses_folders_locref_did_not_create() {
     assert!(!foreign.join("notes.txt").exists());
 }
 
+/// A session that writes `<root>/site` at a fixed time, and that folder.
+fn site_session(root: &Path) -> (std::path::PathBuf, locref::session::Session) {
+    let out = root.join("site");
+    let session = locref::session::Session::load(root, &out)
+        .unwrap()
+        .with_fixed_time("2027-01-01T00:00:00Z");
+    (out, session)
+}
+
 #[test]
 fn rebuilds_keep_spare_files_outside_the_output_and_clean_removes_them() {
     let project = built_project();
     let root = project.path();
-    let out = root.join("site");
-    let mut session = locref::session::Session::load(root, &out)
-        .unwrap()
-        .with_fixed_time("2027-01-01T00:00:00Z");
+    let (out, mut session) = site_session(root);
     assert!(session.build().written().is_empty());
     let countries = root.join("sources/tables/countries.csv");
     let original = std::fs::read_to_string(&countries).unwrap();
@@ -1494,19 +1500,15 @@ fn rebuilds_keep_spare_files_outside_the_output_and_clean_removes_them() {
 fn a_build_into_a_folder_another_locref_is_writing_is_refused_and_changes_nothing() {
     let project = built_project();
     let root = project.path();
-    let out = root.join("site");
-    let mut session = locref::session::Session::load(root, &out)
-        .unwrap()
-        .with_fixed_time("2027-01-01T00:00:00Z");
+    let (out, mut session) = site_session(root);
     session.build();
     let before = tree(&out);
-    std::fs::write(
-        root.join("sources/tables/countries.csv"),
-        std::fs::read_to_string(root.join("sources/tables/countries.csv"))
-            .unwrap()
-            .replacen("fr,VAT / GST,TVA.", "fr,VAT / GST,TVA (locked).", 1),
-    )
-    .unwrap();
+    replace_once(
+        root,
+        "sources/tables/countries.csv",
+        "fr,VAT / GST,TVA.",
+        "fr,VAT / GST,TVA (locked).",
+    );
     for args in [
         &["build", "--out", "site"][..],
         &["build", "--out", "site", "--clean"],
@@ -1531,11 +1533,8 @@ fn a_build_into_a_folder_another_locref_is_writing_is_refused_and_changes_nothin
 fn a_session_makes_the_spares_of_its_outputs_after_the_first_build() {
     let project = built_project();
     let root = project.path();
-    let out = root.join("site");
+    let (out, mut session) = site_session(root);
     let spares = locref::outdir::spare_root(&out);
-    let mut session = locref::session::Session::load(root, &out)
-        .unwrap()
-        .with_fixed_time("2027-01-01T00:00:00Z");
     session.build();
     session.settle();
     // Every output has a spare of its own: a copy of it, under the same relative path, and nothing else
