@@ -407,11 +407,12 @@ enum ManifestChange {
 }
 
 impl Publisher {
-    /// A publisher for `out` (its manifest is read from disk) that lives for `lifetime`, or an in-memory
-    /// one for `None`.
+    /// A publisher for `out` (its manifest is read from disk by its first publish) that lives for
+    /// `lifetime`, or an in-memory one for `None`.
     pub fn new(out: Option<&Path>, lifetime: Lifetime) -> Publisher {
         Publisher {
-            manifest: out.map(load_manifest).unwrap_or_default(),
+            // Read by the first publish, under the folder's lock (see `begin`).
+            manifest: Manifest::default(),
             out: out.map(Path::to_path_buf),
             site: BTreeMap::new(),
             published: false,
