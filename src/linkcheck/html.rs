@@ -270,11 +270,27 @@ fn fast_parse_may_miss_errors(text: &str, fast: &Recorder) -> bool {
 
 /// Whether `text` holds a character html5ever reports only in exact mode ("Bad character": C0 and C1
 /// controls other than whitespace and NUL, and noncharacters).
+///
+/// Read as UTF-8 bytes, not decoded (a page is read whole, and decoding it a character at a time was
+/// most of the check's time on the large pages): the C0 controls and DEL are single bytes, the C1
+/// controls are `C2 80`–`C2 9F`, U+FDD0–U+FDEF are `EF B7 90`–`EF B7 AF`, and a code point ending in
+/// FFFE or FFFF is `EF BF BE`/`BF`, or four bytes with the second's low four bits set and `BF BE`/`BF`.
 fn has_bad_character(text: &str) -> bool {
-    text.chars().any(|c| {
-        let n = c as u32;
-        matches!(n, 0x01..=0x08 | 0x0B | 0x0E..=0x1F | 0x7F..=0x9F | 0xFDD0..=0xFDEF)
-            || (n & 0xFFFE) == 0xFFFE
+    let bytes = text.as_bytes();
+    // Valid UTF-8: a lead byte is followed by its continuation bytes, so the indexing stays in bounds.
+    bytes.iter().enumerate().any(|(at, &byte)| match byte {
+        0x01..=0x08 | 0x0B | 0x0E..=0x1F | 0x7F => true,
+        0xC2 => matches!(bytes[at + 1], 0x80..=0x9F),
+        0xEF => matches!(
+            (bytes[at + 1], bytes[at + 2]),
+            (0xB7, 0x90..=0xAF) | (0xBF, 0xBE | 0xBF)
+        ),
+        0xF0..=0xF4 => {
+            bytes[at + 1] & 0x0F == 0x0F
+                && bytes[at + 2] == 0xBF
+                && matches!(bytes[at + 3], 0xBE | 0xBF)
+        }
+        _ => false,
     })
 }
 
@@ -827,5 +843,33 @@ mod tests {
             clean.get(),
             cases.get()
         );
+    }
+
+    proptest::proptest! {
+        /// The byte-level search for a bad character finds what decoding each character found, on texts
+        /// of ordinary characters with the bad ones and their neighbours mixed in.
+        #[test]
+        fn bad_characters_are_found_in_the_bytes_as_they_were_among_the_characters(
+            chars in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::char::any(),
+                    proptest::sample::select(vec![
+                        '\0', '\u{1}', '\u{8}', '\t', '\n', '\u{B}', '\u{C}', '\r', '\u{E}', '\u{1F}', ' ',
+                        'a', '\u{7E}', '\u{7F}', '\u{80}', '\u{9F}', '\u{A0}', 'é', '\u{FDCF}', '\u{FDD0}',
+                        '\u{FDEF}', '\u{FDF0}', '\u{FFFD}', '\u{FFFE}', '\u{FFFF}', '\u{1FFFD}',
+                        '\u{1FFFE}', '\u{1FFFF}', '\u{2FFEF}', '\u{10FFFE}', '\u{10FFFF}', '\u{10FFFD}',
+                    ]),
+                ],
+                0..12,
+            )
+        ) {
+            let text: String = chars.into_iter().collect();
+            let by_character = text.chars().any(|c| {
+                let n = c as u32;
+                matches!(n, 0x01..=0x08 | 0x0B | 0x0E..=0x1F | 0x7F..=0x9F | 0xFDD0..=0xFDEF)
+                    || (n & 0xFFFE) == 0xFFFE
+            });
+            proptest::prop_assert_eq!(has_bad_character(&text), by_character, "{:?}", text);
+        }
     }
 }

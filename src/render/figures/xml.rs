@@ -6,19 +6,34 @@ use std::fmt::Write;
 /// `value` as XML character data or attribute text: the five markup characters become entities, and
 /// characters XML 1.0 forbids (most C0 controls) are dropped, so any input string stays text.
 pub(crate) fn escape(value: &str) -> String {
+    let bytes = value.as_bytes();
     let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
+    // Read as UTF-8 bytes and copied in runs: what is replaced or dropped is ASCII, or U+FFFE / U+FFFF
+    // (`EF BF BE` / `EF BF BF`), so every run is whole characters.
+    let (mut run_start, mut at) = (0, 0);
+    while at < bytes.len() {
+        let replaced = match bytes[at] {
+            b'&' => Some(("&amp;", 1)),
+            b'<' => Some(("&lt;", 1)),
+            b'>' => Some(("&gt;", 1)),
+            b'"' => Some(("&quot;", 1)),
+            b'\'' => Some(("&#39;", 1)),
+            b'\t' | b'\n' | b'\r' => None,
+            0x00..=0x1F => Some(("", 1)),
+            0xEF if bytes[at + 1] == 0xBF && matches!(bytes[at + 2], 0xBE | 0xBF) => Some(("", 3)),
+            _ => None,
+        };
+        match replaced {
+            Some((with, width)) => {
+                out.push_str(&value[run_start..at]);
+                out.push_str(with);
+                at += width;
+                run_start = at;
+            }
+            None => at += 1,
         }
     }
+    out.push_str(&value[run_start..]);
     out
 }
 
@@ -81,5 +96,38 @@ mod tests {
         assert_eq!(slug("In force"), "in-force");
         assert_eq!(slug(" -planned!! "), "planned");
         assert_eq!(slug("<&>"), "");
+    }
+
+    proptest::proptest! {
+        /// The escape reads bytes in runs and writes what a character at a time wrote.
+        #[test]
+        fn the_escape_by_runs_writes_what_a_character_at_a_time_wrote(
+            chars in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::char::any(),
+                    proptest::sample::select(vec![
+                        '\0', '\u{1}', '\t', '\n', '\r', '\u{1F}', ' ', '&', '<', '>', '"', '\'', 'é',
+                        '\u{FFFD}', '\u{FFFE}', '\u{FFFF}', '\u{1FFFE}', '\u{10FFFF}',
+                    ]),
+                ],
+                0..16,
+            )
+        ) {
+            let text: String = chars.into_iter().collect();
+            let mut by_character = String::new();
+            for c in text.chars() {
+                match c {
+                    '&' => by_character.push_str("&amp;"),
+                    '<' => by_character.push_str("&lt;"),
+                    '>' => by_character.push_str("&gt;"),
+                    '"' => by_character.push_str("&quot;"),
+                    '\'' => by_character.push_str("&#39;"),
+                    '\t' | '\n' | '\r' => by_character.push(c),
+                    c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+                    c => by_character.push(c),
+                }
+            }
+            proptest::prop_assert_eq!(escape(&text), by_character);
+        }
     }
 }
