@@ -15,6 +15,7 @@
 
 pub mod allocator;
 pub mod build;
+pub mod bytescan;
 pub mod db;
 pub mod derive;
 pub mod diagnostics;

@@ -277,9 +277,9 @@ fn fast_parse_may_miss_errors(text: &str, fast: &Recorder) -> bool {
 /// FFFE or FFFF is `EF BF BE`/`BF`, or four bytes with the second's low four bits set and `BF BE`/`BF`.
 fn has_bad_character(text: &str) -> bool {
     let bytes = text.as_bytes();
+    let may_begin_one = |byte: u8| matches!(byte, 0x01..=0x08 | 0x0B | 0x0E..=0x1F | 0x7F | 0xC2 | 0xEF | 0xF0..=0xF4);
     // Valid UTF-8: a lead byte is followed by its continuation bytes, so the indexing stays in bounds.
-    bytes.iter().enumerate().any(|(at, &byte)| match byte {
-        0x01..=0x08 | 0x0B | 0x0E..=0x1F | 0x7F => true,
+    let is_one = |at: usize| match bytes[at] {
         0xC2 => matches!(bytes[at + 1], 0x80..=0x9F),
         0xEF => matches!(
             (bytes[at + 1], bytes[at + 2]),
@@ -290,8 +290,16 @@ fn has_bad_character(text: &str) -> bool {
                 && bytes[at + 2] == 0xBF
                 && matches!(bytes[at + 3], 0xBE | 0xBF)
         }
-        _ => false,
-    })
+        _ => true,
+    };
+    let mut from = 0;
+    while let Some(found) = crate::bytescan::find_byte(&bytes[from..], may_begin_one) {
+        if is_one(from + found) {
+            return true;
+        }
+        from += found + 1;
+    }
+    false
 }
 
 /// Whether a byte may not appear in an unquoted attribute value (HTML's "unexpected character in

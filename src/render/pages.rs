@@ -123,13 +123,15 @@ fn write_replacing_bytes(
     text: &str,
     replacement: impl Fn(u8) -> Option<&'static str>,
 ) -> std::fmt::Result {
+    let bytes = text.as_bytes();
     let mut run_start = 0;
-    for (at, &byte) in text.as_bytes().iter().enumerate() {
-        if let Some(replaced) = replacement(byte) {
-            out.write_str(&text[run_start..at])?;
-            out.write_str(replaced)?;
-            run_start = at + 1;
-        }
+    while let Some(found) =
+        crate::bytescan::find_byte(&bytes[run_start..], |b| replacement(b).is_some())
+    {
+        let at = run_start + found;
+        out.write_str(&text[run_start..at])?;
+        out.write_str(replacement(bytes[at]).expect("a byte it names"))?;
+        run_start = at + 1;
     }
     out.write_str(&text[run_start..])
 }

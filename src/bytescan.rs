@@ -1,0 +1,49 @@
+//! Finding the first byte of interest in a long text (a 24 MB page at x100): the escapes and the HTML
+//! check look for a handful of ASCII bytes (or UTF-8 lead bytes) that most texts hardly contain.
+//!
+//! `memchr` finds up to three bytes; these searches want five or more, so the text is taken 32 bytes at
+//! a time with a test the compiler turns into vector compares over the whole chunk (no early exit
+//! inside it), and only a chunk that holds a wanted byte is searched byte by byte. A byte at a time with
+//! an early exit was a tenth of an x100 fact edit.
+
+/// Bytes taken at once: two 16-byte vectors, or one 32-byte one.
+const CHUNK: usize = 32;
+
+/// The position of the first byte of `bytes` for which `wanted` holds. `wanted` should be a few
+/// comparisons or ranges (it is applied to every byte of a chunk).
+#[inline]
+pub fn find_byte(bytes: &[u8], wanted: impl Fn(u8) -> bool) -> Option<usize> {
+    let mut chunks = bytes.chunks_exact(CHUNK);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let chunk: &[u8; CHUNK] = chunk.try_into().expect("chunks_exact gives whole chunks");
+        if chunk.iter().fold(false, |any, &byte| any | wanted(byte)) {
+            return chunk
+                .iter()
+                .position(|&byte| wanted(byte))
+                .map(|at| offset + at);
+        }
+        offset += CHUNK;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&byte| wanted(byte))
+        .map(|at| offset + at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn finds_the_first_wanted_byte_wherever_it_is(
+            bytes in prop::collection::vec(prop_oneof![Just(b'<'), Just(b'&'), any::<u8>(), Just(b'a')], 0..100),
+        ) {
+            let wanted = |byte: u8| matches!(byte, b'<' | b'&' | 0x80..=0x9F);
+            prop_assert_eq!(find_byte(&bytes, wanted), bytes.iter().position(|&b| wanted(b)));
+        }
+    }
+}
