@@ -9,15 +9,22 @@
 /// Bytes taken at once: two 16-byte vectors, or one 32-byte one.
 const CHUNK: usize = 32;
 
-/// The position of the first byte of `bytes` for which `wanted` holds. `wanted` should be a few
-/// comparisons or ranges (it is applied to every byte of a chunk).
+/// The position of the first byte of `bytes` for which `wanted` holds. `wanted` should be comparisons
+/// joined by `|` (not `||` nor `matches!`, which compile to branches or bit tests): it is applied to
+/// every byte of a chunk.
 #[inline]
 pub fn find_byte(bytes: &[u8], wanted: impl Fn(u8) -> bool) -> Option<usize> {
     let mut chunks = bytes.chunks_exact(CHUNK);
     let mut offset = 0;
     for chunk in &mut chunks {
         let chunk: &[u8; CHUNK] = chunk.try_into().expect("chunks_exact gives whole chunks");
-        if chunk.iter().fold(false, |any, &byte| any | wanted(byte)) {
+        // Every byte tested into an array first, then the array searched: the form the compiler
+        // vectorizes (a fold or a `matches!` became scalar bit tests, 7x slower on 24 MB of text).
+        let mut hits = [false; CHUNK];
+        for (hit, &byte) in hits.iter_mut().zip(chunk) {
+            *hit = wanted(byte);
+        }
+        if hits.contains(&true) {
             return chunk
                 .iter()
                 .position(|&byte| wanted(byte))

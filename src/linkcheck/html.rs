@@ -277,9 +277,12 @@ fn fast_parse_may_miss_errors(text: &str, fast: &Recorder) -> bool {
 /// FFFE or FFFF is `EF BF BE`/`BF`, or four bytes with the second's low four bits set and `BF BE`/`BF`.
 fn has_bad_character(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let may_begin_one = |byte: u8| matches!(byte, 0x01..=0x08 | 0x0B | 0x0E..=0x1F | 0x7F | 0xC2 | 0xEF | 0xF0..=0xF4);
+    // A wider net than the bad bytes (whitespace, NUL and any lead byte from EF up), which `is_one`
+    // then sorts out: comparisons the byte scan can vectorize.
+    let may_begin_one = |b: u8| (b < 0x20) | (b == 0x7F) | (b == 0xC2) | (b >= 0xEF);
     // Valid UTF-8: a lead byte is followed by its continuation bytes, so the indexing stays in bounds.
     let is_one = |at: usize| match bytes[at] {
+        0x00 | b'\t' | b'\n' | b'\x0C' | b'\r' => false,
         0xC2 => matches!(bytes[at + 1], 0x80..=0x9F),
         0xEF => matches!(
             (bytes[at + 1], bytes[at + 2]),

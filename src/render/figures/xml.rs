@@ -10,8 +10,15 @@ pub(crate) fn escape(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     // Read as UTF-8 bytes and copied in runs: what is replaced or dropped is ASCII, or U+FFFE / U+FFFF
     // (`EF BF BE` / `EF BF BF`), so every run is whole characters.
-    let may_change =
-        |byte: u8| matches!(byte, b'&' | b'<' | b'>' | b'"' | b'\'' | 0x00..=0x1F | 0xEF);
+    let may_change = |b: u8| {
+        (b == b'&')
+            | (b == b'<')
+            | (b == b'>')
+            | (b == b'"')
+            | (b == b'\'')
+            | (b < 0x20)
+            | (b == 0xEF)
+    };
     let (mut run_start, mut at) = (0, 0);
     while let Some(found) = crate::bytescan::find_byte(&bytes[at..], may_change) {
         at += found;
