@@ -113,21 +113,22 @@ fn html_escape_of(byte: u8) -> Option<&'static str> {
 /// the text is scanned as bytes and written in runs: a page's values are most of its bytes, and a
 /// character at a time was a tenth of an x100 edit.
 fn write_escaped_html(out: &mut impl std::fmt::Write, text: &str) -> std::fmt::Result {
-    write_replacing_bytes(out, text, html_escape_of)
+    let escaped = |b: u8| (b == b'&') | (b == b'<') | (b == b'>') | (b == b'"') | (b == b'\'');
+    write_replacing_bytes(out, text, escaped, html_escape_of)
 }
 
 /// Writes `text` into `out` with each byte that `replacement` names replaced, the runs between them
-/// copied whole. `replacement` must name ASCII bytes only, so every run is whole characters.
+/// copied whole. `replaced` says which bytes `replacement` names, in the form
+/// [`crate::bytescan::find_byte`] wants; they must be ASCII, so every run is whole characters.
 fn write_replacing_bytes(
     out: &mut impl std::fmt::Write,
     text: &str,
+    replaced: impl Fn(u8) -> bool,
     replacement: impl Fn(u8) -> Option<&'static str>,
 ) -> std::fmt::Result {
     let bytes = text.as_bytes();
     let mut run_start = 0;
-    while let Some(found) =
-        crate::bytescan::find_byte(&bytes[run_start..], |b| replacement(b).is_some())
-    {
+    while let Some(found) = crate::bytescan::find_byte(&bytes[run_start..], &replaced) {
         let at = run_start + found;
         out.write_str(&text[run_start..at])?;
         out.write_str(replacement(bytes[at]).expect("a byte it names"))?;
@@ -159,12 +160,21 @@ pub(crate) fn md_cell(value: Value) -> String {
     let text = value.to_string();
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     // `\r\n` is one line break: its `\r` is dropped and its `\n` makes the `<br>`.
+    let escaped = |b: u8| {
+        (b == b'\\')
+            | (b == b'|')
+            | (b == b'<')
+            | (b == b'[')
+            | (b == b']')
+            | (b == b'\n')
+            | (b == b'\r')
+    };
     let mut rest = text.as_str();
     while let Some(at) = memchr::memmem::find(rest.as_bytes(), b"\r\n") {
-        write_replacing_bytes(&mut out, &rest[..at], md_escape_of).expect("a String");
+        write_replacing_bytes(&mut out, &rest[..at], escaped, md_escape_of).expect("a String");
         rest = &rest[at + 1..];
     }
-    write_replacing_bytes(&mut out, rest, md_escape_of).expect("a String");
+    write_replacing_bytes(&mut out, rest, escaped, md_escape_of).expect("a String");
     out
 }
 
