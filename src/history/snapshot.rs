@@ -231,61 +231,36 @@ pub fn parse(path: &str, text: &str) -> (Snapshot, Vec<Diagnostic>) {
         if line.is_empty() {
             continue;
         }
-        let value: Value = match serde_json::from_str(line) {
-            Ok(value) => value,
-            Err(e) => {
-                let column = if e.line() == 1 { e.column().max(1) } else { 1 };
-                // The position is the diagnostic's own; serde_json's message repeats it.
-                let message = e.to_string();
-                let message = message.split(" at line ").next().unwrap_or_default();
-                problems.push(n, column as u32, format!("not a JSON record: {message}"));
-                continue;
-            }
-        };
-        let Some(object) = value.as_object() else {
-            problems.push(n, 1, "a snapshot line is a JSON object".into());
+        let Some(record) = read_line(&mut problems, n, line) else {
             continue;
         };
-        let key = if object.contains_key("country") {
-            match serde_json::from_value::<CountryLine>(value.clone()) {
-                Ok(record) => {
-                    read_country(&mut problems, n, line, &record, &mut snapshot);
-                    country = Some(record.country.clone());
-                    record.country
-                }
-                Err(e) => {
-                    problems.push(n, 1, format!("a country's line: {e}"));
-                    continue;
-                }
+        let key = match record {
+            Line::Country(record) => {
+                read_country(&mut problems, n, line, &record, &mut snapshot);
+                country = Some(record.country.clone());
+                record.country
             }
-        } else {
-            match serde_json::from_value::<FactLine>(value.clone()) {
-                Ok(record) => {
-                    let state = country
-                        .as_ref()
-                        .filter(|c| record.id.starts_with(&format!("{c}-")))
-                        .and_then(|c| snapshot.get_mut(c));
-                    match state {
-                        Some(state) => {
-                            if let Some(fact) = read_fact(&mut problems, n, line, &record) {
-                                state.facts.push(fact);
-                            }
+            Line::Fact(record) => {
+                let state = country
+                    .as_ref()
+                    .filter(|c| record.id.starts_with(&format!("{c}-")))
+                    .and_then(|c| snapshot.get_mut(c));
+                match state {
+                    Some(state) => {
+                        if let Some(fact) = read_fact(&mut problems, n, line, &record) {
+                            state.facts.push(fact);
                         }
-                        None => problems.push(
-                            n,
-                            column_of(line, "id"),
-                            format!(
-                                "fact `{}` does not follow its country's line: a fact id starts with its country's code and a hyphen, after that country's `{{\"country\":…}}` line",
-                                record.id
-                            ),
-                        ),
                     }
-                    record.id
+                    None => problems.push(
+                        n,
+                        column_of(line, "id"),
+                        format!(
+                            "fact `{}` does not follow its country's line: a fact id starts with its country's code and a hyphen, after that country's `{{\"country\":…}}` line",
+                            record.id
+                        ),
+                    ),
                 }
-                Err(e) => {
-                    problems.push(n, 1, format!("a fact's line: {e}"));
-                    continue;
-                }
+                record.id
             }
         };
         if let Some(last) = &last_key {
@@ -302,6 +277,59 @@ pub fn parse(path: &str, text: &str) -> (Snapshot, Vec<Diagnostic>) {
         last_key = Some(key);
     }
     (snapshot, problems.finish())
+}
+
+/// A snapshot line, read.
+enum Line {
+    Country(CountryLine),
+    Fact(FactLine),
+}
+
+/// Reads line `n`: a fact's line or a country's, or `None` with its problem recorded.
+///
+/// A well-formed line is read straight into its record (one pass: the snapshots of every release are
+/// read by every build). Any other line is read as JSON first, so its problem is said exactly: not
+/// JSON, not an object, or which field of which kind of line is wrong (an object with a `country` key
+/// is a country's line).
+fn read_line(problems: &mut Problems<'_>, n: u32, line: &str) -> Option<Line> {
+    if let Ok(record) = serde_json::from_str::<FactLine>(line) {
+        return Some(Line::Fact(record));
+    }
+    if let Ok(record) = serde_json::from_str::<CountryLine>(line) {
+        return Some(Line::Country(record));
+    }
+    let value: Value = match serde_json::from_str(line) {
+        Ok(value) => value,
+        Err(e) => {
+            let column = if e.line() == 1 { e.column().max(1) } else { 1 };
+            // The position is the diagnostic's own; serde_json's message repeats it.
+            let message = e.to_string();
+            let message = message.split(" at line ").next().unwrap_or_default();
+            problems.push(n, column as u32, format!("not a JSON record: {message}"));
+            return None;
+        }
+    };
+    let Some(object) = value.as_object() else {
+        problems.push(n, 1, "a snapshot line is a JSON object".into());
+        return None;
+    };
+    if object.contains_key("country") {
+        match serde_json::from_value::<CountryLine>(value) {
+            Ok(record) => Some(Line::Country(record)),
+            Err(e) => {
+                problems.push(n, 1, format!("a country's line: {e}"));
+                None
+            }
+        }
+    } else {
+        match serde_json::from_value::<FactLine>(value) {
+            Ok(record) => Some(Line::Fact(record)),
+            Err(e) => {
+                problems.push(n, 1, format!("a fact's line: {e}"));
+                None
+            }
+        }
+    }
 }
 
 fn read_country(
