@@ -44,6 +44,18 @@ pub fn diagnostics(db: &Db) -> Vec<Diagnostic> {
     all
 }
 
+/// [`source_diagnostics`] on two threads: the helper reads the release snapshots (every release's,
+/// the largest check at the shipped scale) and the news (the largest source read whole at x100) while
+/// this thread checks the tables and rules, then takes their results as it reaches them.
+fn source_diagnostics_beside(db: &Db, helper: &mut Helper) -> Vec<Diagnostic> {
+    let worker_db = db.clone();
+    let theirs = move || {
+        crate::history::check_releases(&worker_db);
+        json_sources::news_rows(&worker_db);
+    };
+    helper.run_beside(theirs, || source_diagnostics(db))
+}
+
 /// Every problem in the sources and rules, sorted by file and position.
 fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     let mut all: Vec<Diagnostic> = Vec::new();
@@ -124,7 +136,7 @@ pub fn render_site_with<'db>(
 /// before it publishes): each output is rendered as far as its [`digest`], so a session can publish
 /// from the digests and ask for the bytes of only the outputs that changed.
 pub fn check_site_with(db: &Db, helper: &mut Helper) -> Result<(), Vec<Diagnostic>> {
-    let diagnostics = source_diagnostics(db);
+    let diagnostics = source_diagnostics_beside(db, helper);
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
@@ -430,7 +442,7 @@ fn stream_outputs(
     sizes: &mut OutputSizes,
     sink: &mut impl Sink,
 ) -> Result<usize, BuildError> {
-    let diagnostics = source_diagnostics(db);
+    let diagnostics = source_diagnostics_beside(db, helper);
     if !diagnostics.is_empty() {
         return Err(BuildError::Invalid(diagnostics));
     }
