@@ -5,7 +5,8 @@
 //! other, so the build runs them on two threads, each with its own handle on the same database: this
 //! one renders and checks the pages, the [`Helper`] thread renders the API and the data files, then
 //! takes a share of the page work; when this thread is done with the pages it works through the
-//! helper's list from the other end. A query both need runs once; the other thread waits for it.
+//! helper's list from the other end. A query both need runs once; the other thread waits for it. The
+//! source checks before that share the two threads too ([`source_diagnostics_beside`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
