@@ -1,5 +1,6 @@
 //! Finding the first byte of interest in a long text (a 24 MB page at x100): the escapes and the HTML
-//! check look for a handful of ASCII bytes (or UTF-8 lead bytes) that most texts hardly contain.
+//! check look for a handful of ASCII bytes (or UTF-8 lead bytes) that most texts hardly contain. The
+//! HTML, Markdown-cell and XML escapes share one writer of the runs between them ([`write_replacing`]).
 //!
 //! `memchr` finds up to three bytes; these searches want five or more, so the text is taken 32 bytes at
 //! a time with a test the compiler turns into vector compares over the whole chunk (no early exit
@@ -37,6 +38,34 @@ pub fn find_byte(bytes: &[u8], wanted: impl Fn(u8) -> bool) -> Option<usize> {
         .iter()
         .position(|&byte| wanted(byte))
         .map(|at| offset + at)
+}
+
+/// Writes `text` into `out` with the runs between its bytes of interest copied whole. At each byte for
+/// which `wanted` holds, `replacement` is given the text from that byte on and answers what to write
+/// instead and how many bytes it stands for, or `None` to keep the byte (`wanted` may cast a wider net,
+/// in the form [`find_byte`] wants). A replaced sequence must be whole characters (an ASCII byte, or a
+/// whole UTF-8 sequence), so every run is too.
+pub fn write_replacing(
+    out: &mut impl std::fmt::Write,
+    text: &str,
+    wanted: impl Fn(u8) -> bool,
+    replacement: impl Fn(&[u8]) -> Option<(&'static str, usize)>,
+) -> std::fmt::Result {
+    let bytes = text.as_bytes();
+    let (mut run_start, mut at) = (0, 0);
+    while let Some(found) = find_byte(&bytes[at..], &wanted) {
+        at += found;
+        match replacement(&bytes[at..]) {
+            Some((with, width)) => {
+                out.write_str(&text[run_start..at])?;
+                out.write_str(with)?;
+                at += width;
+                run_start = at;
+            }
+            None => at += 1,
+        }
+    }
+    out.write_str(&text[run_start..])
 }
 
 #[cfg(test)]

@@ -97,8 +97,9 @@ pub(crate) fn escape_html(text: &str) -> String {
     out
 }
 
-/// What [`escape_html`] writes for one byte of text, if it is not the byte itself.
-fn html_escape_of(byte: u8) -> Option<&'static str> {
+/// What [`escape_html`] writes for one byte of text, if it is not the byte itself (the XML escape of the
+/// figures and feeds writes the same entities).
+pub(crate) fn html_escape_of(byte: u8) -> Option<&'static str> {
     match byte {
         b'&' => Some("&amp;"),
         b'<' => Some("&lt;"),
@@ -109,32 +110,19 @@ fn html_escape_of(byte: u8) -> Option<&'static str> {
     }
 }
 
+/// Whether [`html_escape_of`] replaces `byte`, written as [`crate::bytescan::find_byte`] wants it.
+#[inline]
+pub(crate) fn is_html_special(b: u8) -> bool {
+    (b == b'&') | (b == b'<') | (b == b'>') | (b == b'"') | (b == b'\'')
+}
+
 /// Writes `text` escaped as [`escape_html`] does, straight into `out`. The five characters are ASCII, so
 /// the text is scanned as bytes and written in runs: a page's values are most of its bytes, and a
 /// character at a time was a tenth of an x100 edit.
 fn write_escaped_html(out: &mut impl std::fmt::Write, text: &str) -> std::fmt::Result {
-    let escaped = |b: u8| (b == b'&') | (b == b'<') | (b == b'>') | (b == b'"') | (b == b'\'');
-    write_replacing_bytes(out, text, escaped, html_escape_of)
-}
-
-/// Writes `text` into `out` with each byte that `replacement` names replaced, the runs between them
-/// copied whole. `replaced` says which bytes `replacement` names, in the form
-/// [`crate::bytescan::find_byte`] wants; they must be ASCII, so every run is whole characters.
-fn write_replacing_bytes(
-    out: &mut impl std::fmt::Write,
-    text: &str,
-    replaced: impl Fn(u8) -> bool,
-    replacement: impl Fn(u8) -> Option<&'static str>,
-) -> std::fmt::Result {
-    let bytes = text.as_bytes();
-    let mut run_start = 0;
-    while let Some(found) = crate::bytescan::find_byte(&bytes[run_start..], &replaced) {
-        let at = run_start + found;
-        out.write_str(&text[run_start..at])?;
-        out.write_str(replacement(bytes[at]).expect("a byte it names"))?;
-        run_start = at + 1;
-    }
-    out.write_str(&text[run_start..])
+    crate::bytescan::write_replacing(out, text, is_html_special, |rest| {
+        html_escape_of(rest[0]).map(|with| (with, 1))
+    })
 }
 
 /// Writes every value of an `.html` template escaped by [`escape_html`], except values marked safe
@@ -159,7 +147,6 @@ pub(crate) fn md_cell(value: Value) -> String {
     }
     let text = value.to_string();
     let mut out = String::with_capacity(text.len() + text.len() / 8);
-    // `\r\n` is one line break: its `\r` is dropped and its `\n` makes the `<br>`.
     let escaped = |b: u8| {
         (b == b'\\')
             | (b == b'|')
@@ -169,12 +156,12 @@ pub(crate) fn md_cell(value: Value) -> String {
             | (b == b'\n')
             | (b == b'\r')
     };
-    let mut rest = text.as_str();
-    while let Some(at) = memchr::memmem::find(rest.as_bytes(), b"\r\n") {
-        write_replacing_bytes(&mut out, &rest[..at], escaped, md_escape_of).expect("a String");
-        rest = &rest[at + 1..];
-    }
-    write_replacing_bytes(&mut out, rest, escaped, md_escape_of).expect("a String");
+    crate::bytescan::write_replacing(&mut out, &text, escaped, |rest| match rest {
+        // `\r\n` is one line break: its `\r` is dropped and its `\n` makes the `<br>`.
+        [b'\r', b'\n', ..] => Some(("", 1)),
+        _ => md_escape_of(rest[0]).map(|with| (with, 1)),
+    })
+    .expect("writing to a String cannot fail");
     out
 }
 

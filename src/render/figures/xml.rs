@@ -6,44 +6,19 @@ use std::fmt::Write;
 /// `value` as XML character data or attribute text: the five markup characters become entities, and
 /// characters XML 1.0 forbids (most C0 controls) are dropped, so any input string stays text.
 pub(crate) fn escape(value: &str) -> String {
-    let bytes = value.as_bytes();
+    use crate::render::pages::{html_escape_of, is_html_special};
     let mut out = String::with_capacity(value.len());
     // Read as UTF-8 bytes and copied in runs: what is replaced or dropped is ASCII, or U+FFFE / U+FFFF
     // (`EF BF BE` / `EF BF BF`), so every run is whole characters.
-    let may_change = |b: u8| {
-        (b == b'&')
-            | (b == b'<')
-            | (b == b'>')
-            | (b == b'"')
-            | (b == b'\'')
-            | (b < 0x20)
-            | (b == 0xEF)
+    let may_change = |b: u8| is_html_special(b) | (b < 0x20) | (b == 0xEF);
+    let replacement = |rest: &[u8]| match rest[0] {
+        b'\t' | b'\n' | b'\r' => None,
+        0x00..=0x1F => Some(("", 1)),
+        0xEF if rest[1] == 0xBF && matches!(rest[2], 0xBE | 0xBF) => Some(("", 3)),
+        byte => html_escape_of(byte).map(|with| (with, 1)),
     };
-    let (mut run_start, mut at) = (0, 0);
-    while let Some(found) = crate::bytescan::find_byte(&bytes[at..], may_change) {
-        at += found;
-        let replaced = match bytes[at] {
-            b'&' => Some(("&amp;", 1)),
-            b'<' => Some(("&lt;", 1)),
-            b'>' => Some(("&gt;", 1)),
-            b'"' => Some(("&quot;", 1)),
-            b'\'' => Some(("&#39;", 1)),
-            b'\t' | b'\n' | b'\r' => None,
-            0x00..=0x1F => Some(("", 1)),
-            0xEF if bytes[at + 1] == 0xBF && matches!(bytes[at + 2], 0xBE | 0xBF) => Some(("", 3)),
-            _ => None,
-        };
-        match replaced {
-            Some((with, width)) => {
-                out.push_str(&value[run_start..at]);
-                out.push_str(with);
-                at += width;
-                run_start = at;
-            }
-            None => at += 1,
-        }
-    }
-    out.push_str(&value[run_start..]);
+    crate::bytescan::write_replacing(&mut out, value, may_change, replacement)
+        .expect("writing to a String cannot fail");
     out
 }
 
