@@ -17,13 +17,16 @@
 //!   ([`for_watch`]). It keeps
 //!   the page contexts: they are the early cutoff between data and templates, and a context made again
 //!   after eviction could not be found equal to the last one, so the page and its twin would render again.
+//!   It keeps the parts of the spliced lists and pages (`changes.json`'s and the `/changes/` page's
+//!   per-country parts among them): an edit splices the parts it did not touch as they were, and parts
+//!   let go would all be rendered again.
 
 use crate::db::Db;
 
 /// A one-off build's capacities (see the module documentation): besides the outputs and the page
 /// contexts, the parts a list is spliced from (a country's items of `facts.json`, of `changes.json`, of
-/// each flat file) and each History section's context, which one output (or one page and its twin) reads
-/// once.
+/// each flat file, of the `/changes/` page and twin, and that page's skeleton) and each History
+/// section's context, which one output (or one page and its twin) reads once.
 pub fn for_one_off_build(db: &mut Db) {
     db.set_one_off();
     crate::render::keep_last_output_only(db);
@@ -33,6 +36,7 @@ pub fn for_one_off_build(db: &mut Db) {
     crate::render::api::keep_last_part_only(db);
     crate::render::history::keep_last_parts_only(db);
     crate::render::data::keep_last_parts_only(db);
+    crate::render::parts::keep_last_parts_only(db);
 }
 
 /// A `watch` session's capacities (see the module documentation).

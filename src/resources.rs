@@ -762,6 +762,14 @@ pub struct ChangeCounts {
     pub effective_date_changed: u64,
 }
 
+impl std::ops::AddAssign for ChangeCounts {
+    fn add_assign(&mut self, other: ChangeCounts) {
+        for (kind, n) in other.by_kind() {
+            *self.slot(kind) += n;
+        }
+    }
+}
+
 impl ChangeCounts {
     pub fn of(changes: &[Change]) -> ChangeCounts {
         let mut counts = ChangeCounts::default();
@@ -782,6 +790,11 @@ impl ChangeCounts {
             ChangeKind::SourceChanged => &mut self.source_changed,
             ChangeKind::EffectiveDateChanged => &mut self.effective_date_changed,
         }
+    }
+
+    /// How many changes in all.
+    pub fn total(&self) -> u64 {
+        self.by_kind().iter().map(|(_, n)| n).sum()
     }
 
     /// The kinds with their counts, in [`ChangeKind::ALL`] order.

@@ -12,7 +12,7 @@
 //! release_country_changes (per release and country: the diff with the previous release's country)
 //!   -> release_changes (per release)
 //! country_facts + country_toggle_values -> current_country_state (per country)
-//!   -> unreleased_country_changes (the diff with the last release) -> unreleased_changes
+//!   -> unreleased_country_changes (the diff with the last release) -> unreleased_counts
 //! country_history (per country: unreleased, then each release), erp_history (per ERP)
 //! ```
 //!
@@ -422,17 +422,26 @@ pub fn unreleased_codes(db: &dyn salsa::Database) -> Vec<String> {
     codes.into_iter().collect()
 }
 
-/// Every change since the last release, by country.
+/// How many changes of each kind since the last release, summed over the countries' change sets: what
+/// the `/changes/` page, the feed and `changes.json`'s count say, without gathering every change in one
+/// list (an edit re-counts one country's changes).
 #[salsa::tracked(returns(ref))]
-pub fn unreleased_changes(db: &dyn salsa::Database) -> Vec<Change> {
+pub fn unreleased_counts(db: &dyn salsa::Database) -> crate::resources::ChangeCounts {
+    let mut counts = crate::resources::ChangeCounts::default();
+    for code in unreleased_codes(db) {
+        counts += crate::resources::ChangeCounts::of(unreleased_country_changes(
+            db,
+            CountryKey::new(db, code.clone()),
+        ));
+    }
+    counts
+}
+
+/// The changes since the last release, country by country, without a copy.
+pub fn each_unreleased_change(db: &dyn salsa::Database) -> impl Iterator<Item = &Change> {
     unreleased_codes(db)
         .iter()
-        .flat_map(|code| {
-            unreleased_country_changes(db, CountryKey::new(db, code.clone()))
-                .iter()
-                .cloned()
-        })
-        .collect()
+        .flat_map(move |code| unreleased_country_changes(db, CountryKey::new(db, code.clone())))
 }
 
 /// One country's history, newest first: its unreleased changes, then its changes in each release.

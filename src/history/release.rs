@@ -124,7 +124,7 @@ pub fn release(
         .filter(|l| l.starts_with("{\"country\""))
         .count();
     let facts = text.lines().count() - countries;
-    let changes = previous.map(|_| super::unreleased_changes(db).len());
+    let changes = previous.map(|_| super::unreleased_counts(db).total() as usize);
     let previous = previous.map(|p| p.version.clone());
 
     // The files as they are, to put back if anything fails.

@@ -17,7 +17,7 @@ use html5ever::tokenizer::TokenizerOpts;
 use html5ever::tree_builder::TreeBuilderOpts;
 use regex::Regex;
 
-use html5ever::{Attribute, ParseOpts, QualName, local_name, ns, parse_document};
+use html5ever::{Attribute, ParseOpts, QualName, local_name, ns, parse_document, parse_fragment};
 
 use super::resolve::resolve;
 use super::{Link, PageLinks};
@@ -234,20 +234,32 @@ fn named_tag(message: &str) -> Option<String> {
 /// hold one of those two, is parsed again exactly, so the messages and errors are those of
 /// [`scan_exact`]; a valid page (every page of a good build) is parsed once, about twice as fast.
 pub fn scan(path: &str, text: &str, base_url: &str) -> PageLinks {
-    let fast = parse_html(text, false);
+    scan_in(path, text, base_url, None)
+}
+
+/// [`scan`] of a fragment of a page: `text` parsed as the content of an HTML element named `element`
+/// (a page made of parts checks each part so, see `super::parts`).
+pub fn scan_fragment(path: &str, text: &str, base_url: &str, element: &str) -> PageLinks {
+    scan_in(path, text, base_url, Some(element))
+}
+
+/// [`scan`] of a page, or of a fragment in the element `context`.
+fn scan_in(path: &str, text: &str, base_url: &str, context: Option<&str>) -> PageLinks {
+    let fast = parse_html(text, false, context);
     if fast.errors.borrow().is_empty() && !fast_parse_may_miss_errors(text, &fast) {
         return collect(path, text, base_url, fast);
     }
-    scan_exact(path, text, base_url)
+    collect(path, text, base_url, parse_html(text, true, context))
 }
 
 /// [`scan`] with html5ever's exact errors throughout (the reference the fast path is tested against).
 pub fn scan_exact(path: &str, text: &str, base_url: &str) -> PageLinks {
-    collect(path, text, base_url, parse_html(text, true))
+    collect(path, text, base_url, parse_html(text, true, None))
 }
 
-/// Runs html5ever over `text`, recording elements, lines and parse errors.
-fn parse_html(text: &str, exact_errors: bool) -> Recorder {
+/// Runs html5ever over `text` (a document, or the content of an element named `context`), recording
+/// elements, lines and parse errors.
+fn parse_html(text: &str, exact_errors: bool, context: Option<&str>) -> Recorder {
     let opts = ParseOpts {
         tokenizer: TokenizerOpts {
             exact_errors,
@@ -258,7 +270,13 @@ fn parse_html(text: &str, exact_errors: bool) -> Recorder {
             ..TreeBuilderOpts::default()
         },
     };
-    parse_document(Recorder::new(), opts).one(text)
+    match context {
+        None => parse_document(Recorder::new(), opts).one(text),
+        Some(element) => {
+            let name = QualName::new(None, ns!(html), html5ever::LocalName::from(element));
+            parse_fragment(Recorder::new(), opts, name, Vec::new(), false).one(text)
+        }
+    }
 }
 
 /// Whether the fast parse of `text` may have missed an error: it does not report a bad character, nor an
@@ -551,7 +569,7 @@ mod tests {
     #[test]
     fn quoted_values_with_equals_signs_keep_the_fast_path() {
         let html = "<!doctype html>\n<html lang=\"en\"><head><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>t</title></head>\n<body><p class=a id=b>x = \"y\", a=b` and <a href=\"https://e.org/?l=en&amp;t=ho\">s</a> <a href='/x/?p=1'>t</a></p><script>if (a === b) {}</script></body></html>\n";
-        let fast = parse_html(html, false);
+        let fast = parse_html(html, false, None);
         assert!(fast.errors.borrow().is_empty());
         assert!(!fast_parse_may_miss_errors(html, &fast));
         assert_eq!(scan(PATH, html, BASE), scan_exact(PATH, html, BASE));
@@ -828,8 +846,8 @@ mod tests {
         });
         let (cases, clean) = (Cell::new(0u32), Cell::new(0u32));
         let result = runner.run(&generated::document(), |document| {
-            let fast = parse_html(&document, false);
-            let exact = parse_html(&document, true);
+            let fast = parse_html(&document, false, None);
+            let exact = parse_html(&document, true, None);
             let fast_is_clean =
                 fast.errors.borrow().is_empty() && !fast_parse_may_miss_errors(&document, &fast);
             if fast_is_clean && !exact.errors.borrow().is_empty() {

@@ -21,6 +21,7 @@
 
 mod html;
 mod markdown;
+mod parts;
 mod resolve;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,7 +31,7 @@ use crate::model::base_url;
 use crate::render::{OutputKey, render};
 use crate::routes::{Output, outputs};
 
-pub use html::{scan, scan_exact};
+pub use html::{scan, scan_exact, scan_fragment};
 pub use markdown::scan_markdown;
 use resolve::fragment_resolves;
 pub use resolve::{outside_base, resolve};
@@ -62,10 +63,15 @@ pub struct PageLinks {
     pub errors: Vec<Diagnostic>,
 }
 
-/// Parses one HTML page (once per change of its bytes).
+/// Parses one HTML page (once per change of its bytes). A page made of parts is parsed part by part
+/// (see [`parts`]): its value holds the skeleton's links and the ids and errors of every part; the
+/// parts' links are checked by [`parts::part_problems`].
 #[salsa::tracked(returns(ref))]
 pub fn page_links<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> PageLinks {
     let output = page.output(db);
+    if let Some(parted) = parts::Parted::of(db, page) {
+        return parted.page_links(db);
+    }
     let bytes = render(db, output).bytes();
     let text = crate::render::text_of(&bytes);
     if is_markdown(&output.path) {
@@ -110,9 +116,23 @@ pub(crate) fn is_checked(path: &str) -> bool {
 pub fn broken_links<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> Vec<Diagnostic> {
     let own = page.output(db);
     let parsed = page_links(db, page);
+    let mut broken = diagnose_links(db, own, &parsed.links, || &parsed.ids);
+    if let Some(parted) = parts::Parted::of(db, page) {
+        broken.extend(parted.broken_links(db));
+    }
+    broken
+}
+
+/// The links of `links` (of the page `own`, whose ids `own_ids` gives) that do not resolve.
+fn diagnose_links<'a>(
+    db: &'a dyn salsa::Database,
+    own: &Output,
+    links: &[Link],
+    own_ids: impl Fn() -> &'a BTreeSet<String>,
+) -> Vec<Diagnostic> {
     let paths = output_paths(db);
     let mut broken = Vec::new();
-    for link in &parsed.links {
+    for link in links {
         let problem = match paths.get(&link.target) {
             _ if link.outside_base => Some(format!(
                 "the site is published under {}/, and this link leaves it (a site-relative link starts with that path)",
@@ -137,7 +157,7 @@ pub fn broken_links<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> 
                 )),
                 Some(fragment) => {
                     let ids = if target == own {
-                        &parsed.ids
+                        own_ids()
                     } else {
                         page_ids(db, OutputKey::new(db, target.clone()))
                     };
@@ -175,7 +195,11 @@ pub fn coverage(db: &dyn salsa::Database) -> (usize, usize) {
     let pages = outputs(db).iter().filter(|o| is_checked(&o.path));
     pages.fold((0, 0), |(pages, links), output| {
         let page = OutputKey::new(db, output.clone());
-        (pages + 1, links + page_links(db, page).links.len())
+        let in_parts = parts::Parted::of(db, page).map_or(0, |parted| parted.link_count(db));
+        (
+            pages + 1,
+            links + page_links(db, page).links.len() + in_parts,
+        )
     })
 }
 

@@ -15,8 +15,8 @@ use super::figures::xml::escape as escape_xml;
 use super::{GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, stamp_of};
 use crate::history::{
     ReleaseKey, country_history, erp_history, last_release, previous_release, release_changes,
-    release_versions, releases, snapshot_of, unreleased_changes, unreleased_codes,
-    unreleased_country_changes,
+    release_versions, releases, snapshot_of, unreleased_codes, unreleased_country_changes,
+    unreleased_counts,
 };
 use crate::model::{CountryKey, ErpKey, base_url, countries};
 use crate::parse::rules::site_rules;
@@ -104,7 +104,7 @@ pub fn api_changes(db: &dyn salsa::Database) -> Rendered {
 
 /// How many changes `changes.json` lists.
 pub fn change_count(db: &dyn salsa::Database) -> usize {
-    unreleased_changes(db).len()
+    unreleased_counts(db).total() as usize
         + newest_first(db)
             .map(|key| release_changes(db, key).len())
             .sum::<usize>()
@@ -205,7 +205,12 @@ fn changes_json(db: &dyn salsa::Database, changes: &[Change]) -> Vec<Json> {
 
 /// The counts of a change set by kind, the kinds that occur: `[{words, count}]`.
 fn counts_json(changes: &[Change]) -> Vec<Json> {
-    ChangeCounts::of(changes)
+    counts_json_of(&ChangeCounts::of(changes))
+}
+
+/// [`counts_json`] of counts made already.
+fn counts_json_of(counts: &ChangeCounts) -> Vec<Json> {
+    counts
         .by_kind()
         .into_iter()
         .filter(|(_, n)| *n > 0)
@@ -256,9 +261,11 @@ pub(crate) fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey
 }
 
 /// The `/changes/` page: the unreleased changes, then every release (with a link to its page), newest
-/// first.
+/// first. The unreleased changes are the page's parts (see [`super::parts::PartsSpec`]): the context
+/// holds their counts and the mark where the template prints their rows, and each country's rows are
+/// rendered on their own from [`unreleased_rows`].
 pub fn changes_context(db: &dyn salsa::Database) -> Json {
-    let unreleased = unreleased_changes(db);
+    let counts = unreleased_counts(db);
     let releases: Vec<&Json> = newest_first(db)
         .map(|key| release_listing_json(db, key))
         .filter(|r| !r.is_null())
@@ -267,12 +274,24 @@ pub fn changes_context(db: &dyn salsa::Database) -> Json {
         "site": super::contexts::site_context(db),
         "last_release": last_release(db),
         "unreleased": {
-            "count": unreleased.len(),
-            "counts": counts_json(unreleased),
-            "changes": changes_json(db, unreleased),
+            "count": counts.total(),
+            "counts": counts_json_of(counts),
+            "rows": super::parts::PARTS_MARK,
         },
         "releases": releases,
     })
+}
+
+/// One country's unreleased changes as the `/changes/` page's rows show them: the value its part is
+/// rendered from.
+pub(crate) fn unreleased_rows(db: &dyn salsa::Database, code: &str) -> Json {
+    let changes = unreleased_country_changes(db, CountryKey::new(db, code.to_string()));
+    Json::Array(changes_json(db, changes))
+}
+
+/// The parts of the `/changes/` page: the countries the unreleased changes are computed for, in order.
+pub(crate) fn unreleased_parts(db: &dyn salsa::Database) -> &[String] {
+    unreleased_codes(db)
 }
 
 /// A History section (a country's or an ERP's): its changes grouped by release, unreleased first. Which
@@ -344,24 +363,26 @@ fn feed_line(db: &dyn salsa::Database, change: &Change) -> String {
 
 /// The HTML content of a feed entry: the counts by kind, then the changes (the first
 /// [`FEED_CHANGES`], and a link to the rest).
-fn feed_content(db: &dyn salsa::Database, changes: &[Change], more_at: &str) -> String {
-    let counts: Vec<String> = counts_json(changes)
+fn feed_content<'a>(
+    db: &dyn salsa::Database,
+    counts: &ChangeCounts,
+    changes: impl Iterator<Item = &'a Change>,
+    more_at: &str,
+) -> String {
+    let total = counts.total() as usize;
+    let words: Vec<String> = counts_json_of(counts)
         .iter()
         .map(|c| format!("{} {}", c["count"], c["words"].as_str().unwrap_or_default()))
         .collect();
-    let mut html = format!(
-        "<p>{} change(s): {}.</p><ul>",
-        changes.len(),
-        counts.join(", ")
-    );
-    for change in changes.iter().take(FEED_CHANGES) {
+    let mut html = format!("<p>{total} change(s): {}.</p><ul>", words.join(", "));
+    for change in changes.take(FEED_CHANGES) {
         html.push_str(&feed_line(db, change));
     }
     html.push_str("</ul>");
-    if changes.len() > FEED_CHANGES {
+    if total > FEED_CHANGES {
         html.push_str(&format!(
             "<p>… and {} more: <a href=\"{}\">all changes</a>.</p>",
-            changes.len() - FEED_CHANGES,
+            total - FEED_CHANGES,
             crate::render::pages::escape_html(more_at)
         ));
     }
@@ -385,7 +406,7 @@ pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
                 "Release {version}: {} change(s) since {previous}",
                 changes.len()
             ),
-            feed_content(db, changes, &api),
+            feed_content(db, &ChangeCounts::of(changes), changes.iter(), &api),
         ),
         None => (
             format!("Release {version}: the first release"),
@@ -437,21 +458,22 @@ pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
         escape_xml(&site.title),
         escape_xml(&site.api_licence.attribution),
     );
-    let unreleased = unreleased_changes(db);
-    if !unreleased.is_empty() {
+    let counts = unreleased_counts(db);
+    if counts.total() > 0 {
         let since = last_release(db).clone().unwrap_or_default();
         let page = format!("{base}/changes/#unreleased");
         xml.push_str(&format!(
             "  <entry>\n    <title>{}</title>\n    <id>{}</id>\n    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n    <updated>{now}</updated>\n    <content type=\"html\">{}</content>\n  </entry>\n",
             escape_xml(&format!(
                 "Not released yet: {} change(s) since {since}",
-                unreleased.len()
+                counts.total()
             )),
             escape_xml(&page),
             escape_xml(&page),
             escape_xml(&feed_content(
                 db,
-                unreleased,
+                counts,
+                crate::history::each_unreleased_change(db),
                 &format!("{base}/api/v1/changes.json")
             )),
         ));

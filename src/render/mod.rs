@@ -17,6 +17,7 @@ pub mod llms;
 pub mod openapi;
 pub mod page_figures;
 pub mod pages;
+pub mod parts;
 pub mod search;
 
 use std::sync::Arc;
@@ -255,7 +256,7 @@ pub struct RenderedFile {
 }
 
 impl RenderedFile {
-    fn of(rendered: Rendered) -> Self {
+    pub(crate) fn of(rendered: Rendered) -> Self {
         RenderedFile {
             rendered,
             error: None,

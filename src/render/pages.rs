@@ -31,7 +31,11 @@ pub(crate) struct TemplateKey<'db> {
 
 /// A template error located in its template: at the expression it names when the engine gives its span
 /// (an undefined value, a failed filter), else at the start of its line.
-fn template_error(path: &str, error: &minijinja::Error, source: Option<&str>) -> Diagnostic {
+pub(crate) fn template_error(
+    path: &str,
+    error: &minijinja::Error,
+    source: Option<&str>,
+) -> Diagnostic {
     let mut message = match error.detail() {
         Some(detail) => format!("template error: {}: {detail}", error.kind()),
         None => format!("template error: {}", error.kind()),
@@ -55,7 +59,9 @@ fn template_error(path: &str, error: &minijinja::Error, source: Option<&str>) ->
 /// The engine has inputs it panics on instead of reporting (minijinja 2.24 reaches an `unreachable!` in
 /// its code generator for `{% import "x" as m % endblock %}`); a damaged template must be a diagnostic like
 /// any other, never the end of `watch` or `serve`.
-fn guarded<T>(call: impl FnOnce() -> Result<T, minijinja::Error>) -> Result<T, minijinja::Error> {
+pub(crate) fn guarded<T>(
+    call: impl FnOnce() -> Result<T, minijinja::Error>,
+) -> Result<T, minijinja::Error> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)).unwrap_or_else(|_| {
         Err(minijinja::Error::new(
             minijinja::ErrorKind::SyntaxError,
@@ -329,7 +335,11 @@ pub fn compiled_templates<'db>(
 
 /// Renders a page from `names` (the last is the page; the others are the templates it extends or
 /// includes).
-fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> RenderedFile {
+pub(crate) fn render_page(
+    db: &dyn salsa::Database,
+    names: &[String],
+    context: &Json,
+) -> RenderedFile {
     let set = TemplateSet::new(db, names.to_vec());
     let env = match compiled_templates(db, set) {
         Ok(env) => env,
@@ -364,7 +374,7 @@ fn render_page(db: &dyn salsa::Database, names: &[String], context: &Json) -> Re
 }
 
 /// The templates of a page: the layout, the shared macros, then the page's own template (last).
-fn template_names(template: &str, format: Format) -> [String; 3] {
+pub(crate) fn template_names(template: &str, format: Format) -> [String; 3] {
     let ext = match format {
         Format::Html => "html",
         Format::Markdown => "md",
@@ -410,6 +420,8 @@ pub(crate) struct PageSpec {
     /// The formats it is published in.
     pub formats: &'static [Format],
     pub context: ContextFn,
+    /// Whether its bulk is rendered in parts (see [`super::parts`]).
+    pub parts: Option<super::parts::PartsSpec>,
 }
 
 /// A page and its twin.
@@ -423,6 +435,7 @@ impl PageKind {
             template,
             formats: BOTH,
             context,
+            parts: None,
         };
         match self {
             PageKind::Home => page("home", |db, _| home_context(db)),
@@ -463,7 +476,16 @@ impl PageKind {
                 ..page("404", |db, _| not_found_context(db))
             },
             // Releases and changes (history.rs).
-            PageKind::Changes => page("changes", |db, _| super::history::changes_context(db)),
+            // The unreleased changes, one part per country.
+            PageKind::Changes => PageSpec {
+                parts: Some(super::parts::PartsSpec {
+                    params: super::history::unreleased_parts,
+                    value: super::history::unreleased_rows,
+                    macro_name: "changes_rows",
+                    enclosing: ("<table><tbody>", "</tbody></table>"),
+                }),
+                ..page("changes", |db, _| super::history::changes_context(db))
+            },
             PageKind::Release => PageSpec {
                 param: Param::Release,
                 ..page("release", |db, version| {
@@ -491,6 +513,9 @@ pub(crate) fn render_kind(
     output: &Output,
 ) -> RenderedFile {
     let spec = kind.spec();
+    if spec.parts.is_some() {
+        return super::parts::render_parted(db, output);
+    }
     let param = output.param.clone().unwrap_or_default();
     let context = page_context(db, PageContextKey::new(db, kind, param));
     let page = render_page(db, &template_names(spec.template, format), context);

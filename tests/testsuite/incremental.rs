@@ -200,12 +200,17 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             page_context(changes) × 1
             page_context(country) × 1
             page_ids × 1
+            page_layout × 2
             page_links × 4
+            page_part × 122
             page_search_items × 1
+            page_skeleton × 2
+            part_links × 122
+            part_problems × 122
             twin_title × 2
-            unreleased_changes × 1
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
+            unreleased_counts × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -224,6 +229,82 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             /search-index.json
         "#]],
     );
+}
+
+#[test]
+fn with_changes_pending_an_edit_renders_and_checks_one_part_of_the_changes_page() {
+    // France's fact is changed since the last release; then Germany's. The /changes/ page and twin are
+    // made of one part per country (its rows of unreleased changes): the second edit renders Germany's
+    // two parts and the short skeleton again, parses those two parts, and splices the rest as they were.
+    let dir = copy_project();
+    let root = dir.path();
+    let mut session = session(root);
+    let first = replace_once(
+        root,
+        "sources/tables/countries.csv",
+        "fr,VAT / GST,TVA. Standard rate 20%",
+        "fr,VAT / GST,TVA (taxe sur la valeur ajoutee). Standard rate 20%",
+    );
+    let report = session.rebuild(&[first]);
+    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+    let before = snapshot(&root.join("public"));
+    let second = replace_once(
+        root,
+        "sources/tables/countries.csv",
+        "de,VAT / GST,Umsatzsteuer.",
+        "de,VAT / GST,Umsatzsteuer (USt).",
+    );
+    let report = session.rebuild(&[second]);
+    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+    let executed = executed_lines(&report.executed);
+    let of_the_page: String = executed
+        .lines()
+        .filter(|line| {
+            [
+                "page_part ",
+                "part_links ",
+                "part_problems ",
+                "page_skeleton ",
+                "page_layout ",
+                "page_links ",
+                "output_file(page_changes",
+                "page_context(changes)",
+            ]
+            .iter()
+            .any(|name| line.starts_with(name))
+        })
+        .map(|line| format!("{line}\n"))
+        .collect();
+    // page_links: Germany's page and twin, and the changes page and twin (their skeleton's links and
+    // every part's ids and errors, read from the parts' memoized scans).
+    expect![[r#"
+        output_file(page_changes) × 1
+        output_file(page_changes_md) × 1
+        page_context(changes) × 1
+        page_layout × 2
+        page_links × 4
+        page_part × 2
+        page_skeleton × 2
+        part_links × 2
+        part_problems × 2
+    "#]]
+    .assert_eq(&of_the_page);
+    let after = snapshot(&root.join("public"));
+    let page = String::from_utf8(after["changes/index.html"].clone()).unwrap();
+    assert!(
+        page.contains("Umsatzsteuer (USt)."),
+        "Germany's new row is on the page"
+    );
+    assert!(
+        page.contains("TVA (taxe sur la valeur ajoutee)"),
+        "France's row is still on it"
+    );
+    assert!(
+        page.contains("2 change(s) since release"),
+        "the count covers both"
+    );
+    let changed = differing(&before, &after);
+    assert!(changed.contains("changes/index.html") && changed.contains("changes/index.md"));
 }
 
 #[test]
@@ -326,13 +407,18 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             page_context(filters) × 1
             page_context(home) × 1
             page_ids × 1
+            page_layout × 2
             page_links × 10
+            page_part × 122
             page_search_items × 1
+            page_skeleton × 2
+            part_links × 122
+            part_problems × 122
             toggle_coverage × 1
             twin_title × 5
-            unreleased_changes × 1
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
+            unreleased_counts × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -431,12 +517,17 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             page_context(country) × 1
             page_context(erp) × 1
             page_ids × 2
+            page_layout × 2
             page_links × 6
+            page_part × 122
             page_search_items × 1
+            page_skeleton × 2
+            part_links × 122
+            part_problems × 122
             twin_title × 3
-            unreleased_changes × 1
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
+            unreleased_counts × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -778,16 +869,21 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             page_context(filters) × 1
             page_context(home) × 1
             page_ids × 1
+            page_layout × 2
             page_links × 14
+            page_part × 122
             page_search_items × 1
+            page_skeleton × 2
+            part_links × 122
+            part_problems × 122
             toggle_coverage × 1
             toggle_file × 1
             toggle_labels × 1
             toggle_rules × 1
             twin_title × 7
-            unreleased_changes × 1
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
+            unreleased_counts × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -911,13 +1007,18 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             page_context(saft) × 1
             page_context(vat_reporting) × 1
             page_ids × 1
+            page_layout × 2
             page_links × 6
+            page_part × 122
             page_search_items × 1
+            page_skeleton × 2
+            part_links × 122
+            part_problems × 122
             reporting_table × 1
             twin_title × 3
-            unreleased_changes × 1
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
+            unreleased_counts × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -1112,8 +1213,10 @@ fn a_new_release_diffs_only_itself() {
         page_context(search) × 1
         page_context(sponsors) × 1
         page_ids × 1
+        page_layout × 2
         page_links × 10
         page_search_items × 32
+        page_skeleton × 2
         previous_release × 11
         published_csv × 6
         reference_date × 1
@@ -1136,10 +1239,10 @@ fn a_new_release_diffs_only_itself() {
         snapshot_of × 1
         toggle_labels × 1
         twin_title × 5
-        unreleased_changes × 1
         unreleased_codes × 1
         unreleased_country_changes × 61
         unreleased_country_changes_json × 1
+        unreleased_counts × 1
     "#]]
     .assert_eq(&executed_lines(&report.executed));
     let written: BTreeSet<&str> = report.written().iter().map(String::as_str).collect();
@@ -1731,4 +1834,13 @@ pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
     // Every flat table but `connectors` has a part per country.
     assert_eq!(count("flat_part_csv"), (csv_files - 1) * countries + 1);
     assert_eq!(count("flat_part_json"), count("flat_part_csv"));
+    // The /changes/ page and twin, made of one part per country when there are unreleased changes:
+    // each part rendered once and parsed once.
+    let parts = count("page_part");
+    let unreleased_parts = 2 * locref::history::unreleased_codes(db).len();
+    assert!(
+        parts == 0 || parts == unreleased_parts,
+        "{parts} parts rendered, {unreleased_parts} expected"
+    );
+    assert_eq!(count("part_links"), parts);
 }

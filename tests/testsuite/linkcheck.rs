@@ -51,6 +51,11 @@ fn position(text: &str, needle: &str, skip: usize) -> String {
         .find(needle)
         .unwrap_or_else(|| panic!("{needle:?} in the page"))
         + skip;
+    position_at(text, offset)
+}
+
+/// `line:column` (1-based, columns in characters) of the byte `offset` of `text`.
+fn position_at(text: &str, offset: usize) -> String {
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
@@ -161,6 +166,109 @@ fn a_link_to_a_missing_page_is_reported_on_every_page_that_has_it() {
         )),
         "{found:#?}"
     );
+}
+
+/// The /changes/ page and twin are checked part by part (each country's rows of unreleased changes on
+/// their own, then the page without them); what is wrong in a part or after the parts is reported where
+/// it is in the whole page, as a parse of the page would place it.
+#[test]
+fn problems_in_the_parts_of_the_changes_page_are_located_in_the_whole_page() {
+    let dir = copy_project();
+    let root = dir.path();
+    // Two countries with a change since the last release: two parts with rows.
+    for (from, to) in [
+        (
+            "fr,VAT / GST,TVA. Standard rate 20%",
+            "fr,VAT / GST,TVA (taxe). Standard rate 20%",
+        ),
+        (
+            "de,VAT / GST,Umsatzsteuer.",
+            "de,VAT / GST,Umsatzsteuer (USt).",
+        ),
+    ] {
+        replace_once(root, "sources/tables/countries.csv", from, to);
+    }
+    // A link in every row and one after the table, as the page and twin render them; first to a page
+    // that exists (the build passes and shows where they are), then to one that does not (same length).
+    let row_html = "<th scope=\"row\">{{ c.label }}";
+    let row_md = "| {{ c.label | md }}";
+    let after_html = "<section id=\"releases\">";
+    let after_md = "## Releases\n";
+    let edit = |target: &str| {
+        let html_link = format!("<a class=\"zz\" href=\"{target}\">x</a>");
+        let md_link = format!("[zz]({target})");
+        let from_to = [
+            (
+                "rules/templates/macros.html",
+                row_html,
+                format!("{row_html}{html_link}"),
+            ),
+            (
+                "rules/templates/changes.html",
+                after_html,
+                format!("{after_html}{html_link}"),
+            ),
+            (
+                "rules/templates/macros.md",
+                row_md,
+                format!("{row_md} {md_link}"),
+            ),
+            (
+                "rules/templates/changes.md",
+                after_md,
+                format!("{after_md}{md_link}\n"),
+            ),
+        ];
+        for (rel, from, to) in from_to {
+            let text = read(root, rel);
+            let edited = text.replace(from, &to);
+            assert_ne!(text, edited, "{rel}");
+            std::fs::write(root.join(rel), edited).expect("write");
+        }
+    };
+    let originals: Vec<(String, String)> = [
+        "rules/templates/macros.html",
+        "rules/templates/changes.html",
+        "rules/templates/macros.md",
+        "rules/templates/changes.md",
+    ]
+    .iter()
+    .map(|rel| (rel.to_string(), read(root, rel)))
+    .collect();
+    edit("/api/");
+    let run = locref(root, &["build", "--out", "site"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let files = snapshot(&root.join("site"));
+    let mut expected = Vec::new();
+    for (rel, needle) in [
+        ("changes/index.html", "<a class=\"zz\" href=\""),
+        ("changes/index.md", "[zz]("),
+    ] {
+        let text = page(&files, rel);
+        let mut from = 0;
+        while let Some(at) = text[from..].find(needle) {
+            let offset = from + at;
+            expected.push(format!(
+                "/{rel}:{}: error: broken link \"/zzz/\": no output /zzz/index.html on the site",
+                position_at(text, offset + needle.len())
+            ));
+            from = offset + needle.len();
+        }
+    }
+    // Two rows and the link after the table, on the page and on its twin.
+    assert_eq!(expected.len(), 6, "{expected:#?}");
+    for (rel, text) in &originals {
+        std::fs::write(root.join(rel), text).expect("write");
+    }
+    edit("/zzz/");
+    let check = locref(root, &["check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    let found: Vec<String> = diagnostics(&check)
+        .into_iter()
+        .filter(|d| d.starts_with("/changes/index."))
+        .collect();
+    expected.sort();
+    assert_eq!(found, expected);
 }
 
 /// A Markdown twin's links are checked too, located at the link's destination.

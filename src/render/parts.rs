@@ -1,0 +1,217 @@
+//! Pages made of parts: a page whose bulk is a list of per-country rows (the `/changes/` page's unreleased
+//! changes: every fact at x100) is rendered as its template without the rows (the skeleton) and one part
+//! per country, each rendered on its own by a macro of `macros.html` / `macros.md`, then spliced as shared
+//! [`Piece`]s, as `changes.json` splices its per-country fragments. An edit renders the skeleton (short)
+//! and the edited country's part again, not the whole page, and the link check reads the same parts
+//! (`crate::linkcheck::parts`).
+//!
+//! ```text
+//! page_context (counts, PARTS_MARK where the rows go) -> page_skeleton(page) -> (head, tail)
+//! PartsSpec::value(country) -> page_part(page kind, format, country) -> the rows (macro output)
+//! output = head, part, part, ..., tail
+//! ```
+
+use minijinja::Value;
+use serde_json::Value as Json;
+
+use super::pages::{
+    TEMPLATES, TemplateKey, TemplateSet, compiled_templates, guarded, prefix_site_links,
+    render_page, template_error, template_names, template_text,
+};
+use super::{Format, OutputKey, PageKind, Piece, Rendered, RenderedFile};
+use crate::diagnostics::Diagnostic;
+use crate::routes::Output;
+
+/// What a page's context puts where its template prints the parts: a value no source can hold
+/// (sources cannot contain control characters) and that neither escape changes.
+pub(crate) const PARTS_MARK: &str = "\u{0}parts\u{0}";
+
+/// How a page kind is made of parts (see the module documentation).
+pub(crate) struct PartsSpec {
+    /// The parts' placeholder values, in page order.
+    pub params: fn(&dyn salsa::Database) -> &[String],
+    /// The value one part is rendered from.
+    pub value: fn(&dyn salsa::Database, &str) -> Json,
+    /// The macro of the page's `macros.html` / `macros.md` that renders one part from its value.
+    pub macro_name: &'static str,
+    /// The markup that opens and closes the element the parts stand in (`<table><tbody>`,
+    /// `</tbody></table>`): the link check parses each part within it, as the content of a page's body.
+    pub enclosing: (&'static str, &'static str),
+}
+
+/// One part of a page kind in one format, as a query key.
+#[salsa::interned(debug)]
+pub(crate) struct PartKey<'db> {
+    pub kind: PageKind,
+    pub format: Format,
+    #[returns(ref)]
+    pub param: String,
+}
+
+/// A page made of parts without them: its template's output split at [`PARTS_MARK`] into what comes
+/// before the parts and what comes after (`None` when the template does not print them: the page then
+/// shows no parts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Skeleton {
+    pub head: Piece,
+    pub tail: Option<Piece>,
+}
+
+/// The skeleton of a page made of parts (memoized: the link check reads it too). Evicted like the outputs
+/// in a one-off build (see [`crate::memory`]).
+#[salsa::tracked(returns(ref), lru = 0)]
+pub(crate) fn page_skeleton<'db>(
+    db: &'db dyn salsa::Database,
+    key: OutputKey<'db>,
+) -> Result<Skeleton, Diagnostic> {
+    let output = key.output(db);
+    let crate::routes::Renderer::Page(kind, format) = output.renderer else {
+        return Ok(Skeleton {
+            head: Piece::new(Vec::new()),
+            tail: None,
+        });
+    };
+    let page = render_page(
+        db,
+        &template_names(kind.spec().template, format),
+        super::pages::page_context(
+            db,
+            super::pages::PageContextKey::new(db, kind, output.param.clone().unwrap_or_default()),
+        ),
+    );
+    if let Some(error) = page.error {
+        return Err(error);
+    }
+    let text = with_base_path(
+        db,
+        super::text_of(&page.rendered.bytes()).into_owned(),
+        format,
+    );
+    let mut marks = text.match_indices(PARTS_MARK).map(|(at, _)| at);
+    let Some(at) = marks.next() else {
+        return Ok(Skeleton {
+            head: Piece::new(text),
+            tail: None,
+        });
+    };
+    if marks.next().is_some() {
+        let name = template_names(kind.spec().template, format)[2].clone();
+        return Err(Diagnostic::new(
+            &format!("{TEMPLATES}/{name}"),
+            1,
+            1,
+            "the page prints its parts (the rows rendered country by country) more than once; print them once".to_string(),
+        ));
+    }
+    Ok(Skeleton {
+        head: Piece::new(text[..at].to_string()),
+        tail: Some(Piece::new(text[at + PARTS_MARK.len()..].to_string())),
+    })
+}
+
+/// One part of a page: its spec's macro called with its value. Evicted like the outputs in a one-off
+/// build; a session keeps every part, so an edit renders only the parts whose value changed.
+#[salsa::tracked(returns(ref), lru = 0)]
+pub(crate) fn page_part<'db>(
+    db: &'db dyn salsa::Database,
+    key: PartKey<'db>,
+) -> Result<Piece, Diagnostic> {
+    let (kind, format) = (key.kind(db), *key.format(db));
+    let spec = kind.spec();
+    let Some(parts) = spec.parts else {
+        return Ok(Piece::new(Vec::new()));
+    };
+    let names = template_names(spec.template, format);
+    let env = match compiled_templates(db, TemplateSet::new(db, names.to_vec())) {
+        Ok(env) => env,
+        Err(diagnostic) => return Err(diagnostic.clone()),
+    };
+    let macros = &names[1];
+    let value = Value::from_serialize((parts.value)(db, key.param(db)));
+    let rendered = env.get_template(macros).and_then(|template| {
+        guarded(|| {
+            let captured = template.render_captured(())?;
+            captured.state().call_macro(parts.macro_name, &[value])
+        })
+    });
+    match rendered {
+        Ok(text) => Ok(Piece::new(with_base_path(db, text, format))),
+        Err(e) => {
+            let name = e.name().unwrap_or(macros).to_string();
+            let source = template_text(db, TemplateKey::new(db, name.clone()))
+                .as_ref()
+                .ok();
+            Err(template_error(
+                &format!("{TEMPLATES}/{name}"),
+                &e,
+                source.map(String::as_str),
+            ))
+        }
+    }
+}
+
+/// The parts of a page of `kind` in `format`, in page order.
+pub(crate) fn part_keys<'db>(
+    db: &'db dyn salsa::Database,
+    kind: PageKind,
+    format: Format,
+) -> Vec<PartKey<'db>> {
+    kind.spec().parts.map_or_else(Vec::new, |parts| {
+        (parts.params)(db)
+            .iter()
+            .map(|param| PartKey::new(db, kind, format, param.clone()))
+            .collect()
+    })
+}
+
+/// A page made of parts: its skeleton's head, each part, its tail, as shared pieces.
+pub(crate) fn render_parted(db: &dyn salsa::Database, output: &Output) -> RenderedFile {
+    let crate::routes::Renderer::Page(kind, format) = output.renderer else {
+        return RenderedFile::of(Rendered::new(Vec::new()));
+    };
+    let skeleton = match page_skeleton(db, OutputKey::new(db, output.clone())) {
+        Ok(skeleton) => skeleton,
+        Err(error) => return RenderedFile::failed(error.clone()),
+    };
+    let Some(tail) = &skeleton.tail else {
+        return RenderedFile::of(Rendered::from_pieces([skeleton.head.clone()]));
+    };
+    let mut pieces = vec![skeleton.head.clone()];
+    for key in part_keys(db, kind, format) {
+        match page_part(db, key) {
+            Ok(piece) => pieces.push(piece.clone()),
+            Err(error) => return RenderedFile::failed(error.clone()),
+        }
+    }
+    pieces.push(tail.clone());
+    RenderedFile::of(Rendered::from_pieces(pieces))
+}
+
+/// The parts of the page at `output`, when it is made of parts: the markup enclosing them and their
+/// keys (what the link check reads instead of the whole page).
+pub(crate) fn parts_of<'db>(
+    db: &'db dyn salsa::Database,
+    output: &Output,
+) -> Option<((&'static str, &'static str), Vec<PartKey<'db>>)> {
+    let crate::routes::Renderer::Page(kind, format) = output.renderer else {
+        return None;
+    };
+    let parts = kind.spec().parts?;
+    Some((parts.enclosing, part_keys(db, kind, format)))
+}
+
+/// Limits the skeletons and parts to their most recent value (a one-off build, see [`crate::memory`]).
+pub(crate) fn keep_last_parts_only(db: &mut dyn salsa::Database) {
+    page_skeleton::set_lru_capacity(db, 1);
+    page_part::set_lru_capacity(db, 1);
+}
+
+/// `text` with its site links under the base URL's path (see [`prefix_site_links`]).
+fn with_base_path(db: &dyn salsa::Database, text: String, format: Format) -> String {
+    let prefix = crate::model::base_path(db);
+    if prefix.is_empty() {
+        text
+    } else {
+        prefix_site_links(&text, prefix, format)
+    }
+}
