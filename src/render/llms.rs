@@ -34,15 +34,12 @@ pub(crate) fn remember_page(db: &dyn salsa::Database, page: &Output) {
 /// The title of a Markdown twin: its first `# ` heading.
 #[salsa::tracked(returns(ref))]
 pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> String {
-    // Only the heading line is decoded: a twin can be tens of megabytes.
-    let bytes = super::render(db, key.output(db)).bytes();
-    match bytes
-        .split(|&b| b == b'\n')
-        .find_map(|line| line.strip_prefix(b"# "))
-    {
-        Some(title) => String::from_utf8_lossy(title).trim().to_string(),
-        None => key.output(db).path.clone(),
-    }
+    // Read line by line up to the heading: a twin can be tens of megabytes, in pieces.
+    let title = super::render(db, key.output(db)).lines().find_map(|line| {
+        line.strip_prefix("# ")
+            .map(|title| title.trim().to_string())
+    });
+    title.unwrap_or_else(|| key.output(db).path.clone())
 }
 
 /// The sections of llms.txt in their order, and the one a twin is listed in (by what its route
@@ -294,9 +291,11 @@ pub(crate) fn keep_last_condensed_twin_only(db: &mut dyn salsa::Database) {
 /// condenses one twin again).
 #[salsa::tracked(returns(ref), lru = 0)]
 pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Piece {
-    Piece::new(condense_unknown_rows(&super::text_of(
-        &super::render(db, key.output(db)).bytes(),
-    )))
+    // Read from the twin's pieces, not a copy of them together.
+    let rendered = super::render(db, key.output(db));
+    let lines: Vec<std::borrow::Cow<str>> = rendered.lines().collect();
+    let lines: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
+    Piece::new(condense_lines(&lines, rendered.len()))
 }
 
 /// The support value that says nothing is established.
@@ -350,8 +349,13 @@ fn row_name(row: &str) -> String {
 /// `markdown` with every table's unknown-only rows left out and named once, after the table (or in its
 /// place when no row is left): "Not established (unknown/unverified) for: A, B."
 pub fn condense_unknown_rows(markdown: &str) -> String {
-    let mut out = String::with_capacity(markdown.len());
     let lines: Vec<&str> = markdown.split_inclusive('\n').collect();
+    condense_lines(&lines, markdown.len())
+}
+
+/// [`condense_unknown_rows`] of a text's lines (each with its `\n`), `len` bytes in all.
+fn condense_lines(lines: &[&str], len: usize) -> String {
+    let mut out = String::with_capacity(len);
     let mut i = 0;
     while i < lines.len() {
         let is_row = |line: &str| line.trim_start().starts_with('|');

@@ -197,6 +197,16 @@ impl Rendered {
         self.pieces.is_empty()
     }
 
+    /// The text's lines, each with its `\n`, read across the pieces as they are: only a line that runs
+    /// over the end of a piece is copied together (a twin made of parts is tens of megabytes). Every
+    /// renderer of text writes UTF-8; a piece that is not (an asset) is read up to its first invalid byte.
+    pub(crate) fn lines(&self) -> Lines<'_> {
+        Lines {
+            pieces: self.pieces.iter(),
+            current: "",
+        }
+    }
+
     /// The bytes in one slice: borrowed for an output of one piece (every page), copied together for
     /// a list of pieces (which only tests and the dev server ask for whole).
     pub fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
@@ -211,6 +221,52 @@ impl Rendered {
                 std::borrow::Cow::Owned(all)
             }
         }
+    }
+}
+
+/// The lines of a [`Rendered`] (see [`Rendered::lines`]).
+pub(crate) struct Lines<'a> {
+    pieces: std::slice::Iter<'a, Piece>,
+    /// What is left of the piece being read.
+    current: &'a str,
+}
+
+impl<'a> Lines<'a> {
+    fn next_piece(&mut self) -> Option<&'a str> {
+        let bytes = self.pieces.next()?.bytes();
+        Some(match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+        })
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = std::borrow::Cow<'a, str>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.current.is_empty() {
+            self.current = self.next_piece()?;
+        }
+        let ends = |text: &str| memchr::memchr(b'\n', text.as_bytes()).map(|i| i + 1);
+        if let Some(end) = ends(self.current) {
+            let (line, rest) = self.current.split_at(end);
+            self.current = rest;
+            return Some(std::borrow::Cow::Borrowed(line));
+        }
+        // The line goes on in the next pieces.
+        let mut line = std::mem::take(&mut self.current).to_string();
+        while let Some(next) = self.next_piece() {
+            match ends(next) {
+                Some(end) => {
+                    line.push_str(&next[..end]);
+                    self.current = &next[end..];
+                    break;
+                }
+                None => line.push_str(next),
+            }
+        }
+        Some(std::borrow::Cow::Owned(line))
     }
 }
 
@@ -637,6 +693,26 @@ pub(crate) fn splice_items<'a>(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    proptest::proptest! {
+        /// Lines read across pieces are the lines of the text the pieces make, wherever the pieces
+        /// are cut (mid-line, at a line end, into several pieces on one line).
+        #[test]
+        fn lines_across_pieces_are_the_lines_of_the_whole(
+            text in "[ab\n]{0,40}",
+            cuts in proptest::collection::vec(0usize..40, 0..6),
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(text.len())).collect();
+            cuts.push(0);
+            cuts.push(text.len());
+            cuts.sort();
+            let pieces = cuts.windows(2).map(|w| Piece::new(text[w[0]..w[1]].to_string()));
+            let rendered = Rendered::from_pieces(pieces);
+            let lines: Vec<String> = rendered.lines().map(|l| l.into_owned()).collect();
+            let expected: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+            proptest::prop_assert_eq!(lines, expected);
+        }
+    }
 
     #[test]
     fn a_pieces_placeholders_are_found_once_and_shared_by_its_clones() {
