@@ -176,11 +176,10 @@ pub fn llms_full_txt(db: &dyn salsa::Database) -> Rendered {
 }
 
 /// A twin's pieces of `llms-full.txt`: the line naming its source, then its condensed text.
-fn twin_pieces(db: &dyn salsa::Database, twin: &Output) -> [Piece; 2] {
-    [
-        source_line(db, twin),
-        condensed_twin(db, OutputKey::new(db, twin.clone())).clone(),
-    ]
+fn twin_pieces(db: &dyn salsa::Database, twin: &Output) -> Vec<Piece> {
+    let mut pieces = vec![source_line(db, twin)];
+    pieces.extend_from_slice(condensed_twin(db, OutputKey::new(db, twin.clone())));
+    pieces
 }
 
 /// `llms-full.txt` as a one-off build makes it: its pieces (those of [`llms_full_txt`]) handed on in
@@ -194,7 +193,7 @@ pub(crate) struct LlmsFullGrowth {
     position: std::collections::HashMap<String, usize>,
     /// The next twin to hand on, and the pieces of later twins already rendered.
     next: usize,
-    waiting: std::collections::BTreeMap<usize, [Piece; 2]>,
+    waiting: std::collections::BTreeMap<usize, Vec<Piece>>,
     started: bool,
     finished: bool,
     hasher: super::PieceHasher,
@@ -288,14 +287,72 @@ pub(crate) fn keep_last_condensed_twin_only(db: &mut dyn salsa::Database) {
 }
 
 /// A twin as llms-full.txt carries it: its unknown-only rows condensed (cached per twin, so an edit
-/// condenses one twin again).
+/// condenses one twin again). A twin with no such row is carried as it is: its own pieces, shared, not
+/// a copy (most ERP twins, the news, the /changes/ twin).
 #[salsa::tracked(returns(ref), lru = 0)]
-pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Piece {
-    // Read from the twin's pieces, not a copy of them together.
+pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Vec<Piece> {
     let rendered = super::render(db, key.output(db));
+    if parted_twin_has_no_unknown_only_row(db, key) {
+        return rendered.pieces().to_vec();
+    }
+    // Read from the twin's pieces, not a copy of them together.
     let lines: Vec<std::borrow::Cow<str>> = rendered.lines().collect();
     let lines: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
-    Piece::new(condense_lines(&lines, rendered.len()))
+    let condensed = condense_lines(&lines, rendered.len());
+    if is_text_of(rendered, &condensed) {
+        return rendered.pieces().to_vec();
+    }
+    vec![Piece::new(condensed)]
+}
+
+/// Whether `text` is the text `rendered`'s pieces make.
+fn is_text_of(rendered: &Rendered, text: &str) -> bool {
+    let mut rest = text.as_bytes();
+    rendered.len() == rest.len()
+        && rendered.pieces().iter().all(|piece| {
+            let (start, after) = rest.split_at(piece.len());
+            rest = after;
+            start == piece.bytes()
+        })
+}
+
+/// Whether a twin made of parts (the /changes/ twin) has no unknown-only row, read unit by unit: the
+/// skeleton, then each part (memoized per part, so an edit reads one part again, not the 24 MB twin at
+/// x100). The lines of the units are the twin's lines when the head and every part end at a line end;
+/// otherwise (or for any other twin) false, and the twin is condensed whole.
+fn parted_twin_has_no_unknown_only_row(db: &dyn salsa::Database, key: OutputKey<'_>) -> bool {
+    let Some((_, parts)) = super::parts::parts_of(db, key.output(db)) else {
+        return false;
+    };
+    let Ok(super::parts::Skeleton {
+        head,
+        tail: Some(tail),
+    }) = super::parts::page_skeleton(db, key)
+    else {
+        return false;
+    };
+    let plain = |text: &str| text.lines().all(|line| !is_unknown_only(line));
+    ends_a_line(head.bytes())
+        && plain(&head.text())
+        && plain(&tail.text())
+        && parts.into_iter().all(|part| *part_is_plain(db, part))
+}
+
+/// Whether a text is empty or ends at a line end.
+fn ends_a_line(bytes: &[u8]) -> bool {
+    bytes.last().is_none_or(|&b| b == b'\n')
+}
+
+/// Whether one part of a twin ends at a line end and has no unknown-only row (see
+/// [`parted_twin_has_no_unknown_only_row`]).
+#[salsa::tracked]
+fn part_is_plain<'db>(db: &'db dyn salsa::Database, part: super::parts::PartKey<'db>) -> bool {
+    match super::parts::page_part(db, part) {
+        Ok(piece) => {
+            ends_a_line(piece.bytes()) && piece.text().lines().all(|line| !is_unknown_only(line))
+        }
+        Err(_) => false,
+    }
 }
 
 /// The support value that says nothing is established.

@@ -205,6 +205,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             page_part × 122
             page_search_items × 1
             page_skeleton × 2
+            part_is_plain × 61
             part_links × 122
             part_problems × 122
             twin_title × 2
@@ -264,6 +265,8 @@ fn with_changes_pending_an_edit_renders_and_checks_one_part_of_the_changes_page(
                 "page_part ",
                 "part_links ",
                 "part_problems ",
+                "part_is_plain ",
+                "condensed_twin ",
                 "page_skeleton ",
                 "page_layout ",
                 "page_links ",
@@ -276,8 +279,11 @@ fn with_changes_pending_an_edit_renders_and_checks_one_part_of_the_changes_page(
         .map(|line| format!("{line}\n"))
         .collect();
     // page_links: Germany's page and twin, and the changes page and twin (their skeleton's links and
-    // every part's ids and errors, read from the parts' memoized scans).
+    // every part's ids and errors, read from the parts' memoized scans). condensed_twin: Germany's twin
+    // and the changes twin, which llms-full.txt carries as it is (its parts shared, not condensed
+    // again): only Germany's part is read again for rows to condense.
     expect![[r#"
+        condensed_twin × 2
         output_file(page_changes) × 1
         output_file(page_changes_md) × 1
         page_context(changes) × 1
@@ -285,6 +291,7 @@ fn with_changes_pending_an_edit_renders_and_checks_one_part_of_the_changes_page(
         page_links × 4
         page_part × 2
         page_skeleton × 2
+        part_is_plain × 1
         part_links × 2
         part_problems × 2
     "#]]
@@ -305,6 +312,11 @@ fn with_changes_pending_an_edit_renders_and_checks_one_part_of_the_changes_page(
     );
     let changed = differing(&before, &after);
     assert!(changed.contains("changes/index.html") && changed.contains("changes/index.md"));
+    // llms-full.txt carries the changes twin as condensing it would: as it is.
+    let twin = String::from_utf8(after["changes/index.md"].clone()).unwrap();
+    let full = String::from_utf8(after["llms-full.txt"].clone()).unwrap();
+    assert_eq!(locref::render::llms::condense_unknown_rows(&twin), twin);
+    assert!(full.contains(&format!("/changes/index.md\n\n{twin}")));
 }
 
 #[test]
@@ -412,6 +424,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             page_part × 122
             page_search_items × 1
             page_skeleton × 2
+            part_is_plain × 61
             part_links × 122
             part_problems × 122
             toggle_coverage × 1
@@ -522,6 +535,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             page_part × 122
             page_search_items × 1
             page_skeleton × 2
+            part_is_plain × 61
             part_links × 122
             part_problems × 122
             twin_title × 3
@@ -874,6 +888,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             page_part × 122
             page_search_items × 1
             page_skeleton × 2
+            part_is_plain × 61
             part_links × 122
             part_problems × 122
             toggle_coverage × 1
@@ -1012,6 +1027,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             page_part × 122
             page_search_items × 1
             page_skeleton × 2
+            part_is_plain × 61
             part_links × 122
             part_problems × 122
             reporting_table × 1
