@@ -31,11 +31,7 @@ pub(crate) struct TemplateKey<'db> {
 
 /// A template error located in its template: at the expression it names when the engine gives its span
 /// (an undefined value, a failed filter), else at the start of its line.
-pub(crate) fn template_error(
-    path: &str,
-    error: &minijinja::Error,
-    source: Option<&str>,
-) -> Diagnostic {
+fn template_error(path: &str, error: &minijinja::Error, source: Option<&str>) -> Diagnostic {
     let mut message = match error.detail() {
         Some(detail) => format!("template error: {}: {detail}", error.kind()),
         None => format!("template error: {}", error.kind()),
@@ -359,18 +355,26 @@ pub(crate) fn render_page(
                 error: None,
             }
         }
-        Err(e) => {
-            let name = e.name().unwrap_or(main).to_string();
-            let source = template_text(db, TemplateKey::new(db, name.clone()))
-                .as_ref()
-                .ok();
-            RenderedFile::failed(template_error(
-                &format!("{TEMPLATES}/{name}"),
-                &e,
-                source.map(String::as_str),
-            ))
-        }
+        Err(e) => RenderedFile::failed(rendering_error(db, &e, main)),
     }
+}
+
+/// An error of the engine while rendering, located in the template it names (else in `rendered`, the
+/// template that was being rendered).
+pub(crate) fn rendering_error(
+    db: &dyn salsa::Database,
+    error: &minijinja::Error,
+    rendered: &str,
+) -> Diagnostic {
+    let name = error.name().unwrap_or(rendered).to_string();
+    let source = template_text(db, TemplateKey::new(db, name.clone()))
+        .as_ref()
+        .ok();
+    template_error(
+        &format!("{TEMPLATES}/{name}"),
+        error,
+        source.map(String::as_str),
+    )
 }
 
 /// The templates of a page: the layout, the shared macros, then the page's own template (last).

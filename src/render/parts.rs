@@ -15,8 +15,8 @@ use minijinja::Value;
 use serde_json::Value as Json;
 
 use super::pages::{
-    TEMPLATES, TemplateKey, TemplateSet, compiled_templates, guarded, prefix_site_links,
-    render_page, template_error, template_names, template_text,
+    TEMPLATES, TemplateSet, compiled_templates, guarded, prefix_site_links, render_page,
+    rendering_error, template_names,
 };
 use super::{Format, OutputKey, PageKind, Piece, Rendered, RenderedFile};
 use crate::diagnostics::Diagnostic;
@@ -136,17 +136,7 @@ pub(crate) fn page_part<'db>(
     });
     match rendered {
         Ok(text) => Ok(Piece::new(with_base_path(db, text, format))),
-        Err(e) => {
-            let name = e.name().unwrap_or(macros).to_string();
-            let source = template_text(db, TemplateKey::new(db, name.clone()))
-                .as_ref()
-                .ok();
-            Err(template_error(
-                &format!("{TEMPLATES}/{name}"),
-                &e,
-                source.map(String::as_str),
-            ))
-        }
+        Err(e) => Err(rendering_error(db, &e, macros)),
     }
 }
 

@@ -240,23 +240,21 @@ fn with_changes_pending_an_edit_renders_and_checks_one_part_of_the_changes_page(
     let dir = copy_project();
     let root = dir.path();
     let mut session = session(root);
-    let first = replace_once(
-        root,
-        "sources/tables/countries.csv",
+    let mut edit = |from: &str, to: &str| {
+        let path = replace_once(root, "sources/tables/countries.csv", from, to);
+        let report = session.rebuild(&[path]);
+        assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+        report
+    };
+    edit(
         "fr,VAT / GST,TVA. Standard rate 20%",
         "fr,VAT / GST,TVA (taxe sur la valeur ajoutee). Standard rate 20%",
     );
-    let report = session.rebuild(&[first]);
-    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
     let before = snapshot(&root.join("public"));
-    let second = replace_once(
-        root,
-        "sources/tables/countries.csv",
+    let report = edit(
         "de,VAT / GST,Umsatzsteuer.",
         "de,VAT / GST,Umsatzsteuer (USt).",
     );
-    let report = session.rebuild(&[second]);
-    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
     let executed = executed_lines(&report.executed);
     let of_the_page: String = executed
         .lines()
