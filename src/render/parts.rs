@@ -131,6 +131,16 @@ pub(crate) fn page_part<'db>(
     let rendered = env.get_template(macros).and_then(|template| {
         guarded(|| {
             let captured = template.render_captured(())?;
+            if captured.state().lookup(parts.macro_name).is_none() {
+                let page: &str = kind.into();
+                return Err(minijinja::Error::new(
+                    minijinja::ErrorKind::UnknownFunction,
+                    format!(
+                        "the {page} page renders its parts with the macro `{}`, which {macros} does not define",
+                        parts.macro_name
+                    ),
+                ));
+            }
             captured.state().call_macro(parts.macro_name, &[value])
         })
     });
