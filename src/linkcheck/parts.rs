@@ -20,7 +20,7 @@ use super::{
 use crate::diagnostics::Diagnostic;
 use crate::model::base_url;
 use crate::render::OutputKey;
-use crate::render::parts::{PartKey, Skeleton, page_part, page_skeleton, parts_of};
+use crate::render::parts::{PartKey, Skeleton, page_part, page_skeleton, parts_of, parts_spec};
 
 /// One part of one page, as a query key.
 #[salsa::interned(debug)]
@@ -101,7 +101,7 @@ pub(crate) fn part_links<'db>(db: &'db dyn salsa::Database, key: PagePart<'db>) 
         scan_markdown(&page.path, &text, base_url(db))
     } else {
         // Within the markup that encloses it in the page, so the parser is in the state it is in there.
-        let (open, close) = parts_of(db, page).map_or(("", ""), |(enclosing, _)| enclosing);
+        let (open, close) = parts_spec(page).map_or(("", ""), |spec| spec.enclosing);
         let mut links = scan_fragment(
             &page.path,
             &format!("{open}{text}{close}"),
@@ -154,7 +154,7 @@ pub(crate) fn page_layout<'db>(
     db: &'db dyn salsa::Database,
     page: OutputKey<'db>,
 ) -> Option<Layout<'db>> {
-    let (_, keys) = parts_of(db, page.output(db))?;
+    let keys = parts_of(db, page.output(db))?;
     let skeleton = page_skeleton(db, page).as_ref().ok()?;
     skeleton.tail.as_ref()?;
     Some(Layout {
@@ -176,7 +176,7 @@ impl<'db> Parted<'db> {
     /// The page at `page` when it is made of parts and its skeleton rendered with a place for them.
     pub(crate) fn of(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> Option<Parted<'db>> {
         // Only the page kinds made of parts have a layout to ask for.
-        parts_of(db, page.output(db))?;
+        parts_spec(page.output(db))?;
         let layout = page_layout(db, page).as_ref()?;
         Some(Parted { page, layout })
     }

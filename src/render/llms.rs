@@ -298,22 +298,10 @@ pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) ->
     // Read from the twin's pieces, not a copy of them together.
     let lines: Vec<std::borrow::Cow<str>> = rendered.lines().collect();
     let lines: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
-    let condensed = condense_lines(&lines, rendered.len());
-    if is_text_of(rendered, &condensed) {
-        return rendered.pieces().to_vec();
+    match condense_lines(&lines, rendered.len()) {
+        Some(condensed) => vec![Piece::new(condensed)],
+        None => rendered.pieces().to_vec(),
     }
-    vec![Piece::new(condensed)]
-}
-
-/// Whether `text` is the text `rendered`'s pieces make.
-fn is_text_of(rendered: &Rendered, text: &str) -> bool {
-    let mut rest = text.as_bytes();
-    rendered.len() == rest.len()
-        && rendered.pieces().iter().all(|piece| {
-            let (start, after) = rest.split_at(piece.len());
-            rest = after;
-            start == piece.bytes()
-        })
 }
 
 /// Whether a twin made of parts (the /changes/ twin) has no unknown-only row, read unit by unit: the
@@ -321,7 +309,7 @@ fn is_text_of(rendered: &Rendered, text: &str) -> bool {
 /// x100). The lines of the units are the twin's lines when the head and every part end at a line end;
 /// otherwise (or for any other twin) false, and the twin is condensed whole.
 fn parted_twin_has_no_unknown_only_row(db: &dyn salsa::Database, key: OutputKey<'_>) -> bool {
-    let Some((_, parts)) = super::parts::parts_of(db, key.output(db)) else {
+    let Some(parts) = super::parts::parts_of(db, key.output(db)) else {
         return false;
     };
     let Ok(super::parts::Skeleton {
@@ -331,11 +319,16 @@ fn parted_twin_has_no_unknown_only_row(db: &dyn salsa::Database, key: OutputKey<
     else {
         return false;
     };
-    let plain = |text: &str| text.lines().all(|line| !is_unknown_only(line));
     ends_a_line(head.bytes())
-        && plain(&head.text())
-        && plain(&tail.text())
+        && !has_unknown_only_line(&head.text())
+        && !has_unknown_only_line(&tail.text())
         && parts.into_iter().all(|part| *part_is_plain(db, part))
+}
+
+/// Whether any line of `text` says only "unknown/unverified" (a superset of the table rows condensing
+/// leaves out: when none does, condensing changes nothing).
+fn has_unknown_only_line(text: &str) -> bool {
+    text.lines().any(is_unknown_only)
 }
 
 /// Whether a text is empty or ends at a line end.
@@ -348,9 +341,7 @@ fn ends_a_line(bytes: &[u8]) -> bool {
 #[salsa::tracked]
 fn part_is_plain<'db>(db: &'db dyn salsa::Database, part: super::parts::PartKey<'db>) -> bool {
     match super::parts::page_part(db, part) {
-        Ok(piece) => {
-            ends_a_line(piece.bytes()) && piece.text().lines().all(|line| !is_unknown_only(line))
-        }
+        Ok(piece) => ends_a_line(piece.bytes()) && !has_unknown_only_line(&piece.text()),
         Err(_) => false,
     }
 }
@@ -407,12 +398,14 @@ fn row_name(row: &str) -> String {
 /// place when no row is left): "Not established (unknown/unverified) for: A, B."
 pub fn condense_unknown_rows(markdown: &str) -> String {
     let lines: Vec<&str> = markdown.split_inclusive('\n').collect();
-    condense_lines(&lines, markdown.len())
+    condense_lines(&lines, markdown.len()).unwrap_or_else(|| markdown.to_string())
 }
 
-/// [`condense_unknown_rows`] of a text's lines (each with its `\n`), `len` bytes in all.
-fn condense_lines(lines: &[&str], len: usize) -> String {
+/// [`condense_unknown_rows`] of a text's lines (each with its `\n`), `len` bytes in all; `None` when no
+/// table has a row to leave out (the text stays as it is).
+fn condense_lines(lines: &[&str], len: usize) -> Option<String> {
     let mut out = String::with_capacity(len);
+    let mut condensed = false;
     let mut i = 0;
     while i < lines.len() {
         let is_row = |line: &str| line.trim_start().starts_with('|');
@@ -454,8 +447,9 @@ fn condense_lines(lines: &[&str], len: usize) -> String {
             "Not established ({UNKNOWN}) for: {}.\n",
             names.join(", ")
         ));
+        condensed = true;
     }
-    out
+    condensed.then_some(out)
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ use crate::routes::Output;
 pub(crate) const PARTS_MARK: &str = "\u{0}parts\u{0}";
 
 /// How a page kind is made of parts (see the module documentation).
+#[derive(Clone, Copy)]
 pub(crate) struct PartsSpec {
     /// The parts' placeholder values, in page order.
     pub params: fn(&dyn salsa::Database) -> &[String],
@@ -187,17 +188,24 @@ pub(crate) fn render_parted(db: &dyn salsa::Database, output: &Output) -> Render
     RenderedFile::of(Rendered::from_pieces(pieces))
 }
 
-/// The parts of the page at `output`, when it is made of parts: the markup enclosing them and their
-/// keys (what the link check reads instead of the whole page).
+/// How the page at `output` is made of parts, when it is.
+pub(crate) fn parts_spec(output: &Output) -> Option<PartsSpec> {
+    match output.renderer {
+        crate::routes::Renderer::Page(kind, _) => kind.spec().parts,
+        _ => None,
+    }
+}
+
+/// The parts of the page at `output` in page order, when it is made of parts (what the link check and
+/// `llms-full.txt` read instead of the whole page).
 pub(crate) fn parts_of<'db>(
     db: &'db dyn salsa::Database,
     output: &Output,
-) -> Option<((&'static str, &'static str), Vec<PartKey<'db>>)> {
+) -> Option<Vec<PartKey<'db>>> {
     let crate::routes::Renderer::Page(kind, format) = output.renderer else {
         return None;
     };
-    let parts = kind.spec().parts?;
-    Some((parts.enclosing, part_keys(db, kind, format)))
+    parts_spec(output).map(|_| part_keys(db, kind, format))
 }
 
 /// Limits the skeletons and parts to their most recent value (a one-off build, see [`crate::memory`]).
