@@ -334,7 +334,7 @@ pub fn compiled_templates<'db>(
 pub(crate) fn render_page(
     db: &dyn salsa::Database,
     names: &[String],
-    context: &Json,
+    context: &PageContext,
 ) -> RenderedFile {
     let set = TemplateSet::new(db, names.to_vec());
     let env = match compiled_templates(db, set) {
@@ -344,7 +344,7 @@ pub(crate) fn render_page(
     let main = names.last().map_or("", String::as_str);
     let rendered = env
         .get_template(main)
-        .and_then(|t| guarded(|| t.render(Value::from_serialize(context))));
+        .and_then(|t| guarded(|| t.render(context.0.clone())));
     match rendered {
         Ok(mut text) => {
             if !text.ends_with('\n') {
@@ -406,8 +406,65 @@ pub(crate) struct PageContextKey<'db> {
 /// data and the templates, so an edit that leaves a page's context as it was renders nothing again.
 /// Evicted like the outputs in a one-off build (see [`crate::memory`]).
 #[salsa::tracked(returns(ref), lru = 0)]
-pub(crate) fn page_context<'db>(db: &'db dyn salsa::Database, key: PageContextKey<'db>) -> Json {
-    (key.kind(db).spec().context)(db, key.param(db))
+pub(crate) fn page_context<'db>(
+    db: &'db dyn salsa::Database,
+    key: PageContextKey<'db>,
+) -> PageContext {
+    let json = (key.kind(db).spec().context)(db, key.param(db));
+    PageContext(Value::from_serialize(&json))
+}
+
+/// A page's context as the template engine's value, converted once from the JSON the context functions
+/// make: the page and its twin render from this one value (the engine shares a value's maps, lists and
+/// strings, so rendering copies none of it), and the JSON is let go as soon as it is converted.
+#[derive(Debug, Clone)]
+pub(crate) struct PageContext(pub Value);
+
+/// Equal when the data is the same, value for value: what decides that a page need not render again.
+/// The engine's own `==` is the templates' comparison, which is looser (`1` equals `1.0`, `true` equals
+/// `1`), while each renders differently.
+impl PartialEq for PageContext {
+    fn eq(&self, other: &PageContext) -> bool {
+        same_value(&self.0, &other.0)
+    }
+}
+
+impl Eq for PageContext {}
+
+/// Whether two values converted from JSON hold the same data (see [`PageContext`]'s equality).
+fn same_value(a: &Value, b: &Value) -> bool {
+    use minijinja::value::ValueKind;
+    let number_bits = |v: &Value| f64::try_from(v.clone()).ok().map(f64::to_bits);
+    let integer = |v: &Value| i128::try_from(v.clone()).ok();
+    match (a.kind(), b.kind()) {
+        (ValueKind::Number, ValueKind::Number) => match (a.is_integer(), b.is_integer()) {
+            (true, true) => integer(a).is_some() && integer(a) == integer(b),
+            (false, false) => number_bits(a) == number_bits(b),
+            _ => false,
+        },
+        (ValueKind::Seq, ValueKind::Seq) => {
+            a.len() == b.len()
+                && match (a.try_iter(), b.try_iter()) {
+                    (Ok(x), Ok(y)) => x.zip(y).all(|(x, y)| same_value(&x, &y)),
+                    _ => false,
+                }
+        }
+        (ValueKind::Map, ValueKind::Map) => {
+            a.len() == b.len()
+                && match (a.try_iter(), b.try_iter()) {
+                    (Ok(x), Ok(y)) => x.zip(y).all(|(k, l)| {
+                        same_value(&k, &l)
+                            && match (a.get_item(&k), b.get_item(&l)) {
+                                (Ok(v), Ok(w)) => same_value(&v, &w),
+                                _ => false,
+                            }
+                    }),
+                    _ => false,
+                }
+        }
+        // None, booleans and strings compare exactly with the engine's `==` when of one kind.
+        (x, y) => x == y && a == b,
+    }
 }
 
 /// Limits [`page_context`] to its most recent value (a one-off build).
@@ -573,6 +630,30 @@ pub(crate) fn prefix_site_links(text: &str, prefix: &str, format: Format) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn context(json: Json) -> PageContext {
+        PageContext(Value::from_serialize(&json))
+    }
+
+    #[test]
+    fn page_contexts_are_equal_only_when_every_value_is_the_same() {
+        let page =
+            json!({"title": "Italy", "count": 2, "rows": [{"a": 1.5, "b": null, "c": true}]});
+        assert_eq!(context(page.clone()), context(page));
+        // What the templates' `==` takes as equal, but which renders differently.
+        let pairs = [
+            (json!({"n": 1}), json!({"n": 1.0})),
+            (json!({"n": true}), json!({"n": 1})),
+            (json!({"rows": [1, 2]}), json!({"rows": [1, 2, 3]})),
+            (json!({"rows": [{"v": "x"}]}), json!({"rows": [{"v": "y"}]})),
+            (json!({"v": null}), json!({"v": ""})),
+            (json!({"v": 0.1}), json!({"v": 0.10000000000000002})),
+            (json!({"v": "1"}), json!({"v": 1})),
+        ];
+        for (a, b) in pairs {
+            assert_ne!(context(a.clone()), context(b.clone()), "{a} and {b}");
+        }
+    }
 
     #[test]
     fn sources_are_named_by_their_publisher() {
