@@ -123,6 +123,11 @@ impl Db {
                             key.key_index(),
                         );
                     format!("page_context({})", <&str>::from(page.kind(self)))
+                } else if name == "page_part" {
+                    let part = <crate::render::parts::PartKey as salsa::plumbing::FromId>::from_id(
+                        key.key_index(),
+                    );
+                    format!("page_part({})", <&str>::from(part.kind(self)))
                 } else {
                     name.into_owned()
                 }

@@ -321,6 +321,18 @@ pub fn country_reporting<'db>(
     out
 }
 
+/// The countries with local ERPs, in code order: the parts of the local ERPs page, one country's
+/// ([`country_local_erps`]) each.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn local_erp_codes(db: &dyn salsa::Database) -> Vec<String> {
+    let codes: std::collections::BTreeSet<&str> = local_erp_rows(db)
+        .value
+        .iter()
+        .map(|r| r.row.country.as_str())
+        .collect();
+    codes.into_iter().map(str::to_string).collect()
+}
+
 /// Local ERPs of one country, sorted by name.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn country_local_erps<'db>(
@@ -362,6 +374,18 @@ pub(crate) fn partner_order(a: &PartnerRow, b: &PartnerRow) -> std::cmp::Orderin
     (&a.country, &a.erp)
         .cmp(&(&b.country, &b.erp))
         .then_with(|| by_name(&a.name, &b.name))
+}
+
+/// The countries with partners, in code order: the parts of the partners page, whose rows are sorted by
+/// country first ([`partner_order`]), so one country's partners ([`country_partners`]) are one part.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn partner_codes(db: &dyn salsa::Database) -> Vec<String> {
+    let codes: std::collections::BTreeSet<&str> = partner_rows(db)
+        .value
+        .iter()
+        .map(|r| r.row.country.as_str())
+        .collect();
+    codes.into_iter().map(str::to_string).collect()
 }
 
 /// Partners of one country, sorted by ERP and name.

@@ -246,6 +246,7 @@ pub fn api_partners(db: &dyn salsa::Database) -> Rendered {
 }
 
 /// The news items, newest first; undated items last; ties by id (the API's and the news page's order).
+#[salsa::tracked(returns(ref))]
 pub(crate) fn news_items(db: &dyn salsa::Database) -> Vec<NewsItem> {
     let mut items: Vec<NewsItem> = news_rows(db)
         .value
@@ -265,7 +266,7 @@ pub(crate) fn news_items(db: &dyn salsa::Database) -> Vec<NewsItem> {
 }
 
 pub fn api_news(db: &dyn salsa::Database) -> Rendered {
-    list(db, news_items(db))
+    list(db, news_items(db).clone())
 }
 
 /// The sponsors, sorted by id; each marked `sponsored`.

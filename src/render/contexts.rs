@@ -18,13 +18,12 @@ use crate::derive::obligations::country_toggle_derivations;
 use crate::derive::toggles::country_toggle_values;
 use crate::derive::{erp_summary, support_established};
 use crate::model::{
-    CountryKey, ErpKey, countries, countries_by_name, country_mandate, country_matrix,
-    country_obligations, country_reporting, erp_name, erps, partner_order, reporting_erps,
+    CountryKey, ErpKey, countries, countries_by_name, country_local_erps, country_mandate,
+    country_matrix, country_obligations, country_partners, country_reporting, erp_name, erps,
+    reporting_erps,
 };
 use crate::parse::rules::{FilterMatch, filter_rules, obligation_rules, site_rules, toggle_rules};
-use crate::parse::tables::{
-    LocalErpRow, PartialDate, PartnerRow, PhaseStatus, local_erp_rows, partner_rows,
-};
+use crate::parse::tables::{PartialDate, PhaseStatus, local_erp_rows, partner_rows};
 use crate::render::GENERATED_AT_JSON;
 use crate::resources::{Fact, FactTopic, Toggles};
 use crate::routes::STEMS;
@@ -720,14 +719,26 @@ pub fn saft_context(db: &dyn salsa::Database) -> Json {
     reporting_context(db, "saf-t")
 }
 
-/// The partners page: the partner rows, sorted by country, ERP and name, with the registers' names. Neutral:
-/// nothing is featured and no pricing exists in the data.
+/// The partners page: how many partners, and the mark where its rows go (one part per country, see
+/// [`partners_page_rows`]; sorted by country, ERP and name, with the registers' names). Neutral: nothing
+/// is featured and no pricing exists in the data.
 pub fn partners_context(db: &dyn salsa::Database) -> Json {
+    json!({
+        "site": site_context(db),
+        "partners": {
+            "count": partner_rows(db).value.len(),
+            "rows": super::parts::PARTS_MARK,
+        },
+    })
+}
+
+/// One country's partners as the partners page's rows show them: the value its part is rendered from
+/// (the page is made of one part per country, see [`crate::model::partner_codes`]).
+pub(crate) fn partners_page_rows(db: &dyn salsa::Database, code: &str) -> Json {
     let names = country_names(db);
-    let mut rows: Vec<&PartnerRow> = partner_rows(db).value.iter().map(|r| &r.row).collect();
-    rows.sort_by(|a, b| partner_order(a, b));
+    let rows = country_partners(db, CountryKey::new(db, code.to_string()));
     let rows: Vec<Json> = rows
-        .into_iter()
+        .iter()
         .map(|row| {
             let mut value = json!(partner(row));
             value["country_name"] = json!(names.get(row.country.as_str()).copied());
@@ -735,31 +746,64 @@ pub fn partners_context(db: &dyn salsa::Database) -> Json {
             value
         })
         .collect();
-    json!({ "site": site_context(db), "partners": rows })
+    Json::Array(rows)
 }
 
-/// The local ERPs page: every country's local and regional ERP and accounting systems.
+/// The local ERPs page: how many, and the mark where its rows go (one part per country, see
+/// [`local_erps_page_rows`]).
 pub(crate) fn local_erps_context(db: &dyn salsa::Database) -> Json {
+    json!({
+        "site": site_context(db),
+        "local_erps": {
+            "count": local_erp_rows(db).value.len(),
+            "rows": super::parts::PARTS_MARK,
+        },
+    })
+}
+
+/// One country's local and regional ERPs as the local ERPs page's rows show them, sorted by name: the
+/// value its part is rendered from (see [`crate::model::local_erp_codes`]).
+pub(crate) fn local_erps_page_rows(db: &dyn salsa::Database, code: &str) -> Json {
     let names = country_names(db);
-    let mut rows: Vec<&LocalErpRow> = local_erp_rows(db).value.iter().map(|r| &r.row).collect();
-    rows.sort_by(|a, b| {
-        (&a.country, a.name.to_lowercase()).cmp(&(&b.country, b.name.to_lowercase()))
-    });
+    let rows = country_local_erps(db, CountryKey::new(db, code.to_string()));
     let rows: Vec<Json> = rows
-        .into_iter()
+        .iter()
         .map(|row| {
             let mut value = json!(local_erp(row));
             value["country_name"] = json!(names.get(row.country.as_str()).copied());
             value
         })
         .collect();
-    json!({ "site": site_context(db), "local_erps": rows })
+    Json::Array(rows)
 }
 
-/// The news page: titles, dates and links only, newest first (as `news.json`).
+/// How many news items one part of the news page holds.
+const NEWS_PER_PART: usize = 500;
+
+/// The news page: how many items, and the mark where its rows go (the items newest first, as
+/// `news.json`, in parts of [`NEWS_PER_PART`], see [`news_page_rows`]).
 pub(crate) fn news_context(db: &dyn salsa::Database) -> Json {
-    let items: Vec<Json> = news_items(db)
-        .iter()
+    json!({
+        "site": site_context(db),
+        "news": { "count": news_items(db).len(), "rows": super::parts::PARTS_MARK },
+    })
+}
+
+/// The news page's parts: their numbers, from "0".
+#[salsa::tracked(returns(ref))]
+pub(crate) fn news_parts(db: &dyn salsa::Database) -> Vec<String> {
+    let parts = news_items(db).len().div_ceil(NEWS_PER_PART);
+    (0..parts).map(|i| i.to_string()).collect()
+}
+
+/// The news items of part `number` of the news page: titles, dates and links only.
+pub(crate) fn news_page_rows(db: &dyn salsa::Database, number: &str) -> Json {
+    let start = number
+        .parse::<usize>()
+        .unwrap_or(usize::MAX)
+        .saturating_mul(NEWS_PER_PART);
+    let items = news_items(db).iter().skip(start).take(NEWS_PER_PART);
+    let items: Vec<Json> = items
         .map(|n| {
             let mut value = json!(n);
             value["erp_names"] = n
@@ -770,7 +814,7 @@ pub(crate) fn news_context(db: &dyn salsa::Database) -> Json {
             value
         })
         .collect();
-    json!({ "site": site_context(db), "news": items })
+    Json::Array(items)
 }
 
 /// The sponsors page: the notice of `rules/site.toml` and the paid placements, if any.

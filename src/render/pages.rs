@@ -516,9 +516,36 @@ impl PageKind {
             },
             PageKind::VatReporting => page("reporting", |db, _| vat_reporting_context(db)),
             PageKind::Saft => page("reporting", |db, _| saft_context(db)),
-            PageKind::Partners => page("partners", |db, _| partners_context(db)),
-            PageKind::LocalErps => page("local-erps", |db, _| local_erps_context(db)),
-            PageKind::News => page("news", |db, _| news_context(db)),
+            // One part per country with partners (15,000 rows at x100).
+            PageKind::Partners => PageSpec {
+                parts: Some(super::parts::PartsSpec {
+                    params: |db| crate::model::partner_codes(db),
+                    value: partners_page_rows,
+                    macro_name: "partner_rows",
+                    enclosing: ("<table><tbody>", "</tbody></table>"),
+                }),
+                ..page("partners", |db, _| partners_context(db))
+            },
+            // One part per country with local ERPs (10,000 rows at x100).
+            PageKind::LocalErps => PageSpec {
+                parts: Some(super::parts::PartsSpec {
+                    params: |db| crate::model::local_erp_codes(db),
+                    value: local_erps_page_rows,
+                    macro_name: "local_erp_rows",
+                    enclosing: ("<table><tbody>", "</tbody></table>"),
+                }),
+                ..page("local-erps", |db, _| local_erps_context(db))
+            },
+            // Parts of a few hundred items (20,000 at x100).
+            PageKind::News => PageSpec {
+                parts: Some(super::parts::PartsSpec {
+                    params: |db| news_parts(db),
+                    value: news_page_rows,
+                    macro_name: "news_rows",
+                    enclosing: ("<table><tbody>", "</tbody></table>"),
+                }),
+                ..page("news", |db, _| news_context(db))
+            },
             PageKind::Sponsors => page("sponsors", |db, _| sponsors_context(db)),
             PageKind::Licence => page("licence", |db, _| licence_context(db)),
             PageKind::Filters => page("filters", |db, _| filters_context(db)),

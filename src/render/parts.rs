@@ -1,9 +1,11 @@
-//! Pages made of parts: a page whose bulk is a list of per-country rows (the `/changes/` page's unreleased
-//! changes: every fact at x100) is rendered as its template without the rows (the skeleton) and one part
-//! per country, each rendered on its own by a macro of `macros.html` / `macros.md`, then spliced as shared
-//! [`Piece`]s, as `changes.json` splices its per-country fragments. An edit renders the skeleton (short)
-//! and the edited country's part again, not the whole page, and the link check reads the same parts
-//! (`crate::linkcheck::parts`).
+//! Pages made of parts: a page whose bulk is a long list of rows (the `/changes/` page's unreleased
+//! changes, every fact at x100; the partners, local ERPs and news pages, 15,000, 10,000 and 20,000 rows
+//! at x100) is rendered as its template without the rows (the skeleton) and one part per country (per
+//! few hundred news items), each rendered on its own by a macro of `macros.html` / `macros.md`, then
+//! spliced as shared [`Piece`]s, as `changes.json` splices its per-country fragments. An edit renders the
+//! skeleton (short) and the edited country's part again, not the whole page, and the link check reads
+//! the same parts (`crate::linkcheck::parts`). No query holds a whole list page's rows at once: a build
+//! holds one part's context at a time, not the page's.
 //!
 //! ```text
 //! page_context (counts, PARTS_MARK where the rows go) -> page_skeleton(page) -> (head, tail)
@@ -42,7 +44,7 @@ pub(crate) struct PartsSpec {
 
 /// One part of a page kind in one format, as a query key.
 #[salsa::interned(debug)]
-pub(crate) struct PartKey<'db> {
+pub struct PartKey<'db> {
     pub kind: PageKind,
     pub format: Format,
     #[returns(ref)]
@@ -163,6 +165,13 @@ pub(crate) fn part_keys<'db>(
             .map(|param| PartKey::new(db, kind, format, param.clone()))
             .collect()
     })
+}
+
+/// How many parts a page of `kind` has in each of its formats (none when it is not made of parts).
+pub fn parts_per_format(db: &dyn salsa::Database, kind: PageKind) -> usize {
+    kind.spec()
+        .parts
+        .map_or(0, |parts| (parts.params)(db).len())
 }
 
 /// A page made of parts: its skeleton's head, each part, its tail, as shared pieces.

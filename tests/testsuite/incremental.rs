@@ -202,7 +202,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             page_ids × 1
             page_layout × 2
             page_links × 4
-            page_part × 122
+            page_part(changes) × 122
             page_search_items × 1
             page_skeleton × 2
             part_is_plain × 61
@@ -260,7 +260,7 @@ fn with_changes_pending_an_edit_renders_and_checks_one_part_of_the_changes_page(
         .lines()
         .filter(|line| {
             [
-                "page_part ",
+                "page_part(changes) ",
                 "part_links ",
                 "part_problems ",
                 "part_is_plain ",
@@ -287,7 +287,7 @@ fn with_changes_pending_an_edit_renders_and_checks_one_part_of_the_changes_page(
         page_context(changes) × 1
         page_layout × 2
         page_links × 4
-        page_part × 2
+        page_part(changes) × 2
         page_skeleton × 2
         part_is_plain × 1
         part_links × 2
@@ -419,7 +419,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             page_ids × 1
             page_layout × 2
             page_links × 10
-            page_part × 122
+            page_part(changes) × 122
             page_search_items × 1
             page_skeleton × 2
             part_is_plain × 61
@@ -530,7 +530,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             page_ids × 2
             page_layout × 2
             page_links × 6
-            page_part × 122
+            page_part(changes) × 122
             page_search_items × 1
             page_skeleton × 2
             part_is_plain × 61
@@ -797,8 +797,12 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             output_file(sitemap) × 1
             page_context(country) × 1
             page_context(partners) × 1
-            page_links × 4
+            page_links × 2
+            page_part(partners) × 2
             page_search_items × 1
+            part_is_plain × 1
+            part_links × 2
+            partner_codes × 1
             partner_rows × 1
             twin_title × 2
         "#]],
@@ -883,7 +887,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             page_ids × 1
             page_layout × 2
             page_links × 14
-            page_part × 122
+            page_part(changes) × 122
             page_search_items × 1
             page_skeleton × 2
             part_is_plain × 61
@@ -1022,7 +1026,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             page_ids × 1
             page_layout × 2
             page_links × 6
-            page_part × 122
+            page_part(changes) × 122
             page_search_items × 1
             page_skeleton × 2
             part_is_plain × 61
@@ -1231,6 +1235,7 @@ fn a_new_release_diffs_only_itself() {
         page_links × 10
         page_search_items × 32
         page_skeleton × 2
+        part_problems × 88
         previous_release × 11
         published_csv × 6
         reference_date × 1
@@ -1848,13 +1853,40 @@ pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
     // Every flat table but `connectors` has a part per country.
     assert_eq!(count("flat_part_csv"), (csv_files - 1) * countries + 1);
     assert_eq!(count("flat_part_json"), count("flat_part_csv"));
-    // The /changes/ page and twin, made of one part per country when there are unreleased changes:
-    // each part rendered once and parsed once.
-    let parts = count("page_part");
-    let unreleased_parts = 2 * locref::history::unreleased_codes(db).len();
+    // The pages made of parts, each part rendered once and parsed once: the /changes/ page and twin
+    // (one part per country when there are unreleased changes, none otherwise), the partners and local
+    // ERPs pages (one per country with any) and the news page (a few hundred items each).
+    use locref::render::PageKind;
+    let per_format = |kind| locref::render::parts::parts_per_format(db, kind);
+    let changes = count("page_part(changes)");
     assert!(
-        parts == 0 || parts == unreleased_parts,
-        "{parts} parts rendered, {unreleased_parts} expected"
+        changes == 0 || changes == 2 * locref::history::unreleased_codes(db).len(),
+        "{changes} parts of the changes page"
     );
+    // The first column of partners.csv is the country code.
+    let partners_csv = std::fs::read_to_string(root.join("sources/tables/partners.csv")).unwrap();
+    let partner_countries: BTreeSet<&str> = partners_csv
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split(',').next())
+        .collect();
+    assert!(!partner_countries.is_empty());
+    assert_eq!(per_format(PageKind::Partners), partner_countries.len());
+    for (kind, name) in [
+        (PageKind::Partners, "partners"),
+        (PageKind::LocalErps, "local_erps"),
+        (PageKind::News, "news"),
+    ] {
+        assert!(per_format(kind) > 0, "{name}");
+        assert_eq!(
+            count(&format!("page_part({name})")),
+            2 * per_format(kind),
+            "{name}"
+        );
+    }
+    let parts = executed
+        .iter()
+        .filter(|e| e.starts_with("page_part("))
+        .count();
     assert_eq!(count("part_links"), parts);
 }
