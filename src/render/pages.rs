@@ -6,6 +6,8 @@
 //! auto-escaped (by their `.html` name, see [`html_formatter`]); Markdown templates escape table cells with
 //! the `md` filter and link targets with `md_url`.
 
+use std::collections::HashMap;
+
 use minijinja::{AutoEscape, Environment, Error, State, Value};
 use serde_json::{Value as Json, json};
 
@@ -411,7 +413,41 @@ pub(crate) fn page_context<'db>(
     key: PageContextKey<'db>,
 ) -> PageContext {
     let json = (key.kind(db).spec().context)(db, key.param(db));
-    PageContext(Value::from_serialize(&json))
+    PageContext(template_value(&json, &mut HashMap::new()))
+}
+
+/// `json` as the template engine's value, as `Value::from_serialize` makes it, except that equal long
+/// strings are one shared string: a page's context repeats texts (a country page shows each fact in its
+/// section and again in its History, as the change's new value), and a watch session keeps every
+/// page's context.
+fn template_value<'j>(json: &'j Json, seen: &mut HashMap<&'j str, Value>) -> Value {
+    /// Strings shorter than this are not looked up: most are labels, and the engine keeps strings of up
+    /// to 22 bytes inline anyway.
+    const SHARED_FROM: usize = 64;
+    match json {
+        Json::Null => Value::from(()),
+        Json::Bool(b) => Value::from(*b),
+        Json::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Value::from(u),
+            (None, Some(i), _) => Value::from(i),
+            (None, None, f) => Value::from(f.unwrap_or(f64::NAN)),
+        },
+        Json::String(text) if text.len() >= SHARED_FROM => seen
+            .entry(text.as_str())
+            .or_insert_with(|| Value::from(text.as_str()))
+            .clone(),
+        Json::String(text) => Value::from(text.as_str()),
+        Json::Array(items) => Value::from(
+            items
+                .iter()
+                .map(|item| template_value(item, seen))
+                .collect::<Vec<Value>>(),
+        ),
+        Json::Object(map) => map
+            .iter()
+            .map(|(key, value)| (Value::from(key.as_str()), template_value(value, seen)))
+            .collect(),
+    }
 }
 
 /// A page's context as the template engine's value, converted once from the JSON the context functions
@@ -659,7 +695,37 @@ mod tests {
     use super::*;
 
     fn context(json: Json) -> PageContext {
-        PageContext(Value::from_serialize(&json))
+        PageContext(template_value(&json, &mut HashMap::new()))
+    }
+
+    #[test]
+    fn a_context_is_the_value_the_engine_makes_of_its_json_with_long_texts_shared() {
+        let long = "x".repeat(100);
+        let json = json!({
+            "n": [0, -3, 18446744073709551615u64, 1.5, null, true, "short"],
+            "facts": [{"value": long}],
+            "history": [{"new": long, "old": "y".repeat(100)}],
+            "nested": {"b": {}, "a": []},
+        });
+        let value = template_value(&json, &mut HashMap::new());
+        assert!(same_value(&value, &Value::from_serialize(&json)));
+        assert_eq!(
+            format!("{value:?}"),
+            format!("{:?}", Value::from_serialize(&json))
+        );
+        // One string, shared: the same allocation behind both.
+        let first = |list: &str, field: &str| -> std::sync::Arc<str> {
+            let item = value.get_attr(list).unwrap().get_item_by_index(0).unwrap();
+            item.get_attr(field).unwrap().try_into().unwrap()
+        };
+        assert!(std::sync::Arc::ptr_eq(
+            &first("facts", "value"),
+            &first("history", "new")
+        ));
+        assert!(!std::sync::Arc::ptr_eq(
+            &first("history", "old"),
+            &first("history", "new")
+        ));
     }
 
     #[test]
