@@ -25,6 +25,12 @@ fn rows_where<T: Clone>(rows: &[Located<T>], keep: impl Fn(&T) -> bool) -> Vec<T
         .collect()
 }
 
+/// The distinct values of one column of `rows` (a country code), in order.
+fn distinct<T>(rows: &[Located<T>], column: impl Fn(&T) -> &str) -> Vec<String> {
+    let values: std::collections::BTreeSet<&str> = rows.iter().map(|r| column(&r.row)).collect();
+    values.into_iter().map(str::to_string).collect()
+}
+
 /// Orders names case-insensitively, then exactly (so the order is total and stable).
 pub(crate) fn by_name(a: &str, b: &str) -> std::cmp::Ordering {
     a.to_lowercase().cmp(&b.to_lowercase()).then(a.cmp(b))
@@ -325,12 +331,7 @@ pub fn country_reporting<'db>(
 /// ([`country_local_erps`]) each.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn local_erp_codes(db: &dyn salsa::Database) -> Vec<String> {
-    let codes: std::collections::BTreeSet<&str> = local_erp_rows(db)
-        .value
-        .iter()
-        .map(|r| r.row.country.as_str())
-        .collect();
-    codes.into_iter().map(str::to_string).collect()
+    distinct(&local_erp_rows(db).value, |row| &row.country)
 }
 
 /// Local ERPs of one country, sorted by name.
@@ -380,12 +381,7 @@ pub(crate) fn partner_order(a: &PartnerRow, b: &PartnerRow) -> std::cmp::Orderin
 /// country first ([`partner_order`]), so one country's partners ([`country_partners`]) are one part.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn partner_codes(db: &dyn salsa::Database) -> Vec<String> {
-    let codes: std::collections::BTreeSet<&str> = partner_rows(db)
-        .value
-        .iter()
-        .map(|r| r.row.country.as_str())
-        .collect();
-    codes.into_iter().map(str::to_string).collect()
+    distinct(&partner_rows(db).value, |row| &row.country)
 }
 
 /// Partners of one country, sorted by ERP and name.
