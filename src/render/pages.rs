@@ -554,32 +554,29 @@ impl PageKind {
             PageKind::Saft => page("reporting", |db, _| saft_context(db)),
             // One part per country with partners (15,000 rows at x100).
             PageKind::Partners => PageSpec {
-                parts: Some(super::parts::PartsSpec {
-                    params: |db| crate::model::partner_codes(db),
-                    value: partners_page_rows,
-                    macro_name: "partner_rows",
-                    enclosing: ("<table><tbody>", "</tbody></table>"),
-                }),
+                parts: Some(super::parts::PartsSpec::table_rows(
+                    |db| crate::model::partner_codes(db),
+                    partners_page_rows,
+                    "partner_rows",
+                )),
                 ..page("partners", |db, _| partners_context(db))
             },
             // One part per country with local ERPs (10,000 rows at x100).
             PageKind::LocalErps => PageSpec {
-                parts: Some(super::parts::PartsSpec {
-                    params: |db| crate::model::local_erp_codes(db),
-                    value: local_erps_page_rows,
-                    macro_name: "local_erp_rows",
-                    enclosing: ("<table><tbody>", "</tbody></table>"),
-                }),
+                parts: Some(super::parts::PartsSpec::table_rows(
+                    |db| crate::model::local_erp_codes(db),
+                    local_erps_page_rows,
+                    "local_erp_rows",
+                )),
                 ..page("local-erps", |db, _| local_erps_context(db))
             },
             // Parts of a few hundred items (20,000 at x100).
             PageKind::News => PageSpec {
-                parts: Some(super::parts::PartsSpec {
-                    params: |db| news_parts(db),
-                    value: news_page_rows,
-                    macro_name: "news_rows",
-                    enclosing: ("<table><tbody>", "</tbody></table>"),
-                }),
+                parts: Some(super::parts::PartsSpec::table_rows(
+                    |db| news_parts(db),
+                    news_page_rows,
+                    "news_rows",
+                )),
                 ..page("news", |db, _| news_context(db))
             },
             PageKind::Sponsors => page("sponsors", |db, _| sponsors_context(db)),
@@ -602,12 +599,11 @@ impl PageKind {
             // Releases and changes (history.rs).
             // The unreleased changes, one part per country.
             PageKind::Changes => PageSpec {
-                parts: Some(super::parts::PartsSpec {
-                    params: super::history::unreleased_parts,
-                    value: super::history::unreleased_rows,
-                    macro_name: "changes_rows",
-                    enclosing: ("<table><tbody>", "</tbody></table>"),
-                }),
+                parts: Some(super::parts::PartsSpec::table_rows(
+                    super::history::unreleased_parts,
+                    super::history::unreleased_rows,
+                    "changes_rows",
+                )),
                 ..page("changes", |db, _| super::history::changes_context(db))
             },
             PageKind::Release => PageSpec {

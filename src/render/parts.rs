@@ -42,6 +42,23 @@ pub(crate) struct PartsSpec {
     pub enclosing: (&'static str, &'static str),
 }
 
+impl PartsSpec {
+    /// Parts that are rows of a table's body (every page made of parts so far): each rendered by
+    /// `macro_name` from `value`, for each of `params`.
+    pub(crate) const fn table_rows(
+        params: fn(&dyn salsa::Database) -> &[String],
+        value: fn(&dyn salsa::Database, &str) -> Json,
+        macro_name: &'static str,
+    ) -> PartsSpec {
+        PartsSpec {
+            params,
+            value,
+            macro_name,
+            enclosing: ("<table><tbody>", "</tbody></table>"),
+        }
+    }
+}
+
 /// One part of a page kind in one format, as a query key.
 #[salsa::interned(debug)]
 pub struct PartKey<'db> {
