@@ -60,7 +60,7 @@ pub(crate) fn meta(db: &dyn salsa::Database, count: usize) -> Meta {
     }
 }
 
-fn list<T: Serialize>(db: &dyn salsa::Database, data: Vec<T>) -> Rendered {
+fn list<T: Serialize>(db: &dyn salsa::Database, data: &[T]) -> Rendered {
     Rendered::new(json_bytes(&Envelope {
         meta: meta(db, data.len()),
         data,
@@ -126,7 +126,7 @@ pub fn api_countries(db: &dyn salsa::Database) -> Rendered {
     let data: Vec<_> = country_keys(db)
         .filter_map(|key| country_summary(db, key).clone())
         .collect();
-    list(db, data)
+    list(db, &data)
 }
 
 #[salsa::tracked(returns(ref))]
@@ -155,7 +155,7 @@ pub fn api_erps(db: &dyn salsa::Database) -> Rendered {
         .iter()
         .filter_map(|e| erp_summary(db, ErpKey::new(db, e.id.clone())).clone())
         .collect();
-    list(db, data)
+    list(db, &data)
 }
 
 #[salsa::tracked(returns(ref))]
@@ -229,20 +229,20 @@ pub fn api_local_erps(db: &dyn salsa::Database) -> Rendered {
     rows.sort_by(|a, b| {
         (&a.country, a.name.to_lowercase()).cmp(&(&b.country, b.name.to_lowercase()))
     });
-    list(db, rows.into_iter().map(local_erp).collect())
+    list(db, &rows.into_iter().map(local_erp).collect::<Vec<_>>())
 }
 
 pub fn api_partner_flags(db: &dyn salsa::Database) -> Rendered {
     let mut rows: Vec<&PartnerFlagRow> =
         partner_flag_rows(db).value.iter().map(|r| &r.row).collect();
     rows.sort_by(|a, b| (&a.country, &a.erp).cmp(&(&b.country, &b.erp)));
-    list(db, rows.into_iter().map(partner_flag).collect())
+    list(db, &rows.into_iter().map(partner_flag).collect::<Vec<_>>())
 }
 
 pub fn api_partners(db: &dyn salsa::Database) -> Rendered {
     let mut rows: Vec<&PartnerRow> = partner_rows(db).value.iter().map(|r| &r.row).collect();
     rows.sort_by(|a, b| partner_order(a, b));
-    list(db, rows.into_iter().map(partner).collect())
+    list(db, &rows.into_iter().map(partner).collect::<Vec<_>>())
 }
 
 /// The news items, newest first; undated items last; ties by id (the API's and the news page's order).
@@ -266,7 +266,7 @@ pub(crate) fn news_items(db: &dyn salsa::Database) -> Vec<NewsItem> {
 }
 
 pub fn api_news(db: &dyn salsa::Database) -> Rendered {
-    list(db, news_items(db).clone())
+    list(db, news_items(db))
 }
 
 /// The sponsors, sorted by id; each marked `sponsored`.
@@ -298,7 +298,7 @@ pub fn api_sponsors(db: &dyn salsa::Database) -> Rendered {
 }
 
 pub(crate) fn api_filter<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Rendered {
-    list(db, filter_members(db, key).clone())
+    list(db, filter_members(db, key))
 }
 
 /// How each country's toggles got their values, country by country.
@@ -310,12 +310,12 @@ pub fn api_toggles(db: &dyn salsa::Database) -> Rendered {
                 .cloned()
         })
         .collect();
-    list(db, data)
+    list(db, &data)
 }
 
 /// Every dated phase, in date order.
 pub fn api_calendar(db: &dyn salsa::Database) -> Rendered {
-    list(db, crate::derive::obligations::calendar(db).clone())
+    list(db, crate::derive::obligations::calendar(db))
 }
 
 /// How an API envelope is made and described (see [`ApiKind::spec`]).
