@@ -412,8 +412,7 @@ pub(crate) fn page_context<'db>(
     db: &'db dyn salsa::Database,
     key: PageContextKey<'db>,
 ) -> PageContext {
-    let json = (key.kind(db).spec().context)(db, key.param(db));
-    PageContext(template_value(&json, &mut HashMap::new()))
+    PageContext::of(&(key.kind(db).spec().context)(db, key.param(db)))
 }
 
 /// `json` as the template engine's value, as `Value::from_serialize` makes it, except that equal long
@@ -456,6 +455,13 @@ fn template_value<'j>(json: &'j Json, seen: &mut HashMap<&'j str, Value>) -> Val
 #[derive(Debug, Clone)]
 pub(crate) struct PageContext(pub Value);
 
+impl PageContext {
+    /// The context of `json` (see [`template_value`]).
+    fn of(json: &Json) -> PageContext {
+        PageContext(template_value(json, &mut HashMap::new()))
+    }
+}
+
 /// Equal when the data is the same, value for value: what decides that a page need not render again.
 /// The engine's own `==` is the templates' comparison, which is looser (`1` equals `1.0`, `true` equals
 /// `1`), while each renders differently.
@@ -474,7 +480,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
     let integer = |v: &Value| i128::try_from(v.clone()).ok();
     match (a.kind(), b.kind()) {
         (ValueKind::Number, ValueKind::Number) => match (a.is_integer(), b.is_integer()) {
-            (true, true) => integer(a).is_some() && integer(a) == integer(b),
+            (true, true) => matches!((integer(a), integer(b)), (Some(x), Some(y)) if x == y),
             (false, false) => number_bits(a) == number_bits(b),
             _ => false,
         },
@@ -690,10 +696,6 @@ pub(crate) fn prefix_site_links(text: &str, prefix: &str, format: Format) -> Str
 mod tests {
     use super::*;
 
-    fn context(json: Json) -> PageContext {
-        PageContext(template_value(&json, &mut HashMap::new()))
-    }
-
     #[test]
     fn a_context_is_the_value_the_engine_makes_of_its_json_with_long_texts_shared() {
         let long = "x".repeat(100);
@@ -728,7 +730,7 @@ mod tests {
     fn page_contexts_are_equal_only_when_every_value_is_the_same() {
         let page =
             json!({"title": "Italy", "count": 2, "rows": [{"a": 1.5, "b": null, "c": true}]});
-        assert_eq!(context(page.clone()), context(page));
+        assert_eq!(PageContext::of(&page), PageContext::of(&page));
         // What the templates' `==` takes as equal, but which renders differently.
         let pairs = [
             (json!({"n": 1}), json!({"n": 1.0})),
@@ -740,7 +742,7 @@ mod tests {
             (json!({"v": "1"}), json!({"v": 1})),
         ];
         for (a, b) in pairs {
-            assert_ne!(context(a.clone()), context(b.clone()), "{a} and {b}");
+            assert_ne!(PageContext::of(&a), PageContext::of(&b), "{a} and {b}");
         }
     }
 
