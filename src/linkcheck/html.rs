@@ -22,6 +22,7 @@ use html5ever::{Attribute, ParseOpts, QualName, local_name, ns, parse_document, 
 use super::resolve::resolve;
 use super::{Link, PageLinks};
 use crate::diagnostics::{Diagnostic, LineIndex};
+use crate::render::GENERATED_AT_MARK;
 
 /// The attributes that name another resource, per element: `<a href>`, `<link href>`, `<script src>`,
 /// `<img src>`.
@@ -245,11 +246,24 @@ pub fn scan_fragment(path: &str, text: &str, base_url: &str, element: &str) -> P
 
 /// [`scan`] of a page, or of a fragment in the element `context`.
 fn scan_in(path: &str, text: &str, base_url: &str, context: Option<&str>) -> PageLinks {
+    let text = &*with_placeholders_as_text(text);
     let fast = parse_html(text, false, context);
     if fast.errors.borrow().is_empty() && !fast_parse_may_miss_errors(text, &fast) {
         return collect(path, text, base_url, fast);
     }
     collect(path, text, base_url, parse_html(text, true, context))
+}
+
+/// `text` with each build-time placeholder ([`GENERATED_AT_MARK`]) read as ordinary text of the same
+/// length, so that lines and columns stay those of the page. The check reads a page before the emit
+/// step stamps it, and html5ever rejects the placeholder's NULs; a NUL anywhere else is still an error.
+fn with_placeholders_as_text(text: &str) -> Cow<'_, str> {
+    if memchr::memchr(0, text.as_bytes()).is_none() {
+        return Cow::Borrowed(text);
+    }
+    const AS_TEXT: &str = "_generated_at_";
+    const { assert!(AS_TEXT.len() == GENERATED_AT_MARK.len()) };
+    Cow::Owned(text.replace(GENERATED_AT_MARK, AS_TEXT))
 }
 
 /// [`scan`] with html5ever's exact errors throughout (the reference the fast path is tested against).
@@ -479,6 +493,33 @@ mod tests {
         let error = &page.errors[0];
         assert_eq!((error.line, error.column), (6, 1), "{error}");
         assert!(error.message.contains("</div>"), "{error}");
+    }
+
+    #[test]
+    fn the_build_time_placeholder_is_text_and_any_other_nul_an_error() {
+        let page = |time: &str| {
+            format!(
+                "<!doctype html><html><head><title>x</title></head><body><p>Updated \
+                 <time datetime=\"{time}\">{time}</time></p>\n<p><span>x</p></body></html>"
+            )
+        };
+        let located = |html: &str| -> Vec<String> {
+            scan("/x.html", html, BASE)
+                .errors
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        // The same error at the same place whether or not the page holds placeholders.
+        let expected = located(&page("2026-01-01T00:00:00Z"));
+        assert_eq!(expected.len(), 1, "{expected:?}");
+        assert!(expected[0].starts_with("/x.html:2:"), "{expected:?}");
+        assert_eq!(located(&page(GENERATED_AT_MARK)), expected);
+        let stray = located(&page("\u{0}"));
+        assert!(
+            stray.len() > 1 && stray.iter().any(|e| e.starts_with("/x.html:1:")),
+            "{stray:?}"
+        );
     }
 
     #[test]

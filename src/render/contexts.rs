@@ -24,7 +24,7 @@ use crate::model::{
 };
 use crate::parse::rules::{FilterMatch, filter_rules, obligation_rules, site_rules, toggle_rules};
 use crate::parse::tables::{PartialDate, PhaseStatus, local_erp_rows, partner_rows};
-use crate::render::GENERATED_AT_JSON;
+use crate::render::GENERATED_AT_MARK;
 use crate::resources::{Fact, FactTopic, Toggles};
 use crate::routes::STEMS;
 
@@ -44,8 +44,9 @@ pub fn site_context(db: &dyn salsa::Database) -> Json {
             .iter()
             .map(|c| json!({ "code": c.code, "name": c.name }))
             .collect::<Vec<_>>(),
-        // Stamped by the emit step with the time of the build that last changed the page.
-        "updated": GENERATED_AT_JSON,
+        // Stamped by the emit step with the time of the build that last changed the page. Pages and
+        // twins carry the raw placeholder: the emit step stamps only that form outside `.json` files.
+        "updated": GENERATED_AT_MARK,
     })
 }
 

@@ -1296,6 +1296,41 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
     assert_eq!(lastmod("/"), "2026-09-21T14:13:20Z");
     assert_eq!(lastmod("/changes/"), "2026-09-21T14:13:20Z");
     assert_eq!(sitemap.matches("2027-01-15T08:00:00Z").count(), 2);
+    // A page's footer says when its own content last changed, in the page and in its Markdown twin.
+    let updated = |page: &str| footer_updated(&project.path().join("site"), page);
+    for page in [format!("/{country}/"), "/partners/".to_string()] {
+        assert_eq!(updated(&page), ["2027-01-15T08:00:00Z"; 3], "{page}");
+    }
+    for page in ["/", "/changes/", "/api/"] {
+        assert_eq!(updated(page), ["2026-09-21T14:13:20Z"; 3], "{page}");
+    }
+}
+
+/// The "last updated" time in the footer of the page at `page` (a directory path) as the reader sees it:
+/// the `<time>` element's `datetime` and text in `index.html`, and the time in `index.md`.
+fn footer_updated(site: &Path, page: &str) -> [String; 3] {
+    let read = |file: &str| std::fs::read_to_string(site.join(&page[1..]).join(file)).unwrap();
+    let after = |text: &str, start: &str, end: char| {
+        let at = text
+            .find(start)
+            .unwrap_or_else(|| panic!("{page}: no {start:?} in {text}"))
+            + start.len();
+        text[at..at + text[at..].find(end).unwrap()].to_string()
+    };
+    let html = read("index.html");
+    let html_time = after(
+        &html,
+        "last updated <time class=\"updated\" datetime=\"",
+        '<',
+    );
+    let (datetime, shown) = html_time.split_once("\">").unwrap();
+    let markdown = after(&read("index.md"), "This page was last updated ", '\n');
+    let markdown = markdown.strip_suffix('.').unwrap_or(&markdown);
+    [
+        datetime.to_string(),
+        shown.to_string(),
+        markdown.to_string(),
+    ]
 }
 
 #[test]
