@@ -465,6 +465,18 @@ fn no_page_logs_a_console_error_under_the_sites_csp() {
             "{page} scrolls sideways on a phone; too wide: {}",
             browser.script(WIDER_THAN_THE_WINDOW)
         );
+        if page == "/calendar/" {
+            // Each phase is a card whose scope text takes the phone's width, not a narrow column.
+            let widths = browser.script(
+                "const r = e => Math.round(e.getBoundingClientRect().width); \
+                 return [r(document.querySelector('table.phases tbody tr')), r(document.querySelector('table.phases td.text'))]",
+            );
+            let (card, scope) = (widths[0].as_i64().unwrap(), widths[1].as_i64().unwrap());
+            assert!(
+                card >= 330 && scope >= card - 40,
+                "card {card} px, scope {scope} px"
+            );
+        }
     }
 }
 
