@@ -488,6 +488,7 @@ fn stream_outputs(
             grow(shared, growth, &ordered[start..end], sink).map_err(BuildError::Io)?;
         }
         crate::memory::evict(db);
+        crate::render::pages::forget_made_contexts(db);
         start = end;
     }
     if let Some(growth) = &mut llms_full

@@ -60,6 +60,7 @@ impl Project {
             .files_durability(Durability::HIGH)
             .new(&db);
         let _ = BuildOptions::new(&db, None);
+        let _ = crate::render::pages::MadeContexts::new(&db, Default::default());
         let mut project = Project {
             root,
             db,

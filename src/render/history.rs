@@ -84,10 +84,15 @@ pub fn release_changes_json<'db>(
     (changes.len(), json_items(changes, 4))
 }
 
-/// Limits the parts of `changes.json` and the History sections' contexts to their most recent value (a
-/// one-off build, see [`crate::memory`]).
+/// Limits the parts of `changes.json` to their most recent value (a one-off build, see
+/// [`crate::memory`]).
 pub(crate) fn keep_last_parts_only(db: &mut dyn salsa::Database) {
     unreleased_country_changes_json::set_lru_capacity(db, 1);
+}
+
+/// Limits the History sections' contexts to their most recent value (every build: a page's context,
+/// which reads one, keeps only its fingerprint, see [`super::pages::page_context`]).
+pub(crate) fn keep_last_contexts_only(db: &mut dyn salsa::Database) {
     country_history_context::set_lru_capacity(db, 1);
     erp_history_context::set_lru_capacity(db, 1);
 }

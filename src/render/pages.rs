@@ -7,6 +7,7 @@
 //! the `md` filter and link targets with `md_url`.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use minijinja::{AutoEscape, Environment, Error, State, Value};
 use serde_json::{Value as Json, json};
@@ -404,15 +405,106 @@ pub(crate) struct PageContextKey<'db> {
     pub param: String,
 }
 
-/// What one page shows (its HTML and its twin render from it): the early-cutoff point between the
-/// data and the templates, so an edit that leaves a page's context as it was renders nothing again.
-/// Evicted like the outputs in a one-off build (see [`crate::memory`]).
-#[salsa::tracked(returns(ref), lru = 0)]
+/// What one page shows (its HTML and its twin render from it), kept as a fingerprint: the early-cutoff
+/// point between the data and the templates, so an edit that leaves a page's context as it was renders
+/// nothing again. The context itself is made here and handed to the page and twin that render from it
+/// ([`context_of`]) through [`MadeContexts`], not memoized: a watch session keeps 32 bytes a page
+/// instead of every page's context (BENCHMARKS.md has what that saves).
+#[salsa::tracked]
 pub(crate) fn page_context<'db>(
     db: &'db dyn salsa::Database,
     key: PageContextKey<'db>,
-) -> PageContext {
-    PageContext::of(&(key.kind(db).spec().context)(db, key.param(db)))
+) -> ContextFingerprint {
+    let json = (key.kind(db).spec().context)(db, key.param(db));
+    let fingerprint = ContextFingerprint::of(&json);
+    if let Some(made) = MadeContexts::try_get(db) {
+        made.table(db)
+            .lock()
+            .expect("made contexts poisoned")
+            .insert(fingerprint, PageContext::of(&json));
+    }
+    fingerprint
+}
+
+/// The context of the page at `key` as its HTML or twin renders it: the one [`page_context`] made
+/// when it ran, or, when it did not run in this build (the page renders again for another reason, a
+/// template edit), made again here. Then the calling render also depends on the data the context
+/// reads, so the next edit of that data renders the page again once, even if its context stays the
+/// same (a missed cutoff, never a stale page).
+pub(crate) fn context_of(db: &dyn salsa::Database, key: PageContextKey<'_>) -> PageContext {
+    let fingerprint = page_context(db, key);
+    let made = MadeContexts::try_get(db).and_then(|made| {
+        made.table(db)
+            .lock()
+            .expect("made contexts poisoned")
+            .get(&fingerprint)
+            .cloned()
+    });
+    made.unwrap_or_else(|| PageContext::of(&(key.kind(db).spec().context)(db, key.param(db))))
+}
+
+/// The contexts [`page_context`] made, by fingerprint, until the batch that renders their pages ends
+/// ([`forget_made_contexts`]). A salsa input whose one value (the shared table) is never set again, so
+/// reading it is a dependency no edit invalidates; keyed by content, so whichever build made an entry,
+/// it is the context of any page with that fingerprint. Created with the project
+/// ([`crate::workspace::Project::load`]); without it every render makes its page's context itself.
+#[salsa::input(singleton)]
+pub(crate) struct MadeContexts {
+    #[returns(ref)]
+    pub table: Arc<Mutex<HashMap<ContextFingerprint, PageContext>>>,
+}
+
+/// Lets go of the contexts made so far: their pages are rendered (see [`MadeContexts`]).
+pub(crate) fn forget_made_contexts(db: &dyn salsa::Database) {
+    if let Some(made) = MadeContexts::try_get(db) {
+        made.table(db)
+            .lock()
+            .expect("made contexts poisoned")
+            .clear();
+    }
+}
+
+/// A page context's fingerprint: the blake3 of its JSON, value by value, each tagged with its kind and
+/// length, so that two contexts have one fingerprint only if every value is the same. That is stricter
+/// than the templates' `==`, which takes `1` and `1.0` (or `true` and `1`) as equal while each renders
+/// differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct ContextFingerprint(blake3::Hash);
+
+impl ContextFingerprint {
+    pub(crate) fn of(json: &Json) -> ContextFingerprint {
+        fn feed(hasher: &mut blake3::Hasher, json: &Json) {
+            let mut tagged = |tag: u8, bytes: &[u8]| {
+                hasher.update(&[tag]);
+                hasher.update(&(bytes.len() as u64).to_le_bytes());
+                hasher.update(bytes);
+            };
+            match json {
+                Json::Null => tagged(b'z', b""),
+                Json::Bool(b) => tagged(b'b', &[u8::from(*b)]),
+                // As serde_json writes it: 1 and 1.0 differ.
+                Json::Number(n) => tagged(b'n', n.to_string().as_bytes()),
+                Json::String(text) => tagged(b's', text.as_bytes()),
+                Json::Array(items) => {
+                    tagged(b'a', &(items.len() as u64).to_le_bytes());
+                    for item in items {
+                        feed(hasher, item);
+                    }
+                }
+                Json::Object(map) => {
+                    tagged(b'o', &(map.len() as u64).to_le_bytes());
+                    for (key, value) in map {
+                        hasher.update(&(key.len() as u64).to_le_bytes());
+                        hasher.update(key.as_bytes());
+                        feed(hasher, value);
+                    }
+                }
+            }
+        }
+        let mut hasher = blake3::Hasher::new();
+        feed(&mut hasher, json);
+        ContextFingerprint(hasher.finalize())
+    }
 }
 
 /// `json` as the template engine's value, as `Value::from_serialize` makes it, except that equal long
@@ -460,58 +552,6 @@ impl PageContext {
     fn of(json: &Json) -> PageContext {
         PageContext(template_value(json, &mut HashMap::new()))
     }
-}
-
-/// Equal when the data is the same, value for value: what decides that a page need not render again.
-/// The engine's own `==` is the templates' comparison, which is looser (`1` equals `1.0`, `true` equals
-/// `1`), while each renders differently.
-impl PartialEq for PageContext {
-    fn eq(&self, other: &PageContext) -> bool {
-        same_value(&self.0, &other.0)
-    }
-}
-
-impl Eq for PageContext {}
-
-/// Whether two values converted from JSON hold the same data (see [`PageContext`]'s equality).
-fn same_value(a: &Value, b: &Value) -> bool {
-    use minijinja::value::ValueKind;
-    let number_bits = |v: &Value| f64::try_from(v.clone()).ok().map(f64::to_bits);
-    let integer = |v: &Value| i128::try_from(v.clone()).ok();
-    match (a.kind(), b.kind()) {
-        (ValueKind::Number, ValueKind::Number) => match (a.is_integer(), b.is_integer()) {
-            (true, true) => matches!((integer(a), integer(b)), (Some(x), Some(y)) if x == y),
-            (false, false) => number_bits(a) == number_bits(b),
-            _ => false,
-        },
-        (ValueKind::Seq, ValueKind::Seq) => {
-            a.len() == b.len()
-                && match (a.try_iter(), b.try_iter()) {
-                    (Ok(x), Ok(y)) => x.zip(y).all(|(x, y)| same_value(&x, &y)),
-                    _ => false,
-                }
-        }
-        (ValueKind::Map, ValueKind::Map) => {
-            a.len() == b.len()
-                && match (a.try_iter(), b.try_iter()) {
-                    (Ok(x), Ok(y)) => x.zip(y).all(|(k, l)| {
-                        same_value(&k, &l)
-                            && match (a.get_item(&k), b.get_item(&l)) {
-                                (Ok(v), Ok(w)) => same_value(&v, &w),
-                                _ => false,
-                            }
-                    }),
-                    _ => false,
-                }
-        }
-        // None, booleans and strings compare exactly with the engine's `==` when of one kind.
-        (x, y) => x == y && a == b,
-    }
-}
-
-/// Limits [`page_context`] to its most recent value (a one-off build).
-pub(crate) fn keep_last_context_only(db: &mut dyn salsa::Database) {
-    page_context::set_lru_capacity(db, 1);
 }
 
 /// How a page is made (see [`PageKind::spec`]).
@@ -643,8 +683,8 @@ pub(crate) fn render_kind(
         return super::parts::render_parted(db, output);
     }
     let param = output.param.clone().unwrap_or_default();
-    let context = page_context(db, PageContextKey::new(db, kind, param));
-    let page = render_page(db, &template_names(spec.template, format), context);
+    let context = context_of(db, PageContextKey::new(db, kind, param));
+    let page = render_page(db, &template_names(spec.template, format), &context);
     let prefix = crate::model::base_path(db);
     if prefix.is_empty() || page.error.is_some() {
         return page;
@@ -706,7 +746,6 @@ mod tests {
             "nested": {"b": {}, "a": []},
         });
         let value = template_value(&json, &mut HashMap::new());
-        assert!(same_value(&value, &Value::from_serialize(&json)));
         assert_eq!(
             format!("{value:?}"),
             format!("{:?}", Value::from_serialize(&json))
@@ -727,11 +766,13 @@ mod tests {
     }
 
     #[test]
-    fn page_contexts_are_equal_only_when_every_value_is_the_same() {
+    fn page_contexts_have_one_fingerprint_only_when_every_value_is_the_same() {
         let page =
             json!({"title": "Italy", "count": 2, "rows": [{"a": 1.5, "b": null, "c": true}]});
-        assert_eq!(PageContext::of(&page), PageContext::of(&page));
-        // What the templates' `==` takes as equal, but which renders differently.
+        let fingerprint = ContextFingerprint::of;
+        assert_eq!(fingerprint(&page), fingerprint(&page.clone()));
+        // What the templates' `==` takes as equal, but which renders differently; and values that
+        // would run together without their lengths.
         let pairs = [
             (json!({"n": 1}), json!({"n": 1.0})),
             (json!({"n": true}), json!({"n": 1})),
@@ -740,9 +781,12 @@ mod tests {
             (json!({"v": null}), json!({"v": ""})),
             (json!({"v": 0.1}), json!({"v": 0.10000000000000002})),
             (json!({"v": "1"}), json!({"v": 1})),
+            (json!({"v": ["ab", "c"]}), json!({"v": ["a", "bc"]})),
+            (json!({"ab": "c"}), json!({"a": "bc"})),
+            (json!({"v": [[], []]}), json!({"v": [[[]]]})),
         ];
         for (a, b) in pairs {
-            assert_ne!(PageContext::of(&a), PageContext::of(&b), "{a} and {b}");
+            assert_ne!(fingerprint(&a), fingerprint(&b), "{a} and {b}");
         }
     }
 

@@ -94,7 +94,7 @@ pub(crate) fn page_skeleton<'db>(
     let page = render_page(
         db,
         &template_names(kind.spec().template, format),
-        super::pages::page_context(
+        &super::pages::context_of(
             db,
             super::pages::PageContextKey::new(db, kind, output.param.clone().unwrap_or_default()),
         ),

@@ -578,6 +578,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             check_obligations × 1
             condensed_twin × 3
             country_calendar × 1
+            country_history_context × 1
             country_obligations × 61
             country_phase_dates × 1
             country_toggles × 1
@@ -634,6 +635,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
+            country_history_context × 1
             country_obligations × 61
             country_phase_dates × 1
             country_summary × 1
@@ -643,6 +645,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             e_invoicing_deadlines × 1
             endpoints × 1
             erp_detail × 11
+            erp_history_context × 10
             erp_support_facts × 11
             home_timeline × 1
             obligation_rows × 1
@@ -716,12 +719,14 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
+            country_history_context × 1
             country_matrix × 61
             country_summary × 1
             csv_digest × 1
             current_country_state × 1
             decoded_text × 1
             erp_detail × 1
+            erp_history_context × 1
             erp_matrix × 11
             erp_summary × 1
             erp_support_facts × 1
@@ -781,6 +786,7 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             check_erp_tables × 1
             condensed_twin × 2
             country_detail × 1
+            country_history_context × 1
             country_partners × 61
             country_summary × 1
             decoded_text × 1
@@ -950,9 +956,13 @@ fn one_page_template_rerenders_only_the_country_pages() {
         "<h2 id=\"toggles\">Obligations at a glance</h2>",
         "<h2 id=\"toggles\">Obligations at a glance (derived)</h2>",
         // The country page's templates are compiled once, for the 61 pages.
+        // A page's context is not kept (only its fingerprint, which did not change), so each page
+        // makes its context again as it renders: the History section's context among it (the one
+        // kept, the last made, is not made again).
         // The link check re-parses the 61 changed pages; their links and ids are unchanged.
         expect![[r#"
             compiled_templates × 1
+            country_history_context × 60
             decoded_text × 1
             output_digest × 61
             output_file(page_country) × 61
@@ -1059,6 +1069,71 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
     );
 }
 
+/// After a template edit every country page makes its context itself (the fingerprint did not change,
+/// so none was handed over); the next data edit must still render exactly the pages whose context changed,
+/// with the new data, and the site must equal a clean build. Then a second data edit, back to the first
+/// text, restores the bytes of the first build.
+#[test]
+fn a_data_edit_after_a_template_edit_renders_the_changed_pages_only() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut session = session(root);
+    let first = snapshot(&root.join("public"));
+    let template = replace_once(
+        root,
+        "rules/templates/country.html",
+        "<h2 id=\"toggles\">Obligations at a glance</h2>",
+        "<h2 id=\"toggles\">Obligations at a glance (derived)</h2>",
+    );
+    let report = session.rebuild(&[template]);
+    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+    let partners = read(root, "sources/tables/partners.csv");
+    let mut rows = csv::Reader::from_reader(partners.as_bytes());
+    let record = rows.records().next().unwrap().unwrap();
+    let (country, summary) = (record[0].to_string(), record[4].to_string());
+    let edited = format!("{summary} Edited after the template.");
+    let path = replace_once(root, "sources/tables/partners.csv", &summary, &edited);
+    let report = session.rebuild(std::slice::from_ref(&path));
+    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+    let country_pages: Vec<&String> = report
+        .executed
+        .iter()
+        .filter(|e| e.starts_with("output_file(page_country"))
+        .collect();
+    assert_eq!(
+        country_pages,
+        ["output_file(page_country)", "output_file(page_country_md)"],
+        "only {country}'s page and twin render again"
+    );
+    let page = String::from_utf8(
+        std::fs::read(root.join(format!("public/{country}/index.html"))).unwrap(),
+    )
+    .unwrap();
+    assert!(page.contains("Edited after the template."));
+    assert!(page.contains("Obligations at a glance (derived)"));
+    let clean = clean_build(root).expect("a clean build");
+    let diff = differing(&snapshot(&root.join("public")), &clean);
+    assert!(
+        diff.is_empty(),
+        "outputs differ from a clean build: {diff:?}"
+    );
+    // Both edits undone: every output is as the first build wrote it.
+    replace_once(root, "sources/tables/partners.csv", &edited, &summary);
+    let template = replace_once(
+        root,
+        "rules/templates/country.html",
+        "<h2 id=\"toggles\">Obligations at a glance (derived)</h2>",
+        "<h2 id=\"toggles\">Obligations at a glance</h2>",
+    );
+    let report = session.rebuild(&[path, template]);
+    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+    let diff = differing(&snapshot(&root.join("public")), &first);
+    assert!(
+        diff.is_empty(),
+        "outputs differ from the first build: {diff:?}"
+    );
+}
+
 /// The ERP page template is read by the eleven ERP pages only.
 #[test]
 fn the_erp_page_template_rerenders_only_the_erp_pages() {
@@ -1071,10 +1146,12 @@ fn the_erp_page_template_rerenders_only_the_erp_pages() {
         "rules/templates/erp.html",
         "<h2>E-invoicing providers</h2>",
         "<h2>E-invoicing providers and connectors</h2>",
+        // Each page makes its context again as it renders (see the country template's test).
         // The eleven changed pages are re-parsed; their links are unchanged.
         expect![[r#"
             compiled_templates × 1
             decoded_text × 1
+            erp_history_context × 10
             output_digest × 11
             output_file(page_erp) × 11
             output_file(sitemap) × 1
@@ -1160,8 +1237,10 @@ fn a_new_release_diffs_only_itself() {
     // change set, one JSON fragment, one feed entry, one page and its twin), and of the 8 earlier
     // releases only the projections of the register re-run (their place in the chain, their times and
     // summaries: unchanged). The unreleased diffs of the 61 countries run against the new release (now
-    // all empty). Every History is re-checked; only Australia's changed (its changes moved from "not
-    // released yet" to the release), so only Australia's page and twin are rendered again.
+    // all empty). Every History is re-checked, and every country's and ERP's page context made again (a
+    // History section's context is not kept, so one made again is not known to be unchanged until the
+    // page's context is fingerprinted); only Australia's changed (its changes moved from "not released
+    // yet" to the release), so only Australia's page and twin are rendered again.
     // `meta.version` changed: every API envelope is rendered again (an earlier release's change set is
     // re-serialized from its cached value, not diffed again), and so are the documents that name the
     // version (openapi.json, whose {version} parameter gains a value, the API docs page, llms.txt, the
@@ -1225,7 +1304,8 @@ fn a_new_release_diffs_only_itself() {
         outputs × 1
         page_context(api) × 1
         page_context(changes) × 1
-        page_context(country) × 1
+        page_context(country) × 61
+        page_context(erp) × 10
         page_context(licence) × 1
         page_context(release) × 1
         page_context(search) × 1
