@@ -437,7 +437,7 @@ pub(crate) fn context_of(db: &dyn salsa::Database, key: PageContextKey<'_>) -> P
         made.table(db)
             .lock()
             .expect("made contexts poisoned")
-            .get(&fingerprint)
+            .get(fingerprint)
             .cloned()
     });
     made.unwrap_or_else(|| PageContext::of(&(key.kind(db).spec().context)(db, key.param(db))))

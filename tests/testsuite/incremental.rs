@@ -938,6 +938,10 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
     );
 }
 
+/// A heading of `country.html` and the same heading edited: the country template's edit in these tests.
+const GLANCE: &str = "<h2 id=\"toggles\">Obligations at a glance</h2>";
+const GLANCE_DERIVED: &str = "<h2 id=\"toggles\">Obligations at a glance (derived)</h2>";
+
 /// The "one page template": `country.html` is read by the 61 country pages only; their Markdown
 /// twins, the other pages and every JSON output are untouched.
 #[test]
@@ -953,8 +957,8 @@ fn one_page_template_rerenders_only_the_country_pages() {
     assert_eq!(pages.len(), 61);
     assert_edit(
         "rules/templates/country.html",
-        "<h2 id=\"toggles\">Obligations at a glance</h2>",
-        "<h2 id=\"toggles\">Obligations at a glance (derived)</h2>",
+        GLANCE,
+        GLANCE_DERIVED,
         // The country page's templates are compiled once, for the 61 pages.
         // A page's context is not kept (only its fingerprint, which did not change), so each page
         // makes its context again as it renders: the History section's context among it (the one
@@ -1079,12 +1083,7 @@ fn a_data_edit_after_a_template_edit_renders_the_changed_pages_only() {
     let root = dir.path();
     let mut session = session(root);
     let first = snapshot(&root.join("public"));
-    let template = replace_once(
-        root,
-        "rules/templates/country.html",
-        "<h2 id=\"toggles\">Obligations at a glance</h2>",
-        "<h2 id=\"toggles\">Obligations at a glance (derived)</h2>",
-    );
+    let template = replace_once(root, "rules/templates/country.html", GLANCE, GLANCE_DERIVED);
     let report = session.rebuild(&[template]);
     assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
     let partners = read(root, "sources/tables/partners.csv");
@@ -1119,12 +1118,7 @@ fn a_data_edit_after_a_template_edit_renders_the_changed_pages_only() {
     );
     // Both edits undone: every output is as the first build wrote it.
     replace_once(root, "sources/tables/partners.csv", &edited, &summary);
-    let template = replace_once(
-        root,
-        "rules/templates/country.html",
-        "<h2 id=\"toggles\">Obligations at a glance (derived)</h2>",
-        "<h2 id=\"toggles\">Obligations at a glance</h2>",
-    );
+    let template = replace_once(root, "rules/templates/country.html", GLANCE_DERIVED, GLANCE);
     let report = session.rebuild(&[path, template]);
     assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
     let diff = differing(&snapshot(&root.join("public")), &first);
