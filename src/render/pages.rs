@@ -415,15 +415,17 @@ pub(crate) fn page_context<'db>(
     db: &'db dyn salsa::Database,
     key: PageContextKey<'db>,
 ) -> ContextFingerprint {
-    let json = (key.kind(db).spec().context)(db, key.param(db));
+    let json = context_json(db, key);
     let fingerprint = ContextFingerprint::of(&json);
-    if let Some(made) = MadeContexts::try_get(db) {
-        made.table(db)
-            .lock()
-            .expect("made contexts poisoned")
-            .insert(fingerprint, PageContext::of(&json));
+    if let Some(mut made) = made_contexts(db) {
+        made.insert(fingerprint, PageContext::of(&json));
     }
     fingerprint
+}
+
+/// The page's context as its kind's context function makes it.
+fn context_json(db: &dyn salsa::Database, key: PageContextKey<'_>) -> Json {
+    (key.kind(db).spec().context)(db, key.param(db))
 }
 
 /// The context of the page at `key` as its HTML or twin renders it: the one [`page_context`] made
@@ -433,14 +435,8 @@ pub(crate) fn page_context<'db>(
 /// same (a missed cutoff, never a stale page).
 pub(crate) fn context_of(db: &dyn salsa::Database, key: PageContextKey<'_>) -> PageContext {
     let fingerprint = page_context(db, key);
-    let made = MadeContexts::try_get(db).and_then(|made| {
-        made.table(db)
-            .lock()
-            .expect("made contexts poisoned")
-            .get(fingerprint)
-            .cloned()
-    });
-    made.unwrap_or_else(|| PageContext::of(&(key.kind(db).spec().context)(db, key.param(db))))
+    let made = made_contexts(db).and_then(|made| made.get(fingerprint).cloned());
+    made.unwrap_or_else(|| PageContext::of(&context_json(db, key)))
 }
 
 /// The contexts [`page_context`] made, by fingerprint, until the batch that renders their pages ends
@@ -456,12 +452,16 @@ pub(crate) struct MadeContexts {
 
 /// Lets go of the contexts made so far: their pages are rendered (see [`MadeContexts`]).
 pub(crate) fn forget_made_contexts(db: &dyn salsa::Database) {
-    if let Some(made) = MadeContexts::try_get(db) {
-        made.table(db)
-            .lock()
-            .expect("made contexts poisoned")
-            .clear();
+    if let Some(mut made) = made_contexts(db) {
+        made.clear();
     }
+}
+
+/// The table of [`MadeContexts`], locked; `None` for a database made without it.
+fn made_contexts(
+    db: &dyn salsa::Database,
+) -> Option<std::sync::MutexGuard<'_, HashMap<ContextFingerprint, PageContext>>> {
+    MadeContexts::try_get(db).map(|made| made.table(db).lock().expect("made contexts poisoned"))
 }
 
 /// A page context's fingerprint: the blake3 of its JSON, value by value, each tagged with its kind and
