@@ -8,7 +8,9 @@
 //!
 //! In `llms-full.txt` a table row that says only "unknown/unverified" (no vendor, note or source) is left
 //! out, and the table is followed by one line naming what is not established: the matrix alone has
-//! hundreds of such rows, which tell a reader nothing one line cannot.
+//! hundreds of such rows, which tell a reader nothing one line cannot. Each twin is carried without the
+//! footer every page repeats (notice, reference date, licences, and the time *that page* last changed,
+//! which the file could only show as its own); the file's heading says it once, with the file's time.
 
 use super::{OutputKey, Piece, Rendered};
 use crate::model::base_url;
@@ -262,12 +264,23 @@ impl LlmsFullGrowth {
 fn llms_full_heading(db: &dyn salsa::Database) -> Piece {
     let site = &site_rules(db).value;
     let base = base_url(db);
+    let (api, data) = (&site.api_licence, &site.data_licence);
     Piece::new(format!(
         "# {title}: full content\n\n> {description}\n\nEvery page of {base}/ as Markdown, in the order of \
-         {base}/llms.txt. {notice}\n",
+         {base}/llms.txt, without the footer each page repeats. {notice}\n\nData as of {reference}, the \
+         reference date: whether an obligation is \"in force\" is judged on that day, and each fact shows \
+         when its source was last checked. This file was last updated {updated}; each page shows when it \
+         last changed at its foot.\n\nAPI data: [{api_name}]({api_url}) (commercial use: \
+         [licence]({base}/licence/index.md)). Data files: [{data_name}]({data_url}).\n",
         title = site.title,
         description = site.description,
         notice = site.informational_notice,
+        reference = site.reference_date,
+        updated = super::GENERATED_AT_MARK,
+        api_name = api.name,
+        api_url = api.url,
+        data_name = data.name,
+        data_url = data.url,
     ))
 }
 
@@ -293,15 +306,44 @@ pub(crate) fn keep_last_condensed_twin_only(db: &mut dyn salsa::Database) {
 pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Vec<Piece> {
     let rendered = super::render(db, key.output(db));
     if parted_twin_has_no_unknown_only_row(db, key) {
-        return rendered.pieces().to_vec();
+        return without_footer(rendered.pieces().to_vec());
     }
     // Read from the twin's pieces, not a copy of them together.
     let lines: Vec<std::borrow::Cow<str>> = rendered.lines().collect();
     let lines: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
-    match condense_lines(&lines, rendered.len()) {
+    without_footer(match condense_lines(&lines, rendered.len()) {
         Some(condensed) => vec![Piece::new(condensed)],
         None => rendered.pieces().to_vec(),
+    })
+}
+
+/// A twin's pieces without its footer: from the last thematic break (`---` line) before the build-time
+/// placeholder, or else from the start of the placeholder's paragraph, to the end. The footer is the base
+/// template's, so it ends the last piece; a twin whose last piece shows no build time is kept whole.
+fn without_footer(mut pieces: Vec<Piece>) -> Vec<Piece> {
+    let Some(last) = pieces.last() else {
+        return pieces;
+    };
+    let cut = footer_start(last.bytes());
+    if let Some(cut) = cut {
+        let kept = last.prefix(cut);
+        *pieces.last_mut().expect("a last piece") = kept;
     }
+    pieces
+}
+
+/// Where the footer of a twin's text starts (see [`without_footer`]).
+fn footer_start(text: &[u8]) -> Option<usize> {
+    let mark = memchr::memmem::rfind(text, super::GENERATED_AT_MARK.as_bytes())?;
+    let before = &text[..mark];
+    let at = memchr::memmem::rfind(before, b"\n---\n")
+        .or_else(|| memchr::memmem::rfind(before, b"\n\n"))?;
+    // The kept text ends its last line, with no blank line after it.
+    let mut cut = at + 1;
+    while cut >= 2 && text[cut - 2] == b'\n' {
+        cut -= 1;
+    }
+    Some(cut)
 }
 
 /// Whether a twin made of parts (the /changes/ twin) has no unknown-only row, read unit by unit: the
@@ -455,6 +497,33 @@ fn condense_lines(lines: &[&str], len: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_twin_is_carried_without_its_footer_and_a_twin_without_a_build_time_whole() {
+        let mark = super::super::GENERATED_AT_MARK;
+        let cut = |text: &str| {
+            let pieces = vec![
+                Piece::new(b"# Head\n".to_vec()),
+                Piece::new(text.as_bytes().to_vec()),
+            ];
+            let kept = without_footer(pieces);
+            assert_eq!(kept[0].bytes(), b"# Head\n", "only the last piece is cut");
+            String::from_utf8(kept[1].bytes().to_vec()).unwrap()
+        };
+        // From the last thematic break before the build time (an earlier break is the page's own).
+        let page =
+            format!("Body.\n\n---\n\nMore.\n\n---\n\n> Notice.\n\nUpdated {mark}.\n\nLicences.\n");
+        assert_eq!(cut(&page), "Body.\n\n---\n\nMore.\n");
+        // No blank line before the break: the kept text still ends its line.
+        assert_eq!(cut(&format!("Body.\n---\nUpdated {mark}.\n")), "Body.\n");
+        // No break: the build time's paragraph and what follows.
+        assert_eq!(
+            cut(&format!("Body.\n\nUpdated {mark}.\n\nEnd.\n")),
+            "Body.\n"
+        );
+        // No build time: nothing is the footer.
+        assert_eq!(cut("Body.\n\n---\n\nEnd.\n"), "Body.\n\n---\n\nEnd.\n");
+    }
 
     #[test]
     fn unknown_only_rows_are_named_once_after_their_table() {

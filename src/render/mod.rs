@@ -102,6 +102,11 @@ impl Piece {
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }
+
+    /// The first `len` bytes of the piece, shared with it (not copied).
+    pub(crate) fn prefix(&self, len: usize) -> Piece {
+        Piece::new(self.bytes.slice(..len))
+    }
 }
 
 /// The content hash of an output made of pieces (see [`Rendered::hash`]), fed one piece at a time: what

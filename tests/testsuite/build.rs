@@ -1304,6 +1304,12 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
     for page in ["/", "/changes/", "/api/"] {
         assert_eq!(updated(page), ["2026-09-21T14:13:20Z"; 3], "{page}");
     }
+    // llms-full.txt carries the twins without their footers, so it shows no page's time as its own: its
+    // heading says once when the file last changed (with this edit).
+    let full = std::fs::read_to_string(project.path().join("site/llms-full.txt")).unwrap();
+    assert!(!full.contains("This page was last updated"));
+    assert_eq!(full.matches("last updated").count(), 1);
+    assert!(full.contains("This file was last updated 2027-01-15T08:00:00Z;"));
 }
 
 /// The "last updated" time in the footer of the page at `page` (a directory path) as the reader sees it:

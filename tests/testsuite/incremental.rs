@@ -310,11 +310,15 @@ fn with_changes_pending_an_edit_renders_and_checks_one_part_of_the_changes_page(
     );
     let changed = differing(&before, &after);
     assert!(changed.contains("changes/index.html") && changed.contains("changes/index.md"));
-    // llms-full.txt carries the changes twin as condensing it would: as it is.
+    // llms-full.txt carries the changes twin as condensing it would: as it is, but for its footer.
     let twin = String::from_utf8(after["changes/index.md"].clone()).unwrap();
     let full = String::from_utf8(after["llms-full.txt"].clone()).unwrap();
     assert_eq!(locref::render::llms::condense_unknown_rows(&twin), twin);
-    assert!(full.contains(&format!("/changes/index.md\n\n{twin}")));
+    let (body, _footer) = twin.rsplit_once("\n---\n").unwrap();
+    assert!(full.contains(&format!(
+        "/changes/index.md\n\n{}\n\n---\n",
+        body.trim_end()
+    )));
 }
 
 #[test]

@@ -1079,14 +1079,34 @@ fn llms_txt_links_every_twin_and_llms_full_txt_holds_them() {
             llms.contains(&format!("- [{title}]({base}/{twin})")),
             "{twin} ({title}) is not linked from llms.txt"
         );
-        // Each twin as it is, but for its rows that say only "unknown/unverified" (named in one line).
-        assert!(
-            full.contains(&format!(
-                "\nSource: {base}/{twin}\n\n{}",
-                locref::render::llms::condense_unknown_rows(text(&files, twin))
-            )),
-            "{twin} in llms-full.txt"
+        // Each twin as it is, but for its rows that say only "unknown/unverified" (named in one line),
+        // and without the footer every page repeats (from its last thematic break), which the file's
+        // heading says once.
+        let (body, footer) = text(&files, twin).rsplit_once("\n---\n").unwrap();
+        assert!(footer.contains("This page was last updated"), "{twin}");
+        let carried = format!(
+            "\nSource: {base}/{twin}\n\n{}",
+            locref::render::llms::condense_unknown_rows(&format!("{}\n", body.trim_end()))
         );
+        let at = full
+            .find(&carried)
+            .unwrap_or_else(|| panic!("{twin} in llms-full.txt"));
+        let after = &full[at + carried.len()..];
+        assert!(
+            after.is_empty() || after.starts_with("\n---\n\nSource: "),
+            "{twin} in llms-full.txt is followed by {:?}",
+            &after[..after.len().min(200)]
+        );
+    }
+    assert_eq!(full.matches("This page was last updated").count(), 0);
+    assert_eq!(full.matches("This file was last updated").count(), 1);
+    let heading = full.split("\n---\n").next().unwrap();
+    for said_once in [
+        "not tax or legal advice",
+        "Data as of ",
+        "(commercial use: [licence](https://locref.example.org/licence/index.md))",
+    ] {
+        assert!(heading.contains(said_once), "{said_once}: {heading}");
     }
     assert!(llms.contains(&format!("- [Italy]({base}/it/index.md)")));
     assert!(llms.contains(&format!("- [/api/openapi.json]({base}/api/openapi.json)")));
