@@ -164,7 +164,7 @@ pub fn country_facts<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) ->
         toggles.e_invoicing_mandatory_b2b,
         toggles.e_invoicing_mandatory_b2g,
     );
-    let mandate = country_mandate(db, key).as_ref();
+    let mandate = country_mandate(db, key).as_deref();
     let deadlines = e_invoicing_deadlines(db, key);
     let mut facts: Vec<Fact> = country_facts_of(db, key)
         .iter()
@@ -196,7 +196,7 @@ pub fn erp_support_facts<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) ->
         .map(|row| {
             let country = CountryKey::new(db, row.country.clone());
             let deadlines = e_invoicing_deadlines(db, country);
-            support_fact(db, row, country_mandate(db, country).as_ref(), deadlines)
+            support_fact(db, row, country_mandate(db, country).as_deref(), deadlines)
         })
         .collect()
 }

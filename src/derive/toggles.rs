@@ -112,6 +112,7 @@ pub fn country_toggles<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
         let own: Vec<&ObligationRow> = phases
             .iter()
             .filter(|p| p.obligation == toggle.obligation)
+            .map(|p| &**p)
             .collect();
         let found = toggle.rules.iter().enumerate().find_map(|(i, rule)| {
             own.iter().find_map(|phase| {

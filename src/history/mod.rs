@@ -154,12 +154,12 @@ pub fn release_register(db: &dyn salsa::Database) -> Checked<Vec<Located<Release
             last = Some((parsed, released_at.to_string(), row.line));
             rows.push(Located {
                 pos,
-                row: ReleaseRow {
+                row: std::sync::Arc::new(ReleaseRow {
                     version: version.to_string(),
                     released_at: released_at.to_string(),
                     snapshot_blake3: hash.to_string(),
                     note: note.to_string(),
-                },
+                }),
             });
         }
     }
@@ -188,7 +188,7 @@ pub fn releases(db: &dyn salsa::Database) -> Vec<ReleaseRow> {
     release_register(db)
         .value
         .iter()
-        .map(|r| r.row.clone())
+        .map(|r| ReleaseRow::clone(&r.row))
         .collect()
 }
 

@@ -790,6 +790,7 @@ pub fn check_fact_clauses_of<'db>(
             let own: Vec<&ObligationRow> = phases
                 .iter()
                 .filter(|p| p.obligation == obligation.id)
+                .map(|p| &**p)
                 .collect();
             let Some((claim, shown)) = claim(&fact.row.value, &obligation.clause) else {
                 continue;

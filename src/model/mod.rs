@@ -7,6 +7,8 @@
 
 pub mod checks;
 
+use std::sync::Arc;
+
 use crate::parse::json_sources::{ErpReg, erp_register_rows};
 use crate::parse::rules::{FactLabel, fact_labels, site_rules, vocabulary};
 use crate::parse::tables::{
@@ -18,7 +20,7 @@ use crate::parse::tables::{
 
 /// The rows of a parsed table that `keep` selects, without their positions: what a projection returns,
 /// so a row moving to another line changes nothing downstream.
-fn rows_where<T: Clone>(rows: &[Located<T>], keep: impl Fn(&T) -> bool) -> Vec<T> {
+fn rows_where<T>(rows: &[Located<T>], keep: impl Fn(&T) -> bool) -> Vec<Arc<T>> {
     rows.iter()
         .filter(|r| keep(&r.row))
         .map(|r| r.row.clone())
@@ -184,7 +186,7 @@ pub fn is_placeholder_url(url: &str) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct CountryFact {
     pub label: FactLabel,
-    pub row: CountryFactRow,
+    pub row: Arc<CountryFactRow>,
 }
 
 /// The key facts of one country, in the order of `rules/facts.toml` (rows with unknown labels are left
@@ -223,7 +225,7 @@ pub fn country_facts_of<'db>(
 pub(crate) fn country_vat<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
-) -> Option<VatRow> {
+) -> Option<Arc<VatRow>> {
     vat_rows(db)
         .value
         .iter()
@@ -236,7 +238,7 @@ pub(crate) fn country_vat<'db>(
 pub(crate) fn country_mandate<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
-) -> Option<MandateRow> {
+) -> Option<Arc<MandateRow>> {
     mandate_rows(db)
         .value
         .iter()
@@ -250,10 +252,10 @@ pub(crate) fn country_mandate<'db>(
 pub fn country_obligations<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
-) -> Vec<ObligationRow> {
+) -> Vec<Arc<ObligationRow>> {
     let order = crate::parse::rules::obligation_rules(db);
     let rank = |id: &str| order.iter().position(|o| o.id == id).unwrap_or(usize::MAX);
-    let mut rows: Vec<ObligationRow> =
+    let mut rows: Vec<Arc<ObligationRow>> =
         rows_where(&obligation_rows(db).value, |r| &r.country == key.code(db));
     rows.sort_by(|a, b| {
         (
@@ -274,8 +276,11 @@ pub fn country_obligations<'db>(
 
 /// The matrix rows of one country, in ERP order.
 #[salsa::tracked(returns(ref))]
-pub fn country_matrix<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec<MatrixRow> {
-    let mut rows: Vec<MatrixRow> =
+pub fn country_matrix<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<Arc<MatrixRow>> {
+    let mut rows: Vec<Arc<MatrixRow>> =
         rows_where(&matrix_rows(db).value, |r| &r.country == key.code(db));
     rows.sort_by_key(|r| erp_rank(db, &r.erp));
     rows.dedup_by(|a, b| a.erp == b.erp);
@@ -284,8 +289,9 @@ pub fn country_matrix<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -
 
 /// The matrix rows of one ERP, sorted by country.
 #[salsa::tracked(returns(ref))]
-pub fn erp_matrix<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<MatrixRow> {
-    let mut rows: Vec<MatrixRow> = rows_where(&matrix_rows(db).value, |r| &r.erp == key.id(db));
+pub fn erp_matrix<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<Arc<MatrixRow>> {
+    let mut rows: Vec<Arc<MatrixRow>> =
+        rows_where(&matrix_rows(db).value, |r| &r.erp == key.id(db));
     rows.sort_by(|a, b| a.country.cmp(&b.country));
     rows.dedup_by(|a, b| a.country == b.country);
     rows
@@ -295,7 +301,7 @@ pub fn erp_matrix<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<Ma
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NumberedReport {
     pub n: usize,
-    pub row: ReportingRow,
+    pub row: Arc<ReportingRow>,
     /// The ERP column names, in the row's `erp_support` order.
     pub erp_columns: Vec<String>,
 }
@@ -339,8 +345,8 @@ pub(crate) fn local_erp_codes(db: &dyn salsa::Database) -> Vec<String> {
 pub(crate) fn country_local_erps<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
-) -> Vec<LocalErpRow> {
-    let mut rows: Vec<LocalErpRow> =
+) -> Vec<Arc<LocalErpRow>> {
+    let mut rows: Vec<Arc<LocalErpRow>> =
         rows_where(&local_erp_rows(db).value, |r| &r.country == key.code(db));
     rows.sort_by(|a, b| by_name(&a.name, &b.name));
     rows
@@ -351,8 +357,8 @@ pub(crate) fn country_local_erps<'db>(
 pub(crate) fn country_partner_flags<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
-) -> Vec<PartnerFlagRow> {
-    let mut rows: Vec<PartnerFlagRow> =
+) -> Vec<Arc<PartnerFlagRow>> {
+    let mut rows: Vec<Arc<PartnerFlagRow>> =
         rows_where(&partner_flag_rows(db).value, |r| &r.country == key.code(db));
     rows.sort_by(|a, b| a.erp.cmp(&b.erp));
     rows
@@ -363,8 +369,8 @@ pub(crate) fn country_partner_flags<'db>(
 pub(crate) fn erp_partner_flags<'db>(
     db: &'db dyn salsa::Database,
     key: ErpKey<'db>,
-) -> Vec<PartnerFlagRow> {
-    let mut rows: Vec<PartnerFlagRow> =
+) -> Vec<Arc<PartnerFlagRow>> {
+    let mut rows: Vec<Arc<PartnerFlagRow>> =
         rows_where(&partner_flag_rows(db).value, |r| &r.erp == key.id(db));
     rows.sort_by(|a, b| a.country.cmp(&b.country));
     rows
@@ -389,10 +395,10 @@ pub(crate) fn partner_codes(db: &dyn salsa::Database) -> Vec<String> {
 pub fn country_partners<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
-) -> Vec<PartnerRow> {
-    let mut rows: Vec<PartnerRow> =
+) -> Vec<Arc<PartnerRow>> {
+    let mut rows: Vec<Arc<PartnerRow>> =
         rows_where(&partner_rows(db).value, |r| &r.country == key.code(db));
-    rows.sort_by(partner_order);
+    rows.sort_by(|a, b| partner_order(a, b));
     rows
 }
 
@@ -411,8 +417,8 @@ pub fn erp_partner_count<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) ->
 pub(crate) fn erp_connectors<'db>(
     db: &'db dyn salsa::Database,
     key: ErpKey<'db>,
-) -> Vec<ConnectorRow> {
-    let mut rows: Vec<ConnectorRow> =
+) -> Vec<Arc<ConnectorRow>> {
+    let mut rows: Vec<Arc<ConnectorRow>> =
         rows_where(&connector_rows(db).value, |r| &r.erp == key.id(db));
     rows.sort_by(|a, b| by_name(&a.provider, &b.provider));
     rows
@@ -424,7 +430,7 @@ pub(crate) fn erp_connectors<'db>(
 pub fn country_erp_fact_rows<'db>(
     db: &'db dyn salsa::Database,
     key: RunKey<'db>,
-) -> Vec<CountryFactRow> {
+) -> Vec<Arc<CountryFactRow>> {
     let labels = &fact_labels(db).value;
     rows_where(&country_fact_rows_of(db, key).value, |r| {
         labels.iter().any(|l| l.label == r.fact && l.erp.is_some())
@@ -436,10 +442,10 @@ pub fn country_erp_fact_rows<'db>(
 pub fn erp_country_facts<'db>(
     db: &'db dyn salsa::Database,
     key: ErpKey<'db>,
-) -> Vec<CountryFactRow> {
+) -> Vec<Arc<CountryFactRow>> {
     let labels = &fact_labels(db).value;
     let erp = key.id(db).as_str();
-    let mut rows: Vec<CountryFactRow> = country_fact_keys(db)
+    let mut rows: Vec<Arc<CountryFactRow>> = country_fact_keys(db)
         .iter()
         .flat_map(|k| country_erp_fact_rows(db, RunKey::new(db, k.clone())))
         .filter(|r| {

@@ -35,11 +35,12 @@ impl Pos {
 
 pub use crate::resources::Verification;
 
-/// A parsed row and where its cells stand in the file.
+/// A parsed row and where its cells stand in the file. The row is shared: the projections that select
+/// rows (a country's partner flags, an ERP's) hold the parsed rows themselves, not copies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Located<T> {
     pub pos: Pos,
-    pub row: T,
+    pub row: std::sync::Arc<T>,
 }
 
 /// Typed access to the cells of one row by column name; every accessor records a located diagnostic on
@@ -286,7 +287,7 @@ fn map_rows<T>(
             };
             Located {
                 pos: reader.pos(),
-                row: f(&mut reader),
+                row: std::sync::Arc::new(f(&mut reader)),
             }
         })
         .collect();
@@ -756,7 +757,10 @@ pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
                 erp_sources: r.urls("erp_sources"),
                 notes: r.text("notes"),
             };
-            Located { pos, row }
+            Located {
+                pos,
+                row: std::sync::Arc::new(row),
+            }
         })
         .collect();
     Checked::new(ReportingTable { erp_columns, rows }, diagnostics)

@@ -137,12 +137,18 @@ pub fn country_detail<'db>(
     Some(CountryDetail {
         country: country_summary(db, key).clone()?,
         facts: country_facts(db, key).clone(),
-        local_erps: country_local_erps(db, key).iter().map(local_erp).collect(),
+        local_erps: country_local_erps(db, key)
+            .iter()
+            .map(|row| local_erp(row))
+            .collect(),
         partner_flags: country_partner_flags(db, key)
             .iter()
-            .map(partner_flag)
+            .map(|row| partner_flag(row))
             .collect(),
-        partners: country_partners(db, key).iter().map(partner).collect(),
+        partners: country_partners(db, key)
+            .iter()
+            .map(|row| partner(row))
+            .collect(),
     })
 }
 
@@ -179,7 +185,7 @@ pub fn erp_detail<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Option
         other_facts: erp_other_facts(db, key).clone(),
         partner_flags: erp_partner_flags(db, key)
             .iter()
-            .map(partner_flag)
+            .map(|row| partner_flag(row))
             .collect(),
         providers,
     })
@@ -225,7 +231,7 @@ pub(crate) fn spliced_list(db: &dyn salsa::Database, parts: &[&(usize, Piece)]) 
 }
 
 pub fn api_local_erps(db: &dyn salsa::Database) -> Rendered {
-    let mut rows: Vec<&LocalErpRow> = local_erp_rows(db).value.iter().map(|r| &r.row).collect();
+    let mut rows: Vec<&LocalErpRow> = local_erp_rows(db).value.iter().map(|r| &*r.row).collect();
     rows.sort_by(|a, b| {
         (&a.country, a.name.to_lowercase()).cmp(&(&b.country, b.name.to_lowercase()))
     });
@@ -233,14 +239,17 @@ pub fn api_local_erps(db: &dyn salsa::Database) -> Rendered {
 }
 
 pub fn api_partner_flags(db: &dyn salsa::Database) -> Rendered {
-    let mut rows: Vec<&PartnerFlagRow> =
-        partner_flag_rows(db).value.iter().map(|r| &r.row).collect();
+    let mut rows: Vec<&PartnerFlagRow> = partner_flag_rows(db)
+        .value
+        .iter()
+        .map(|r| &*r.row)
+        .collect();
     rows.sort_by(|a, b| (&a.country, &a.erp).cmp(&(&b.country, &b.erp)));
     list(db, &rows.into_iter().map(partner_flag).collect::<Vec<_>>())
 }
 
 pub fn api_partners(db: &dyn salsa::Database) -> Rendered {
-    let mut rows: Vec<&PartnerRow> = partner_rows(db).value.iter().map(|r| &r.row).collect();
+    let mut rows: Vec<&PartnerRow> = partner_rows(db).value.iter().map(|r| &*r.row).collect();
     rows.sort_by(|a, b| partner_order(a, b));
     list(db, &rows.into_iter().map(partner).collect::<Vec<_>>())
 }

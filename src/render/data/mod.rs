@@ -23,7 +23,7 @@ use crate::model::{
     country_matrix, country_partner_flags, country_reporting, erp_rank, reporting_erps,
 };
 use crate::parse::rules::site_rules;
-use crate::parse::tables::connector_rows;
+use crate::parse::tables::{ConnectorRow, connector_rows};
 
 /// A flat data table as a query key, by its file stem (`matrix`): the route table's `{stem}` value.
 #[salsa::interned(debug)]
@@ -143,7 +143,7 @@ pub fn flat_rows<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> Flat
 
 /// The connectors table, sorted by provider and ERP: small, and not keyed by country.
 fn connector_records(db: &dyn salsa::Database) -> Vec<ConnectorRecord> {
-    let mut rows: Vec<_> = connector_rows(db).value.iter().map(|r| &r.row).collect();
+    let mut rows: Vec<&ConnectorRow> = connector_rows(db).value.iter().map(|r| &*r.row).collect();
     rows.sort_by_key(|r| (r.provider.to_lowercase(), erp_rank(db, &r.erp)));
     rows.into_iter().map(ConnectorRecord::new).collect()
 }
