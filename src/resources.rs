@@ -382,7 +382,7 @@ pub(crate) struct LocalErp {
     #[serde(skip_serializing_if = "spec_optional")]
     pub segment: String,
     #[serde(skip_serializing_if = "spec_optional")]
-    pub description: String,
+    pub description: std::sync::Arc<str>,
     #[serde(skip_serializing_if = "spec_optional")]
     pub website: String,
     #[serde(skip_serializing_if = "spec_optional")]
@@ -402,7 +402,7 @@ pub(crate) struct PartnerFlag {
     pub erp: String,
     pub flag: String,
     #[serde(skip_serializing_if = "spec_optional")]
-    pub note: String,
+    pub note: std::sync::Arc<str>,
     #[serde(skip_serializing_if = "spec_optional")]
     pub source_url: Option<String>,
     #[serde(skip_serializing_if = "spec_optional")]
@@ -422,7 +422,7 @@ pub struct Partner {
     #[serde(skip_serializing_if = "spec_optional")]
     pub partner_type: String,
     #[serde(skip_serializing_if = "spec_optional")]
-    pub summary: String,
+    pub summary: std::sync::Arc<str>,
     #[serde(skip_serializing_if = "spec_optional")]
     pub source_urls: Vec<String>,
     #[serde(skip_serializing_if = "spec_optional")]
