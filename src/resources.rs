@@ -503,7 +503,7 @@ pub(crate) struct ErpDetail {
 #[serde(deny_unknown_fields)]
 pub(crate) struct NewsItem {
     pub id: String,
-    pub title: String,
+    pub title: std::sync::Arc<str>,
     #[schemars(extend("format" = "uri"))]
     pub url: String,
     #[serde(skip_serializing_if = "spec_optional")]

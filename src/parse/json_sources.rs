@@ -31,7 +31,8 @@ pub(crate) struct ErpReg {
 #[serde(deny_unknown_fields)]
 pub(crate) struct NewsSource {
     pub id: String,
-    pub title: String,
+    /// Shared with the API value and the news page (see `CountryFactRow::value`).
+    pub title: std::sync::Arc<str>,
     pub url: String,
     pub date: Option<String>,
     #[serde(default)]
