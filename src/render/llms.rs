@@ -321,13 +321,10 @@ pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) ->
 /// placeholder, or else from the start of the placeholder's paragraph, to the end. The footer is the base
 /// template's, so it ends the last piece; a twin whose last piece shows no build time is kept whole.
 fn without_footer(mut pieces: Vec<Piece>) -> Vec<Piece> {
-    let Some(last) = pieces.last() else {
-        return pieces;
-    };
-    let cut = footer_start(last.bytes());
-    if let Some(cut) = cut {
-        let kept = last.prefix(cut);
-        *pieces.last_mut().expect("a last piece") = kept;
+    if let Some(last) = pieces.last_mut()
+        && let Some(cut) = footer_start(last.bytes())
+    {
+        *last = last.prefix(cut);
     }
     pieces
 }
