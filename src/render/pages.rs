@@ -417,8 +417,10 @@ pub(crate) fn page_context<'db>(
 ) -> ContextFingerprint {
     let json = context_json(db, key);
     let fingerprint = ContextFingerprint::of(&json);
+    // Converted before the table is locked: the other thread's pages take it too.
+    let context = PageContext::of(&json);
     if let Some(mut made) = made_contexts(db) {
-        made.insert(fingerprint, PageContext::of(&json));
+        made.insert(fingerprint, context);
     }
     fingerprint
 }
