@@ -76,18 +76,19 @@ pub(crate) fn locate_json_value(
     Diagnostic::new(path, line, column, message)
 }
 
-/// Parses a JSON array file into records, or a located syntax/shape error.
-fn parse_array<T: DeserializeOwned>(
-    db: &dyn salsa::Database,
+/// Parses a JSON array file into records, or a located syntax/shape error; returns the file's text too,
+/// for the checks that locate a value in it.
+fn parse_array<'db, T: DeserializeOwned>(
+    db: &'db dyn salsa::Database,
     path: &str,
-) -> Result<(Vec<T>, String), Diagnostic> {
+) -> Result<(Vec<T>, &'db str), Diagnostic> {
     let text = source_text(db, path)?;
     match serde_json::from_str::<Vec<T>>(text) {
         Ok(items) => {
             if let Some(problem) = formula_string(path, text) {
                 return Err(problem);
             }
-            Ok((items, text.to_string()))
+            Ok((items, text))
         }
         Err(error) => Err(Diagnostic::new(
             path,
@@ -111,9 +112,22 @@ fn formula_string(path: &str, text: &str) -> Option<Diagnostic> {
             _ => None,
         }
     }
+    if !may_start_a_string_like_a_formula(text) {
+        return None;
+    }
     let value: serde_json::Value = serde_json::from_str(text).ok()?;
     let bad = first(&value)?;
     Some(locate_json_value(path, text, bad, formula_problem(bad)?))
+}
+
+/// Whether some string of a JSON text may start like a formula: a quote followed by `=`, `+`, `-`, `@`
+/// or an escape (a tab or carriage return is always escaped in JSON, and any character may be written as
+/// `\u…`). When no quote is, no string starts like one, and the file need not be parsed a second time
+/// (the news file is megabytes at scale).
+fn may_start_a_string_like_a_formula(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'"', bytes)
+        .any(|at| matches!(bytes.get(at + 1), Some(b'=' | b'+' | b'-' | b'@' | b'\\')))
 }
 
 fn check_url(path: &str, text: &str, url: Option<&String>, diagnostics: &mut Vec<Diagnostic>) {
@@ -163,8 +177,8 @@ pub(crate) fn erp_register_rows(db: &dyn salsa::Database) -> Checked<Vec<ErpReg>
     };
     let mut diagnostics = Vec::new();
     for erp in &erps {
-        check_slug(ERP_REGISTER, &text, &erp.id, &mut diagnostics);
-        check_url(ERP_REGISTER, &text, erp.website.as_ref(), &mut diagnostics);
+        check_slug(ERP_REGISTER, text, &erp.id, &mut diagnostics);
+        check_url(ERP_REGISTER, text, erp.website.as_ref(), &mut diagnostics);
     }
     Checked::new(erps, diagnostics)
 }
@@ -177,9 +191,9 @@ pub(crate) fn news_rows(db: &dyn salsa::Database) -> Checked<Vec<NewsSource>> {
     };
     let mut diagnostics = Vec::new();
     for item in &items {
-        check_slug(NEWS, &text, &item.id, &mut diagnostics);
-        check_url(NEWS, &text, Some(&item.url), &mut diagnostics);
-        check_date(NEWS, &text, item.date.as_ref(), &mut diagnostics);
+        check_slug(NEWS, text, &item.id, &mut diagnostics);
+        check_url(NEWS, text, Some(&item.url), &mut diagnostics);
+        check_date(NEWS, text, item.date.as_ref(), &mut diagnostics);
         if let Some(seen) = item
             .first_seen
             .as_ref()
@@ -187,7 +201,7 @@ pub(crate) fn news_rows(db: &dyn salsa::Database) -> Checked<Vec<NewsSource>> {
         {
             diagnostics.push(locate_json_value(
                 NEWS,
-                &text,
+                text,
                 seen,
                 format!("`{seen}` is not an RFC 3339 timestamp"),
             ));
@@ -204,10 +218,79 @@ pub(crate) fn sponsor_rows(db: &dyn salsa::Database) -> Checked<Vec<SponsorSourc
     };
     let mut diagnostics = Vec::new();
     for item in &items {
-        check_slug(SPONSORS, &text, &item.id, &mut diagnostics);
-        check_url(SPONSORS, &text, item.url.as_ref(), &mut diagnostics);
-        check_date(SPONSORS, &text, item.start.as_ref(), &mut diagnostics);
-        check_date(SPONSORS, &text, item.end.as_ref(), &mut diagnostics);
+        check_slug(SPONSORS, text, &item.id, &mut diagnostics);
+        check_url(SPONSORS, text, item.url.as_ref(), &mut diagnostics);
+        check_date(SPONSORS, text, item.start.as_ref(), &mut diagnostics);
+        check_date(SPONSORS, text, item.end.as_ref(), &mut diagnostics);
     }
     Checked::new(items, diagnostics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Any JSON value whose strings (keys and values) often start with the characters a formula starts
+    /// with, written with and without escapes.
+    fn json_value() -> impl Strategy<Value = serde_json::Value> {
+        let text = "[=+\\-@\t\r\"\\\\a é\u{1}]{0,4}";
+        let leaf = prop_oneof![
+            text.prop_map(serde_json::Value::from),
+            any::<i32>().prop_map(serde_json::Value::from),
+            Just(serde_json::Value::Null),
+        ];
+        leaf.prop_recursive(3, 24, 4, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+                prop::collection::btree_map(text, inner, 0..4)
+                    .prop_map(|map| serde_json::Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// The quick scan never skips a file the full check would reject: pretty or compact, with a
+        /// character written as `\u…` or as itself.
+        #[test]
+        fn a_formula_string_is_never_skipped(value in json_value(), pretty: bool, escape_all: bool) {
+            let mut text = match pretty {
+                true => serde_json::to_string_pretty(&value).unwrap(),
+                false => serde_json::to_string(&value).unwrap(),
+            };
+            if escape_all {
+                // `=` may be written `\u003d`: still a formula once parsed.
+                text = text.replace('=', "\\u003d");
+            }
+            let holds_one = {
+                fn any_formula(value: &serde_json::Value) -> bool {
+                    match value {
+                        serde_json::Value::String(s) => formula_problem(s).is_some(),
+                        serde_json::Value::Array(items) => items.iter().any(any_formula),
+                        serde_json::Value::Object(map) => map.values().any(any_formula),
+                        _ => false,
+                    }
+                }
+                any_formula(&value)
+            };
+            prop_assert_eq!(formula_string("sources/news.json", &text).is_some(), holds_one);
+            if holds_one {
+                prop_assert!(may_start_a_string_like_a_formula(&text));
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_without_a_formula_start_is_scanned_once() {
+        let text = r#"[{"id": "a", "title": "VAT-free: a 2-step plan", "n": -1}]"#;
+        assert!(!may_start_a_string_like_a_formula(text));
+        for start in ["=", "+", "-", "@", "\\t", "\\u003d"] {
+            let text = format!(r#"[{{"id": "a", "title": "{start}SUM(A1)"}}]"#);
+            assert!(may_start_a_string_like_a_formula(&text), "{text}");
+            assert!(
+                formula_string("sources/news.json", &text).is_some(),
+                "{text}"
+            );
+        }
+    }
 }
