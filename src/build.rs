@@ -18,7 +18,7 @@ use crate::linkcheck::is_checked;
 use crate::model::checks;
 use crate::parse::{json_sources, rules, tables};
 use crate::render::{FileKind, PageKind};
-use crate::render::{Piece, Rendered, digest, render};
+use crate::render::{Piece, Rendered, digest, is_streamed_list, render};
 use crate::routes::{Output, Renderer, check_routes, outputs};
 
 /// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
@@ -196,10 +196,13 @@ pub enum BuildError {
 /// throughout; a large one in batches of tens of megabytes, each handed over and let go before the next.
 const BATCH_BYTES: usize = 16 << 20;
 
-/// The outputs of a build in the order it renders them: the pages first, in route order (the order of
+/// The outputs of a build in the order it renders them: first the outputs that read no page (the API's
+/// envelopes, the data files, the assets), in route order, made while the build holds least (before the
+/// pages' links and search lines are gathered); then the pages in route order (the order of
 /// `llms-full.txt`, which a one-off build writes as the twins come), each page beside its twin (they
-/// share a context), the search page after the pages it lists (by their twins' titles), then every
-/// other output in route order.
+/// share a context), and the search page after the pages it lists (by their twins' titles); last the
+/// outputs made from the pages (the search index, the llms files), which find what they read of each
+/// page without rendering it again.
 fn render_order(all: &[Output]) -> Vec<Output> {
     let mut first = std::collections::HashMap::new();
     for (i, output) in all.iter().enumerate() {
@@ -210,14 +213,21 @@ fn render_order(all: &[Output]) -> Vec<Output> {
     let mut ordered: Vec<(usize, &Output)> = all.iter().enumerate().collect();
     // Stable: outputs that are not pages keep their route order.
     ordered.sort_by_key(|(i, output)| match output.renderer {
-        Renderer::Page(PageKind::Search, format) => (1, *i, Some(format)),
-        Renderer::Page(kind, format) => (0, first[&(kind, output.param.as_deref())], Some(format)),
-        Renderer::Api(_) | Renderer::File(_) => (2, 0, None),
+        _ if is_made_from_pages(output) => (3, 0, None),
+        Renderer::Api(_) | Renderer::File(_) => (0, 0, None),
+        Renderer::Page(PageKind::Search, format) => (2, *i, Some(format)),
+        Renderer::Page(kind, format) => (1, first[&(kind, output.param.as_deref())], Some(format)),
     });
     ordered
         .into_iter()
         .map(|(_, output)| output.clone())
         .collect()
+}
+
+/// Whether an output reads what the pages rendered: the llms files (the twins), the search index (the
+/// twins' titles).
+fn is_made_from_pages(output: &Output) -> bool {
+    is_made_from_twins(output) || output.renderer == Renderer::File(FileKind::SearchIndex)
 }
 
 /// Whether a batch may end before `outputs[i]`: not between a page and its twin.
@@ -322,12 +332,31 @@ trait Sink {
         digest: &crate::render::Digest,
     ) -> std::io::Result<usize>;
 
-    /// The next pieces of an output a one-off build makes over the whole build, in order
-    /// (`llms-full.txt`, as the twins are rendered): the sink stages them as they come.
+    /// The next pieces of an output a one-off build hands over piece by piece, in order
+    /// (`llms-full.txt` as the twins are rendered, a site-wide list as its parts are made): the sink
+    /// stages them as they come. Two such outputs may be open at once.
     fn pieces(&mut self, output: &Output, pieces: &[Piece]) -> std::io::Result<()>;
 
     /// The end of such an output: the content hash of all its pieces.
     fn pieces_done(&mut self, output: &Output, hash: blake3::Hash) -> std::io::Result<()>;
+}
+
+/// Hands each of `lists` to `sink` piece by piece as its parts are made (see
+/// [`crate::render::stream_list`]): a part is written and let go before the next is made.
+fn stream_lists(db: &Db, lists: &[Output], sink: &mut impl Sink) -> std::io::Result<()> {
+    for list in lists {
+        let mut hasher = crate::render::PieceHasher::default();
+        let mut written = Ok(());
+        crate::render::stream_list(db, list, &mut |piece| {
+            hasher.update(&piece);
+            if written.is_ok() {
+                written = sink.pieces(list, std::slice::from_ref(&piece));
+            }
+        });
+        written?;
+        sink.pieces_done(list, hasher.finalize())?;
+    }
+    Ok(())
 }
 
 /// Hands `llms-full.txt` its pieces that follow the outputs of a batch just rendered, and its end once
@@ -430,10 +459,10 @@ pub fn publish_streaming(
     }
 }
 
-/// Renders every output of the route table in batches (see [`BATCH_BYTES`]) and hands each to `sink`
-/// with its digest; the pages come first, so the outputs made from them (the llms files, the search
-/// index) find what they read of each page without rendering it again. In a one-off build
-/// ([`Db::is_one_off`]) `llms-full.txt` is handed over piece by piece as the twins are rendered. The
+/// Renders every output of the route table in batches (see [`BATCH_BYTES`], [`render_order`]) and hands
+/// each to `sink` with its digest. In a one-off build ([`Db::is_one_off`]) `llms-full.txt` is handed
+/// over piece by piece as the twins are rendered, and the site-wide lists piece by piece as their parts
+/// are made, never whole (see [`crate::render::stream_list`]). The
 /// pages are checked as they come (their HTML, ids and links are kept, not their bytes), and the links
 /// resolved at the end. Nothing is handed over after the first render error; the errors, or the pages'
 /// link problems, are returned at the end: on any, the caller must discard what the sink received.
@@ -455,7 +484,18 @@ fn stream_outputs(
     if let Some(growth) = &llms_full {
         ordered.retain(|output| output != growth.output());
     }
-    let made = ordered.len() + usize::from(llms_full.is_some());
+    // A one-off build hands the site-wide lists over piece by piece, on this thread while the helper
+    // renders the first batch (see `crate::render::stream_list`).
+    let mut lists: Vec<Output> = match db.is_one_off() {
+        true => ordered
+            .iter()
+            .filter(|o| is_streamed_list(o))
+            .cloned()
+            .collect(),
+        false => Vec::new(),
+    };
+    ordered.retain(|output| !lists.contains(output));
+    let made = ordered.len() + lists.len() + usize::from(llms_full.is_some());
     let ordered: Arc<[Output]> = ordered.into();
     let mut render_errors: Vec<Diagnostic> = Vec::new();
     let known = Arc::new(sizes.0.clone());
@@ -466,7 +506,16 @@ fn stream_outputs(
         // the eviction below.
         let (worker_db, theirs) = (db.clone(), batch.clone());
         let shared: &Db = db;
-        helper.run_beside(move || theirs.render(&worker_db), || batch.render(shared));
+        let streaming = std::mem::take(&mut lists);
+        let streamed = helper.run_beside(
+            move || theirs.render(&worker_db),
+            || {
+                let streamed = stream_lists(shared, &streaming, sink);
+                batch.render(shared);
+                streamed
+            },
+        );
+        streamed.map_err(BuildError::Io)?;
         let end = batch.end();
         for output in &ordered[start..end] {
             let digest = digest(shared, output);
@@ -491,6 +540,7 @@ fn stream_outputs(
         crate::render::pages::forget_made_contexts(db);
         start = end;
     }
+    stream_lists(db, &lists, sink).map_err(BuildError::Io)?;
     if let Some(growth) = &mut llms_full
         && render_errors.is_empty()
     {
@@ -626,7 +676,7 @@ mod tests {
     }
 
     #[test]
-    fn pages_render_in_route_order_beside_their_twins_and_the_search_page_last() {
+    fn outputs_without_pages_first_then_pages_beside_their_twins_then_what_reads_them() {
         let page = |path: &str, kind: PageKind, param: Option<&str>, format: Format| {
             output(path, Renderer::Page(kind, format), param)
         };
@@ -661,11 +711,20 @@ mod tests {
             ),
             page("/index.html", PageKind::Home, None, Format::Html),
             page("/index.md", PageKind::Home, None, Format::Markdown),
+            output("/llms.txt", Renderer::File(FileKind::Llms), None),
+            output(
+                "/search-index.json",
+                Renderer::File(FileKind::SearchIndex),
+                None,
+            ),
+            output("/api/v1/facts.json", Renderer::Api(ApiKind::Facts), None),
         ];
         let order: Vec<String> = render_order(&all).into_iter().map(|o| o.path).collect();
         assert_eq!(
             order,
             [
+                "/api/v1/index.json",
+                "/api/v1/facts.json",
                 "/ad/index.html",
                 "/ad/index.md",
                 "/de/index.html",
@@ -674,7 +733,8 @@ mod tests {
                 "/index.md",
                 "/search/index.html",
                 "/search/index.md",
-                "/api/v1/index.json",
+                "/llms.txt",
+                "/search-index.json",
             ]
         );
     }

@@ -498,7 +498,7 @@ impl Publisher {
             staged: Vec::new(),
             referring: Vec::new(),
             current: BTreeSet::new(),
-            growing: None,
+            growing: HashMap::new(),
             finished: false,
         })
     }
@@ -526,8 +526,9 @@ pub struct Publish<'p> {
     referring: Vec<(String, Rendered)>,
     /// Every output of this build.
     current: BTreeSet<String>,
-    /// The output being staged piece by piece ([`Publish::grow`]), and its staged file.
-    growing: Option<(String, crate::replace::GrowingFile)>,
+    /// The outputs being staged piece by piece ([`Publish::grow`]: `llms-full.txt` across the whole
+    /// build, a site-wide list while one batch renders), by site path, with their staged files.
+    growing: HashMap<String, crate::replace::GrowingFile>,
     finished: bool,
 }
 
@@ -620,11 +621,11 @@ impl Publish<'_> {
                 "`{path}` was handed over piece by piece to a publisher that keeps the site in memory"
             )));
         };
-        let (_, file) = match &mut self.growing {
-            Some(growing) => growing,
-            None => self
-                .growing
-                .insert((path.to_string(), replacer.begin_growing(path)?)),
+        let file = match self.growing.entry(path.to_string()) {
+            std::collections::hash_map::Entry::Occupied(growing) => growing.into_mut(),
+            std::collections::hash_map::Entry::Vacant(new) => {
+                new.insert(replacer.begin_growing(path)?)
+            }
         };
         let rendered = Rendered::from_pieces(pieces.iter().cloned());
         let stamped = Stamped::new(path, &rendered, "", &self.time, &self.stamps);
@@ -651,7 +652,7 @@ impl Publish<'_> {
             _ => self.time.clone(),
         };
         self.stamps.insert(path.to_string(), generated_at.clone());
-        if let (Some((_, file)), Some(replacer)) = (self.growing.take(), &mut publisher.replacer) {
+        if let (Some(file), Some(replacer)) = (self.growing.remove(path), &mut publisher.replacer) {
             replacer.end_growing(file, !in_place)?;
         }
         if in_place {

@@ -23,9 +23,11 @@
 
 use crate::db::Db;
 
-/// A one-off build's capacities (see the module documentation): besides the outputs, the parts a list is spliced from (a country's items of `facts.json`, of `changes.json`, of
-/// each flat file, of the `/changes/` page and twin, and that page's skeleton) and each History
-/// section's context, which one output (or one page and its twin) reads once.
+/// A one-off build's capacities (see the module documentation): besides the outputs, the parts a list is
+/// spliced from (a country's part of each flat CSV file, of the `/changes/` page and twin, and that
+/// page's skeleton; `facts.json`, `changes.json` and the flat JSON files are not even made of kept
+/// parts there, see [`crate::render::stream_list`]) and each History section's context, which one
+/// output (or one page and its twin) reads once.
 pub fn for_one_off_build(db: &mut Db) {
     db.set_one_off();
     crate::render::keep_last_output_only(db);

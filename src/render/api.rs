@@ -4,7 +4,9 @@ use serde::Serialize;
 
 use super::openapi::schema_of;
 use super::{ApiKind, CountFn, RenderFn, Renderer, param_of};
-use super::{GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, splice_items};
+use super::{
+    GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, splice_items, splice_items_into,
+};
 use crate::derive::facts::{country_facts, erp_other_facts, erp_support_facts};
 use crate::derive::filters::{FilterKey, filter_members};
 use crate::derive::toggles::toggle_coverage;
@@ -202,6 +204,10 @@ pub fn country_facts_json<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
 ) -> (usize, Piece) {
+    country_facts_fragment(db, key)
+}
+
+fn country_facts_fragment(db: &dyn salsa::Database, key: CountryKey<'_>) -> (usize, Piece) {
     let facts = country_facts(db, key);
     // The items of `data` sit two levels deep in the envelope.
     (facts.len(), json_items(facts, 4))
@@ -219,15 +225,29 @@ pub fn api_facts(db: &dyn salsa::Database) -> Rendered {
     spliced_list(db, &parts)
 }
 
+/// `facts.json` piece by piece (see [`super::stream_list`]): each country's fragment made, handed on
+/// and let go.
+pub(crate) fn stream_facts(db: &dyn salsa::Database, emit: &mut dyn FnMut(Piece)) {
+    let count = country_keys(db)
+        .map(|key| country_facts(db, key).len())
+        .sum();
+    let fragments = country_keys(db).map(|key| country_facts_fragment(db, key).1);
+    splice_items_into(&list_head(db, count), fragments, emit);
+}
+
 /// A list envelope spliced from cached fragments of its items, each with its count: `meta.count` counts
 /// them all, and only a fragment whose items changed was serialized again.
 pub(crate) fn spliced_list(db: &dyn salsa::Database, parts: &[&(usize, Piece)]) -> Rendered {
     let count = parts.iter().map(|(n, _)| n).sum();
-    let head = json_bytes(&Envelope {
+    splice_items(&list_head(db, count), parts.iter().map(|(_, json)| json))
+}
+
+/// A list envelope of `count` items whose `data` is an empty array, for the items to be spliced into.
+pub(crate) fn list_head(db: &dyn salsa::Database, count: usize) -> Vec<u8> {
+    json_bytes(&Envelope {
         meta: meta(db, count),
         data: Vec::<()>::new(),
-    });
-    splice_items(&head, parts.iter().map(|(_, json)| json))
+    })
 }
 
 pub fn api_local_erps(db: &dyn salsa::Database) -> Rendered {

@@ -70,6 +70,10 @@ pub fn unreleased_country_changes_json<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
 ) -> (usize, Piece) {
+    unreleased_fragment(db, key)
+}
+
+fn unreleased_fragment(db: &dyn salsa::Database, key: CountryKey<'_>) -> (usize, Piece) {
     let changes = unreleased_country_changes(db, key);
     (changes.len(), json_items(changes, 4))
 }
@@ -105,6 +109,23 @@ pub fn api_changes(db: &dyn salsa::Database) -> Rendered {
         .collect();
     parts.extend(newest_first(db).map(|key| release_changes_json(db, key)));
     spliced_list(db, &parts)
+}
+
+/// `changes.json` piece by piece (see [`super::stream_list`]): each country's unreleased changes made,
+/// handed on and let go; the releases' fragments are kept by their query, as in [`api_changes`].
+pub(crate) fn stream_changes(db: &dyn salsa::Database, emit: &mut dyn FnMut(Piece)) {
+    let unreleased = unreleased_codes(db)
+        .iter()
+        .map(|code| unreleased_fragment(db, CountryKey::new(db, code.clone())).1);
+    let released = newest_first(db).map(|key| release_changes_json(db, key).1.clone());
+    // The count as `api_changes` sums it: the fragments' counts.
+    let count = unreleased_codes(db)
+        .iter()
+        .map(|code| unreleased_country_changes(db, CountryKey::new(db, code.clone())).len())
+        .chain(newest_first(db).map(|key| release_changes_json(db, key).0))
+        .sum();
+    let head = super::api::list_head(db, count);
+    super::splice_items_into(&head, unreleased.chain(released), emit);
 }
 
 /// How many changes `changes.json` lists.

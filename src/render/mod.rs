@@ -669,6 +669,20 @@ pub(crate) fn splice_items<'a>(
     head: &[u8],
     fragments: impl IntoIterator<Item = &'a Piece>,
 ) -> Rendered {
+    let mut pieces = Vec::new();
+    splice_items_into(head, fragments.into_iter().cloned(), &mut |piece| {
+        pieces.push(piece)
+    });
+    Rendered::from_pieces(pieces)
+}
+
+/// The pieces of [`splice_items`], handed to `emit` as each fragment comes: what a one-off build writes
+/// of a site-wide list without holding it ([`stream_list`]). The same pieces, so the same content hash.
+pub(crate) fn splice_items_into(
+    head: &[u8],
+    fragments: impl IntoIterator<Item = Piece>,
+    emit: &mut dyn FnMut(Piece),
+) {
     let at = memchr::memmem::rfind(head, b"[]").expect("the head ends with an empty array");
     let line_start = head[..at]
         .iter()
@@ -678,20 +692,54 @@ pub(crate) fn splice_items<'a>(
         .iter()
         .take_while(|&&b| b == b' ')
         .count();
-    let mut pieces = vec![Piece::new(head[..=at].to_vec())];
+    let mut started = false;
     for fragment in fragments.into_iter().filter(|f| !f.is_empty()) {
-        let separator: &'static [u8] = if pieces.len() == 1 { b"\n" } else { b",\n" };
-        pieces.push(Piece::new(separator));
-        pieces.push(fragment.clone());
+        let separator: &'static [u8] = match started {
+            false => {
+                emit(Piece::new(head[..=at].to_vec()));
+                b"\n"
+            }
+            true => b",\n",
+        };
+        started = true;
+        emit(Piece::new(separator));
+        emit(fragment);
     }
-    if pieces.len() == 1 {
-        return Rendered::new(head.to_vec());
+    if !started {
+        // An empty list is the head as it is: one piece.
+        return emit(Piece::new(head.to_vec()));
     }
     let mut tail = vec![b'\n'];
     tail.extend(std::iter::repeat_n(b' ', indent));
     tail.extend_from_slice(&head[at + 1..]);
-    pieces.push(Piece::new(tail));
-    Rendered::from_pieces(pieces)
+    emit(Piece::new(tail));
+}
+
+/// Whether a one-off build hands `output` over piece by piece ([`stream_list`]) instead of rendering it
+/// whole: the site-wide lists spliced from one part per country (at scale, tens of megabytes each),
+/// which nothing else in the build reads.
+pub fn is_streamed_list(output: &Output) -> bool {
+    matches!(
+        output.renderer,
+        Renderer::Api(ApiKind::Facts | ApiKind::Changes) | Renderer::File(FileKind::DataJson)
+    )
+}
+
+/// Hands the pieces of a list of [`is_streamed_list`] to `emit` as they are made, each part made for the
+/// occasion rather than kept by its query (a one-off build makes each once): the same pieces as
+/// [`render`], so the same bytes and content hash, but only one part is held at a time.
+pub(crate) fn stream_list(db: &dyn salsa::Database, output: &Output, emit: &mut dyn FnMut(Piece)) {
+    match output.renderer {
+        Renderer::Api(ApiKind::Facts) => api::stream_facts(db, emit),
+        Renderer::Api(ApiKind::Changes) => history::stream_changes(db, emit),
+        Renderer::File(FileKind::DataJson) => {
+            data::stream_json(db, data::StemKey::new(db, param_of(output)), emit)
+        }
+        Renderer::Api(_) | Renderer::Page(..) | Renderer::File(_) => {
+            let rendered = render(db, output);
+            rendered.pieces().iter().cloned().for_each(emit);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use records::{
 };
 pub use records::{FlatRecords, FlatTable};
 
-use super::{Piece, Rendered, json_bytes, splice_items};
+use super::{Piece, Rendered, json_bytes, splice_items, splice_items_into};
 use crate::model::{
     CountryKey, countries, country_facts_of, country_info, country_local_erps, country_mandate,
     country_matrix, country_partner_flags, country_reporting, erp_rank, reporting_erps,
@@ -177,6 +177,19 @@ pub fn data_json<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Render
         &head,
         parts.into_iter().map(|part| flat_part_json(db, part)),
     )
+}
+
+/// A flat JSON file piece by piece (see [`crate::render::stream_list`]): each part's fragment made,
+/// handed on and let go.
+pub(crate) fn stream_json(db: &dyn salsa::Database, key: StemKey<'_>, emit: &mut dyn FnMut(Piece)) {
+    let head = json_bytes(&Vec::<()>::new());
+    let Some(table) = key.table(db) else {
+        return emit(Piece::new(head));
+    };
+    let fragments = flat_parts(db, table)
+        .into_iter()
+        .map(|part| flat_rows(db, part).json_items());
+    splice_items_into(&head, fragments, emit);
 }
 
 pub fn data_csv<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {
