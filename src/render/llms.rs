@@ -260,28 +260,47 @@ impl LlmsFullGrowth {
     }
 }
 
-/// The start of `llms-full.txt`.
+/// The start of `llms-full.txt`: what the file is, then the footer the twins are carried without, once
+/// (the `footer` macro of `macros.md`, which `base.md` ends every twin with), dated as the file.
 fn llms_full_heading(db: &dyn salsa::Database) -> Piece {
     let site = &site_rules(db).value;
     let base = base_url(db);
-    let (api, data) = (&site.api_licence, &site.data_licence);
     Piece::new(format!(
         "# {title}: full content\n\n> {description}\n\nEvery page of {base}/ as Markdown, in the order of \
-         {base}/llms.txt, without the footer each page repeats. {notice}\n\nData as of {reference}, the \
-         reference date: whether an obligation is \"in force\" is judged on that day, and each fact shows \
-         when its source was last checked. This file was last updated {updated}; each page shows when it \
-         last changed at its foot.\n\nAPI data: [{api_name}]({api_url}) (commercial use: \
-         [licence]({base}/licence/index.md)). Data files: [{data_name}]({data_url}).\n",
+         {base}/llms.txt, without the footer each page repeats, which follows once.\n\n{footer}",
         title = site.title,
         description = site.description,
-        notice = site.informational_notice,
-        reference = site.reference_date,
-        updated = super::GENERATED_AT_MARK,
-        api_name = api.name,
-        api_url = api.url,
-        data_name = data.name,
-        data_url = data.url,
+        footer = footer_of_the_file(db),
     ))
+}
+
+/// The twins' footer dated as the whole file, or nothing when the templates define no `footer` macro (a
+/// broken one breaks every twin, which the build reports).
+fn footer_of_the_file(db: &dyn salsa::Database) -> String {
+    const MACROS: &str = "macros.md";
+    let set = super::pages::TemplateSet::new(db, vec![MACROS.to_string()]);
+    let Ok(env) = super::pages::compiled_templates(db, set) else {
+        return String::new();
+    };
+    let site = minijinja::Value::from_serialize(super::contexts::site_context(db));
+    let footer = env.get_template(MACROS).and_then(|template| {
+        super::pages::guarded(|| {
+            let captured = template.render_captured(())?;
+            captured
+                .state()
+                .call_macro("footer", &[site, minijinja::Value::from(true)])
+        })
+    });
+    match footer {
+        Ok(text) => {
+            let mut text = super::parts::with_base_path(db, text, super::Format::Markdown);
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text
+        }
+        Err(_) => String::new(),
+    }
 }
 
 /// The line before a twin in `llms-full.txt`.

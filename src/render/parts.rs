@@ -241,7 +241,7 @@ pub(crate) fn keep_last_parts_only(db: &mut dyn salsa::Database) {
 }
 
 /// `text` with its site links under the base URL's path (see [`prefix_site_links`]).
-fn with_base_path(db: &dyn salsa::Database, text: String, format: Format) -> String {
+pub(crate) fn with_base_path(db: &dyn salsa::Database, text: String, format: Format) -> String {
     let prefix = crate::model::base_path(db);
     if prefix.is_empty() {
         text

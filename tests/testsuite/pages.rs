@@ -1100,11 +1100,18 @@ fn llms_txt_links_every_twin_and_llms_full_txt_holds_them() {
     }
     assert_eq!(full.matches("This page was last updated").count(), 0);
     assert_eq!(full.matches("This file was last updated").count(), 1);
+    // The footer every twin ends with is in the heading once, dated as the file.
     let heading = full.split("\n---\n").next().unwrap();
+    let home = text(&files, "index.md");
+    let footer = &home[home.rfind("\n---\n\n").unwrap() + 6..];
+    let (before_time, after_time) = footer.split_once("This page was last updated").unwrap();
+    assert!(heading.contains(before_time), "{before_time}\n{heading}");
+    let licences = &after_time[after_time.find("\n\n").unwrap()..];
+    assert!(heading.ends_with(licences), "{licences}\n{heading}");
     for said_once in [
-        "not tax or legal advice",
-        "Data as of ",
-        "(commercial use: [licence](https://locref.example.org/licence/index.md))",
+        "> The content is informational only and is not tax or legal advice.",
+        "This file was last updated ",
+        "(commercial use: [licence](/licence/index.md))",
     ] {
         assert!(heading.contains(said_once), "{said_once}: {heading}");
     }
@@ -1115,6 +1122,34 @@ fn llms_txt_links_every_twin_and_llms_full_txt_holds_them() {
     )));
     assert!(llms.contains(&format!("- [Full content]({base}/llms-full.txt)")));
     assert!(llms.contains("not tax or legal advice"));
+}
+
+/// A curator rewords the footer once (the `footer` macro of `macros.md`): every twin and the heading of
+/// `llms-full.txt` say it, in a session's build and in a one-off build.
+#[test]
+fn the_footer_is_worded_once_for_the_twins_and_llms_full_txt() {
+    let dir = copy_project();
+    let root = dir.path();
+    replace_once(
+        root,
+        "rules/templates/macros.md",
+        "Data files: [",
+        "Downloadable data files: [",
+    );
+    let session = build(root);
+    let one_off = crate::common::one_off_build(root, "clean").expect("one-off build");
+    for files in [&session, &one_off] {
+        for twin in ["index.md", "it/index.md", "changes/index.md"] {
+            assert!(
+                text(files, twin).contains("Downloadable data files: ["),
+                "{twin}"
+            );
+        }
+        let full = text(files, "llms-full.txt");
+        let heading = full.split("\n---\n").next().unwrap();
+        assert!(heading.contains("Downloadable data files: ["), "{heading}");
+        assert_eq!(full.matches("Downloadable data files: [").count(), 1);
+    }
 }
 
 /// The ids of one page, for resolving a `#fragment`.
