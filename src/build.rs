@@ -462,10 +462,10 @@ pub fn publish_streaming(
 /// Renders every output of the route table in batches (see [`BATCH_BYTES`], [`render_order`]) and hands
 /// each to `sink` with its digest. In a one-off build ([`Db::is_one_off`]) `llms-full.txt` is handed
 /// over piece by piece as the twins are rendered, and the site-wide lists piece by piece as their parts
-/// are made, never whole (see [`crate::render::stream_list`]). The
-/// pages are checked as they come (their HTML, ids and links are kept, not their bytes), and the links
-/// resolved at the end. Nothing is handed over after the first render error; the errors, or the pages'
-/// link problems, are returned at the end: on any, the caller must discard what the sink received.
+/// are made, never whole (see [`crate::render::stream_list`]). The pages are checked as they come
+/// (their HTML, ids and links are kept, not their bytes), and the links resolved at the end. Nothing
+/// is handed over after the first render error; the errors, or the pages' link problems, are returned
+/// at the end: on any, the caller must discard what the sink received.
 fn stream_outputs(
     db: &mut Db,
     helper: &mut Helper,
@@ -540,6 +540,7 @@ fn stream_outputs(
         crate::render::pages::forget_made_contexts(db);
         start = end;
     }
+    // Lists left only when there was no batch to stream them beside.
     stream_lists(db, &lists, sink).map_err(BuildError::Io)?;
     if let Some(growth) = &mut llms_full
         && render_errors.is_empty()
