@@ -1809,7 +1809,7 @@ fn diagnostics_of(report: &RebuildReport) -> Option<Vec<String>> {
 }
 
 /// Cases of the random-edit test: a few for a developer's `cargo test`; `PROPTEST_CASES` raises it
-/// (`.ci/run` sets 160).
+/// (`.ci/run` sets 96).
 fn random_edit_cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
