@@ -18,7 +18,7 @@ use crate::linkcheck::is_checked;
 use crate::model::checks;
 use crate::parse::{json_sources, rules, tables};
 use crate::render::{FileKind, PageKind};
-use crate::render::{Piece, Rendered, digest, is_streamed_list, render};
+use crate::render::{ListStream, Piece, Rendered, digest, render, stream_list};
 use crate::routes::{Output, Renderer, check_routes, outputs};
 
 /// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
@@ -343,11 +343,15 @@ trait Sink {
 
 /// Hands each of `lists` to `sink` piece by piece as its parts are made (see
 /// [`crate::render::stream_list`]): a part is written and let go before the next is made.
-fn stream_lists(db: &Db, lists: &[Output], sink: &mut impl Sink) -> std::io::Result<()> {
-    for list in lists {
+fn stream_lists(
+    db: &Db,
+    lists: &[(Output, ListStream)],
+    sink: &mut impl Sink,
+) -> std::io::Result<()> {
+    for (list, stream) in lists {
         let mut hasher = crate::render::PieceHasher::default();
         let mut written = Ok(());
-        crate::render::stream_list(db, list, &mut |piece| {
+        stream(db, list, &mut |piece| {
             hasher.update(&piece);
             if written.is_ok() {
                 written = sink.pieces(list, std::slice::from_ref(&piece));
@@ -486,15 +490,16 @@ fn stream_outputs(
     }
     // A one-off build hands the site-wide lists over piece by piece, on this thread while the helper
     // renders the first batch (see `crate::render::stream_list`).
-    let mut lists: Vec<Output> = match db.is_one_off() {
-        true => ordered
-            .iter()
-            .filter(|o| is_streamed_list(o))
-            .cloned()
-            .collect(),
-        false => Vec::new(),
-    };
-    ordered.retain(|output| !lists.contains(output));
+    let mut lists: Vec<(Output, ListStream)> = Vec::new();
+    if db.is_one_off() {
+        ordered.retain(|output| match stream_list(output) {
+            Some(stream) => {
+                lists.push((output.clone(), stream));
+                false
+            }
+            None => true,
+        });
+    }
     let made = ordered.len() + lists.len() + usize::from(llms_full.is_some());
     let ordered: Arc<[Output]> = ordered.into();
     let mut render_errors: Vec<Diagnostic> = Vec::new();

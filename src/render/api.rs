@@ -227,7 +227,7 @@ pub fn api_facts(db: &dyn salsa::Database) -> Rendered {
 
 /// `facts.json` piece by piece (see [`super::stream_list`]): each country's fragment made, handed on
 /// and let go.
-pub(crate) fn stream_facts(db: &dyn salsa::Database, emit: &mut dyn FnMut(Piece)) {
+pub(crate) fn stream_facts(db: &dyn salsa::Database, _: &Output, emit: &mut dyn FnMut(Piece)) {
     let count = country_keys(db)
         .map(|key| country_facts(db, key).len())
         .sum();

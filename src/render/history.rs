@@ -23,7 +23,7 @@ use crate::parse::rules::site_rules;
 use crate::resources::{
     Change, ChangeCounts, ChangeKind, ChangeValue, Envelope, Release, ReleaseDetail,
 };
-use crate::routes::outputs;
+use crate::routes::{Output, outputs};
 
 /// Site-relative path of a release's change set.
 pub(crate) fn release_api_path(version: &str) -> String {
@@ -113,7 +113,7 @@ pub fn api_changes(db: &dyn salsa::Database) -> Rendered {
 
 /// `changes.json` piece by piece (see [`super::stream_list`]): each country's unreleased changes made,
 /// handed on and let go; the releases' fragments are kept by their query, as in [`api_changes`].
-pub(crate) fn stream_changes(db: &dyn salsa::Database, emit: &mut dyn FnMut(Piece)) {
+pub(crate) fn stream_changes(db: &dyn salsa::Database, _: &Output, emit: &mut dyn FnMut(Piece)) {
     let unreleased = unreleased_codes(db)
         .iter()
         .map(|code| unreleased_fragment(db, CountryKey::new(db, code.clone())).1);

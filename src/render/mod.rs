@@ -715,31 +715,26 @@ pub(crate) fn splice_items_into(
     emit(Piece::new(tail));
 }
 
-/// Whether a one-off build hands `output` over piece by piece ([`stream_list`]) instead of rendering it
-/// whole: the site-wide lists spliced from one part per country (at scale, tens of megabytes each),
-/// which nothing else in the build reads.
-pub fn is_streamed_list(output: &Output) -> bool {
-    matches!(
-        output.renderer,
-        Renderer::Api(ApiKind::Facts | ApiKind::Changes) | Renderer::File(FileKind::DataJson)
-    )
+/// Hands the pieces of a site-wide list to `emit` as they are made, each part made for the occasion
+/// rather than kept by its query (a one-off build makes each once): the same pieces as [`render`], so
+/// the same bytes and content hash, but only one part is held at a time.
+pub(crate) type ListStream = fn(&dyn salsa::Database, &Output, &mut dyn FnMut(Piece));
+
+/// How a one-off build hands `output` over piece by piece instead of rendering it whole, or `None` for
+/// an output it renders whole: the site-wide lists spliced from one part per country (at scale, tens
+/// of megabytes each), which nothing else in the build reads.
+pub(crate) fn stream_list(output: &Output) -> Option<ListStream> {
+    match output.renderer {
+        Renderer::Api(ApiKind::Facts) => Some(api::stream_facts),
+        Renderer::Api(ApiKind::Changes) => Some(history::stream_changes),
+        Renderer::File(FileKind::DataJson) => Some(data::stream_json),
+        Renderer::Api(_) | Renderer::Page(..) | Renderer::File(_) => None,
+    }
 }
 
-/// Hands the pieces of a list of [`is_streamed_list`] to `emit` as they are made, each part made for the
-/// occasion rather than kept by its query (a one-off build makes each once): the same pieces as
-/// [`render`], so the same bytes and content hash, but only one part is held at a time.
-pub(crate) fn stream_list(db: &dyn salsa::Database, output: &Output, emit: &mut dyn FnMut(Piece)) {
-    match output.renderer {
-        Renderer::Api(ApiKind::Facts) => api::stream_facts(db, emit),
-        Renderer::Api(ApiKind::Changes) => history::stream_changes(db, emit),
-        Renderer::File(FileKind::DataJson) => {
-            data::stream_json(db, data::StemKey::new(db, param_of(output)), emit)
-        }
-        Renderer::Api(_) | Renderer::Page(..) | Renderer::File(_) => {
-            let rendered = render(db, output);
-            rendered.pieces().iter().cloned().for_each(emit);
-        }
-    }
+/// Whether a one-off build hands `output` over piece by piece (see [`stream_list`]).
+pub fn is_streamed_list(output: &Output) -> bool {
+    stream_list(output).is_some()
 }
 
 #[cfg(test)]

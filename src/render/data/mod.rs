@@ -181,9 +181,13 @@ pub fn data_json<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Render
 
 /// A flat JSON file piece by piece (see [`crate::render::stream_list`]): each part's fragment made,
 /// handed on and let go.
-pub(crate) fn stream_json(db: &dyn salsa::Database, key: StemKey<'_>, emit: &mut dyn FnMut(Piece)) {
+pub(crate) fn stream_json(
+    db: &dyn salsa::Database,
+    output: &crate::routes::Output,
+    emit: &mut dyn FnMut(Piece),
+) {
     let head = json_bytes(&Vec::<()>::new());
-    let Some(table) = key.table(db) else {
+    let Some(table) = StemKey::new(db, crate::render::param_of(output)).table(db) else {
         return emit(Piece::new(head));
     };
     let fragments = flat_parts(db, table)
