@@ -189,12 +189,19 @@ pub enum BuildError {
     Io(std::io::Error),
 }
 
-/// The rendered bytes a batch aims at: both threads take the next output until the outputs taken since
-/// the batch began reach it (by each output's size when it was last made, or as it is made now), and the
-/// batch ends at the next output that does not belong with the one before (a page's twin stays with its
-/// page: they share a context, made once). A small site is rendered in one batch, on two threads
-/// throughout; a large one in batches of tens of megabytes, each handed over and let go before the next.
+/// The rendered bytes a session's batch aims at: both threads take the next output until the outputs
+/// taken since the batch began reach it (by each output's size when it was last made, or as it is made
+/// now), and the batch ends at the next output that does not belong with the one before (a page's twin
+/// stays with its page: they share a context, made once). A small site is rendered in one batch, on two
+/// threads throughout; a large one in batches of several megabytes, each handed over and let go before
+/// the next.
 const BATCH_BYTES: usize = 16 << 20;
+
+/// The rendered bytes a one-off build's batch aims at: half a session's. A one-off build keeps nothing
+/// for a later rebuild, so it lets go as often as is useful (at x100, 16 MB held about 19 MiB more at the
+/// peak for the same time, BENCHMARKS.md); a session's larger batches let the values it keeps from one
+/// build to the next (the last History context made, for one) live until an edit's pages are made again.
+const ONE_OFF_BATCH_BYTES: usize = 8 << 20;
 
 /// The outputs of a build in the order it renders them: first the outputs that read no page (the API's
 /// envelopes, the data files, the assets), in route order, made while the build holds least (before the
@@ -252,6 +259,8 @@ struct Batch {
     next: AtomicUsize,
     bytes: AtomicUsize,
     sizes: Arc<std::collections::HashMap<String, usize>>,
+    /// The bytes it aims at ([`BATCH_BYTES`], [`ONE_OFF_BATCH_BYTES`]).
+    limit: usize,
 }
 
 impl Batch {
@@ -259,12 +268,14 @@ impl Batch {
         outputs: Arc<[Output]>,
         start: usize,
         sizes: Arc<std::collections::HashMap<String, usize>>,
+        limit: usize,
     ) -> Batch {
         Batch {
             outputs,
             next: AtomicUsize::new(start),
             bytes: AtomicUsize::new(0),
             sizes,
+            limit,
         }
     }
 
@@ -273,7 +284,7 @@ impl Batch {
     fn take(&self) -> Option<usize> {
         self.next
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |i| {
-                let full = self.bytes.load(Ordering::Acquire) >= BATCH_BYTES;
+                let full = self.bytes.load(Ordering::Acquire) >= self.limit;
                 let stop = i >= self.outputs.len() || (full && starts_unit(&self.outputs, i));
                 (!stop).then_some(i + 1)
             })
@@ -504,9 +515,13 @@ fn stream_outputs(
     let ordered: Arc<[Output]> = ordered.into();
     let mut render_errors: Vec<Diagnostic> = Vec::new();
     let known = Arc::new(sizes.0.clone());
+    let limit = match db.is_one_off() {
+        true => ONE_OFF_BATCH_BYTES,
+        false => BATCH_BYTES,
+    };
     let mut start = 0;
     while start < ordered.len() {
-        let batch = Arc::new(Batch::new(ordered.clone(), start, known.clone()));
+        let batch = Arc::new(Batch::new(ordered.clone(), start, known.clone(), limit));
         // The helper thread has its own handle on the database, dropped when its share is done, before
         // the eviction below.
         let (worker_db, theirs) = (db.clone(), batch.clone());
@@ -610,7 +625,7 @@ mod tests {
         let mut batches = Vec::new();
         let mut start = 0;
         while start < all.len() {
-            let batch = Batch::new(all.clone(), start, Default::default());
+            let batch = Batch::new(all.clone(), start, Default::default(), BATCH_BYTES);
             while let Some(i) = batch.take() {
                 batch.bytes.fetch_add(size(&all[i].path), Ordering::AcqRel);
             }

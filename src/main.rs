@@ -292,10 +292,15 @@ fn exit_with(result: std::io::Result<()>) -> ExitCode {
 
 fn main() -> ExitCode {
     locref::allocator::no_huge_pages();
-    // Every command: a session rebuilds after idle pauses, and a one-off build frees each batch of
-    // outputs it wrote and allocates the next (see the function).
-    locref::allocator::keep_freed_memory();
     let command = Cli::parse().command;
+    // A session rebuilds after idle pauses and keeps what it freed for the next rebuild; a one-off
+    // command gives it back (see the functions).
+    match command {
+        Command::Watch { .. } | Command::Serve { .. } => locref::allocator::keep_freed_memory(),
+        Command::Build { .. } | Command::Check | Command::Release { .. } => {
+            locref::allocator::return_freed_memory_soon()
+        }
+    }
     match command {
         Command::Build {
             out,
