@@ -21,6 +21,8 @@ use crate::render::{FileKind, PageKind};
 use crate::render::{ListStream, Piece, Rendered, digest, render, stream_list};
 use crate::routes::{Output, Renderer, check_routes, outputs};
 
+mod parted;
+
 /// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
 fn is_made_from_twins(output: &Output) -> bool {
     matches!(
@@ -253,10 +255,12 @@ fn starts_unit(outputs: &[Output], i: usize) -> bool {
 pub struct OutputSizes(std::collections::HashMap<String, usize>);
 
 /// One batch of a streaming build (see [`BATCH_BYTES`]): the build's outputs in render order, the next
-/// one to take (the batch starts where the last one ended), and the bytes taken since the batch began.
+/// one to take (the batch starts where the last one ended), the first it may not take, and the bytes
+/// taken since the batch began.
 struct Batch {
     outputs: Arc<[Output]>,
     next: AtomicUsize,
+    end: usize,
     bytes: AtomicUsize,
     sizes: Arc<std::collections::HashMap<String, usize>>,
     /// The bytes it aims at ([`BATCH_BYTES`], [`ONE_OFF_BATCH_BYTES`]).
@@ -271,6 +275,7 @@ impl Batch {
         limit: usize,
     ) -> Batch {
         Batch {
+            end: outputs.len(),
             outputs,
             next: AtomicUsize::new(start),
             bytes: AtomicUsize::new(0),
@@ -279,13 +284,19 @@ impl Batch {
         }
     }
 
+    /// The batch ends before `end` at the latest.
+    fn ending_before(mut self, end: usize) -> Batch {
+        self.end = end.min(self.outputs.len());
+        self
+    }
+
     /// The next output to render, or none when every output is taken or the batch is full at a unit
     /// boundary.
     fn take(&self) -> Option<usize> {
         self.next
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |i| {
                 let full = self.bytes.load(Ordering::Acquire) >= self.limit;
-                let stop = i >= self.outputs.len() || (full && starts_unit(&self.outputs, i));
+                let stop = i >= self.end || (full && starts_unit(&self.outputs, i));
                 (!stop).then_some(i + 1)
             })
             .ok()
@@ -306,7 +317,7 @@ impl Batch {
 
     /// Where the batch ended: the first output it did not take.
     fn end(&self) -> usize {
-        self.next.load(Ordering::Acquire).min(self.outputs.len())
+        self.next.load(Ordering::Acquire).min(self.end)
     }
 }
 
@@ -350,6 +361,13 @@ trait Sink {
 
     /// The end of such an output: the content hash of all its pieces.
     fn pieces_done(&mut self, output: &Output, hash: blake3::Hash) -> std::io::Result<()>;
+
+    /// How much of such an output the sink has taken so far (its measure: only given back to
+    /// [`Sink::take_back`]).
+    fn taken(&self, output: &Output) -> u64;
+
+    /// Forgets what the sink took of such an output after `taken` ([`Sink::taken`]).
+    fn take_back(&mut self, output: &Output, taken: u64) -> std::io::Result<()>;
 }
 
 /// Hands each of `lists` to `sink` piece by piece as its parts are made (see
@@ -370,6 +388,37 @@ fn stream_lists(
         });
         written?;
         sink.pieces_done(list, hasher.finalize())?;
+    }
+    Ok(())
+}
+
+/// Hands the outputs of a batch just rendered to `sink` with their digests (each asked for its bytes
+/// only if the sink needs them), then `llms-full.txt` the pieces that follow them; a render error is
+/// kept instead, and nothing is handed over after the first.
+fn hand_over(
+    db: &Db,
+    outputs: &[Output],
+    sink: &mut impl Sink,
+    sizes: &mut OutputSizes,
+    llms_full: &mut Option<crate::render::llms::LlmsFullGrowth>,
+    render_errors: &mut Vec<Diagnostic>,
+) -> Result<(), BuildError> {
+    for output in outputs {
+        let digest = digest(db, output);
+        if let Some(error) = &digest.error {
+            render_errors.push(error.clone());
+        } else if render_errors.is_empty() {
+            let bytes = sink.output(db, output, digest).map_err(BuildError::Io)?;
+            // An output whose bytes were not needed (unchanged) keeps its last size.
+            if bytes > 0 {
+                sizes.0.insert(output.path.clone(), bytes);
+            }
+        }
+    }
+    if let Some(growth) = llms_full
+        && render_errors.is_empty()
+    {
+        grow(db, growth, outputs, sink).map_err(BuildError::Io)?;
     }
     Ok(())
 }
@@ -415,6 +464,14 @@ impl<F: FnMut(&str)> Sink for Discard<F> {
         (self.0)(&output.path);
         Ok(())
     }
+
+    fn taken(&self, _: &Output) -> u64 {
+        0
+    }
+
+    fn take_back(&mut self, _: &Output, _: u64) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A one-off build that writes nothing (`locref check`, the check of `locref release`): renders and
@@ -451,6 +508,14 @@ impl Sink for crate::emit::Publish<'_> {
     fn pieces_done(&mut self, output: &Output, hash: blake3::Hash) -> std::io::Result<()> {
         self.grown(&output.path, hash)
     }
+
+    fn taken(&self, output: &Output) -> u64 {
+        self.grown_len(&output.path)
+    }
+
+    fn take_back(&mut self, output: &Output, taken: u64) -> std::io::Result<()> {
+        crate::emit::Publish::take_back(self, &output.path, taken)
+    }
 }
 
 /// A streaming build published by `publisher` (`locref build`, and every build of `watch` and of the
@@ -476,8 +541,9 @@ pub fn publish_streaming(
 
 /// Renders every output of the route table in batches (see [`BATCH_BYTES`], [`render_order`]) and hands
 /// each to `sink` with its digest. In a one-off build ([`Db::is_one_off`]) `llms-full.txt` is handed
-/// over piece by piece as the twins are rendered, and the site-wide lists piece by piece as their parts
-/// are made, never whole (see [`crate::render::stream_list`]). The pages are checked as they come
+/// over piece by piece as the twins are rendered, the site-wide lists piece by piece as their parts
+/// are made, never whole (see [`crate::render::stream_list`]), and the pages made of parts part by part
+/// between batches ([`parted`]). The pages are checked as they come
 /// (their HTML, ids and links are kept, not their bytes), and the links resolved at the end. Nothing
 /// is handed over after the first render error; the errors, or the pages' link problems, are returned
 /// at the end: on any, the caller must discard what the sink received.
@@ -519,9 +585,30 @@ fn stream_outputs(
         true => ONE_OFF_BATCH_BYTES,
         false => BATCH_BYTES,
     };
+    // A one-off build hands each page made of parts over part by part, between batches (see
+    // `parted::stream_parted`).
+    let parted: Vec<bool> = ordered
+        .iter()
+        .map(|output| db.is_one_off() && crate::render::parts::is_made_of_parts(output))
+        .collect();
     let mut start = 0;
     while start < ordered.len() {
-        let batch = Arc::new(Batch::new(ordered.clone(), start, known.clone(), limit));
+        if parted[start] {
+            let output = &ordered[start];
+            parted::stream_parted(db, helper, output, sink, &mut llms_full, &mut render_errors)?;
+            start += 1;
+            if start == ordered.len() || starts_unit(&ordered, start) {
+                crate::memory::evict(db);
+                crate::render::pages::forget_made_contexts(db);
+            }
+            continue;
+        }
+        let before_parted = (start..ordered.len())
+            .find(|&i| parted[i])
+            .unwrap_or(ordered.len());
+        let batch = Arc::new(
+            Batch::new(ordered.clone(), start, known.clone(), limit).ending_before(before_parted),
+        );
         // The helper thread has its own handle on the database, dropped when its share is done, before
         // the eviction below.
         let (worker_db, theirs) = (db.clone(), batch.clone());
@@ -537,25 +624,14 @@ fn stream_outputs(
         );
         streamed.map_err(BuildError::Io)?;
         let end = batch.end();
-        for output in &ordered[start..end] {
-            let digest = digest(shared, output);
-            if let Some(error) = &digest.error {
-                render_errors.push(error.clone());
-            } else if render_errors.is_empty() {
-                let bytes = sink
-                    .output(shared, output, digest)
-                    .map_err(BuildError::Io)?;
-                // An output whose bytes were not needed (unchanged) keeps its last size.
-                if bytes > 0 {
-                    sizes.0.insert(output.path.clone(), bytes);
-                }
-            }
-        }
-        if let Some(growth) = &mut llms_full
-            && render_errors.is_empty()
-        {
-            grow(shared, growth, &ordered[start..end], sink).map_err(BuildError::Io)?;
-        }
+        hand_over(
+            shared,
+            &ordered[start..end],
+            sink,
+            sizes,
+            &mut llms_full,
+            &mut render_errors,
+        )?;
         crate::memory::evict(db);
         crate::render::pages::forget_made_contexts(db);
         start = end;

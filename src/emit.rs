@@ -632,6 +632,19 @@ impl Publish<'_> {
         file.append(&stamped.segments())
     }
 
+    /// How many bytes of `path` are staged so far by [`Publish::grow`] (0 before its first piece).
+    pub fn grown_len(&self, path: &str) -> u64 {
+        self.growing.get(path).map_or(0, |file| file.len())
+    }
+
+    /// Takes back what [`Publish::grow`] staged of `path` after its first `len` bytes.
+    pub fn take_back(&mut self, path: &str, len: u64) -> io::Result<()> {
+        match self.growing.get_mut(path) {
+            Some(file) => file.truncate(len),
+            None => Ok(()),
+        }
+    }
+
     /// Ends the output staged piece by piece ([`Publish::grow`]), whose content hash is `hash`: kept
     /// to be put in place if its content changed (or its file is missing), else dropped.
     pub fn grown(&mut self, path: &str, hash: blake3::Hash) -> io::Result<()> {

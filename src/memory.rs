@@ -24,10 +24,11 @@
 use crate::db::Db;
 
 /// A one-off build's capacities (see the module documentation): besides the outputs, the parts a list is
-/// spliced from (a country's part of each flat CSV file, of the `/changes/` page and twin, and that
-/// page's skeleton; `facts.json`, `changes.json` and the flat JSON files are not even made of kept
-/// parts there, see [`crate::render::stream_list`]) and each History section's context, which one
-/// output (or one page and its twin) reads once.
+/// spliced from (a country's part of each flat CSV file, each part of the pages made of parts, which
+/// are handed over part by part and let go a batch of parts at a time (`build::parted`), and their
+/// skeletons; `facts.json`, `changes.json` and the flat JSON files are not even made of kept parts
+/// there, see [`crate::render::stream_list`]) and each History section's context, which one output (or
+/// one page and its twin) reads once.
 pub fn for_one_off_build(db: &mut Db) {
     db.set_one_off();
     crate::render::keep_last_output_only(db);

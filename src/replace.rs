@@ -129,13 +129,20 @@ impl Replacer {
             file: path.clone(),
             target: target.clone(),
         });
-        Ok(GrowingFile { file, path, target })
+        Ok(GrowingFile {
+            file,
+            path,
+            target,
+            len: 0,
+        })
     }
 
     /// Ends a file staged a part at a time: kept to be put in place by [`Replacer::commit`], or removed
     /// (its content is the published one).
     pub(crate) fn end_growing(&mut self, growing: GrowingFile, keep: bool) -> io::Result<()> {
-        let GrowingFile { file, path, target } = growing;
+        let GrowingFile {
+            file, path, target, ..
+        } = growing;
         drop(file);
         if !keep {
             self.staged
@@ -265,12 +272,33 @@ pub(crate) struct GrowingFile {
     path: PathBuf,
     /// The output file it will replace (named in errors: the staging file's name is this module's).
     target: PathBuf,
+    /// The bytes written so far.
+    len: u64,
 }
 
 impl GrowingFile {
     /// Writes the concatenation of `parts` after what was written before.
     pub(crate) fn append(&mut self, parts: &[&[u8]]) -> io::Result<()> {
-        write_parts(&mut self.file, parts).map_err(|e| with_path(e, &self.target))
+        write_parts(&mut self.file, parts).map_err(|e| with_path(e, &self.target))?;
+        self.len += parts.iter().map(|part| part.len() as u64).sum::<u64>();
+        Ok(())
+    }
+
+    /// The bytes written so far.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Takes back what was written after the first `len` bytes: the next part goes there.
+    pub(crate) fn truncate(&mut self, len: u64) -> io::Result<()> {
+        use std::io::Seek;
+        let len = len.min(self.len);
+        self.file
+            .set_len(len)
+            .and_then(|()| self.file.seek(io::SeekFrom::Start(len)).map(drop))
+            .map_err(|e| with_path(e, &self.target))?;
+        self.len = len;
+        Ok(())
     }
 }
 

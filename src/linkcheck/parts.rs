@@ -128,6 +128,16 @@ pub(crate) fn part_links<'db>(db: &'db dyn salsa::Database, key: PagePart<'db>) 
     }
 }
 
+/// Parses one part of `page` for the check (what a one-off build does as it makes each part of a page
+/// it hands over part by part, so the check does not need the part's bytes later).
+pub(crate) fn check_part<'db>(
+    db: &'db dyn salsa::Database,
+    page: OutputKey<'db>,
+    part: PartKey<'db>,
+) {
+    part_links(db, PagePart::new(db, page, part));
+}
+
 /// One part's broken links, located in the part.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn part_problems<'db>(

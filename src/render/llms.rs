@@ -18,7 +18,7 @@ use crate::parse::rules::{route_rules, site_rules};
 use crate::routes::{Output, Param, outputs};
 
 /// Whether an output is a page's Markdown twin (`<page>/index.md`).
-fn is_twin(output: &Output) -> bool {
+pub(crate) fn is_twin(output: &Output) -> bool {
     output.renderer.is_page() && output.path.ends_with("/index.md")
 }
 
@@ -36,12 +36,30 @@ pub(crate) fn remember_page(db: &dyn salsa::Database, page: &Output) {
 /// The title of a Markdown twin: its first `# ` heading.
 #[salsa::tracked(returns(ref))]
 pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> String {
+    if let Some(title) = title_in_skeleton(db, key) {
+        return title;
+    }
     // Read line by line up to the heading: a twin can be tens of megabytes, in pieces.
     let title = super::render(db, key.output(db)).lines().find_map(|line| {
         line.strip_prefix("# ")
             .map(|title| title.trim().to_string())
     });
     title.unwrap_or_else(|| key.output(db).path.clone())
+}
+
+/// The title of a twin made of parts when its skeleton's head has it on a line of its own (always, in
+/// the shipped templates): read there, since a one-off build never holds such a twin whole.
+fn title_in_skeleton(db: &dyn salsa::Database, key: OutputKey<'_>) -> Option<String> {
+    super::parts::parts_spec(key.output(db))?;
+    let head = &super::parts::page_skeleton(db, key).as_ref().ok()?.head;
+    // Whole lines only: the head's last line may go on in the first part.
+    head.text()
+        .split_inclusive('\n')
+        .take_while(|line| line.ends_with('\n'))
+        .find_map(|line| {
+            line.strip_prefix("# ")
+                .map(|title| title.trim().to_string())
+        })
 }
 
 /// The sections of llms.txt in their order, and the one a twin is listed in (by what its route
@@ -244,12 +262,77 @@ impl LlmsFullGrowth {
                 self.waiting.insert(at, twin_pieces(db, output));
             }
         }
+        self.take_waiting(&mut pieces);
+        pieces.iter().for_each(|piece| self.hasher.update(piece));
+        pieces
+    }
+
+    /// Moves the twins waiting for their turn, from the next one on, to `pieces`.
+    fn take_waiting(&mut self, pieces: &mut Vec<Piece>) {
         while let Some(twin) = self.waiting.remove(&self.next) {
             pieces.extend(twin);
             self.next += 1;
         }
+    }
+
+    /// Starts handing on a twin made of parts as a one-off build makes them (`build::parted`),
+    /// on trust that none of its parts has a row to condense: its source line, to follow what was
+    /// handed on. None when it cannot be: the file has not started, another twin comes first, or the
+    /// skeleton (`head`, `tail`) has such a row or cuts a line at the parts.
+    pub(crate) fn begin_twin(
+        &mut self,
+        db: &dyn salsa::Database,
+        twin: &Output,
+        head: &Piece,
+        tail: &Piece,
+    ) -> Option<(TwinShare, Piece)> {
+        let next = self.twins.get(self.next)?;
+        let plain_skeleton = ends_a_line(head.bytes())
+            && !has_unknown_only_line(&head.text())
+            && !has_unknown_only_line(&tail.text());
+        if !self.started || next != twin || !plain_skeleton {
+            return None;
+        }
+        let share = TwinShare {
+            before: self.hasher.clone(),
+            held: None,
+        };
+        let line = source_line(db, twin);
+        self.hasher.update(&line);
+        Some((share, line))
+    }
+
+    /// The next piece of a twin being handed on: what can be handed on now (the piece before it; the
+    /// last is held back, the twin's footer is cut from it).
+    pub(crate) fn twin_piece(&mut self, share: &mut TwinShare, piece: Piece) -> Option<Piece> {
+        if piece.is_empty() {
+            return None;
+        }
+        let ready = share.held.replace(piece);
+        if let Some(ready) = &ready {
+            self.hasher.update(ready);
+        }
+        ready
+    }
+
+    /// The end of a twin handed on: its last piece without the footer, then the twins that waited for
+    /// it. The same pieces as [`twin_pieces`] and [`condensed_twin`] of a twin with nothing to condense.
+    pub(crate) fn end_twin(&mut self, share: TwinShare) -> Vec<Piece> {
+        let mut pieces = without_footer(share.held.into_iter().collect());
         pieces.iter().for_each(|piece| self.hasher.update(piece));
+        self.next += 1;
+        let mut waiting = Vec::new();
+        self.take_waiting(&mut waiting);
+        waiting.iter().for_each(|piece| self.hasher.update(piece));
+        pieces.extend(waiting);
         pieces
+    }
+
+    /// Takes back a twin being handed on (a part had a row to condense): the file is as before it, and
+    /// the twin is to be handed on whole ([`LlmsFullGrowth::after`]); the caller takes its pieces back
+    /// from where they went.
+    pub(crate) fn take_back_twin(&mut self, share: TwinShare) {
+        self.hasher = share.before;
     }
 
     /// The content hash, the first time it is asked after every twin was handed on.
@@ -258,6 +341,14 @@ impl LlmsFullGrowth {
         self.finished |= done;
         done.then(|| self.hasher.finalize())
     }
+}
+
+/// A twin being handed on to `llms-full.txt` as its parts are made ([`LlmsFullGrowth::begin_twin`]).
+pub(crate) struct TwinShare {
+    /// The file's hash before the twin, to go back to.
+    before: super::PieceHasher,
+    /// The last piece handed in, held back.
+    held: Option<Piece>,
 }
 
 /// The start of `llms-full.txt`: what the file is, then the footer the twins are carried without, once
@@ -397,7 +488,10 @@ fn ends_a_line(bytes: &[u8]) -> bool {
 /// Whether one part of a twin ends at a line end and has no unknown-only row (see
 /// [`parted_twin_has_no_unknown_only_row`]).
 #[salsa::tracked]
-fn part_is_plain<'db>(db: &'db dyn salsa::Database, part: super::parts::PartKey<'db>) -> bool {
+pub(crate) fn part_is_plain<'db>(
+    db: &'db dyn salsa::Database,
+    part: super::parts::PartKey<'db>,
+) -> bool {
     match super::parts::page_part(db, part) {
         Ok(piece) => ends_a_line(piece.bytes()) && !has_unknown_only_line(&piece.text()),
         Err(_) => false,

@@ -111,7 +111,7 @@ impl Piece {
 
 /// The content hash of an output made of pieces (see [`Rendered::hash`]), fed one piece at a time: what
 /// a one-off build computes of an output it hands over piece by piece, never holding them all.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct PieceHasher {
     pieces: usize,
     first: Option<blake3::Hash>,

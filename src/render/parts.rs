@@ -222,6 +222,22 @@ pub(crate) fn parts_spec(output: &Output) -> Option<PartsSpec> {
     }
 }
 
+/// Whether the page at `output` is made of parts (a one-off build hands it over part by part, see
+/// `build::parted`).
+pub fn is_made_of_parts(output: &Output) -> bool {
+    parts_spec(output).is_some()
+}
+
+/// Whether the page at `output` is made of parts and its template prints them (one that does not, the
+/// `/changes/` page without unreleased changes, is its skeleton's head alone and rendered whole).
+pub fn prints_its_parts(db: &dyn salsa::Database, output: &Output) -> bool {
+    is_made_of_parts(output)
+        && matches!(
+            page_skeleton(db, OutputKey::new(db, output.clone())),
+            Ok(Skeleton { tail: Some(_), .. })
+        )
+}
+
 /// The parts of the page at `output` in page order, when it is made of parts (what the link check and
 /// `llms-full.txt` read instead of the whole page).
 pub(crate) fn parts_of<'db>(

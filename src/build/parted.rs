@@ -1,0 +1,213 @@
+//! A page made of parts handed over part by part in a one-off build (the `/changes/` page and twin, 24
+//! MB each at x100; the partners, local ERPs and news pages): its skeleton's head, then each part as the
+//! two threads make them, a batch's worth ([`ONE_OFF_BATCH_BYTES`]) at a time, let go once handed over,
+//! then its tail. The same pieces as [`crate::render::parts::render_parted`], so the same bytes and
+//! content hash; the page is never held whole.
+//!
+//! What later outputs read of the page is kept as each part is made: the link check's value of each part
+//! (its links, ids and shape, not its bytes) and, for a twin, whether the part has a row that
+//! `llms-full.txt` condenses. A twin goes to `llms-full.txt` as it comes, on trust that no part has such
+//! a row; the first that has one ends the trust: what the file took of the twin is taken back, and the
+//! twin is condensed whole after it is handed over, as a session does (its parts made again).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::{
+    BuildError, ONE_OFF_BATCH_BYTES, OutputSizes, Sink, grow, hand_over, render_with_parts,
+};
+use crate::db::Db;
+use crate::diagnostics::Diagnostic;
+use crate::helper::Helper;
+use crate::render::llms::{LlmsFullGrowth, TwinShare, is_twin, part_is_plain};
+use crate::render::parts::{PartKey, page_part, page_skeleton, parts_spec};
+use crate::render::{OutputKey, Piece, PieceHasher};
+use crate::routes::{Output, Renderer};
+
+/// Hands the page at `output` (made of parts) to `sink` part by part (see the module documentation).
+/// Like a batch's outputs: a render error is kept in `render_errors` instead, and nothing is handed
+/// over after the first.
+pub(super) fn stream_parted(
+    db: &mut Db,
+    helper: &mut Helper,
+    output: &Output,
+    sink: &mut impl Sink,
+    llms_full: &mut Option<LlmsFullGrowth>,
+    render_errors: &mut Vec<Diagnostic>,
+) -> Result<(), BuildError> {
+    let (Renderer::Page(kind, format), Some(spec)) = (output.renderer, parts_spec(output)) else {
+        return Ok(());
+    };
+    let skeleton = match page_skeleton(&*db, OutputKey::new(&*db, output.clone())) {
+        Ok(skeleton) => skeleton.clone(),
+        Err(error) => {
+            render_errors.push(error.clone());
+            return Ok(());
+        }
+    };
+    let Some(tail) = skeleton.tail else {
+        // The template prints no parts: the page is its head, handed over as a batch's output is.
+        render_with_parts(&*db, output);
+        let sizes = &mut OutputSizes::default();
+        return hand_over(
+            db,
+            std::slice::from_ref(output),
+            sink,
+            sizes,
+            llms_full,
+            render_errors,
+        );
+    };
+    let io = BuildError::Io;
+    let mut stream = PartedStream {
+        output,
+        hasher: PieceHasher::default(),
+        handing: render_errors.is_empty(),
+        share: None,
+    };
+    if stream.handing
+        && is_twin(output)
+        && let Some(growth) = llms_full.as_mut()
+        && let Some((share, source_line)) = growth.begin_twin(&*db, output, &skeleton.head, &tail)
+    {
+        let before = sink.taken(growth.output());
+        sink.pieces(growth.output(), &[source_line]).map_err(io)?;
+        stream.share = Some((share, before));
+    }
+    stream
+        .piece(&skeleton.head, true, sink, llms_full)
+        .map_err(io)?;
+    let params: Arc<[String]> = (spec.params)(&*db).into();
+    let mut start = 0;
+    while start < params.len() {
+        let work = Arc::new(PartWork {
+            output: output.clone(),
+            params: params.clone(),
+            next: AtomicUsize::new(start),
+            bytes: AtomicUsize::new(0),
+        });
+        let (worker_db, theirs) = (db.clone(), work.clone());
+        helper.run_beside(move || theirs.make(&worker_db), || work.make(&*db));
+        let end = work.end();
+        for param in &params[start..end] {
+            let part = PartKey::new(&*db, kind, format, param.clone());
+            match page_part(&*db, part) {
+                Ok(piece) => {
+                    let plain = !is_twin(output) || *part_is_plain(&*db, part);
+                    stream.piece(piece, plain, sink, llms_full).map_err(io)?;
+                }
+                Err(error) => {
+                    // The page fails at its first part that does (as `render_parted`).
+                    render_errors.push(error.clone());
+                    return Ok(());
+                }
+            }
+        }
+        crate::memory::evict(db);
+        start = end;
+    }
+    stream.piece(&tail, true, sink, llms_full).map_err(io)?;
+    // The link check's value of the page, from its parts' (kept) while its skeleton is at hand.
+    crate::linkcheck::page_links(&*db, OutputKey::new(&*db, output.clone()));
+    if !stream.handing {
+        return Ok(());
+    }
+    sink.pieces_done(output, stream.hasher.finalize())
+        .map_err(io)?;
+    let Some(growth) = llms_full else {
+        return Ok(());
+    };
+    match stream.share {
+        Some((share, _)) => {
+            let pieces = growth.end_twin(share);
+            sink.pieces(growth.output(), &pieces).map_err(io)?;
+            grow(db, growth, &[], sink).map_err(io)
+        }
+        // Not a twin, or a twin condensed whole.
+        None => grow(db, growth, std::slice::from_ref(output), sink).map_err(io),
+    }
+}
+
+/// Where the pieces of a page handed over part by part go.
+struct PartedStream<'a> {
+    output: &'a Output,
+    hasher: PieceHasher,
+    /// Whether the pieces are handed over (no render error in the build so far).
+    handing: bool,
+    /// A twin's share of `llms-full.txt` while it goes there as it comes, with how much of the file
+    /// the sink had taken before it.
+    share: Option<(TwinShare, u64)>,
+}
+
+impl PartedStream<'_> {
+    /// The next piece of the page; `plain` says it has no row that `llms-full.txt` condenses.
+    fn piece(
+        &mut self,
+        piece: &Piece,
+        plain: bool,
+        sink: &mut impl Sink,
+        llms_full: &mut Option<LlmsFullGrowth>,
+    ) -> std::io::Result<()> {
+        self.hasher.update(piece);
+        if !self.handing {
+            return Ok(());
+        }
+        sink.pieces(self.output, std::slice::from_ref(piece))?;
+        let Some(growth) = llms_full.as_mut() else {
+            return Ok(());
+        };
+        if !plain && let Some((share, before)) = self.share.take() {
+            growth.take_back_twin(share);
+            sink.take_back(growth.output(), before)?;
+        }
+        if let Some((share, _)) = &mut self.share
+            && let Some(ready) = growth.twin_piece(share, piece.clone())
+        {
+            sink.pieces(growth.output(), &[ready])?;
+        }
+        Ok(())
+    }
+}
+
+/// The parts of one page both threads make, from where the last batch of them ended until they reach
+/// [`ONE_OFF_BATCH_BYTES`].
+struct PartWork {
+    output: Output,
+    params: Arc<[String]>,
+    next: AtomicUsize,
+    bytes: AtomicUsize,
+}
+
+impl PartWork {
+    fn take(&self) -> Option<usize> {
+        self.next
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |i| {
+                let full = self.bytes.load(Ordering::Acquire) >= ONE_OFF_BATCH_BYTES;
+                (i < self.params.len() && !full).then_some(i + 1)
+            })
+            .ok()
+    }
+
+    /// Makes parts until the batch is full (both threads run this): each part's bytes, its links for the
+    /// link check and, for a twin, whether it has a row to condense.
+    fn make(&self, db: &dyn salsa::Database) {
+        let Renderer::Page(kind, format) = self.output.renderer else {
+            return;
+        };
+        let page = OutputKey::new(db, self.output.clone());
+        while let Some(i) = self.take() {
+            let part = PartKey::new(db, kind, format, self.params[i].clone());
+            let size = page_part(db, part).as_ref().map_or(0, Piece::len);
+            crate::linkcheck::check_part(db, page, part);
+            if is_twin(&self.output) {
+                part_is_plain(db, part);
+            }
+            self.bytes.fetch_add(size, Ordering::AcqRel);
+        }
+    }
+
+    /// Where the batch of parts ended: the first part it did not make.
+    fn end(&self) -> usize {
+        self.next.load(Ordering::Acquire).min(self.params.len())
+    }
+}
