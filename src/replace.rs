@@ -594,6 +594,30 @@ mod tests {
     }
 
     #[test]
+    fn a_growing_file_takes_back_its_last_parts_and_goes_on_from_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        let mut replacer = Replacer::new(&out, Lifetime::OneOff);
+        let mut file = replacer.begin_growing("/llms-full.txt").unwrap();
+        file.append(&[b"head\n", b"kept\n"]).unwrap();
+        let mark = file.len();
+        assert_eq!(mark, 10);
+        file.append(&[b"taken ", b"back\n"]).unwrap();
+        file.truncate(mark).unwrap();
+        assert_eq!(file.len(), mark);
+        file.append(&[b"instead\n"]).unwrap();
+        // Beyond what was written: nothing to take back.
+        file.truncate(1000).unwrap();
+        assert_eq!(file.len(), 18);
+        replacer.end_growing(file, true).unwrap();
+        replacer.commit().unwrap();
+        assert_eq!(
+            std::fs::read(out.join("llms-full.txt")).unwrap(),
+            b"head\nkept\ninstead\n"
+        );
+    }
+
+    #[test]
     fn an_abandoned_stage_leaves_the_folder_as_it_was() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("site");
