@@ -374,13 +374,9 @@ fn footer_of_the_file(db: &dyn salsa::Database) -> String {
         return String::new();
     };
     let site = minijinja::Value::from_serialize(super::contexts::site_context(db));
-    let footer = env.get_template(MACROS).and_then(|template| {
-        super::pages::guarded(|| {
-            let captured = template.render_captured(())?;
-            captured
-                .state()
-                .call_macro("footer", &[site, minijinja::Value::from(true)])
-        })
+    let args = [site, minijinja::Value::from(true)];
+    let footer = super::pages::call_macro(env, MACROS, "footer", &args, || {
+        minijinja::Error::new(minijinja::ErrorKind::UnknownFunction, "no footer macro")
     });
     match footer {
         Ok(text) => {

@@ -69,6 +69,25 @@ pub(crate) fn guarded<T>(
     })
 }
 
+/// Calls the macro `name` of the template `template` (a `macros.*` file) with `args`, or fails with
+/// `missing()` when the template does not define it (guarded as [`guarded`]).
+pub(crate) fn call_macro(
+    env: &Environment<'static>,
+    template: &str,
+    name: &str,
+    args: &[minijinja::Value],
+    missing: impl FnOnce() -> minijinja::Error,
+) -> Result<String, minijinja::Error> {
+    let template = env.get_template(template)?;
+    guarded(|| {
+        let captured = template.render_captured(())?;
+        if captured.state().lookup(name).is_none() {
+            return Err(missing());
+        }
+        captured.state().call_macro(name, args)
+    })
+}
+
 /// The text of one template, checked for syntax.
 #[salsa::tracked(returns(ref))]
 pub fn template_text<'db>(

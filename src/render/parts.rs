@@ -17,7 +17,7 @@ use minijinja::Value;
 use serde_json::Value as Json;
 
 use super::pages::{
-    TEMPLATES, TemplateSet, compiled_templates, guarded, prefix_site_links, render_page,
+    TEMPLATES, TemplateSet, call_macro, compiled_templates, prefix_site_links, render_page,
     rendering_error, template_names,
 };
 use super::{Format, OutputKey, PageKind, Piece, Rendered, RenderedFile};
@@ -148,21 +148,15 @@ pub(crate) fn page_part<'db>(
     };
     let macros = &names[1];
     let value = Value::from_serialize((parts.value)(db, key.param(db)));
-    let rendered = env.get_template(macros).and_then(|template| {
-        guarded(|| {
-            let captured = template.render_captured(())?;
-            if captured.state().lookup(parts.macro_name).is_none() {
-                let page: &str = kind.into();
-                return Err(minijinja::Error::new(
-                    minijinja::ErrorKind::UnknownFunction,
-                    format!(
-                        "the {page} page renders its parts with the macro `{}`, which {macros} does not define",
-                        parts.macro_name
-                    ),
-                ));
-            }
-            captured.state().call_macro(parts.macro_name, &[value])
-        })
+    let rendered = call_macro(env, macros, parts.macro_name, &[value], || {
+        let page: &str = kind.into();
+        minijinja::Error::new(
+            minijinja::ErrorKind::UnknownFunction,
+            format!(
+                "the {page} page renders its parts with the macro `{}`, which {macros} does not define",
+                parts.macro_name
+            ),
+        )
     });
     match rendered {
         Ok(text) => Ok(Piece::new(with_base_path(db, text, format))),
