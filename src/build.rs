@@ -9,7 +9,6 @@
 //! source checks before that share the two threads too ([`source_diagnostics_beside`]).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
@@ -254,17 +253,24 @@ fn starts_unit(outputs: &[Output], i: usize) -> bool {
 #[derive(Debug, Default)]
 pub struct OutputSizes(std::collections::HashMap<String, usize>);
 
-/// One batch of a streaming build (see [`BATCH_BYTES`]): the build's outputs in render order, the next
-/// one to take (the batch starts where the last one ended), the first it may not take, and the bytes
-/// taken since the batch began.
+/// One batch of a streaming build (see [`BATCH_BYTES`]): the build's outputs in render order, the first
+/// it may not take, and what it took (see [`Taken`]).
 struct Batch {
     outputs: Arc<[Output]>,
-    next: AtomicUsize,
     end: usize,
-    bytes: AtomicUsize,
+    taken: std::sync::Mutex<Taken>,
     sizes: Arc<std::collections::HashMap<String, usize>>,
     /// The bytes it aims at ([`BATCH_BYTES`], [`ONE_OFF_BATCH_BYTES`]).
     limit: usize,
+}
+
+/// What a batch took: the next output to take (the batch starts where the last one ended) and the bytes
+/// taken since the batch began. An output whose size is known (a session's, from its last build) counts
+/// as it is taken, so where a session's batch ends does not depend on which thread was quicker; one
+/// made for the first time counts once it is made.
+struct Taken {
+    next: usize,
+    bytes: usize,
 }
 
 impl Batch {
@@ -277,8 +283,10 @@ impl Batch {
         Batch {
             end: outputs.len(),
             outputs,
-            next: AtomicUsize::new(start),
-            bytes: AtomicUsize::new(0),
+            taken: std::sync::Mutex::new(Taken {
+                next: start,
+                bytes: 0,
+            }),
             sizes,
             limit,
         }
@@ -290,16 +298,30 @@ impl Batch {
         self
     }
 
+    fn taken(&self) -> std::sync::MutexGuard<'_, Taken> {
+        // A thread that panicked while holding it left the counts consistent (two plain stores).
+        self.taken
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// The next output to render, or none when every output is taken or the batch is full at a unit
     /// boundary.
     fn take(&self) -> Option<usize> {
-        self.next
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |i| {
-                let full = self.bytes.load(Ordering::Acquire) >= self.limit;
-                let stop = i >= self.end || (full && starts_unit(&self.outputs, i));
-                (!stop).then_some(i + 1)
-            })
-            .ok()
+        let mut taken = self.taken();
+        let i = taken.next;
+        let full = taken.bytes >= self.limit;
+        if i >= self.end || (full && starts_unit(&self.outputs, i)) {
+            return None;
+        }
+        taken.next = i + 1;
+        taken.bytes += self.sizes.get(&self.outputs[i].path).copied().unwrap_or(0);
+        Some(i)
+    }
+
+    /// Counts the size of an output made for the first time (see [`Taken`]).
+    fn made(&self, size: usize) {
+        self.taken().bytes += size;
     }
 
     /// Renders outputs of the batch until it ends (both threads run this).
@@ -307,17 +329,15 @@ impl Batch {
         while let Some(i) = self.take() {
             let output = &self.outputs[i];
             render_with_parts(db, output);
-            let size = match self.sizes.get(&output.path) {
-                Some(&size) => size,
-                None => digest(db, output).len,
-            };
-            self.bytes.fetch_add(size, Ordering::AcqRel);
+            if !self.sizes.contains_key(&output.path) {
+                self.made(digest(db, output).len);
+            }
         }
     }
 
     /// Where the batch ended: the first output it did not take.
     fn end(&self) -> usize {
-        self.next.load(Ordering::Acquire).min(self.end)
+        self.taken().next.min(self.end)
     }
 }
 
@@ -703,13 +723,31 @@ mod tests {
         while start < all.len() {
             let batch = Batch::new(all.clone(), start, Default::default(), BATCH_BYTES);
             while let Some(i) = batch.take() {
-                batch.bytes.fetch_add(size(&all[i].path), Ordering::AcqRel);
+                batch.made(size(&all[i].path));
             }
             let end = batch.end();
             batches.push(all[start..end].iter().map(|o| o.path.clone()).collect());
             start = end;
         }
         batches
+    }
+
+    /// A session knows each output's size from its last build: the batch counts it as the output is
+    /// taken, so both threads taking outputs before either has made one end the batch where one thread
+    /// making each in turn does.
+    #[test]
+    fn a_sessions_batch_ends_where_the_known_sizes_say_whoever_is_quicker() {
+        let all: Arc<[Output]> = site().into();
+        let sizes: std::collections::HashMap<String, usize> = all
+            .iter()
+            .map(|o| (o.path.clone(), BATCH_BYTES / 3))
+            .collect();
+        let batch = Batch::new(all.clone(), 0, Arc::new(sizes), BATCH_BYTES);
+        // Nothing is made while the outputs are taken (`made` is never called).
+        let taken: Vec<usize> = std::iter::from_fn(|| batch.take()).collect();
+        let one_by_one = &batches(&all, |_| BATCH_BYTES / 3)[0];
+        assert_eq!(taken.len(), one_by_one.len());
+        assert_eq!(batch.end(), 4);
     }
 
     #[test]
