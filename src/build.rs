@@ -253,24 +253,76 @@ fn starts_unit(outputs: &[Output], i: usize) -> bool {
 #[derive(Debug, Default)]
 pub struct OutputSizes(std::collections::HashMap<String, usize>);
 
-/// One batch of a streaming build (see [`BATCH_BYTES`]): the build's outputs in render order, the first
-/// it may not take, and what it took (see [`Taken`]).
-struct Batch {
-    outputs: Arc<[Output]>,
-    end: usize,
+/// What both threads take of a list of work in one batch (a batch's outputs, a batch of a page's parts):
+/// the next item (the batch starts where the last one ended), the bytes taken since the batch began, the
+/// first item it may not take, and the bytes it aims at. An item whose size is known (a session's
+/// output, from its last build) counts as it is taken, so where a session's batch ends does not depend
+/// on which thread was quicker; one made for the first time counts once it is made.
+struct Quota {
     taken: std::sync::Mutex<Taken>,
-    sizes: Arc<std::collections::HashMap<String, usize>>,
-    /// The bytes it aims at ([`BATCH_BYTES`], [`ONE_OFF_BATCH_BYTES`]).
+    end: usize,
     limit: usize,
 }
 
-/// What a batch took: the next output to take (the batch starts where the last one ended) and the bytes
-/// taken since the batch began. An output whose size is known (a session's, from its last build) counts
-/// as it is taken, so where a session's batch ends does not depend on which thread was quicker; one
-/// made for the first time counts once it is made.
 struct Taken {
     next: usize,
     bytes: usize,
+}
+
+impl Quota {
+    fn new(start: usize, end: usize, limit: usize) -> Quota {
+        Quota {
+            taken: std::sync::Mutex::new(Taken {
+                next: start,
+                bytes: 0,
+            }),
+            end,
+            limit,
+        }
+    }
+
+    fn taken(&self) -> std::sync::MutexGuard<'_, Taken> {
+        // A thread that panicked while holding it left the counts consistent (two plain stores).
+        self.taken
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The next item, counting its `known` size now; none when every item is taken, or when the batch
+    /// is full and it `may_end` before the next.
+    fn take(
+        &self,
+        may_end: impl FnOnce(usize) -> bool,
+        known: impl FnOnce(usize) -> usize,
+    ) -> Option<usize> {
+        let mut taken = self.taken();
+        let i = taken.next;
+        if i >= self.end || (taken.bytes >= self.limit && may_end(i)) {
+            return None;
+        }
+        taken.next = i + 1;
+        taken.bytes += known(i);
+        Some(i)
+    }
+
+    /// Counts the size of an item made for the first time.
+    fn made(&self, size: usize) {
+        self.taken().bytes += size;
+    }
+
+    /// Where the batch ended: the first item it did not take.
+    fn end(&self) -> usize {
+        self.taken().next.min(self.end)
+    }
+}
+
+/// One batch of a streaming build (see [`BATCH_BYTES`]): the build's outputs in render order, what both
+/// threads took of them ([`Quota`]: [`BATCH_BYTES`] or [`ONE_OFF_BATCH_BYTES`]), and each output's size
+/// when it was last made.
+struct Batch {
+    outputs: Arc<[Output]>,
+    quota: Quota,
+    sizes: Arc<std::collections::HashMap<String, usize>>,
 }
 
 impl Batch {
@@ -281,47 +333,25 @@ impl Batch {
         limit: usize,
     ) -> Batch {
         Batch {
-            end: outputs.len(),
+            quota: Quota::new(start, outputs.len(), limit),
             outputs,
-            taken: std::sync::Mutex::new(Taken {
-                next: start,
-                bytes: 0,
-            }),
             sizes,
-            limit,
         }
     }
 
     /// The batch ends before `end` at the latest.
     fn ending_before(mut self, end: usize) -> Batch {
-        self.end = end.min(self.outputs.len());
+        self.quota.end = end.min(self.outputs.len());
         self
-    }
-
-    fn taken(&self) -> std::sync::MutexGuard<'_, Taken> {
-        // A thread that panicked while holding it left the counts consistent (two plain stores).
-        self.taken
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The next output to render, or none when every output is taken or the batch is full at a unit
     /// boundary.
     fn take(&self) -> Option<usize> {
-        let mut taken = self.taken();
-        let i = taken.next;
-        let full = taken.bytes >= self.limit;
-        if i >= self.end || (full && starts_unit(&self.outputs, i)) {
-            return None;
-        }
-        taken.next = i + 1;
-        taken.bytes += self.sizes.get(&self.outputs[i].path).copied().unwrap_or(0);
-        Some(i)
-    }
-
-    /// Counts the size of an output made for the first time (see [`Taken`]).
-    fn made(&self, size: usize) {
-        self.taken().bytes += size;
+        self.quota.take(
+            |i| starts_unit(&self.outputs, i),
+            |i| self.sizes.get(&self.outputs[i].path).copied().unwrap_or(0),
+        )
     }
 
     /// Renders outputs of the batch until it ends (both threads run this).
@@ -330,14 +360,14 @@ impl Batch {
             let output = &self.outputs[i];
             render_with_parts(db, output);
             if !self.sizes.contains_key(&output.path) {
-                self.made(digest(db, output).len);
+                self.quota.made(digest(db, output).len);
             }
         }
     }
 
     /// Where the batch ended: the first output it did not take.
     fn end(&self) -> usize {
-        self.taken().next.min(self.end)
+        self.quota.end()
     }
 }
 
@@ -723,7 +753,7 @@ mod tests {
         while start < all.len() {
             let batch = Batch::new(all.clone(), start, Default::default(), BATCH_BYTES);
             while let Some(i) = batch.take() {
-                batch.made(size(&all[i].path));
+                batch.quota.made(size(&all[i].path));
             }
             let end = batch.end();
             batches.push(all[start..end].iter().map(|o| o.path.clone()).collect());

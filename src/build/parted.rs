@@ -11,10 +11,9 @@
 //! twin is condensed whole after it is handed over, as a session does (its parts made again).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{
-    BuildError, ONE_OFF_BATCH_BYTES, OutputSizes, Sink, grow, hand_over, render_with_parts,
+    BuildError, ONE_OFF_BATCH_BYTES, OutputSizes, Quota, Sink, grow, hand_over, render_with_parts,
 };
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
@@ -83,8 +82,7 @@ pub(super) fn stream_parted(
         let work = Arc::new(PartWork {
             output: output.clone(),
             params: params.clone(),
-            next: AtomicUsize::new(start),
-            bytes: AtomicUsize::new(0),
+            quota: Quota::new(start, params.len(), ONE_OFF_BATCH_BYTES),
         });
         let (worker_db, theirs) = (db.clone(), work.clone());
         helper.run_beside(move || theirs.make(&worker_db), || work.make(&*db));
@@ -174,20 +172,10 @@ impl PartedStream<'_> {
 struct PartWork {
     output: Output,
     params: Arc<[String]>,
-    next: AtomicUsize,
-    bytes: AtomicUsize,
+    quota: Quota,
 }
 
 impl PartWork {
-    fn take(&self) -> Option<usize> {
-        self.next
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |i| {
-                let full = self.bytes.load(Ordering::Acquire) >= ONE_OFF_BATCH_BYTES;
-                (i < self.params.len() && !full).then_some(i + 1)
-            })
-            .ok()
-    }
-
     /// Makes parts until the batch is full (both threads run this): each part's bytes, its links for the
     /// link check and, for a twin, whether it has a row to condense.
     fn make(&self, db: &dyn salsa::Database) {
@@ -195,19 +183,20 @@ impl PartWork {
             return;
         };
         let page = OutputKey::new(db, self.output.clone());
-        while let Some(i) = self.take() {
+        // A batch of parts may end before any part; no part's size is known before it is made.
+        while let Some(i) = self.quota.take(|_| true, |_| 0) {
             let part = PartKey::new(db, kind, format, self.params[i].clone());
             let size = page_part(db, part).as_ref().map_or(0, Piece::len);
             crate::linkcheck::check_part(db, page, part);
             if is_twin(&self.output) {
                 part_is_plain(db, part);
             }
-            self.bytes.fetch_add(size, Ordering::AcqRel);
+            self.quota.made(size);
         }
     }
 
     /// Where the batch of parts ended: the first part it did not make.
     fn end(&self) -> usize {
-        self.next.load(Ordering::Acquire).min(self.params.len())
+        self.quota.end()
     }
 }

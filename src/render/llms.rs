@@ -287,10 +287,7 @@ impl LlmsFullGrowth {
         tail: &Piece,
     ) -> Option<(TwinShare, Piece)> {
         let next = self.twins.get(self.next)?;
-        let plain_skeleton = ends_a_line(head.bytes())
-            && !has_unknown_only_line(&head.text())
-            && !has_unknown_only_line(&tail.text());
-        if !self.started || next != twin || !plain_skeleton {
+        if !self.started || next != twin || !skeleton_is_plain(head, tail) {
             return None;
         }
         let share = TwinShare {
@@ -464,10 +461,15 @@ fn parted_twin_has_no_unknown_only_row(db: &dyn salsa::Database, key: OutputKey<
     else {
         return false;
     };
+    skeleton_is_plain(head, tail) && parts.into_iter().all(|part| *part_is_plain(db, part))
+}
+
+/// Whether a twin's skeleton leaves its parts plain: its head ends at a line end, and neither head nor
+/// tail has an unknown-only row.
+fn skeleton_is_plain(head: &Piece, tail: &Piece) -> bool {
     ends_a_line(head.bytes())
         && !has_unknown_only_line(&head.text())
         && !has_unknown_only_line(&tail.text())
-        && parts.into_iter().all(|part| *part_is_plain(db, part))
 }
 
 /// Whether any line of `text` says only "unknown/unverified" (a superset of the table rows condensing
