@@ -306,6 +306,12 @@ impl Stamped {
     }
 }
 
+impl crate::replace::Content for Stamped {
+    fn segments(&self) -> Vec<&[u8]> {
+        Stamped::segments(self)
+    }
+}
+
 /// The content hash the manifest records for an output: its rendered bytes' hash, and for an output that
 /// refers to others, also the stamps it shows (so a page whose content changed rewrites the sitemap
 /// line that dates it).
@@ -595,7 +601,7 @@ impl Publish<'_> {
         } else {
             self.report.written.push(path.to_string());
             if let Some(replacer) = &mut publisher.replacer {
-                replacer.stage(path, &stamped.segments())?;
+                replacer.stage(path, stamped.clone())?;
                 self.staged.push(path.to_string());
             }
         }
@@ -707,11 +713,12 @@ impl Publish<'_> {
             // `--clean`: the last build's files go now, when this one is whole and checked, and before
             // its files are put in place: renamed into an empty folder, not over the old files (which on
             // ext4 makes each rename start writing the new file out).
-            let result = if publisher.clean {
-                crate::outdir::clear_for_clean(out)
-            } else {
-                Ok(())
-            };
+            // Every file is written before anything of the last build goes.
+            let result = replacer.finish_staging();
+            let result = result.and_then(|()| match publisher.clean {
+                true => crate::outdir::clear_for_clean(out),
+                false => Ok(()),
+            });
             let result = result.and_then(|()| {
                 put_in_place(
                     out,

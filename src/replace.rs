@@ -15,6 +15,9 @@
 //!   them already. After a session's first commit the spares of every published file are made ahead, as
 //!   copies, on a thread of their own, so even the first edit of an output finds its spare.
 //!
+//! Either way a file is written beside the build, on a thread of its own ([`writer`]): the build goes on
+//! rendering while the bytes are copied, and every file is written before any is put in place.
+//!
 //! A spare is only ever written through when no other name links to it, so a hard-linked copy of an
 //! earlier output (`cp -al`, rsync `--link-dest`) is never changed. Filesystems without the exchange
 //! (or a cache on another filesystem) fall back to staged files and renames.
@@ -28,6 +31,10 @@ use std::thread::JoinHandle;
 
 use crate::outdir::{self, TEMPORARY_MARK, with_path};
 
+mod writer;
+pub(crate) use writer::Content;
+use writer::Writer;
+
 /// How long a replacer lives, which decides how it stages files (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lifetime {
@@ -36,6 +43,10 @@ pub enum Lifetime {
     /// Many rebuilds of one output folder, a human edit apart.
     Session,
 }
+
+/// How many bytes a one-off build's outputs may wait to be written: a few of its batches
+/// ([`crate::build::ONE_OFF_BATCH_BYTES`]); the outputs are let go once written.
+const ONE_OFF_QUEUE_BYTES: usize = 24 << 20;
 
 /// How a staged file reaches its target.
 #[derive(Debug)]
@@ -61,6 +72,8 @@ pub(crate) struct Replacer {
     /// Numbers the staged files of this process.
     next_stage: u64,
     preparation: Option<SparePreparation>,
+    /// The thread that writes what [`Replacer::stage_in_background`] stages; started by its first job.
+    writer: Option<Writer>,
 }
 
 impl Replacer {
@@ -73,28 +86,45 @@ impl Replacer {
             staged: Vec::new(),
             next_stage: 0,
             preparation: None,
+            writer: None,
         }
     }
 
-    /// Writes the new content of `site_path` (the concatenation of `parts`) where it waits for
-    /// [`Replacer::commit`]; the output folder does not change yet.
-    pub(crate) fn stage(&mut self, site_path: &str, parts: &[&[u8]]) -> io::Result<()> {
+    /// The file `site_path` publishes to, refused when it is not inside the output folder or a link
+    /// leads out of it.
+    fn target_of(&self, site_path: &str) -> io::Result<PathBuf> {
         let target = outdir::file_for(&self.out, site_path).ok_or_else(|| {
             io::Error::other(format!(
                 "refusing to write `{site_path}`: not a path inside the output folder"
             ))
         })?;
         outdir::no_link_between(&self.out, &target)?;
+        Ok(target)
+    }
+
+    fn spare_of(&self, site_path: &str) -> PathBuf {
+        outdir::spare_root(&self.out).join(site_path.trim_start_matches('/'))
+    }
+
+    /// Stages the new content of `site_path`, where it waits for [`Replacer::commit`]; the output folder
+    /// does not change yet. The bytes are written beside the caller, which goes on meanwhile (see
+    /// [`writer`]); [`Replacer::finish_staging`] waits for them and reports what failed.
+    pub(crate) fn stage(&mut self, site_path: &str, content: impl Content) -> io::Result<()> {
+        let target = self.target_of(site_path)?;
         if self.spares {
-            let spare = outdir::spare_root(&self.out).join(site_path.trim_start_matches('/'));
-            match exchange::write_spare(&spare, parts) {
-                Ok(()) => {
-                    self.staged.push(Staged::Spare { spare, target });
+            let spare = self.spare_of(site_path);
+            match exchange::open_spare(&spare) {
+                Ok(file) => {
+                    self.staged.push(Staged::Spare {
+                        spare,
+                        target: target.clone(),
+                    });
+                    self.writer()?.send(file, target, content);
                     return Ok(());
                 }
                 Err(e) => {
-                    // The cache cannot hold spares (another filesystem, no room): stage files instead,
-                    // and report a real write error from there.
+                    // The cache cannot hold spares: stage files from now on. Any other error is the
+                    // build's.
                     self.spares = false;
                     let _ = std::fs::remove_file(&spare);
                     if !is_filesystem_refusal(&e) {
@@ -103,26 +133,42 @@ impl Replacer {
                 }
             }
         }
-        let file = self.staging_file(&target)?;
-        // The error names the output being written (the staging file's name is this module's business).
-        write_new(&file, parts).map_err(|e| {
-            let _ = std::fs::remove_file(&file);
-            with_path(e, &target)
-        })?;
-        self.staged.push(Staged::File { file, target });
+        let path = self.staging_file(&target)?;
+        let file = File::create(&path).map_err(|e| with_path(e, &target))?;
+        self.staged.push(Staged::File {
+            file: path,
+            target: target.clone(),
+        });
+        self.writer()?.send(file, target, content);
         Ok(())
+    }
+
+    fn writer(&mut self) -> io::Result<&mut Writer> {
+        if self.writer.is_none() {
+            self.writer = Some(Writer::start(match self.lifetime {
+                Lifetime::OneOff => ONE_OFF_QUEUE_BYTES,
+                // An edit writes a few outputs, the largest (`llms-full.txt`) made of pieces the
+                // session keeps anyway: waiting for the writer would hold up the outputs after it.
+                Lifetime::Session => usize::MAX,
+            })?);
+        }
+        Ok(self.writer.as_mut().expect("started above"))
+    }
+
+    /// Waits until every staged file is written (writing too meanwhile); the first write that failed is
+    /// the error.
+    pub(crate) fn finish_staging(&mut self) -> io::Result<()> {
+        match &mut self.writer {
+            Some(writer) => writer.drain().into_iter().next().map_or(Ok(()), Err),
+            None => Ok(()),
+        }
     }
 
     /// Starts staging the new content of `site_path` a part at a time ([`GrowingFile::append`]), for an
     /// output a one-off build hands over piece by piece; [`Replacer::end_growing`] says whether it is
     /// kept. Until then it counts as staged, so an abandoned build removes it too.
     pub(crate) fn begin_growing(&mut self, site_path: &str) -> io::Result<GrowingFile> {
-        let target = outdir::file_for(&self.out, site_path).ok_or_else(|| {
-            io::Error::other(format!(
-                "refusing to write `{site_path}`: not a path inside the output folder"
-            ))
-        })?;
-        outdir::no_link_between(&self.out, &target)?;
+        let target = self.target_of(site_path)?;
         let path = self.staging_file(&target)?;
         let file = File::create(&path).map_err(|e| with_path(e, &target))?;
         self.staged.push(Staged::File {
@@ -181,6 +227,7 @@ impl Replacer {
     /// Puts every staged file into place, each with one atomic rename or exchange. After a session's
     /// first commit, starts making the spares of the published files.
     pub fn commit(&mut self) -> io::Result<()> {
+        self.finish_staging()?;
         for staged in std::mem::take(&mut self.staged) {
             let (from, target, exchange) = match staged {
                 Staged::Spare { spare, target } => (spare, target, true),
@@ -215,6 +262,8 @@ impl Replacer {
 
     /// Drops what was staged (after a failure): the output folder stays as it was.
     pub(crate) fn abandon(&mut self) {
+        // What the writer was given is written first, so no staging file appears after this.
+        let _ = self.finish_staging();
         for staged in std::mem::take(&mut self.staged) {
             if let Staged::File { file, .. } = staged {
                 let _ = std::fs::remove_file(file);
@@ -457,7 +506,7 @@ mod exchange {
     /// Opens the spare for overwriting, creating it (and its folder) when missing. Anything that is not a
     /// plain file of its own (a symlink, a folder, a file with other hard links) is replaced by a new
     /// empty file rather than written through.
-    fn open_spare(spare: &Path) -> io::Result<File> {
+    pub(crate) fn open_spare(spare: &Path) -> io::Result<File> {
         let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         // The session's preparation of spares may put a spare in place between the open that finds none
         // and the creation: then the spare is opened again, once.
@@ -541,6 +590,10 @@ mod exchange {
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 
+    pub(crate) fn open_spare(_: &Path) -> io::Result<std::fs::File> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+
     pub(crate) fn prepare(_: &Path, _: &Path) -> io::Result<()> {
         Ok(())
     }
@@ -573,7 +626,7 @@ mod tests {
 
     fn publish(replacer: &mut Replacer, files: &[(&str, &[u8])]) {
         for (path, bytes) in files {
-            replacer.stage(path, &[bytes]).unwrap();
+            replacer.stage(path, bytes.to_vec()).unwrap();
         }
         replacer.commit().unwrap();
     }
@@ -583,7 +636,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("site");
         let mut replacer = Replacer::new(&out, Lifetime::OneOff);
-        replacer.stage("/a/x.json", &[b"new ", b"version"]).unwrap();
+        replacer
+            .stage("/a/x.json", b"new version".to_vec())
+            .unwrap();
         // Staged, not published: the output folder holds nothing yet.
         assert!(files_under(&out).is_empty());
         replacer.commit().unwrap();
@@ -623,8 +678,8 @@ mod tests {
         let out = dir.path().join("site");
         let mut replacer = Replacer::new(&out, Lifetime::OneOff);
         publish(&mut replacer, &[("/x.json", b"old")]);
-        replacer.stage("/x.json", &[b"new"]).unwrap();
-        replacer.stage("/y.json", &[b"new"]).unwrap();
+        replacer.stage("/x.json", b"new".to_vec()).unwrap();
+        replacer.stage("/y.json", b"new".to_vec()).unwrap();
         replacer.abandon();
         assert_eq!(files_under(&out), ["x.json"]);
         assert_eq!(std::fs::read(out.join("x.json")).unwrap(), b"old");
@@ -637,7 +692,7 @@ mod tests {
         let out = dir.path().join("site");
         let mut replacer = Replacer::new(&out, Lifetime::Session);
         for bad in ["/../victim.txt", "/a/../../victim.txt", "//x"] {
-            assert!(replacer.stage(bad, &[b"x"]).is_err(), "{bad}");
+            assert!(replacer.stage(bad, b"x".to_vec()).is_err(), "{bad}");
             replacer.remove(bad).unwrap();
         }
         assert!(!dir.path().join("victim.txt").exists());
