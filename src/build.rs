@@ -204,14 +204,18 @@ const BATCH_BYTES: usize = 16 << 20;
 /// build to the next (the last History context made, for one) live until an edit's pages are made again.
 const ONE_OFF_BATCH_BYTES: usize = 8 << 20;
 
-/// The outputs of a build in the order it renders them: first the outputs that read no page (the API's
-/// envelopes, the data files, the assets), in route order, made while the build holds least (before the
-/// pages' links and search lines are gathered); then the pages in route order (the order of
+/// The outputs of a build in the order it renders them: the pages in route order (the order of
 /// `llms-full.txt`, which a one-off build writes as the twins come), each page beside its twin (they
-/// share a context), and the search page after the pages it lists (by their twins' titles); last the
+/// share a context), and the search page after the pages it lists (by their twins' titles); then the
 /// outputs made from the pages (the search index, the llms files), which find what they read of each
-/// page without rendering it again.
-fn render_order(all: &[Output]) -> Vec<Output> {
+/// page without rendering it again. The outputs that read no page (the API's envelopes, the data files,
+/// the assets), in route order, come:
+///
+/// - in a one-off build, first, made while the build holds least (before the pages' links and search
+///   lines are gathered);
+/// - in a session, last: an edit's largest write, `llms-full.txt` (113 MB at x100), is then handed to
+///   the writing thread while the lists and the data files are made, not after them (BENCHMARKS.md).
+fn render_order(all: &[Output], one_off: bool) -> Vec<Output> {
     let mut first = std::collections::HashMap::new();
     for (i, output) in all.iter().enumerate() {
         if let Renderer::Page(kind, _) = output.renderer {
@@ -222,6 +226,7 @@ fn render_order(all: &[Output]) -> Vec<Output> {
     // Stable: outputs that are not pages keep their route order.
     ordered.sort_by_key(|(i, output)| match output.renderer {
         _ if is_made_from_pages(output) => (3, 0, None),
+        Renderer::Api(_) | Renderer::File(_) if !one_off => (4, 0, None),
         Renderer::Api(_) | Renderer::File(_) => (0, 0, None),
         Renderer::Page(PageKind::Search, format) => (2, *i, Some(format)),
         Renderer::Page(kind, format) => (1, first[&(kind, output.param.as_deref())], Some(format)),
@@ -607,7 +612,7 @@ fn stream_outputs(
     if !diagnostics.is_empty() {
         return Err(BuildError::Invalid(diagnostics));
     }
-    let mut ordered = render_order(outputs(db));
+    let mut ordered = render_order(outputs(db), db.is_one_off());
     let mut llms_full = match db.is_one_off() {
         true => crate::render::llms::LlmsFullGrowth::new(db),
         false => None,
@@ -841,7 +846,7 @@ mod tests {
     }
 
     #[test]
-    fn outputs_without_pages_first_then_pages_beside_their_twins_then_what_reads_them() {
+    fn pages_beside_their_twins_then_what_reads_them_and_the_outputs_without_pages_around_them() {
         let page = |path: &str, kind: PageKind, param: Option<&str>, format: Format| {
             output(path, Renderer::Page(kind, format), param)
         };
@@ -884,23 +889,33 @@ mod tests {
             ),
             output("/api/v1/facts.json", Renderer::Api(ApiKind::Facts), None),
         ];
-        let order: Vec<String> = render_order(&all).into_iter().map(|o| o.path).collect();
+        let order = |one_off: bool| -> Vec<String> {
+            render_order(&all, one_off)
+                .into_iter()
+                .map(|o| o.path)
+                .collect()
+        };
+        let pages_and_what_reads_them = [
+            "/ad/index.html",
+            "/ad/index.md",
+            "/de/index.html",
+            "/de/index.md",
+            "/index.html",
+            "/index.md",
+            "/search/index.html",
+            "/search/index.md",
+            "/llms.txt",
+            "/search-index.json",
+        ];
+        let no_page = ["/api/v1/index.json", "/api/v1/facts.json"];
         assert_eq!(
-            order,
-            [
-                "/api/v1/index.json",
-                "/api/v1/facts.json",
-                "/ad/index.html",
-                "/ad/index.md",
-                "/de/index.html",
-                "/de/index.md",
-                "/index.html",
-                "/index.md",
-                "/search/index.html",
-                "/search/index.md",
-                "/llms.txt",
-                "/search-index.json",
-            ]
+            order(true),
+            [&no_page[..], &pages_and_what_reads_them].concat()
+        );
+        // A session makes the outputs that read no page last.
+        assert_eq!(
+            order(false),
+            [&pages_and_what_reads_them[..], &no_page].concat()
         );
     }
 }
