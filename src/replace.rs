@@ -44,9 +44,9 @@ pub enum Lifetime {
     Session,
 }
 
-/// How many bytes a one-off build's outputs may wait to be written: a few of its batches
-/// ([`crate::build::ONE_OFF_BATCH_BYTES`]); the outputs are let go once written.
-const ONE_OFF_QUEUE_BYTES: usize = 24 << 20;
+/// How many bytes of a whole site's outputs may wait to be written: a few of a one-off build's batches
+/// ([`crate::build::ONE_OFF_BATCH_BYTES`]), whose outputs are let go once written.
+const WHOLE_SITE_QUEUE_BYTES: usize = 24 << 20;
 
 /// How a staged file reaches its target.
 #[derive(Debug)]
@@ -72,8 +72,10 @@ pub(crate) struct Replacer {
     /// Numbers the staged files of this process.
     next_stage: u64,
     preparation: Option<SparePreparation>,
-    /// The thread that writes what [`Replacer::stage_in_background`] stages; started by its first job.
+    /// The thread that writes what [`Replacer::stage`] stages; started by its first job.
     writer: Option<Writer>,
+    /// Whether anything was committed yet.
+    committed: bool,
 }
 
 impl Replacer {
@@ -87,6 +89,7 @@ impl Replacer {
             next_stage: 0,
             preparation: None,
             writer: None,
+            committed: false,
         }
     }
 
@@ -145,14 +148,20 @@ impl Replacer {
 
     fn writer(&mut self) -> io::Result<&mut Writer> {
         if self.writer.is_none() {
-            self.writer = Some(Writer::start(match self.lifetime {
-                Lifetime::OneOff => ONE_OFF_QUEUE_BYTES,
-                // An edit writes a few outputs, the largest (`llms-full.txt`) made of pieces the
-                // session keeps anyway: waiting for the writer would hold up the outputs after it.
-                Lifetime::Session => usize::MAX,
-            })?);
+            self.writer = Some(Writer::start(self.queue_limit())?);
         }
         Ok(self.writer.as_mut().expect("started above"))
+    }
+
+    /// How many bytes may wait to be written. A one-off build and a session's first build write the
+    /// whole site, each output let go once written: a few batches. After that a session's edit writes a
+    /// few outputs, the largest (`llms-full.txt`) made of pieces the session keeps anyway, and waiting
+    /// for the writer would only hold up the outputs after it.
+    fn queue_limit(&self) -> usize {
+        match (self.lifetime, self.committed) {
+            (Lifetime::Session, true) => usize::MAX,
+            _ => WHOLE_SITE_QUEUE_BYTES,
+        }
     }
 
     /// Waits until every staged file is written (writing too meanwhile); the first write that failed is
@@ -250,6 +259,11 @@ impl Replacer {
                 std::fs::rename(&from, &target)
             };
             result.map_err(|e| with_path(e, &target))?;
+        }
+        self.committed = true;
+        let limit = self.queue_limit();
+        if let Some(writer) = &mut self.writer {
+            writer.set_queue_limit(limit);
         }
         if self.lifetime == Lifetime::Session && self.spares && self.preparation.is_none() {
             self.preparation = Some(SparePreparation::start(

@@ -95,8 +95,8 @@ impl std::fmt::Debug for Writer {
 }
 
 impl Writer {
-    /// Starts the writing thread; `queue_limit` bounds the bytes waiting to be written (a one-off
-    /// build's outputs are let go once written, so waiting ones are memory the build would not hold).
+    /// Starts the writing thread; `queue_limit` bounds the bytes waiting to be written (outputs let go
+    /// once written are memory the build would not hold otherwise).
     pub fn start(queue_limit: usize) -> io::Result<Writer> {
         let shared = Arc::new(Shared {
             state: Mutex::default(),
@@ -138,6 +138,10 @@ impl Writer {
         });
         state.queued += len;
         self.shared.changed.notify_all();
+    }
+
+    pub fn set_queue_limit(&mut self, limit: usize) {
+        self.queue_limit = limit;
     }
 
     /// Writes beside the writer until every file sent is written; returns the errors of those that were
