@@ -213,8 +213,11 @@ const ONE_OFF_BATCH_BYTES: usize = 8 << 20;
 ///
 /// - in a one-off build, first, made while the build holds least (before the pages' links and search
 ///   lines are gathered);
-/// - in a session, last: an edit's largest write, `llms-full.txt` (113 MB at x100), is then handed to
-///   the writing thread while the lists and the data files are made, not after them (BENCHMARKS.md).
+/// - in a session, the API's first and the data files and assets last. An edit's API lists are
+///   spliced from the parts the session keeps, made in a few milliseconds, so the writing thread starts
+///   on them (`facts.json` and `changes.json`, 25 MB each at x100) while the pages are made; the data
+///   files come after `llms-full.txt` (113 MB), so that the data package's SHA-256 of a changed CSV
+///   runs while it is written (BENCHMARKS.md).
 fn render_order(all: &[Output], one_off: bool) -> Vec<Output> {
     let mut first = std::collections::HashMap::new();
     for (i, output) in all.iter().enumerate() {
@@ -226,7 +229,7 @@ fn render_order(all: &[Output], one_off: bool) -> Vec<Output> {
     // Stable: outputs that are not pages keep their route order.
     ordered.sort_by_key(|(i, output)| match output.renderer {
         _ if is_made_from_pages(output) => (3, 0, None),
-        Renderer::Api(_) | Renderer::File(_) if !one_off => (4, 0, None),
+        Renderer::File(_) if !one_off => (4, 0, None),
         Renderer::Api(_) | Renderer::File(_) => (0, 0, None),
         Renderer::Page(PageKind::Search, format) => (2, *i, Some(format)),
         Renderer::Page(kind, format) => (1, first[&(kind, output.param.as_deref())], Some(format)),
@@ -888,6 +891,11 @@ mod tests {
                 None,
             ),
             output("/api/v1/facts.json", Renderer::Api(ApiKind::Facts), None),
+            output(
+                "/data/countries.csv",
+                Renderer::File(FileKind::DataCsv),
+                Some("countries"),
+            ),
         ];
         let order = |one_off: bool| -> Vec<String> {
             render_order(&all, one_off)
@@ -907,15 +915,16 @@ mod tests {
             "/llms.txt",
             "/search-index.json",
         ];
-        let no_page = ["/api/v1/index.json", "/api/v1/facts.json"];
+        let api = ["/api/v1/index.json", "/api/v1/facts.json"];
+        let files = ["/data/countries.csv"];
         assert_eq!(
             order(true),
-            [&no_page[..], &pages_and_what_reads_them].concat()
+            [&api[..], &files, &pages_and_what_reads_them].concat()
         );
-        // A session makes the outputs that read no page last.
+        // A session makes the API's outputs first and the files that read no page last.
         assert_eq!(
             order(false),
-            [&pages_and_what_reads_them[..], &no_page].concat()
+            [&api[..], &pages_and_what_reads_them, &files].concat()
         );
     }
 }
