@@ -122,8 +122,7 @@ impl Replacer {
                         spare,
                         target: target.clone(),
                     });
-                    self.writer()?.send(file, target, content);
-                    return Ok(());
+                    return self.send(file, target, content);
                 }
                 Err(e) => {
                     // The cache cannot hold spares: stage files from now on. Any other error is the
@@ -142,15 +141,19 @@ impl Replacer {
             file: path,
             target: target.clone(),
         });
-        self.writer()?.send(file, target, content);
-        Ok(())
+        self.send(file, target, content)
     }
 
-    fn writer(&mut self) -> io::Result<&mut Writer> {
+    /// Hands `content` to the writing thread (started by the first file), to be written into `file`.
+    fn send(&mut self, file: File, target: PathBuf, content: impl Content) -> io::Result<()> {
+        let limit = self.queue_limit();
         if self.writer.is_none() {
-            self.writer = Some(Writer::start(self.queue_limit())?);
+            self.writer = Some(Writer::start()?);
         }
-        Ok(self.writer.as_mut().expect("started above"))
+        if let Some(writer) = &mut self.writer {
+            writer.send(file, target, content, limit);
+        }
+        Ok(())
     }
 
     /// How many bytes may wait to be written. A one-off build and a session's first build write the
@@ -261,10 +264,6 @@ impl Replacer {
             result.map_err(|e| with_path(e, &target))?;
         }
         self.committed = true;
-        let limit = self.queue_limit();
-        if let Some(writer) = &mut self.writer {
-            writer.set_queue_limit(limit);
-        }
         if self.lifetime == Lifetime::Session && self.spares && self.preparation.is_none() {
             self.preparation = Some(SparePreparation::start(
                 self.out.clone(),
@@ -389,6 +388,14 @@ fn write_new(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
     write_parts(&mut File::create(path)?, parts)
 }
 
+/// Writes the concatenation of `parts` over a file opened at its start, then cuts it to that length: a
+/// spare overwritten in place keeps its blocks and cached pages, where truncating first would free them
+/// and allocate them again.
+fn overwrite(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
+    write_parts(file, parts)?;
+    file.set_len(parts.iter().map(|part| part.len() as u64).sum())
+}
+
 /// Writes the concatenation of `parts` with vectored writes (no copy into one buffer first).
 fn write_parts(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
     // Empty parts are left out: a write of nothing but empty slices writes 0 bytes, which is not a
@@ -499,13 +506,9 @@ mod exchange {
 
     use rustix::fs::{CWD, Mode, OFlags, RenameFlags};
 
-    /// Overwrites the spare (creating it when missing) with the concatenation of `parts`. Overwriting in
-    /// place and cutting to length reuses the spare's blocks and cached pages, where truncating first
-    /// would free them and allocate them again.
+    /// Overwrites the spare (creating it when missing) with the concatenation of `parts`.
     pub(crate) fn write_spare(spare: &Path, parts: &[&[u8]]) -> io::Result<()> {
-        let mut file = open_spare(spare)?;
-        super::write_parts(&mut file, parts)?;
-        file.set_len(parts.iter().map(|part| part.len() as u64).sum())
+        super::overwrite(&mut open_spare(spare)?, parts)
     }
 
     /// Exchanges the spare with `target` (or moves it there when the target does not exist yet).

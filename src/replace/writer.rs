@@ -84,8 +84,6 @@ impl Shared {
 pub(super) struct Writer {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
-    /// How many bytes may wait to be written before [`Writer::send`] waits for the writer.
-    queue_limit: usize,
 }
 
 impl std::fmt::Debug for Writer {
@@ -95,9 +93,7 @@ impl std::fmt::Debug for Writer {
 }
 
 impl Writer {
-    /// Starts the writing thread; `queue_limit` bounds the bytes waiting to be written (outputs let go
-    /// once written are memory the build would not hold otherwise).
-    pub fn start(queue_limit: usize) -> io::Result<Writer> {
+    pub fn start() -> io::Result<Writer> {
         let shared = Arc::new(Shared {
             state: Mutex::default(),
             changed: Condvar::new(),
@@ -118,16 +114,16 @@ impl Writer {
         Ok(Writer {
             shared,
             thread: Some(thread),
-            queue_limit,
         })
     }
 
     /// Writes `content` into `file` (opened for writing at its start; its old content is cut to the new
-    /// length) beside the caller. When more than the limit waits, the caller waits first.
-    pub fn send(&mut self, file: File, target: PathBuf, content: impl Content) {
+    /// length) beside the caller. While more than `queue_limit` bytes would wait to be written, the
+    /// caller waits first (outputs let go once written are memory the build would not hold otherwise).
+    pub fn send(&mut self, file: File, target: PathBuf, content: impl Content, queue_limit: usize) {
         let len = content.segments().iter().map(|s| s.len()).sum();
         let mut state = self.shared.lock();
-        while state.queued > 0 && state.queued + len > self.queue_limit {
+        while state.queued > 0 && state.queued + len > queue_limit {
             state = self.shared.wait(state);
         }
         state.jobs.push_back(Job {
@@ -138,10 +134,6 @@ impl Writer {
         });
         state.queued += len;
         self.shared.changed.notify_all();
-    }
-
-    pub fn set_queue_limit(&mut self, limit: usize) {
-        self.queue_limit = limit;
     }
 
     /// Writes beside the writer until every file sent is written; returns the errors of those that were
@@ -173,11 +165,8 @@ impl Drop for Writer {
     }
 }
 
-/// Writes a job's bytes, then cuts the file to their length (a spare is overwritten in place: cutting
-/// it first would free its blocks and cached pages, to be allocated again).
 fn write(job: &mut Job) -> io::Result<()> {
-    super::write_parts(&mut job.file, &job.content.segments())?;
-    job.file.set_len(job.len as u64)
+    super::overwrite(&mut job.file, &job.content.segments())
 }
 
 #[cfg(test)]
@@ -194,13 +183,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // A limit of 10 bytes: each send after the first waits for the writer, and the last files are
         // left to `drain`, which writes beside it.
-        let mut writer = Writer::start(10).unwrap();
+        let mut writer = Writer::start().unwrap();
         let mut expected = Vec::new();
         for i in 0..20u8 {
             let path = dir.path().join(format!("{i}.txt"));
             let content = vec![b'a' + i; 3 + usize::from(i)];
             let file = opened(&path, &[b'x'; 40]);
-            writer.send(file, path.clone(), content.clone());
+            writer.send(file, path.clone(), content.clone(), 10);
             expected.push((path, content));
         }
         assert!(writer.drain().is_empty());
@@ -212,14 +201,24 @@ mod tests {
     #[test]
     fn a_write_that_fails_is_reported_with_its_output_at_the_drain() {
         let dir = tempfile::tempdir().unwrap();
-        let mut writer = Writer::start(usize::MAX).unwrap();
+        let mut writer = Writer::start().unwrap();
         let good = dir.path().join("good.txt");
-        writer.send(opened(&good, b""), good.clone(), b"fine".to_vec());
+        writer.send(
+            opened(&good, b""),
+            good.clone(),
+            b"fine".to_vec(),
+            usize::MAX,
+        );
         // Opened for reading only: the write fails.
         let bad = dir.path().join("bad.txt");
         std::fs::write(&bad, b"old").unwrap();
         let target = dir.path().join("site/page.html");
-        writer.send(File::open(&bad).unwrap(), target.clone(), b"new".to_vec());
+        writer.send(
+            File::open(&bad).unwrap(),
+            target.clone(),
+            b"new".to_vec(),
+            usize::MAX,
+        );
         let errors = writer.drain();
         assert_eq!(errors.len(), 1);
         assert!(
