@@ -25,7 +25,7 @@ use crate::model::{
 use crate::parse::rules::{FilterMatch, filter_rules, obligation_rules, site_rules, toggle_rules};
 use crate::parse::tables::{PartialDate, PhaseStatus, local_erp_rows, partner_rows};
 use crate::render::GENERATED_AT_MARK;
-use crate::resources::{Fact, FactTopic, Toggles};
+use crate::resources::{Fact, FactTopic, NewsItem, Toggles};
 use crate::routes::STEMS;
 
 /// What every page shows of `rules/site.toml` (title, notice, licences in the footer).
@@ -778,11 +778,15 @@ pub(crate) fn local_erps_page_rows(db: &dyn salsa::Database, code: &str) -> Json
     Json::Array(rows)
 }
 
-/// How many news items one part of the news page holds.
-const NEWS_PER_PART: usize = 500;
+/// About how many news items one part of the news page holds: a part ends after an item whose id's
+/// hash is a multiple of this (see [`news_part_starts`]).
+const NEWS_PER_PART: u64 = 500;
+
+/// The most news items one part holds, whatever their ids.
+const NEWS_PART_MOST: usize = 2000;
 
 /// The news page: how many items, and the mark where its rows go (the items newest first, as
-/// `news.json`, in parts of [`NEWS_PER_PART`], see [`news_page_rows`]).
+/// `news.json`, in parts of about [`NEWS_PER_PART`], see [`news_page_rows`]).
 pub(crate) fn news_context(db: &dyn salsa::Database) -> Json {
     json!({
         "site": site_context(db),
@@ -790,21 +794,59 @@ pub(crate) fn news_context(db: &dyn salsa::Database) -> Json {
     })
 }
 
-/// The news page's parts: their numbers, from "0".
+/// Where each part of the news page begins: the id of its first item, and that item's place in the
+/// list.
+///
+/// The items decide where a part ends, not their places: after an item whose id's hash (blake3) is a
+/// multiple of [`NEWS_PER_PART`], or after [`NEWS_PART_MOST`] items. A new item goes to the top of the
+/// list (the newest first); with parts cut every so many places, every part after it would shift by
+/// one and be made again. Cut by the items, only the new item's part changes: the others keep their
+/// items and their first ids, which are their keys.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn news_parts(db: &dyn salsa::Database) -> Vec<String> {
-    let parts = news_items(db).len().div_ceil(NEWS_PER_PART);
-    (0..parts).map(|i| i.to_string()).collect()
+fn news_part_starts(db: &dyn salsa::Database) -> Vec<(String, usize)> {
+    let mut starts = Vec::new();
+    let mut start = 0;
+    for (i, item) in news_items(db).iter().enumerate() {
+        if i == start {
+            starts.push((item.id.clone(), i));
+        }
+        if ends_news_part(&item.id) || i + 1 - start >= NEWS_PART_MOST {
+            start = i + 1;
+        }
+    }
+    starts
 }
 
-/// The news items of part `number` of the news page: titles, dates and links only.
-pub(crate) fn news_page_rows(db: &dyn salsa::Database, number: &str) -> Json {
-    let start = number
-        .parse::<usize>()
-        .unwrap_or(usize::MAX)
-        .saturating_mul(NEWS_PER_PART);
-    let items = news_items(db).iter().skip(start).take(NEWS_PER_PART);
+/// Whether a part of the news page ends after the item `id` (see [`news_part_starts`]).
+fn ends_news_part(id: &str) -> bool {
+    let hash = blake3::hash(id.as_bytes());
+    let mut first = [0; 8];
+    first.copy_from_slice(&hash.as_bytes()[..8]);
+    u64::from_le_bytes(first) % NEWS_PER_PART == 0
+}
+
+/// The news page's parts: the ids of their first items, in page order.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn news_parts(db: &dyn salsa::Database) -> Vec<String> {
+    news_part_starts(db)
+        .iter()
+        .map(|(first, _)| first.clone())
+        .collect()
+}
+
+/// One part of the news page, named by its first item's id.
+#[salsa::interned(debug)]
+struct NewsPart<'db> {
+    #[returns(ref)]
+    first: String,
+}
+
+/// The news items of the part that begins with the item `first`: titles, dates and links only (none
+/// when no part begins there).
+pub(crate) fn news_page_rows(db: &dyn salsa::Database, first: &str) -> Json {
+    let items = news_part_items(db, NewsPart::new(db, first.to_string()));
     let items: Vec<Json> = items
+        .iter()
         .map(|n| {
             let mut value = json!(n);
             value["erp_names"] = n
@@ -816,6 +858,25 @@ pub(crate) fn news_page_rows(db: &dyn salsa::Database, number: &str) -> Json {
         })
         .collect();
     Json::Array(items)
+}
+
+/// The items of one part of the news page. Every part's items are taken again after any edit of the
+/// news; a part whose items are the same keeps its revision, so the part is not rendered again.
+/// Kept in a session (one value in a one-off build, see [`keep_last_news_part_only`]).
+#[salsa::tracked(returns(ref), lru = 0)]
+fn news_part_items<'db>(db: &'db dyn salsa::Database, part: NewsPart<'db>) -> Vec<NewsItem> {
+    let starts = news_part_starts(db);
+    let items = news_items(db);
+    let Some(at) = starts.iter().position(|(first, _)| first == part.first(db)) else {
+        return Vec::new();
+    };
+    let end = starts.get(at + 1).map_or(items.len(), |(_, next)| *next);
+    items[starts[at].1..end].to_vec()
+}
+
+/// A one-off build renders each part of the news page once: it keeps one part's items at a time.
+pub(crate) fn keep_last_news_part_only(db: &mut dyn salsa::Database) {
+    news_part_items::set_lru_capacity(db, 1);
 }
 
 /// The sponsors page: the notice of `rules/site.toml` and the paid placements, if any.

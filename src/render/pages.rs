@@ -637,7 +637,7 @@ impl PageKind {
                 )),
                 ..page("local-erps", |db, _| local_erps_context(db))
             },
-            // Parts of a few hundred items (20,000 at x100).
+            // Parts of about 500 items, cut where the items say (20,000 items at x100).
             PageKind::News => PageSpec {
                 parts: Some(super::parts::PartsSpec::table_rows(
                     |db| news_parts(db),

@@ -322,6 +322,63 @@ fn with_changes_pending_an_edit_renders_and_checks_one_part_of_the_changes_page(
 }
 
 #[test]
+fn a_news_item_added_at_the_top_renders_only_its_part_of_the_news_page() {
+    // 3,000 items: about six parts. A new item goes to the top of the page (the newest first); the
+    // parts are cut where the items say, not every so many places, so the parts after the new item's
+    // keep their items and are not rendered again.
+    let dir = copy_project();
+    let root = dir.path();
+    let news_path = root.join("sources/news.json");
+    let item = |id: &str, title: &str, date: &str| {
+        serde_json::json!({
+            "id": id, "title": title, "url": format!("https://news.example/{id}"), "date": date,
+            "first_seen": null, "erps": ["odoo"], "source": "Synthetic news source",
+        })
+    };
+    let mut news: Vec<serde_json::Value> = (0..3000)
+        .map(|i| {
+            let date = format!("2025-{:02}-{:02}", 1 + i % 12, 1 + i % 28);
+            item(&format!("n{i:05}"), &format!("Synthetic item {i}"), &date)
+        })
+        .collect();
+    std::fs::write(&news_path, serde_json::to_vec_pretty(&news).unwrap()).unwrap();
+    let mut session = session(root);
+    let before = snapshot(&root.join("public"));
+    news.insert(0, item("added-today", "A new item on top", "2026-11-27"));
+    atomic_save(&news_path, &serde_json::to_vec_pretty(&news).unwrap());
+    let report = session.rebuild(std::slice::from_ref(&news_path));
+    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+    let parts: String = executed_lines(&report.executed)
+        .lines()
+        .filter(|line| line.starts_with("page_part(news)") || line.starts_with("part_links "))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    // The new item's part, as a page and as a twin; with parts cut every 500 places, all fourteen
+    // (3,001 items, seven parts of 500).
+    expect![[r#"
+        page_part(news) × 2
+        part_links × 2
+    "#]]
+    .assert_eq(&parts);
+    let after = snapshot(&root.join("public"));
+    let page = String::from_utf8(after["news/index.html"].clone()).unwrap();
+    let new_row = page
+        .find("A new item on top")
+        .expect("the new item is on the page");
+    assert!(
+        new_row < page.find("Synthetic item 0<").unwrap(),
+        "and above the others"
+    );
+    let changed = differing(&before, &after);
+    assert!(changed.contains("news/index.html") && changed.contains("news/index.md"));
+    let clean = clean_build(root).expect("a clean build of the same files");
+    assert!(
+        differing(&after, &clean).is_empty(),
+        "the session's outputs are a clean build's"
+    );
+}
+
+#[test]
 fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose_members_changed() {
     // Australia's SAF-T: the phase "none" becomes "in-force", and the fact's clause says so too (a clause
     // that contradicts the phases is an error). Australia was in no filter; it joins saft-required.
