@@ -538,6 +538,16 @@ pub struct Publish<'p> {
     finished: bool,
 }
 
+/// Where one output of a build stands against the last build ([`Publish::settle`]).
+struct Settled {
+    /// Its content hash is the one the manifest records.
+    same_content: bool,
+    /// Its time: the last build's when its content is the same, else this build's.
+    generated_at: String,
+    /// Its file needs no writing: the same content, already in place.
+    in_place: bool,
+}
+
 impl Publish<'_> {
     /// Gives one output of the build: stamped and staged now if its content changed (or its file is
     /// missing), unless it shows other outputs' times, which waits for [`Publish::finish`].
@@ -576,45 +586,75 @@ impl Publish<'_> {
         hash: String,
         rendered: impl FnOnce() -> Rendered,
     ) -> io::Result<()> {
-        let publisher = &mut *self.publisher;
+        let settled = self.settle(path, &hash);
+        if settled.in_place {
+            self.account(path, hash, settled);
+            return Ok(());
+        }
+        let stamped = Stamped::new(
+            path,
+            &rendered(),
+            &hash,
+            &settled.generated_at,
+            &self.stamps,
+        );
+        if let Some(replacer) = &mut self.publisher.replacer {
+            replacer.stage(path, stamped.clone())?;
+        }
+        if self.publisher.keeps_site() {
+            self.stamped.push(stamped);
+        }
+        self.account(path, hash, settled);
+        Ok(())
+    }
+
+    /// Where an output whose content hash is `hash` stands against the last build (see [`Settled`]);
+    /// records its time for the outputs that show other outputs' times.
+    fn settle(&mut self, path: &str, hash: &str) -> Settled {
+        let publisher = &*self.publisher;
         let entry = publisher.manifest.files.get(path);
         let same_content = entry.is_some_and(|e| e.hash == hash);
         let generated_at = match entry {
             Some(e) if same_content => e.generated_at.clone(),
             _ => self.time.clone(),
         };
+        // In place: published by this process, or a first build in a folder of an earlier run that
+        // finds the file of the same content there.
+        let in_place = same_content
+            && (publisher.published
+                || publisher
+                    .out
+                    .as_ref()
+                    .and_then(|out| crate::outdir::file_for(out, path))
+                    .is_some_and(|file| file.is_file()));
         self.stamps.insert(path.to_string(), generated_at.clone());
-        if same_content && publisher.published {
-            self.report.unchanged += 1;
-            return Ok(());
+        Settled {
+            same_content,
+            generated_at,
+            in_place,
         }
-        let stamped = Stamped::new(path, &rendered(), &hash, &generated_at, &self.stamps);
-        // A first build in a folder of an earlier run keeps files whose content is current.
-        let on_disk = same_content
-            && publisher
-                .out
-                .as_ref()
-                .and_then(|out| crate::outdir::file_for(out, path))
-                .is_some_and(|file| file.is_file());
-        if on_disk {
+    }
+
+    /// Counts an output as unchanged (in place) or written (staged, to be put in place), and sets its
+    /// manifest entry when its content changed.
+    fn account(&mut self, path: &str, hash: String, settled: Settled) {
+        if settled.in_place {
             self.report.unchanged += 1;
         } else {
             self.report.written.push(path.to_string());
-            if let Some(replacer) = &mut publisher.replacer {
-                replacer.stage(path, stamped.clone())?;
+            if self.publisher.replacer.is_some() {
                 self.staged.push(path.to_string());
             }
         }
-        if !same_content {
+        if !settled.same_content {
             self.changes.push(ManifestChange::Set(
                 path.to_string(),
-                ManifestEntry { hash, generated_at },
+                ManifestEntry {
+                    hash,
+                    generated_at: settled.generated_at,
+                },
             ));
         }
-        if publisher.keeps_site() {
-            self.stamped.push(stamped);
-        }
-        Ok(())
     }
 
     /// Stages the next `pieces` of the output at `path`, which a one-off build hands over piece by piece
@@ -656,36 +696,13 @@ impl Publish<'_> {
     pub fn grown(&mut self, path: &str, hash: blake3::Hash) -> io::Result<()> {
         self.current.insert(path.to_string());
         let hash = hash.to_hex().to_string();
-        let publisher = &mut *self.publisher;
-        let entry = publisher.manifest.files.get(path);
-        let same_content = entry.is_some_and(|e| e.hash == hash);
-        let in_place = same_content
-            && (publisher.published
-                || publisher
-                    .out
-                    .as_ref()
-                    .and_then(|out| crate::outdir::file_for(out, path))
-                    .is_some_and(|file| file.is_file()));
-        let generated_at = match entry {
-            Some(e) if same_content => e.generated_at.clone(),
-            _ => self.time.clone(),
-        };
-        self.stamps.insert(path.to_string(), generated_at.clone());
-        if let (Some(file), Some(replacer)) = (self.growing.remove(path), &mut publisher.replacer) {
-            replacer.end_growing(file, !in_place)?;
+        let settled = self.settle(path, &hash);
+        if let (Some(file), Some(replacer)) =
+            (self.growing.remove(path), &mut self.publisher.replacer)
+        {
+            replacer.end_growing(file, !settled.in_place)?;
         }
-        if in_place {
-            self.report.unchanged += 1;
-            return Ok(());
-        }
-        self.report.written.push(path.to_string());
-        self.staged.push(path.to_string());
-        if !same_content {
-            self.changes.push(ManifestChange::Set(
-                path.to_string(),
-                ManifestEntry { hash, generated_at },
-            ));
-        }
+        self.account(path, hash, settled);
         Ok(())
     }
 
