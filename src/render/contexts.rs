@@ -520,7 +520,7 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
             })
         })
         .collect();
-    let of = |pred: &dyn Fn(FactTopic) -> bool| -> Vec<Json> {
+    let of = |pred: &dyn Fn(FactTopic) -> bool| -> Json {
         detail
             .facts
             .iter()
@@ -532,23 +532,63 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
         value["erp_name"] = json!(erp_name(db, erp));
         value
     };
-    json!({
-        "site": site_context(db),
-        "country": detail.country,
-        "toggles": toggles,
-        "phases": phases,
-        "reference_date": crate::model::reference_date(db),
-        "key_facts": of(&|t| !matches!(t, FactTopic::EInvoicing | FactTopic::EInvoicingErpSupport | FactTopic::VatReporting | FactTopic::Saft)),
-        "e_invoicing": of(&|t| t == FactTopic::EInvoicing),
-        "matrix": of(&|t| t == FactTopic::EInvoicingErpSupport),
-        "vat_reporting": of(&|t| t == FactTopic::VatReporting),
-        "saft": of(&|t| t == FactTopic::Saft),
-        "local_erps": detail.local_erps,
-        "partner_flags": detail.partner_flags.iter().map(|p| with_erp_name(&p.erp, json!(p))).collect::<Vec<_>>(),
-        "partners": detail.partners.iter().map(|p| with_erp_name(&p.erp, json!(p))).collect::<Vec<_>>(),
+    object([
+        ("site", site_context(db).clone()),
+        ("country", json!(detail.country)),
+        ("toggles", Json::Array(toggles)),
+        ("phases", Json::Array(phases)),
+        ("reference_date", json!(crate::model::reference_date(db))),
+        (
+            "key_facts",
+            of(&|t| {
+                !matches!(
+                    t,
+                    FactTopic::EInvoicing
+                        | FactTopic::EInvoicingErpSupport
+                        | FactTopic::VatReporting
+                        | FactTopic::Saft
+                )
+            }),
+        ),
+        ("e_invoicing", of(&|t| t == FactTopic::EInvoicing)),
+        ("matrix", of(&|t| t == FactTopic::EInvoicingErpSupport)),
+        ("vat_reporting", of(&|t| t == FactTopic::VatReporting)),
+        ("saft", of(&|t| t == FactTopic::Saft)),
+        ("local_erps", json!(detail.local_erps)),
+        (
+            "partner_flags",
+            detail
+                .partner_flags
+                .iter()
+                .map(|p| with_erp_name(&p.erp, json!(p)))
+                .collect(),
+        ),
+        (
+            "partners",
+            detail
+                .partners
+                .iter()
+                .map(|p| with_erp_name(&p.erp, json!(p)))
+                .collect(),
+        ),
         // Releases and changes (history.rs).
-        "history": super::history::country_history_context(db, key),
-    })
+        (
+            "history",
+            super::history::country_history_context(db, key).clone(),
+        ),
+    ])
+}
+
+/// A JSON object of `pairs`, in their order, the values moved in. `json!` serializes every value it
+/// is given again, so a page's arrays of facts made for it would be copied whole and the first made
+/// dropped.
+fn object<const N: usize>(pairs: [(&str, Json); N]) -> Json {
+    Json::Object(
+        pairs
+            .into_iter()
+            .map(|(key, value)| (key.to_string(), value))
+            .collect(),
+    )
 }
 
 /// The ERP index: each ERP's name, vendor, category, website and counts (not its per-country data).
@@ -635,18 +675,35 @@ pub(crate) fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -
             value
         })
         .collect();
-    json!({
-        "site": site_context(db),
-        "erp": detail.erp,
-        "support": support_breakdown(db, key),
-        "countries": rows.len(),
-        "rows": rows,
-        "providers": providers,
-        "partner_flags": detail.partner_flags.iter().map(|p| named(&p.country, json!(p))).collect::<Vec<_>>(),
-        "other_facts": detail.other_facts.iter().map(|f| named(&f.country, json!(f))).collect::<Vec<_>>(),
+    object([
+        ("site", site_context(db).clone()),
+        ("erp", json!(detail.erp)),
+        ("support", support_breakdown(db, key)),
+        ("countries", json!(rows.len())),
+        ("rows", Json::Array(rows)),
+        ("providers", Json::Array(providers)),
+        (
+            "partner_flags",
+            detail
+                .partner_flags
+                .iter()
+                .map(|p| named(&p.country, json!(p)))
+                .collect(),
+        ),
+        (
+            "other_facts",
+            detail
+                .other_facts
+                .iter()
+                .map(|f| named(&f.country, json!(f)))
+                .collect(),
+        ),
         // Releases and changes (history.rs).
-        "history": super::history::erp_history_context(db, key),
-    })
+        (
+            "history",
+            super::history::erp_history_context(db, key).clone(),
+        ),
+    ])
 }
 
 /// A reporting topic page (`vat-reporting`, `saf-t`): one row per reporting row of every country (by
@@ -957,10 +1014,10 @@ pub(crate) fn filter_context<'db>(db: &'db dyn salsa::Database, key: FilterKey<'
         .iter()
         .map(|m| json!({ "code": m.code, "name": m.name, "region": m.region, "toggles": toggle_list(&m.toggles) }))
         .collect();
-    json!({
-        "site": site_context(db),
-        "filter": filter_json(db, filter),
-        "toggle_labels": toggle_labels(db),
-        "members": members,
-    })
+    object([
+        ("site", site_context(db).clone()),
+        ("filter", filter_json(db, filter)),
+        ("toggle_labels", toggle_labels(db).clone()),
+        ("members", Json::Array(members)),
+    ])
 }
