@@ -582,7 +582,7 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
 /// A JSON object of `pairs`, in their order, the values moved in. `json!` serializes every value it
 /// is given again, so a page's arrays of facts made for it would be copied whole and the first made
 /// dropped.
-fn object<const N: usize>(pairs: [(&str, Json); N]) -> Json {
+pub(crate) fn object<const N: usize>(pairs: [(&str, Json); N]) -> Json {
     Json::Object(
         pairs
             .into_iter()

@@ -11,6 +11,7 @@
 use serde_json::{Value as Json, json};
 
 use super::api::{meta, spliced_list};
+use super::contexts::object;
 use super::figures::xml::escape as escape_xml;
 use super::{GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, stamp_of};
 use crate::history::{
@@ -279,11 +280,14 @@ pub(crate) fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey
     if listing.is_null() {
         return Json::Null;
     }
-    json!({
-        "site": super::contexts::site_context(db),
-        "release": listing,
-        "changes": changes_json(db, release_changes(db, key)),
-    })
+    object([
+        ("site", super::contexts::site_context(db).clone()),
+        ("release", listing.clone()),
+        (
+            "changes",
+            Json::Array(changes_json(db, release_changes(db, key))),
+        ),
+    ])
 }
 
 /// The `/changes/` page: the unreleased changes, then every release (with a link to its page), newest
@@ -333,16 +337,19 @@ fn history_json(db: &dyn salsa::Database, changes: &[Change]) -> Json {
             .position(|c| &c.release != release)
             .map_or(changes.len(), |n| start + n);
         let group = &changes[start..end];
-        groups.push(json!({
-            "release": release,
-            "date": group[0].released_at.as_deref().map(day),
-            "page": release.as_deref().map(release_page_path),
-            "since": release.is_none().then(|| last_release(db)),
-            "changes": changes_json(db, group),
-        }));
+        groups.push(object([
+            ("release", json!(release)),
+            ("date", json!(group[0].released_at.as_deref().map(day))),
+            ("page", json!(release.as_deref().map(release_page_path))),
+            ("since", json!(release.is_none().then(|| last_release(db)))),
+            ("changes", Json::Array(changes_json(db, group))),
+        ]));
         start = end;
     }
-    json!({ "released": last_release(db).is_some(), "groups": groups })
+    object([
+        ("released", json!(last_release(db).is_some())),
+        ("groups", Json::Array(groups)),
+    ])
 }
 
 /// The History section of a country page.
