@@ -135,13 +135,19 @@ impl Replacer {
                 }
             }
         }
-        let path = self.staging_file(&target)?;
-        let file = File::create(&path).map_err(|e| with_path(e, &target))?;
-        self.staged.push(Staged::File {
-            file: path,
-            target: target.clone(),
-        });
+        let (_, file) = self.create_staged_file(&target)?;
         self.send(file, target, content)
+    }
+
+    /// Creates a staging file for `target` and records it as staged (so an abandoned build removes it).
+    fn create_staged_file(&mut self, target: &Path) -> io::Result<(PathBuf, File)> {
+        let path = self.staging_file(target)?;
+        let file = File::create(&path).map_err(|e| with_path(e, target))?;
+        self.staged.push(Staged::File {
+            file: path.clone(),
+            target: target.to_path_buf(),
+        });
+        Ok((path, file))
     }
 
     /// Hands `content` to the writing thread (started by the first file), to be written into `file`.
@@ -181,12 +187,7 @@ impl Replacer {
     /// kept. Until then it counts as staged, so an abandoned build removes it too.
     pub(crate) fn begin_growing(&mut self, site_path: &str) -> io::Result<GrowingFile> {
         let target = self.target_of(site_path)?;
-        let path = self.staging_file(&target)?;
-        let file = File::create(&path).map_err(|e| with_path(e, &target))?;
-        self.staged.push(Staged::File {
-            file: path.clone(),
-            target: target.clone(),
-        });
+        let (path, file) = self.create_staged_file(&target)?;
         Ok(GrowingFile {
             file,
             path,
