@@ -58,9 +58,9 @@ fn source_diagnostics_beside(db: &Db, helper: &mut Helper) -> Vec<Diagnostic> {
         // The facts table is most of the sources at scale (24 of 44 MB at x100), parsed country by
         // country: the two threads meet in its middle. A country the other thread is parsing is
         // waited for, one it parsed is found done.
-        for key in tables::country_fact_keys(&worker_db).iter().rev() {
-            tables::country_fact_rows_of(&worker_db, tables::RunKey::new(&worker_db, key.clone()));
-        }
+        tables::country_fact_rows_by_key(&worker_db)
+            .rev()
+            .for_each(drop);
     };
     helper.run_beside(theirs, || source_diagnostics(db))
 }

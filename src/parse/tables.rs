@@ -477,7 +477,7 @@ pub fn country_fact_rows_of<'db>(
 /// every row (each key's rows are still parsed and cached on their own).
 pub(crate) fn country_fact_rows_by_key<'db>(
     db: &'db dyn salsa::Database,
-) -> impl Iterator<Item = &'db Checked<Vec<Located<CountryFactRow>>>> + 'db {
+) -> impl DoubleEndedIterator<Item = &'db Checked<Vec<Located<CountryFactRow>>>> + 'db {
     country_fact_keys(db)
         .iter()
         .map(move |key| country_fact_rows_of(db, RunKey::new(db, key.clone())))
