@@ -248,7 +248,9 @@ fn release(version: &str, note: &str) -> ExitCode {
     match release(Path::new("."), version, note, &build_time()) {
         Ok(done) => {
             let changes = match (&done.previous, done.changes) {
-                (Some(previous), Some(n)) => format!("{n} change(s) since {previous}"),
+                (Some(previous), Some(n)) => {
+                    format!("{} since {previous}", locref::resources::changes_counted(n))
+                }
                 _ => "the first release".to_string(),
             };
             println!(

@@ -696,6 +696,22 @@ impl ChangeKind {
         }
     }
 
+    /// `n` changes of this kind as the pages and the feed count them: `1 value changed`,
+    /// `119 values changed`, `5 toggles flipped`.
+    pub fn counted(self, n: u64) -> String {
+        let (one, many, verb) = match self {
+            ChangeKind::ToggleFlipped => ("toggle", "toggles", "flipped"),
+            ChangeKind::Added => ("fact", "facts", "added"),
+            ChangeKind::Removed => ("fact", "facts", "removed"),
+            ChangeKind::ValueChanged => ("value", "values", "changed"),
+            ChangeKind::VerificationRaised => ("verification", "verifications", "raised"),
+            ChangeKind::VerificationLowered => ("verification", "verifications", "lowered"),
+            ChangeKind::SourceChanged => ("source", "sources", "changed"),
+            ChangeKind::EffectiveDateChanged => ("effective date", "effective dates", "changed"),
+        };
+        format!("{n} {} {verb}", if n == 1 { one } else { many })
+    }
+
     /// How the pages and the feed say it (`value changed`).
     pub fn words(self) -> &'static str {
         match self {
@@ -709,6 +725,11 @@ impl ChangeKind {
             ChangeKind::EffectiveDateChanged => "effective date changed",
         }
     }
+}
+
+/// A number of changes in words: `1 change`, `479 changes`.
+pub fn changes_counted(n: usize) -> String {
+    format!("{n} change{}", if n == 1 { "" } else { "s" })
 }
 
 /// The value a change starts from or arrives at: a text (a fact's value, a verification, a date), a
@@ -841,4 +862,28 @@ pub(crate) struct ReleaseDetail {
     pub release: Release,
     /// Every change since the previous release (empty for the first release).
     pub changes: Vec<Change>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ChangeKind, changes_counted};
+
+    /// The pages, the feed and `locref release` count changes in words, singular for one.
+    #[test]
+    fn counts_of_changes_read_as_english() {
+        assert_eq!(ChangeKind::ToggleFlipped.counted(1), "1 toggle flipped");
+        assert_eq!(ChangeKind::ToggleFlipped.counted(5), "5 toggles flipped");
+        assert_eq!(ChangeKind::Added.counted(2), "2 facts added");
+        assert_eq!(
+            ChangeKind::VerificationLowered.counted(1),
+            "1 verification lowered"
+        );
+        assert_eq!(
+            ChangeKind::EffectiveDateChanged.counted(59),
+            "59 effective dates changed"
+        );
+        assert_eq!(changes_counted(1), "1 change");
+        assert_eq!(changes_counted(0), "0 changes");
+        assert_eq!(changes_counted(479), "479 changes");
+    }
 }

@@ -23,6 +23,7 @@ use crate::model::{CountryKey, ErpKey, base_url, countries};
 use crate::parse::rules::site_rules;
 use crate::resources::{
     Change, ChangeCounts, ChangeKind, ChangeValue, Envelope, Release, ReleaseDetail,
+    changes_counted,
 };
 use crate::routes::{Output, outputs};
 
@@ -230,7 +231,8 @@ fn changes_json(db: &dyn salsa::Database, changes: &[Change]) -> Vec<Json> {
         .collect()
 }
 
-/// The counts of a change set by kind, the kinds that occur: `[{words, count}]`.
+/// The counts of a change set by kind, the kinds that occur: `[{words, count, text}]` (`text`: the
+/// count in words, `5 toggles flipped`).
 fn counts_json(changes: &[Change]) -> Vec<Json> {
     counts_json_of(&ChangeCounts::of(changes))
 }
@@ -241,7 +243,7 @@ fn counts_json_of(counts: &ChangeCounts) -> Vec<Json> {
         .by_kind()
         .into_iter()
         .filter(|(_, n)| *n > 0)
-        .map(|(kind, n)| json!({ "words": kind.words(), "count": n }))
+        .map(|(kind, n)| json!({ "words": kind.words(), "count": n, "text": kind.counted(n) }))
         .collect()
 }
 
@@ -403,11 +405,17 @@ fn feed_content<'a>(
     more_at: &str,
 ) -> String {
     let total = counts.total() as usize;
-    let words: Vec<String> = counts_json_of(counts)
-        .iter()
-        .map(|c| format!("{} {}", c["count"], c["words"].as_str().unwrap_or_default()))
+    let words: Vec<String> = counts
+        .by_kind()
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(kind, n)| kind.counted(n))
         .collect();
-    let mut html = format!("<p>{total} change(s): {}.</p><ul>", words.join(", "));
+    let mut html = format!(
+        "<p>{}: {}.</p><ul>",
+        changes_counted(total),
+        words.join(", ")
+    );
     for change in changes.take(FEED_CHANGES) {
         html.push_str(&feed_line(db, change));
     }
@@ -436,8 +444,8 @@ pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
     let (title, content) = match &release.previous {
         Some(previous) => (
             format!(
-                "Release {version}: {} change(s) since {previous}",
-                changes.len()
+                "Release {version}: {} since {previous}",
+                changes_counted(changes.len())
             ),
             feed_content(db, &ChangeCounts::of(changes), changes.iter(), &api),
         ),
@@ -498,8 +506,8 @@ pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
         xml.push_str(&format!(
             "  <entry>\n    <title>{}</title>\n    <id>{}</id>\n    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n    <updated>{now}</updated>\n    <content type=\"html\">{}</content>\n  </entry>\n",
             escape_xml(&format!(
-                "Not released yet: {} change(s) since {since}",
-                counts.total()
+                "Not released yet: {} since {since}",
+                changes_counted(counts.total() as usize)
             )),
             escape_xml(&page),
             escape_xml(&page),

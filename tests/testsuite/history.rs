@@ -72,7 +72,7 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     assert!(run.status.success(), "{}", text(&run.stderr));
     let stdout = text(&run.stdout);
     assert!(
-        stdout.contains(&format!("released 2026.11.24-1 at 2026-11-24T09:00:00Z: 1403 facts of 61 countries; 2 change(s) since {}", last())),
+        stdout.contains(&format!("released 2026.11.24-1 at 2026-11-24T09:00:00Z: 1403 facts of 61 countries; 2 changes since {}", last())),
         "{stdout}"
     );
     let after = inputs(root);
@@ -640,7 +640,8 @@ fn the_feed_is_atom_that_a_feed_parser_reads_newest_first() {
         match release["change_count"].as_u64() {
             None => assert!(body.contains("The first release")),
             Some(n) => {
-                assert!(title.contains(&format!("{n} change(s)")), "{title}");
+                let counted = format!("{n} change{}", if n == 1 { "" } else { "s" });
+                assert!(title.contains(&format!("{counted} since")), "{title}");
                 assert_eq!(
                     body.matches("<li>").count(),
                     (n as usize).min(100),
@@ -676,7 +677,7 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
     assert_eq!(first.id, "https://locref.example.org/changes/#unreleased");
     assert_eq!(
         first.title.as_ref().unwrap().content,
-        format!("Not released yet: 2 change(s) since {}", last())
+        format!("Not released yet: 2 changes since {}", last())
     );
     assert_eq!(first.updated.unwrap().timestamp().to_string(), AFTER);
     assert_eq!(
@@ -705,7 +706,7 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
     let section = &section[..section.find("</section>").unwrap()];
     assert!(
         section.contains(&format!(
-            "2 change(s) since release {}: 1 toggle flipped, 1 value changed.",
+            "2 changes since release {}: 1 toggle flipped, 1 value changed.",
             last()
         )),
         "{section}"
@@ -742,11 +743,26 @@ fn the_changes_page_and_the_history_sections_show_every_release() {
         // Listed newest first, each row linking to the release's page, which lists its changes.
         let version = release["version"].as_str().unwrap();
         let id = format!(
-            "<tr id=\"release-{version}\"><th scope=\"row\"><a href=\"/changes/{version}/\">{version}</a></th>"
+            "<tr id=\"release-{version}\"><th scope=\"row\" class=\"version\"><a href=\"/changes/{version}/\">{version}</a></th>"
         );
         let found = page.find(&id).unwrap_or_else(|| panic!("{id}"));
         assert!(found > at, "newest first: {version}");
         at = found;
+        // The row counts the release's changes, and its counts by kind add up to that number.
+        let row = &page[found..found + page[found..].find("</tr>").unwrap()];
+        if let Some(n) = release["change_count"].as_u64().filter(|n| *n > 0) {
+            let counted = format!("<td>{n} change{}: ", if n == 1 { "" } else { "s" });
+            let at = row
+                .find(&counted)
+                .unwrap_or_else(|| panic!("{counted} in {row}"));
+            let by_kind = &row[at + counted.len()..];
+            let by_kind = &by_kind[..by_kind.find("</td>").unwrap()];
+            let sum: u64 = by_kind
+                .split(", ")
+                .map(|part| part.split(' ').next().unwrap().parse::<u64>().unwrap())
+                .sum();
+            assert_eq!(sum, n, "{row}");
+        }
         let own = published(&format!("/changes/{version}/index.html"));
         assert!(own.contains(&format!("<h1>Release {version}</h1>")));
         let rows = own.matches("<td class=\"change\">").count() / 2;
@@ -763,7 +779,7 @@ fn the_changes_page_and_the_history_sections_show_every_release() {
         "| [2026.11.21-1](/changes/2026.11.21-1/index.md) | 2026-11-21 | the first release |"
     ));
     let two = published("/changes/2026.11.23-2/index.html");
-    assert!(two.contains("<p>1 change(s) since release <a href=\"/changes/2026.11.23-1/\">2026.11.23-1</a>: 1 verification lowered.</p>"));
+    assert!(two.contains("<p>1 change since release <a href=\"/changes/2026.11.23-1/\">2026.11.23-1</a>: 1 verification lowered.</p>"));
     // The United States' History: NetSuite's support lowered to secondary in 2026.11.23-2, also on
     // NetSuite's page.
     for (path, row) in [

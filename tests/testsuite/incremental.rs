@@ -305,7 +305,7 @@ fn with_changes_pending_an_edit_renders_and_checks_one_part_of_the_changes_page(
         "France's row is still on it"
     );
     assert!(
-        page.contains("2 change(s) since release"),
+        page.contains("2 changes since release"),
         "the count covers both"
     );
     let changed = differing(&before, &after);
