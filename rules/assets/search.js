@@ -11,6 +11,7 @@
   var index = null;
   var loading = null;
   var KINDS = { country: "Country", erp: "ERP", page: "Page", fact: "Fact" };
+  var SNIPPET = 140; // the most characters of a result's text shown under its title
   var WEIGHT = { country: 400, erp: 350, page: 200, fact: 0 };
 
   function fold(text) {
@@ -68,17 +69,36 @@
     return node;
   }
 
-  // A short piece of the text around the first word that matched it.
+  // A short piece of the text around the first word that matched it, cut between words.
   function snippet(item, query) {
     var text = item.s || "";
-    var folded = fold(text);
+    if (text.length <= SNIPPET) { return text; }
+    // The text folded character by character, so that a match in the folded text has its place in the
+    // text (folding can change a character's length: "İ" is two characters once lower-cased).
+    var folded = "", origin = [];
+    for (var i = 0; i < text.length; i++) {
+      var one = fold(text[i]);
+      folded += one;
+      for (var k = 0; k < one.length; k++) { origin.push(i); }
+    }
     var words = fold(query).split(/\s+/).filter(Boolean);
     var at = -1;
     for (var w = 0; w < words.length && at < 0; w++) { at = folded.indexOf(words[w]); }
-    if (text.length <= 140) { return text; }
-    var start = Math.max(0, at - 50);
-    var piece = text.slice(start, start + 140);
-    return (start > 0 ? "… " : "") + piece + (start + 140 < text.length ? " …" : "");
+    var match = at < 0 ? 0 : origin[at];
+    var isSpace = function (c) { return /\s/.test(c); };
+    // Start at the beginning of the word 50 characters before the match, end after the last whole word
+    // that fits.
+    var start = Math.max(0, match - 50);
+    while (start > 0 && !isSpace(text[start - 1])) { start--; }
+    if (match - start > 80) { start = Math.max(0, match - 50); } // one very long word: cut it
+    var end = Math.min(text.length, start + SNIPPET);
+    if (end < text.length && !isSpace(text[end])) {
+      var cut = end;
+      while (cut > match && !isSpace(text[cut - 1])) { cut--; }
+      if (cut > match) { end = cut; }
+    }
+    var piece = text.slice(start, end).trim();
+    return (start > 0 ? "… " : "") + piece + (end < text.length ? " …" : "");
   }
 
   function resultLink(item, query) {

@@ -523,6 +523,46 @@ fn the_search_box_finds_countries_erps_and_facts_as_the_reader_types() {
         browser.script("return document.getElementById('page-q').value"),
         "italy standard rate"
     );
+    // A result's text is cut between words, around the word searched for.
+    browser.goto(&url(&served, "/search/?q=peppol"));
+    browser.wait_for("the results", "return !!document.getElementById('results')");
+    let shown = browser.script(
+        "return [...document.querySelectorAll('#search-page-results a.result')].map(a => [a.querySelector('.result-title').textContent, (a.querySelector('.result-text') || {}).textContent || ''])",
+    );
+    let index: Value = serde_json::from_slice(
+        &crate::common::http::get(&served.address, "/search-index.json").body,
+    )
+    .unwrap();
+    let items = index["items"].as_array().unwrap();
+    let mut cut = 0;
+    for pair in shown.as_array().unwrap() {
+        let (title, snippet) = (pair[0].as_str().unwrap(), pair[1].as_str().unwrap());
+        let piece = snippet.trim_start_matches("… ").trim_end_matches(" …");
+        let text = items
+            .iter()
+            .filter(|i| i["t"] == title)
+            .filter_map(|i| i["s"].as_str())
+            .find(|text| text.contains(piece))
+            .unwrap_or_else(|| panic!("{title}: {snippet:?} is not its text"));
+        let at = text.find(piece).unwrap();
+        let before = text[..at].chars().next_back();
+        let after = text[at + piece.len()..].chars().next();
+        assert!(
+            before.is_none_or(char::is_whitespace) && after.is_none_or(char::is_whitespace),
+            "{title}: {snippet:?} cuts a word"
+        );
+        if text.to_lowercase().contains("peppol") {
+            assert!(
+                piece.to_lowercase().contains("peppol"),
+                "{title}: {snippet:?}"
+            );
+        }
+        cut += usize::from(piece.len() < text.len());
+    }
+    assert!(
+        cut > 0,
+        "no result's text was long enough to be cut: {shown}"
+    );
     browser.goto(&url(&served, "/search/?q=zzzzqqq"));
     browser.wait_for(
         "nothing found",
