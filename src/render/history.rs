@@ -231,20 +231,22 @@ fn changes_json(db: &dyn salsa::Database, changes: &[Change]) -> Vec<Json> {
         .collect()
 }
 
-/// The counts of a change set by kind, the kinds that occur: `[{words, count, text}]` (`text`: the
-/// count in words, `5 toggles flipped`).
+/// The counts of a change set by kind, the kinds that occur: `[{count, text}]` (`text`: the count in
+/// words, `5 toggles flipped`).
 fn counts_json(changes: &[Change]) -> Vec<Json> {
     counts_json_of(&ChangeCounts::of(changes))
 }
 
 /// [`counts_json`] of counts made already.
 fn counts_json_of(counts: &ChangeCounts) -> Vec<Json> {
-    counts
-        .by_kind()
-        .into_iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(kind, n)| json!({ "words": kind.words(), "count": n, "text": kind.counted(n) }))
+    kinds_that_occur(counts)
+        .map(|(kind, n)| json!({ "count": n, "text": kind.counted(n) }))
         .collect()
+}
+
+/// The kinds of change that occur in `counts`, with their counts, in [`ChangeKind::ALL`] order.
+fn kinds_that_occur(counts: &ChangeCounts) -> impl Iterator<Item = (ChangeKind, u64)> {
+    counts.by_kind().into_iter().filter(|(_, n)| *n > 0)
 }
 
 /// Site-relative path of a release's page.
@@ -405,10 +407,7 @@ fn feed_content<'a>(
     more_at: &str,
 ) -> String {
     let total = counts.total() as usize;
-    let words: Vec<String> = counts
-        .by_kind()
-        .into_iter()
-        .filter(|(_, n)| *n > 0)
+    let words: Vec<String> = kinds_that_occur(counts)
         .map(|(kind, n)| kind.counted(n))
         .collect();
     let mut html = format!(

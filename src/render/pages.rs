@@ -343,8 +343,6 @@ pub fn compiled_templates<'db>(
         Value::from_serialize(named_sources(&urls))
     });
     env.add_filter("plain", |value: String| plain_clauses(&value));
-    // `{{ n }} change{{ n | pluralize }}`: minijinja's own companion filter.
-    env.add_filter("pluralize", minijinja_contrib::filters::pluralize);
     for name in set.names(db) {
         let text = template_text(db, TemplateKey::new(db, name.clone())).clone()?;
         guarded(|| env.add_template_owned(name.clone(), text.clone()))
