@@ -93,6 +93,7 @@ impl std::fmt::Debug for Writer {
 }
 
 impl Writer {
+    /// Starts the writing thread (each [`Writer::send`] says how many bytes may wait for it).
     pub fn start() -> io::Result<Writer> {
         let shared = Arc::new(Shared {
             state: Mutex::default(),
