@@ -37,6 +37,10 @@ pub(crate) struct BuildOptions {
     /// Replaces `base_url` of `rules/site.toml` (`--base-url`, or the dev server's own address).
     #[returns(ref)]
     pub base_url_override: Option<String>,
+    /// The day of the build (`YYYY-MM-DD`, from `SOURCE_DATE_EPOCH` when set): where the calendar's
+    /// windows start. Only the pages that show a window read it.
+    #[returns(ref)]
+    pub build_date: String,
 }
 
 /// A file path as a query key: [`file`] looks a path up in the workspace.

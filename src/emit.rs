@@ -43,6 +43,9 @@ pub struct InputRecord {
     pub locref: String,
     /// `--base-url`, when given.
     pub base_url: Option<String>,
+    /// The day of the build: a build on a later day renders again (the calendar's windows move).
+    #[serde(default)]
+    pub build_date: String,
     /// blake3 (hex) of every input file as the build read it, by project-relative path.
     pub files: BTreeMap<String, String>,
 }
@@ -64,6 +67,7 @@ impl InputRecord {
         InputRecord {
             locref: locref_identity(),
             base_url: base_url.map(str::to_string),
+            build_date: project.build_date().to_string(),
             files,
         }
     }
@@ -111,14 +115,22 @@ fn locref_identity() -> String {
 /// there: the manifest's record names exactly the input files under `root` with their content, the same
 /// base URL and this locref, no build was interrupted there (no journal), and every output the manifest
 /// lists is in place. `None` means build.
-pub fn up_to_date(out: &Path, root: &Path, base_url: Option<&str>) -> Option<usize> {
+pub fn up_to_date(
+    out: &Path,
+    root: &Path,
+    base_url: Option<&str>,
+    build_date: &str,
+) -> Option<usize> {
     if crate::outdir::journal_path(out).exists() {
         return None;
     }
     let bytes = std::fs::read(manifest_path(out)).ok()?;
     let manifest: Manifest = serde_json::from_slice(&bytes).ok()?;
     let record = manifest.inputs.as_ref()?;
-    if record.base_url.as_deref() != base_url || record.locref != locref_identity() {
+    if record.base_url.as_deref() != base_url
+        || record.build_date != build_date
+        || record.locref != locref_identity()
+    {
         return None;
     }
     let mut seen = 0;

@@ -113,11 +113,18 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         eprintln!("error: --base-url `{url}` is not an http(s) URL");
         return ExitCode::from(2);
     }
-    // Nothing changed since the last build into this folder: it would write nothing, so stop here.
+    let time = build_time();
+    // Nothing changed since the last build into this folder (that day): it would write nothing, so stop
+    // here.
     if !clean
         && let Ok(root) = Path::new(".").canonicalize()
         && output_refusal(out, &root).is_none()
-        && let Some(unchanged) = up_to_date(out, &root, base_url.as_deref())
+        && let Some(unchanged) = up_to_date(
+            out,
+            &root,
+            base_url.as_deref(),
+            time.get(..10).unwrap_or(&time),
+        )
     {
         print_built(out, &EmitReport::default(), unchanged, started);
         let effective = base_url.clone().or_else(|| site_base_url(&root));
@@ -131,6 +138,7 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         Err(code) => return code,
     };
     project.set_base_url(base_url.clone());
+    project.set_build_time(&time);
     // Both refusals before anything is rendered; --clean itself happens last (see Publisher::cleaning),
     // so a build that fails leaves the last good one in place.
     if clean && let Some(reason) = clean_refusal(out, &project.root, force) {
@@ -153,7 +161,7 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         &mut Helper::new(),
         &mut OutputSizes::default(),
         &mut publisher,
-        &build_time(),
+        &time,
     ) {
         Ok(Err(diagnostics)) => {
             print_diagnostics(&diagnostics);

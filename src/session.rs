@@ -278,6 +278,7 @@ impl Session {
 
     fn run(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
         let time = self.fixed_time.clone().unwrap_or_else(build_time);
+        self.project.set_build_time(&time);
         // Every build streams: the outputs are rendered in batches, each offered to the publisher with
         // its digest, which asks for the bytes of only those whose content is not the published one, and
         // evicted after the batch (a session that writes to a folder never holds the whole site).

@@ -59,7 +59,7 @@ impl Project {
         let _ = Workspace::builder(BTreeMap::new())
             .files_durability(Durability::HIGH)
             .new(&db);
-        let _ = BuildOptions::new(&db, None);
+        let _ = BuildOptions::new(&db, None, day_of(&crate::emit::build_time()));
         let _ = crate::render::pages::MadeContexts::new(&db, Default::default());
         let mut project = Project {
             root,
@@ -68,6 +68,24 @@ impl Project {
         };
         project.rescan()?;
         Ok(project)
+    }
+
+    /// Sets the day of the build from a `generated_at` time (a session's rebuild after midnight moves the
+    /// calendar's windows); the same day changes nothing.
+    pub fn set_build_time(&mut self, time: &str) {
+        let options = BuildOptions::get(&self.db);
+        let day = day_of(time);
+        if options.build_date(&self.db) != &day {
+            options
+                .set_build_date(&mut self.db)
+                .with_durability(Durability::HIGH)
+                .to(day);
+        }
+    }
+
+    /// The day of the build the project was last set to (`YYYY-MM-DD`).
+    pub fn build_date(&self) -> &str {
+        BuildOptions::get(&self.db).build_date(&self.db)
     }
 
     /// Sets `--base-url` (or the dev server's address); `None` uses `rules/site.toml`.
@@ -253,4 +271,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The day (`YYYY-MM-DD`) of a `generated_at` time (`2026-11-27T10:00:00Z`).
+fn day_of(time: &str) -> String {
+    time.get(..10).unwrap_or(time).to_string()
 }

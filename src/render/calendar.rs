@@ -3,7 +3,8 @@
 //!
 //! `/calendar.ics` is an RFC 5545 calendar a calendar app can subscribe to: one all-day event per dated
 //! phase, whose UID is the phase id at the site's host, so an edited phase updates its event instead of
-//! adding one. A month or a year is an event spanning that month or year, never its first day. Every
+//! adding one. A month or a year stays coarse: a one-day event on its first day whose title says "(month
+//! only)" or "(year only)", never an event stretched over the whole month or year. Every
 //! property is derived from the data (DTSTAMP is the date the phase was checked, else the reference
 //! date), so the file changes only when a phase does.
 
@@ -32,8 +33,14 @@ fn host(base: &str) -> &str {
 fn event(entry: &CalendarEntry, base: &str, reference: &str) -> Option<Event> {
     let date = PartialDate::parse(&entry.date)?;
     let start = naive(date.first_day()?)?;
-    // DTEND of an all-day event is the day after its last day.
-    let end = naive(date.last_day()?)?.succ_opt()?;
+    // DTEND of an all-day event is the day after its last day. A month or a year stays coarse: a one-day
+    // event on its first day whose title says so, never an event a month or a year long.
+    let end = start.succ_opt()?;
+    let coarse = match (date.month, date.day) {
+        (_, Some(_)) => "",
+        (Some(_), None) => " (month only)",
+        (None, _) => " (year only)",
+    };
     let checked = entry.last_checked.as_deref().unwrap_or(reference);
     let stamp = NaiveDate::parse_from_str(checked, "%Y-%m-%d")
         .ok()?
@@ -70,7 +77,7 @@ fn event(entry: &CalendarEntry, base: &str, reference: &str) -> Option<Event> {
         .uid(&format!("{}@{}", entry.id, host(base)))
         .timestamp(Utc.from_utc_datetime(&stamp))
         .summary(&format!(
-            "{}: {}{} {status}",
+            "{}: {}{} {status}{coarse}",
             entry.country_name,
             entry.obligation_label,
             phase.unwrap_or_default()
@@ -93,15 +100,19 @@ pub fn calendar_ics(db: &dyn salsa::Database) -> Rendered {
     let base = base_url(db);
     let reference = reference_date(db);
     let site = &site_rules(db).value;
-    let mut ics = Calendar::new();
+    // `Calendar::new()` brings its own PRODID; RFC 5545 allows one, so the calendar starts empty and
+    // names its own.
+    let mut ics = Calendar::empty();
+    ics.append_property(("VERSION", "2.0"));
+    ics.append_property((
+        "PRODID",
+        "-//locref//Localization Reference Data Service//EN",
+    ));
+    ics.append_property(("CALSCALE", "GREGORIAN"));
     ics.name(&format!("{}: obligation dates", site.title));
     ics.description(&format!(
         "Start dates of e-invoicing, real-time reporting, SAF-T and audit-file obligations, as {} records them. {}",
         site.title, site.informational_notice
-    ));
-    ics.append_property((
-        "PRODID",
-        "-//locref//Localization Reference Data Service//EN",
     ));
     for entry in calendar(db) {
         if let Some(event) = event(entry, base, reference) {
@@ -111,13 +122,18 @@ pub fn calendar_ics(db: &dyn salsa::Database) -> Rendered {
     Rendered::new(ics.done().to_string().into_bytes())
 }
 
-/// The `/calendar/` page: the dated phases of the next twelve months first, then the later ones, then
-/// the past ones (newest first), each with its source and verification.
+/// The `/calendar/` page: the dated phases of the next twelve months from the day of the build first, then
+/// the later ones, then the past ones (newest first), each with its source and verification. The window
+/// starts at the build's day, not the reference date: a reader looks ahead from today.
 pub fn calendar_context(db: &dyn salsa::Database) -> Json {
     let reference: jiff::civil::Date = reference_date(db).parse().unwrap_or_default();
-    let horizon = reference
-        .checked_add(jiff::Span::new().years(1))
+    let today: jiff::civil::Date = crate::db::BuildOptions::get(db)
+        .build_date(db)
+        .parse()
         .unwrap_or(reference);
+    let horizon = today
+        .checked_add(jiff::Span::new().years(1))
+        .unwrap_or(today);
     let (mut next, mut later, mut past) = (Vec::new(), Vec::new(), Vec::new());
     for entry in calendar(db) {
         let Some(date) = PartialDate::parse(&entry.date) else {
@@ -125,7 +141,7 @@ pub fn calendar_context(db: &dyn salsa::Database) -> Json {
         };
         let row = json!(entry);
         match (date.first_day(), date.last_day()) {
-            (_, Some(last)) if last < reference => past.push(row),
+            (_, Some(last)) if last < today => past.push(row),
             (Some(first), _) if first > horizon => later.push(row),
             _ => next.push(row),
         }
@@ -136,6 +152,7 @@ pub fn calendar_context(db: &dyn salsa::Database) -> Json {
         // A timeline that cannot be drawn is a build error (page_figures::figure_errors).
         "timeline": super::page_figures::calendar_timeline(db).as_ref().ok(),
         "reference_date": reference.to_string(),
+        "today": today.to_string(),
         "horizon": horizon.to_string(),
         "next": next,
         "later": later,
