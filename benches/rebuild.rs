@@ -167,8 +167,8 @@ fn bench_scale(scale: u32, runs: usize) {
         (
             "fact edit flipping a toggle",
             FACTS_TABLE,
-            "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no.",
-            "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
+            "no invoice-by-invoice submission to the ATO).",
+            "no invoice-by-invoice submission to the ATO). SAF-T: required.",
         ),
         (
             "one matrix cell",

@@ -605,7 +605,20 @@ pub(crate) struct ToggleDerivation {
     pub reference_date: String,
     /// Who and what the phase covers.
     pub scope: Option<String>,
+    /// `general`, or `sector` / `group` when the phase applies only to a sector or a group of taxpayers.
+    pub coverage: Option<String>,
+    /// On a true toggle set by a `sector` or `group` phase: what it is limited to, in the words pages show
+    /// after "yes" ("electricity and natural-gas sectors only"). Null otherwise.
+    pub limit: Option<String>,
+    /// On a `none` phase: `stated` (a source says there is no such obligation) or `absence` (an absence
+    /// check: the country is missing from a dated, comprehensive list, and a national page read names
+    /// none). Null for other statuses.
+    pub basis: Option<String>,
+    /// Whether this false rests on an absence check rather than on a source that says so.
+    pub rests_on_absence: bool,
     pub source_urls: Vec<String>,
+    /// How the source was read: `fetched` or `search-extract` (`unverified`: no source was read).
+    pub evidence: Option<String>,
     pub verification: Option<Verification>,
     #[schemars(extend("format" = "date"))]
     pub last_checked: Option<String>,

@@ -51,7 +51,8 @@ pub use crate::render::kinds::Renderer;
 /// The file stems of the flat data tables, in the SPEC's order (declared by [`FlatTable`]).
 ///
 /// [`FlatTable`]: crate::render::data::FlatTable
-pub(crate) const STEMS: [&str; 6] = crate::render::data::FlatTable::STEMS;
+pub(crate) const STEMS: [&str; crate::render::data::FlatTable::ALL.len()] =
+    crate::render::data::FlatTable::STEMS;
 
 /// One output file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -53,8 +53,18 @@ fn key_fact(
         source_urls: row.source.clone(),
         verification: row.verification,
         last_checked: row.last_verified.clone(),
-        details: BTreeMap::new(),
+        details: evidence_detail(&row.evidence),
     }
+}
+
+/// How a fact's source was read (`fetched`, `search-extract`; `unverified` when none was), in `details`:
+/// the SPEC's Fact has a field for the grade but none for this, and every answer carries both.
+fn evidence_detail(evidence: &str) -> BTreeMap<String, String> {
+    let mut details = BTreeMap::new();
+    if !evidence.is_empty() {
+        details.insert("evidence".to_string(), evidence.to_string());
+    }
+    details
 }
 
 /// The e-invoicing support fact of one matrix cell, with the country's mandate in `details` (its
@@ -67,7 +77,8 @@ pub(crate) fn support_fact(
 ) -> Fact {
     let erp_name = erp_name(db, &row.erp);
     let field = |f: fn(&MandateRow) -> &String| mandate.map(f).cloned().unwrap_or_default();
-    let details = BTreeMap::from([
+    let mut details = evidence_detail(&row.evidence);
+    details.extend([
         ("mandate".to_string(), field(|m| &m.mandate)),
         ("scope".to_string(), field(|m| &m.scope)),
         ("deadlines".to_string(), deadlines.to_string()),
@@ -126,7 +137,8 @@ fn reporting_fact(report: &NumberedReport) -> Fact {
         value.push_str(": ");
         value.push_str(&parts.join("; "));
     }
-    let mut details = BTreeMap::from([
+    let mut details = evidence_detail(&row.evidence);
+    details.extend([
         ("report_local".to_string(), row.report_local.clone()),
         ("frequency".to_string(), row.frequency.clone()),
         ("deadline".to_string(), row.deadline.clone()),

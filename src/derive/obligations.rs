@@ -23,6 +23,7 @@ pub fn country_toggle_derivations<'db>(
         .iter()
         .map(|e| {
             let phase = e.phase.as_ref();
+            let mark = crate::derive::toggles::ToggleMark::of(e);
             ToggleDerivation {
                 country: key.code(db).clone(),
                 toggle: e.name.to_string(),
@@ -36,7 +37,12 @@ pub fn country_toggle_derivations<'db>(
                 applies_from: phase.and_then(|p| p.applies_from).map(|d| d.to_string()),
                 reference_date: reference.clone(),
                 scope: phase.map(|p| p.scope.clone()).filter(|s| !s.is_empty()),
+                coverage: phase.map(|p| p.coverage.as_str().to_string()),
+                limit: mark.limit,
+                basis: phase.and_then(|p| p.basis).map(|b| b.as_str().to_string()),
+                rests_on_absence: mark.absence,
                 source_urls: phase.map(|p| p.source.clone()).unwrap_or_default(),
+                evidence: phase.map(|p| p.evidence.clone()).filter(|e| !e.is_empty()),
                 verification: phase.map(|p| p.verification),
                 last_checked: phase.and_then(|p| p.last_verified.clone()),
                 why_null: e.why_null.clone(),

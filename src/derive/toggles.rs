@@ -2,15 +2,15 @@
 //! `rules/toggles.toml`, against the reference date of `rules/site.toml`.
 //!
 //! Each toggle reads the phases of one obligation. Its rules are tried in order; the first rule that a
-//! phase meets (phases in order: by obligation, then by date) sets the toggle, and that phase is the
-//! reason. A toggle no rule sets is null, and says why: no phase recorded, a phase marked unclear, or a
+//! phase meets (phases in order: by obligation, then by date) sets the toggle, and the first such phase
+//! that applies generally is the reason (or, when all are limited to a sector or a group, the last). A toggle no rule sets is null, and says why: no phase recorded, a phase marked unclear, or a
 //! date too coarse to compare with the reference date. A toggle is never guessed.
 
 use jiff::civil::Date;
 
 use crate::model::{CountryKey, country_obligations, reference_date};
 use crate::parse::rules::{ObligationRule, PhaseCondition, obligation_rules, toggle_rules};
-use crate::parse::tables::{ObligationRow, PhaseStatus};
+use crate::parse::tables::{Basis, Coverage, ObligationRow, PhaseStatus};
 use crate::resources::{ToggleCoverage, Toggles};
 
 /// Whether a phase meets a condition on the reference date.
@@ -114,13 +114,24 @@ pub fn country_toggles<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
             .filter(|p| p.obligation == toggle.obligation)
             .map(|p| &**p)
             .collect();
+        // The first rule some phase meets sets the toggle. Its reason is the first such phase that applies
+        // generally; when every such phase is limited to a sector or a group, the last one (a rollout's
+        // latest reach), so a "yes" never shows a narrower limit than what applies.
         let found = toggle.rules.iter().enumerate().find_map(|(i, rule)| {
-            own.iter().find_map(|phase| {
-                rule.when
-                    .iter()
-                    .find(|c| meets(phase, **c, reference))
-                    .map(|c| (i + 1, *c, rule.value, (*phase).clone()))
-            })
+            let meeting: Vec<(PhaseCondition, &ObligationRow)> = own
+                .iter()
+                .filter_map(|phase| {
+                    rule.when
+                        .iter()
+                        .find(|c| meets(phase, **c, reference))
+                        .map(|c| (*c, *phase))
+                })
+                .collect();
+            let (condition, phase) = meeting
+                .iter()
+                .find(|(_, p)| p.coverage == Coverage::General)
+                .or(meeting.last())?;
+            Some((i + 1, *condition, rule.value, (*phase).clone()))
         });
         let explanation = match found {
             Some((n, condition, value, phase)) => {
@@ -157,6 +168,48 @@ pub fn country_toggles<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
 #[salsa::tracked(returns(copy))]
 pub fn country_toggle_values<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Toggles {
     country_toggles(db, key).toggles
+}
+
+/// What every page shows of one toggle beside its value: the limit of the phase that set a "yes" when it
+/// applies only to a sector or a group, and whether a "no" rests on an absence check rather than on a
+/// source that says so.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Hash)]
+pub struct ToggleMark {
+    pub value: Option<bool>,
+    /// "electricity and natural-gas sectors only": set only on a yes.
+    pub limit: Option<String>,
+    /// A no whose phase rests on an absence check.
+    pub absence: bool,
+}
+
+impl ToggleMark {
+    pub(crate) fn of(explanation: &ToggleExplanation) -> ToggleMark {
+        let phase = explanation.phase.as_ref();
+        let limit = phase
+            .filter(|p| explanation.value == Some(true) && p.coverage != Coverage::General)
+            .map(|p| p.limit.clone());
+        let absence = explanation.value == Some(false)
+            && phase.is_some_and(|p| p.basis == Some(Basis::Absence));
+        ToggleMark {
+            value: explanation.value,
+            limit,
+            absence,
+        }
+    }
+}
+
+/// The toggles of a country as lists and the map show them (value, limit, absence), in the published
+/// order: a change of a phase's text that leaves these alone stops here.
+#[salsa::tracked(returns(ref))]
+pub fn country_toggle_marks<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<ToggleMark> {
+    country_toggles(db, key)
+        .explanations
+        .iter()
+        .map(ToggleMark::of)
+        .collect()
 }
 
 /// For each toggle, how many countries have it true, false and null.
@@ -198,6 +251,9 @@ mod tests {
             status,
             applies_from: from.map(|d| PartialDate::parse(d).unwrap()),
             scope: String::new(),
+            coverage: Default::default(),
+            limit: String::new(),
+            basis: None,
             source: Vec::new(),
             evidence: "unverified".into(),
             verification: Verification::Unverified,

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::diagnostics::{Diagnostic, PARSER_LIMIT};
-use crate::parse::{is_http_url, is_iso_date};
+use crate::parse::{is_iso_date, is_recorded_http_url};
 use crate::resources::{Fact, Toggles, Verification};
 
 /// One published fact as a release records it.
@@ -424,7 +424,7 @@ fn read_fact(
         );
     }
     for url in &record.source_urls {
-        if !is_http_url(url) {
+        if !is_recorded_http_url(url) {
             problems.push(
                 n,
                 column_of(line, "source_urls"),

@@ -485,3 +485,53 @@ mod tests {
         assert!(!is_placeholder_url("http://127.0.0.1:8000"));
     }
 }
+
+/// The oldest and the newest check date of every published answer (facts, matrix cells, reporting rows,
+/// phases, local ERPs, partner flags, connector routes): what every page's footer says of when the facts
+/// were checked. A projection, so an edit that moves neither end re-renders no page.
+#[salsa::tracked(returns(ref))]
+pub fn check_date_span(db: &dyn salsa::Database) -> Option<(String, String)> {
+    let mut dates: Vec<&str> = Vec::new();
+    for country in countries(db) {
+        let key = CountryKey::new(db, country.code.clone());
+        dates.extend(
+            country_facts_of(db, key)
+                .iter()
+                .filter_map(|f| f.row.last_verified.as_deref()),
+        );
+        dates.extend(
+            country_matrix(db, key)
+                .iter()
+                .filter_map(|r| r.last_verified.as_deref()),
+        );
+        dates.extend(
+            country_reporting(db, key)
+                .iter()
+                .filter_map(|r| r.row.source_checked.as_deref()),
+        );
+        dates.extend(
+            country_obligations(db, key)
+                .iter()
+                .filter_map(|r| r.last_verified.as_deref()),
+        );
+        dates.extend(
+            country_local_erps(db, key)
+                .iter()
+                .filter_map(|r| r.last_verified.as_deref()),
+        );
+        dates.extend(
+            country_partner_flags(db, key)
+                .iter()
+                .filter_map(|r| r.last_verified.as_deref()),
+        );
+    }
+    dates.extend(
+        crate::parse::tables::connector_rows(db)
+            .value
+            .iter()
+            .filter_map(|r| r.row.last_verified.as_deref()),
+    );
+    let oldest = dates.iter().min()?;
+    let newest = dates.iter().max()?;
+    Some((oldest.to_string(), newest.to_string()))
+}

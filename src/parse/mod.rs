@@ -171,6 +171,13 @@ pub(crate) fn formula_problem(text: &str) -> Option<String> {
 
 /// Whether `value` is an absolute http(s) URL with a host and no whitespace.
 pub fn is_http_url(value: &str) -> bool {
+    url_problem(value).is_none()
+}
+
+/// Whether `value` reads as an `http(s)` URL by the looser rule of the releases recorded before URLs were
+/// held to [`url_problem`]: a frozen snapshot keeps the URLs it published (some with credentials or a host
+/// ending in a dot), and its history stays readable.
+pub(crate) fn is_recorded_http_url(value: &str) -> bool {
     let rest = value
         .strip_prefix("https://")
         .or_else(|| value.strip_prefix("http://"));
@@ -186,6 +193,50 @@ pub fn is_http_url(value: &str) -> bool {
     }
 }
 
+/// Why `value` is not a well-formed `http(s)` URL of a host, if it is not: a reader's browser (and the Nu
+/// HTML Checker) must be able to follow it as written.
+pub fn url_problem(value: &str) -> Option<&'static str> {
+    let Some(rest) = value
+        .strip_prefix("https://")
+        .or_else(|| value.strip_prefix("http://"))
+    else {
+        return Some("it does not start with `http://` or `https://`");
+    };
+    if value
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == '"' || c == '<' || c == '>')
+    {
+        return Some("it holds a space, a control character, a quote or an angle bracket");
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return Some("it names a user or credentials before its host (`user@host`)");
+    }
+    let host = match authority.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => authority,
+    };
+    if host.is_empty() {
+        return Some("it has no host");
+    }
+    if host.ends_with('.') {
+        return Some("its host ends with a dot");
+    }
+    let label_ok = |label: &str| {
+        !label.is_empty()
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+            && label
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    };
+    let bracketed_ip = host.starts_with('[') && host.ends_with(']');
+    if !bracketed_ip && !host.split('.').all(label_ok) {
+        return Some("its host is not a host name");
+    }
+    None
+}
+
 /// Whether `value` is an ISO calendar date `YYYY-MM-DD` that exists.
 pub(crate) fn is_iso_date(value: &str) -> bool {
     value.len() == 10 && value.parse::<jiff::civil::Date>().is_ok()
@@ -193,7 +244,33 @@ pub(crate) fn is_iso_date(value: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{first_control, plain_text_control_from};
+    use super::{first_control, plain_text_control_from, url_problem};
+
+    #[test]
+    fn a_source_url_is_a_well_formed_http_url_of_a_host() {
+        for good in [
+            "https://www.iras.gov.sg/who-we-are/",
+            "http://example.org",
+            "https://example.org:8443/a?b=c#d",
+            "https://de.wikipedia.org/wiki/Umsatzsteuer_(Deutschland)",
+            "https://xn--e1afmkfd.xn--p1ai/",
+        ] {
+            assert_eq!(url_problem(good), None, "{good}");
+        }
+        for bad in [
+            "http://mailto:data_mgmt@iras.gov.sg/who-we-are/",
+            "https://user:pass@example.org/",
+            "https://issuu.com./abacusag/docs/x",
+            "https://exa mple.org/",
+            "https:///path",
+            "ftp://example.org/",
+            "javascript:alert(1)",
+            "https://-bad.example/",
+            "https://a..b/",
+        ] {
+            assert!(url_problem(bad).is_some(), "{bad}");
+        }
+    }
     use proptest::prelude::*;
 
     /// The definition the block scan must agree with: the first char that is a control but not LF or tab.

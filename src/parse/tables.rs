@@ -5,7 +5,7 @@
 //! files (registers, rule vocabularies) happen in [`crate::model`], located through each row's [`Pos`].
 
 use super::csv_table::{Cell, Header, Row, RunSpans, Table, read_run, read_table, split_runs};
-use super::{is_http_url, is_iso_date, shared_source_text, source_text};
+use super::{is_iso_date, shared_source_text, source_text, url_problem};
 use crate::diagnostics::{Checked, Diagnostic};
 use bytestring::ByteString;
 
@@ -122,8 +122,8 @@ impl RowReader<'_> {
 
     fn url(&mut self, column: &str) -> Option<String> {
         let text = self.optional(column)?;
-        if !is_http_url(&text) {
-            self.error(column, format!("`{text}` is not an http(s) URL"));
+        if let Some(problem) = url_problem(&text) {
+            self.error(column, format!("`{text}` is not an http(s) URL: {problem}"));
         }
         Some(text)
     }
@@ -136,8 +136,8 @@ impl RowReader<'_> {
             .map(str::to_string)
             .collect();
         for url in &urls {
-            if !is_http_url(url) {
-                self.error(column, format!("`{url}` is not an http(s) URL"));
+            if let Some(problem) = url_problem(url) {
+                self.error(column, format!("`{url}` is not an http(s) URL: {problem}"));
             }
         }
         urls
@@ -148,34 +148,50 @@ impl RowReader<'_> {
         Verification::parse(&text).unwrap_or(Verification::Unverified)
     }
 
-    /// The honesty rule, the same for every table: a verified row names the source that was read and the
-    /// date it was checked (and, where the table records it, how the source was read); an unverified row
-    /// claims no check. `what` names the row in the messages (`fact`, `listing`).
-    fn check_honesty(&mut self, what: &str, honesty: Honesty) {
+    /// The honesty rule, the same for every table. A row that publishes an answer (anything but the
+    /// table's unknown: `answer` is `Some(text)`) names the source that was read, the day it was checked
+    /// and, where the table records it, how the source was read, whatever its grade: an `unverified` grade
+    /// with a source says the source is weak, never that no source is needed. A row whose answer is unknown
+    /// (`answer` is `None`) needs nothing, but a verified grade still names what was read. `what` names the
+    /// row in the messages (`fact`, `listing`).
+    fn check_honesty(&mut self, what: &str, honesty: Honesty, answer: Option<&str>) {
         let verification = self.verification(honesty.verification);
         let has_source = !self.text(honesty.sources).is_empty();
         let checked = self.optional(honesty.checked).is_some();
         let evidence = honesty.evidence.map(|column| (column, self.text(column)));
+        let read = |(_, text): &(&str, String)| text == "fetched" || text == "search-extract";
+        if let Some(answer) = answer {
+            // "the matrix cell `via provider`": the answer, cut short, says which claim lacks its source.
+            let name = format!("{what} `{}`", excerpt(answer));
+            let unknown = honesty.unknown;
+            if !has_source {
+                self.error(
+                    honesty.sources,
+                    format!("{name} needs the URL of the source that was read; only {unknown} needs none"),
+                );
+            }
+            if !checked {
+                self.error(
+                    honesty.checked,
+                    format!("{name} needs the date its source was read; only {unknown} needs none"),
+                );
+            }
+            if let Some((column, _)) = evidence.as_ref().filter(|e| !read(e)) {
+                self.error(
+                    column,
+                    format!("{name} needs `evidence` saying how its source was read (`fetched` or `search-extract`)"),
+                );
+            }
+            return;
+        }
+        if verification == Verification::Unverified {
+            return;
+        }
         // "a `secondary` fact", "an `official` fact".
         let name = match verification {
             Verification::Official => "an `official`",
             _ => "a `secondary`",
         };
-        if verification == Verification::Unverified {
-            if checked {
-                self.error(
-                    honesty.checked,
-                    format!("an `unverified` {what} has no check date; leave it empty"),
-                );
-            }
-            if let Some((_, text)) = evidence.filter(|(_, t)| !t.is_empty() && t != "unverified") {
-                self.error(
-                    honesty.verification,
-                    format!("evidence `{text}` says a source was read, so `verification` cannot be `unverified`"),
-                );
-            }
-            return;
-        }
         if !has_source {
             self.error(
                 honesty.sources,
@@ -188,12 +204,21 @@ impl RowReader<'_> {
                 format!("{name} {what} needs the date it was checked"),
             );
         }
-        if let Some((column, _)) = evidence.filter(|(_, t)| t.is_empty() || t == "unverified") {
+        if let Some((column, _)) = evidence.as_ref().filter(|e| !read(e)) {
             self.error(
                 column,
                 format!("{name} {what} needs `evidence` saying how its source was read"),
             );
         }
+    }
+}
+
+/// At most 40 characters of an answer, for a message (cut on a character boundary).
+fn excerpt(text: &str) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(40) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
     }
 }
 
@@ -204,6 +229,8 @@ struct Honesty {
     /// `None` for the tables without an `evidence` column.
     evidence: Option<&'static str>,
     checked: &'static str,
+    /// The table's unknown answer, as the messages name it (the one answer that needs no source).
+    unknown: &'static str,
 }
 
 /// The honesty columns of the tables with `source`, `evidence`, `verification` and `last_verified`.
@@ -212,14 +239,16 @@ const FACT_HONESTY: Honesty = Honesty {
     sources: "source",
     evidence: Some("evidence"),
     checked: "last_verified",
+    unknown: "a value starting `unknown/unverified`",
 };
 
-/// The honesty columns of the listings without an `evidence` column.
+/// The honesty columns of the listings without an `evidence` column (a listing is never unknown).
 const SOURCE_HONESTY: Honesty = Honesty {
     verification: "verification",
     sources: "source",
     evidence: None,
     checked: "last_verified",
+    unknown: "a row that is not listed",
 };
 
 /// Why `text` is not an ISO calendar date, if it is not: what is wrong with it, in the curator's words.
@@ -303,6 +332,10 @@ fn read_exact<T>(
 ) -> Checked<Vec<Located<T>>> {
     read_rows(db, path, Header::Exact(columns), columns, f)
 }
+
+/// The unknown answer of a matrix cell, and how a fact's value starts when it is unknown: the one answer
+/// that needs no source.
+pub const UNKNOWN: &str = "unknown/unverified";
 
 pub(crate) const COUNTRY_REGISTER: &str = "sources/registers/countries.csv";
 pub(crate) const COUNTRY_FACTS: &str = "sources/tables/countries.csv";
@@ -455,7 +488,9 @@ pub fn country_fact_rows_of<'db>(
             &table,
             diagnostics,
             |r| {
-                r.check_honesty("fact", FACT_HONESTY);
+                let value = r.text("value");
+                let answer = (!value.trim_start().starts_with(UNKNOWN)).then_some(value.as_str());
+                r.check_honesty("fact", FACT_HONESTY, answer);
                 CountryFactRow {
                     country: r.required("country_code"),
                     fact: r.required("fact"),
@@ -621,6 +656,8 @@ pub(crate) const MATRIX_COLUMNS: &[&str] = &[
 #[salsa::tracked(returns(ref))]
 pub fn matrix_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MatrixRow>>> {
     read_exact(db, MATRIX, MATRIX_COLUMNS, |r| {
+        let support = r.text("support_type");
+        let answer = (support != UNKNOWN).then_some(support.as_str());
         r.check_honesty(
             "matrix cell",
             Honesty {
@@ -628,7 +665,9 @@ pub fn matrix_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MatrixRow>>>
                 sources: "erp_source",
                 evidence: Some("evidence"),
                 checked: "last_verified",
+                unknown: "`unknown/unverified`",
             },
+            answer,
         );
         MatrixRow {
             country: r.required("country_code"),
@@ -727,6 +766,7 @@ pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
                 row,
                 diagnostics: &mut diagnostics,
             };
+            let report = r.text("report_en");
             r.check_honesty(
                 "reporting row",
                 Honesty {
@@ -734,12 +774,26 @@ pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
                     sources: "source",
                     evidence: Some("evidence"),
                     checked: "source_checked",
+                    unknown: "a row that is not listed",
                 },
+                Some(&report),
             );
-            let erp_support = erp_names
+            let erp_support: Vec<String> = erp_names
                 .iter()
                 .map(|erp| r.one_of(erp, REPORTING_ERP_SUPPORT))
                 .collect();
+            // An ERP cell other than `unknown` is an answer too: the row names the vendor page it rests on.
+            if let Some((erp, value)) = erp_names
+                .iter()
+                .zip(&erp_support)
+                .find(|(_, v)| v.as_str() != "unknown")
+                && r.text("erp_sources").is_empty()
+            {
+                r.error(
+                    erp,
+                    format!("the ERP cell `{value}` ({erp}) needs the URL of the vendor page that was read, in `erp_sources`; only `unknown` needs none"),
+                );
+            }
             let pos = r.pos();
             let row = ReportingRow {
                 topic: r.one_of("topic", REPORTING_TOPICS),
@@ -800,6 +854,7 @@ pub(crate) const CONNECTOR_COLUMNS: &[&str] = &[
 #[salsa::tracked(returns(ref))]
 pub(crate) fn connector_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<ConnectorRow>>> {
     read_exact(db, CONNECTORS, CONNECTOR_COLUMNS, |r| {
+        let provider = r.text("provider");
         r.check_honesty(
             "connector route",
             Honesty {
@@ -807,7 +862,9 @@ pub(crate) fn connector_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Co
                 sources: "source_urls",
                 evidence: None,
                 checked: "last_verified",
+                unknown: "a route that is not listed",
             },
+            Some(&provider),
         );
         ConnectorRow {
             provider: r.required("provider"),
@@ -858,7 +915,8 @@ pub(crate) const LOCAL_ERP_COLUMNS: &[&str] = &[
 #[salsa::tracked(returns(ref))]
 pub(crate) fn local_erp_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<LocalErpRow>>> {
     read_exact(db, LOCAL_ERPS, LOCAL_ERP_COLUMNS, |r| {
-        r.check_honesty("listing", SOURCE_HONESTY);
+        let name = r.text("name");
+        r.check_honesty("listing", SOURCE_HONESTY, Some(&name));
         LocalErpRow {
             country: r.required("country_code"),
             name: r.required("name"),
@@ -899,7 +957,8 @@ pub(crate) const PARTNER_FLAG_COLUMNS: &[&str] = &[
 #[salsa::tracked(returns(ref))]
 pub(crate) fn partner_flag_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PartnerFlagRow>>> {
     read_exact(db, PARTNER_FLAGS, PARTNER_FLAG_COLUMNS, |r| {
-        r.check_honesty("flag", SOURCE_HONESTY);
+        let flag = r.text("flag");
+        r.check_honesty("flag", SOURCE_HONESTY, Some(&flag));
         PartnerFlagRow {
             country: r.required("country_code"),
             erp: r.required("erp"),
@@ -1101,11 +1160,79 @@ pub struct ObligationRow {
     pub status: PhaseStatus,
     pub applies_from: Option<PartialDate>,
     pub scope: String,
+    /// Whether the phase applies generally or only to a sector or a group; `limit` says which, in the few
+    /// words a reader sees beside the toggle it sets ("yes: electricity and natural-gas sectors only").
+    pub coverage: Coverage,
+    pub limit: String,
+    /// What a `none` phase rests on: a source that says so, or an absence check. `None` for other statuses.
+    pub basis: Option<Basis>,
     pub source: Vec<String>,
     pub evidence: String,
     pub verification: Verification,
     pub last_verified: Option<String>,
     pub notes: String,
+}
+
+/// Whom a phase applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Coverage {
+    /// Everyone the obligation concerns (possibly phased in by size, each phase's scope says how).
+    #[default]
+    General,
+    /// One or more sectors only (Hungary's electricity and natural-gas traders).
+    Sector,
+    /// A group only (new voluntary registrants, contractors of one ministry).
+    Group,
+}
+
+impl Coverage {
+    pub(crate) const NAMES: [&str; 3] = ["general", "sector", "group"];
+
+    pub fn parse(text: &str) -> Option<Coverage> {
+        Some(match text {
+            "general" => Coverage::General,
+            "sector" => Coverage::Sector,
+            "group" => Coverage::Group,
+            _ => return Option::None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Coverage::General => "general",
+            Coverage::Sector => "sector",
+            Coverage::Group => "group",
+        }
+    }
+}
+
+/// What a `none` phase (a "no") rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Basis {
+    /// A source that was read says there is no such obligation.
+    Stated,
+    /// An absence check: the country is missing from a dated, comprehensive list, and a national page
+    /// that was read names no such obligation.
+    Absence,
+}
+
+impl Basis {
+    pub(crate) const NAMES: [&str; 2] = ["stated", "absence"];
+
+    pub fn parse(text: &str) -> Option<Basis> {
+        Some(match text {
+            "stated" => Basis::Stated,
+            "absence" => Basis::Absence,
+            _ => return Option::None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Basis::Stated => "stated",
+            Basis::Absence => "absence",
+        }
+    }
 }
 
 impl ObligationRow {
@@ -1124,6 +1251,9 @@ pub(crate) const OBLIGATION_COLUMNS: &[&str] = &[
     "status",
     "applies_from",
     "scope",
+    "coverage",
+    "limit",
+    "basis",
     "source",
     "evidence",
     "verification",
@@ -1134,7 +1264,16 @@ pub(crate) const OBLIGATION_COLUMNS: &[&str] = &[
 #[salsa::tracked(returns(ref))]
 pub fn obligation_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<ObligationRow>>> {
     read_exact(db, OBLIGATIONS, OBLIGATION_COLUMNS, |r| {
-        r.check_honesty("phase", FACT_HONESTY);
+        let status = r.text("status");
+        let answer = (status != "unclear").then_some(status.as_str());
+        r.check_honesty(
+            "phase",
+            Honesty {
+                unknown: "`unclear`",
+                ..FACT_HONESTY
+            },
+            answer,
+        );
         let phase = r.required("phase");
         let is_slug = phase
             .bytes()
@@ -1175,6 +1314,63 @@ pub fn obligation_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Obligati
             }
             date
         });
+        let coverage_text = r.text("coverage");
+        let coverage = if coverage_text.is_empty() {
+            Coverage::General
+        } else {
+            let text = r.one_of("coverage", &Coverage::NAMES);
+            Coverage::parse(&text).unwrap_or(Coverage::General)
+        };
+        let limit = r.text("limit");
+        match (coverage, limit.is_empty()) {
+            (Coverage::General, false) => r.error(
+                "limit",
+                format!("a phase that applies generally has no `limit`; set `coverage` to `sector` or `group` if it is limited to `{limit}`"),
+            ),
+            (Coverage::Sector | Coverage::Group, true) => r.error(
+                "limit",
+                format!("a `{}` phase needs its `limit`, the few words a reader sees after its yes (`electricity and natural-gas sectors only`)", coverage.as_str()),
+            ),
+            _ => {}
+        }
+        let basis_text = r.text("basis");
+        let basis = match status {
+            PhaseStatus::None => {
+                let basis = Basis::parse(&basis_text);
+                if basis.is_none() {
+                    r.error(
+                        "basis",
+                        format!("a `none` phase says in `basis` what its \"no\" rests on: `stated` (a source says so) or `absence` (an absence check), not `{basis_text}`"),
+                    );
+                }
+                basis
+            }
+            _ => {
+                if !basis_text.is_empty() {
+                    r.error(
+                        "basis",
+                        format!("`basis` says what a `none` phase rests on; a `{status_text}` phase leaves it empty"),
+                    );
+                }
+                Option::None
+            }
+        };
+        let source = r.urls("source");
+        let notes = r.text("notes");
+        if basis == Some(Basis::Absence) {
+            if source.len() < 2 {
+                r.error(
+                    "source",
+                    "an absence check names two sources: the dated, comprehensive list the country is missing from, and the national page that was read".to_string(),
+                );
+            }
+            if notes.is_empty() {
+                r.error(
+                    "notes",
+                    "an absence check says so in `notes`: which list the country is missing from (and its date) and which national page was read".to_string(),
+                );
+            }
+        }
         ObligationRow {
             country: r.required("country_code"),
             obligation: r.required("obligation"),
@@ -1182,11 +1378,14 @@ pub fn obligation_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Obligati
             status,
             applies_from,
             scope: r.text("scope"),
-            source: r.urls("source"),
+            coverage,
+            limit,
+            basis,
+            source,
             evidence: r.text("evidence"),
             verification: r.verification("verification"),
             last_verified: r.date("last_verified"),
-            notes: r.text("notes"),
+            notes,
         }
     })
 }

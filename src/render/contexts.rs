@@ -15,7 +15,7 @@ use super::api::{country_detail, erp_detail, local_erp, news_items, partner, spo
 use super::page_figures::{home_map, home_timeline};
 use crate::derive::filters::{FilterKey, filter_members, filter_rule};
 use crate::derive::obligations::country_toggle_derivations;
-use crate::derive::toggles::country_toggle_values;
+use crate::derive::toggles::{ToggleMark, country_toggle_marks};
 use crate::derive::{erp_summary, support_established};
 use crate::model::{
     CountryKey, ErpKey, countries, countries_by_name, country_local_erps, country_mandate,
@@ -37,6 +37,9 @@ pub fn site_context(db: &dyn salsa::Database) -> Json {
         "description": site.description,
         "notice": site.informational_notice,
         "reference_date": site.reference_date,
+        // When the facts were checked, oldest and newest: what the footer says instead of one "as of" date.
+        "checked_oldest": crate::model::check_date_span(db).as_ref().map(|(oldest, _)| oldest),
+        "checked_newest": crate::model::check_date_span(db).as_ref().map(|(_, newest)| newest),
         "api_licence": { "name": site.api_licence.name, "url": site.api_licence.url },
         "data_licence": { "name": site.data_licence.name, "url": site.data_licence.url },
         // The jump-to-country list of every page's header, by name.
@@ -80,12 +83,15 @@ fn country_names(db: &dyn salsa::Database) -> BTreeMap<&str, &str> {
         .collect()
 }
 
-/// A toggle set as `[{name, value}]`, in the published order (the order of [`toggle_labels`]).
-fn toggle_list(toggles: &Toggles) -> Vec<Json> {
-    toggles
-        .values()
+/// A country's toggles as `[{name, value, limit, absence}]`, in the published order (the order of
+/// [`toggle_labels`]): what the `toggle` macro shows (a yes with its limit, a no resting on absence).
+fn toggle_list(marks: &[ToggleMark]) -> Vec<Json> {
+    Toggles::NAMES
         .iter()
-        .map(|(name, value)| json!({ "name": name, "value": value }))
+        .zip(marks)
+        .map(|(name, mark)| {
+            json!({ "name": name, "value": mark.value, "limit": mark.limit, "absence": mark.absence })
+        })
         .collect()
 }
 
@@ -108,11 +114,14 @@ pub(super) fn reporting_anchor(fact: &Fact) -> Option<String> {
 }
 
 /// How many countries have each value of each toggle: `[{yes, no, unknown}]` in the published order.
-fn toggle_counts(rows: &[Toggles]) -> Vec<Json> {
+fn toggle_counts(rows: &[&[ToggleMark]]) -> Vec<Json> {
     (0..Toggles::NAMES.len())
         .map(|i| {
-            let count =
-                |wanted: Option<bool>| rows.iter().filter(|t| t.values()[i].1 == wanted).count();
+            let count = |wanted: Option<bool>| {
+                rows.iter()
+                    .filter(|t| t.get(i).map(|m| m.value) == Some(wanted))
+                    .count()
+            };
             json!({ "yes": count(Some(true)), "no": count(Some(false)), "unknown": count(None) })
         })
         .collect()
@@ -121,11 +130,11 @@ fn toggle_counts(rows: &[Toggles]) -> Vec<Json> {
 /// The home page's data: each country's name, region and toggle values (not its fact texts), by name; the
 /// map and the timeline; the ERPs and filters it links to.
 pub fn home_context(db: &dyn salsa::Database) -> Json {
-    let values: Vec<(&crate::model::CountryInfo, Toggles)> = countries_by_name(db)
+    let values: Vec<(&crate::model::CountryInfo, &[ToggleMark])> = countries_by_name(db)
         .iter()
         .map(|c| {
             let key = CountryKey::new(db, c.code.clone());
-            (c, country_toggle_values(db, key))
+            (c, country_toggle_marks(db, key).as_slice())
         })
         .collect();
     let rows: Vec<Json> = values
@@ -285,13 +294,24 @@ fn b2b_mandate(db: &dyn salsa::Database, key: CountryKey<'_>) -> (&'static str, 
         .and_then(|d| d.applies_from.as_deref())
         .map(|d| format!(" from {d}"))
         .unwrap_or_default();
+    // A mandate limited to a sector or a group says so ("B2B mandate in force: electricity and
+    // natural-gas sectors only"); a "no" that rests on an absence check says that too.
+    let limit = mandatory
+        .and_then(|d| d.limit.as_deref())
+        .map(|l| format!(": {l}"))
+        .unwrap_or_default();
+    let absence = if mandatory.is_some_and(|d| d.rests_on_absence) {
+        " (absence check)"
+    } else {
+        ""
+    };
     match (mandatory.and_then(|d| d.value), in_force) {
-        (_, Some(true)) => ("in-force", "B2B mandate in force".into()),
-        (Some(true), _) => ("enacted", format!("B2B mandate enacted{from}")),
+        (_, Some(true)) => ("in-force", format!("B2B mandate in force{limit}")),
+        (Some(true), _) => ("enacted", format!("B2B mandate enacted{from}{limit}")),
         (Some(false), _) if mandatory.and_then(|d| d.status.as_deref()) == Some("planned") => {
             ("planned", "B2B mandate planned".into())
         }
-        (Some(false), _) => ("none", "No B2B mandate".into()),
+        (Some(false), _) => ("none", format!("No B2B mandate{absence}")),
         (None, _) => ("unknown", "B2B mandate not established".into()),
     }
 }
@@ -469,11 +489,22 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
     };
     let labels = toggle_labels(db);
     let reference = crate::model::reference_date(db);
+    let phase_notes = |id: &Option<String>| {
+        country_obligations(db, key)
+            .iter()
+            .find(|p| Some(p.id()) == *id)
+            .map(|p| p.notes.trim().to_string())
+            .unwrap_or_default()
+    };
     let toggles: Vec<Json> = country_toggle_derivations(db, key)
         .iter()
         .zip(labels.as_array().into_iter().flatten())
         .map(|(d, label)| {
             json!({
+                "limit": d.limit,
+                "absence": d.rests_on_absence,
+                "evidence": d.evidence,
+                "notes": phase_notes(&d.phase_id),
                 "name": d.toggle,
                 "label": label["label"],
                 "description": label["description"],
@@ -513,8 +544,12 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
                 "status_words": phase_in_words(p.status.as_str(), p.applies_from.map(|d| d.to_string()).as_deref(), reference),
                 "applies_from": p.applies_from.map(|d| d.to_string()),
                 "scope": p.scope,
+                "coverage": p.coverage.as_str(),
+                "limit": p.limit,
+                "basis": p.basis.map(|b| b.as_str()),
                 "notes": p.notes,
                 "source_urls": p.source,
+                "evidence": p.evidence,
                 "verification": p.verification,
                 "last_checked": p.last_verified,
             })
@@ -1012,7 +1047,10 @@ pub(crate) fn filter_context<'db>(db: &'db dyn salsa::Database, key: FilterKey<'
     members.sort_by_cached_key(|m| (crate::ids::slugify(&m.name), m.code.clone()));
     let members: Vec<Json> = members
         .iter()
-        .map(|m| json!({ "code": m.code, "name": m.name, "region": m.region, "toggles": toggle_list(&m.toggles) }))
+        .map(|m| {
+            let marks = country_toggle_marks(db, CountryKey::new(db, m.code.clone()));
+            json!({ "code": m.code, "name": m.name, "region": m.region, "toggles": toggle_list(marks) })
+        })
         .collect();
     object([
         ("site", site_context(db).clone()),

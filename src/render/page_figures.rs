@@ -11,7 +11,7 @@ use serde_json::{Value as Json, json};
 use super::contexts::toggle_labels;
 use super::figures::{MapCountry, MapFigure, Shapes, TimelineEvent, TimelineFigure, map, timeline};
 use crate::derive::obligations::calendar;
-use crate::derive::toggles::country_toggle_values;
+use crate::derive::toggles::country_toggle_marks;
 use crate::diagnostics::Diagnostic;
 use crate::model::{CountryKey, countries_by_name, reference_date};
 use crate::parse::source_text;
@@ -48,15 +48,22 @@ pub fn home_map(db: &dyn salsa::Database) -> Result<String, Diagnostic> {
         .collect();
     let countries = countries_by_name(db)
         .iter()
-        .map(|c| MapCountry {
-            code: c.code.clone(),
-            name: c.name.clone(),
-            url: format!("/{}/", c.code),
-            values: country_toggle_values(db, CountryKey::new(db, c.code.clone()))
-                .values()
-                .iter()
-                .map(|(_, v)| *v)
-                .collect(),
+        .map(|c| {
+            let marks = country_toggle_marks(db, CountryKey::new(db, c.code.clone()));
+            MapCountry {
+                code: c.code.clone(),
+                name: c.name.clone(),
+                url: format!("/{}/", c.code),
+                values: marks.iter().map(|m| m.value).collect(),
+                qualifiers: marks
+                    .iter()
+                    .map(|m| {
+                        m.limit
+                            .clone()
+                            .or_else(|| m.absence.then(|| "absence check".to_string()))
+                    })
+                    .collect(),
+            }
         })
         .collect();
     let figure = MapFigure {

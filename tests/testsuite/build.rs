@@ -678,6 +678,7 @@ fn the_data_package_lists_every_file_with_the_spec_columns_and_the_registers() {
         .iter()
         .filter_map(|r| r["path"].as_str())
         .collect();
+    // The SPEC's six tables, then the answers' own: the obligations' phases and the toggles.
     let mut expected = Vec::new();
     for stem in [
         "matrix",
@@ -686,6 +687,8 @@ fn the_data_package_lists_every_file_with_the_spec_columns_and_the_registers() {
         "countries",
         "local_erps",
         "local_partner_flags",
+        "obligations",
+        "toggles",
     ] {
         expected.push(format!("{stem}.csv"));
         expected.push(format!("{stem}.json"));
@@ -694,19 +697,24 @@ fn the_data_package_lists_every_file_with_the_spec_columns_and_the_registers() {
     for resource in resources.iter().filter(|r| r["path"].is_string()) {
         let path = resource["path"].as_str().unwrap();
         let stem = path.rsplit_once('.').unwrap().0;
-        let fields: Vec<&str> = resource["schema"]["fields"]
+        let fields: Vec<String> = resource["schema"]["fields"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|f| f["name"].as_str().unwrap())
+            .map(|f| f["name"].as_str().unwrap().to_string())
             .collect();
-        assert_eq!(fields, spec_columns(stem), "{path}");
+        if ["obligations", "toggles"].contains(&stem) {
+            // Not the SPEC's: their columns are the CSV's header.
+            let (header, _) = csv_records(&shipped().files[&format!("/data/{stem}.csv")]);
+            assert_eq!(fields, header, "{path}");
+        } else {
+            assert_eq!(fields, spec_columns(stem), "{path}");
+        }
         let csv = path.ends_with(".csv");
         assert_eq!(resource["format"], if csv { "csv" } else { "json" });
-        assert_eq!(
-            resource["hash"].is_string(),
-            csv,
-            "{path}: a hash on CSV only"
+        assert!(
+            resource["hash"].is_string() && resource["bytes"].is_u64(),
+            "{path}: every file has its size and hash"
         );
     }
     let key = |name: &str| {
@@ -719,6 +727,17 @@ fn the_data_package_lists_every_file_with_the_spec_columns_and_the_registers() {
         json!(["topic", "country_code", "report_en"])
     );
     assert_eq!(key("connectors"), json!(["provider", "erp"]));
+    assert_eq!(key("obligations"), json!(["phase_id"]));
+    assert_eq!(key("toggles"), json!(["country_code", "toggle"]));
+    // A toggle names the phase that set it.
+    let toggles = resources.iter().find(|r| r["name"] == "toggles").unwrap();
+    assert!(
+        toggles["schema"]["foreignKeys"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"fields": ["phase_id"], "reference": {"resource": "obligations", "fields": ["phase_id"]}})),
+        "{toggles}"
+    );
     // The registers are inline: 61 countries and 11 ERPs, the targets of the foreign keys.
     let register = |name: &str| {
         resources.iter().find(|r| r["name"] == name).unwrap()["data"]
@@ -910,6 +929,11 @@ fn data_package_problems(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
                 .collect();
             for (i, row) in rows.iter().enumerate() {
                 let values = tuple(row, foreign["fields"].as_array().unwrap());
+                // A key that is all missing refers to nothing (a null toggle has no phase), as Table
+                // Schema and Frictionless read it.
+                if values.iter().all(Option::is_none) {
+                    continue;
+                }
                 if !targets.contains(&values) {
                     problems.push(format!("{name} row {}: {values:?} not in {target}", i + 1));
                 }
@@ -1039,8 +1063,9 @@ fn every_json_output_is_canonical_pretty_json() {
         checked += 1;
     }
     // The API bodies (index, 2 lists + 72 details, facts, 5 lists, 7 filters, toggles, calendar, changes,
-    // releases and each release's change set), openapi.json, the six flat JSON files and the data package.
-    assert_eq!(checked, 100 + crate::common::shipped_releases().count);
+    // releases and each release's change set), openapi.json, the eight flat JSON files and the data
+    // package.
+    assert_eq!(checked, 102 + crate::common::shipped_releases().count);
 }
 
 #[test]
@@ -1157,7 +1182,7 @@ fn openapi_describes_every_path_and_validates_every_body() {
     }
     assert_eq!(
         checked,
-        61 + 11 + 18 + 6 + 2 + crate::common::shipped_releases().count,
+        61 + 11 + 18 + 8 + 2 + crate::common::shipped_releases().count,
         "every API body and flat JSON file was validated"
     );
     // And a body that breaks the contract is caught.
@@ -1188,7 +1213,8 @@ fn a_second_build_writes_nothing_and_clean_builds_are_reproducible() {
             .collect()
     };
     let before = mtimes(&project.path().join("site"));
-    let second = locref(project.path(), &["build", "--out", "site"], "1800000000");
+    // An hour later, the same day (a later day moves the calendar's windows, and rewrites its page).
+    let second = locref(project.path(), &["build", "--out", "site"], "1790003600");
     let stdout = text(&second.stdout);
     assert!(
         stdout.contains(" 0 written, ") && stdout.contains(" 0 removed"),
@@ -1240,7 +1266,8 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
     let (country, summary) = (record[0].to_string(), record[4].to_string());
     let edited = original.replacen(&summary, &format!("{summary} Edited."), 1);
     std::fs::write(&partners, edited).unwrap();
-    let run = locref(project.path(), &["build", "--out", "site"], "1800000000");
+    // Later the same day: the calendar's windows stay where they were.
+    let run = locref(project.path(), &["build", "--out", "site"], "1790003600");
     let stdout = text(&run.stdout);
     let written: BTreeSet<&str> = stdout
         .lines()
@@ -1274,7 +1301,7 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
         .unwrap(),
     )
     .unwrap();
-    assert_eq!(detail["meta"]["generated_at"], "2027-01-15T08:00:00Z");
+    assert_eq!(detail["meta"]["generated_at"], "2026-09-21T15:13:20Z");
     let index: Value = serde_json::from_slice(
         &std::fs::read(project.path().join("site/api/v1/index.json")).unwrap(),
     )
@@ -1291,15 +1318,15 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
             + loc.len();
         sitemap[at..at + 20].to_string()
     };
-    assert_eq!(lastmod(&format!("/{country}/")), "2027-01-15T08:00:00Z");
-    assert_eq!(lastmod("/partners/"), "2027-01-15T08:00:00Z");
+    assert_eq!(lastmod(&format!("/{country}/")), "2026-09-21T15:13:20Z");
+    assert_eq!(lastmod("/partners/"), "2026-09-21T15:13:20Z");
     assert_eq!(lastmod("/"), "2026-09-21T14:13:20Z");
     assert_eq!(lastmod("/changes/"), "2026-09-21T14:13:20Z");
-    assert_eq!(sitemap.matches("2027-01-15T08:00:00Z").count(), 2);
+    assert_eq!(sitemap.matches("2026-09-21T15:13:20Z").count(), 2);
     // A page's footer says when its own content last changed, in the page and in its Markdown twin.
     let updated = |page: &str| footer_updated(&project.path().join("site"), page);
     for page in [format!("/{country}/"), "/partners/".to_string()] {
-        assert_eq!(updated(&page), ["2027-01-15T08:00:00Z"; 3], "{page}");
+        assert_eq!(updated(&page), ["2026-09-21T15:13:20Z"; 3], "{page}");
     }
     for page in ["/", "/changes/", "/api/"] {
         assert_eq!(updated(page), ["2026-09-21T14:13:20Z"; 3], "{page}");
@@ -1308,8 +1335,8 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
     // heading says once when the file last changed (with this edit).
     let full = std::fs::read_to_string(project.path().join("site/llms-full.txt")).unwrap();
     assert!(!full.contains("This page was last updated"));
-    assert_eq!(full.matches("last updated").count(), 1);
-    assert!(full.contains("This file was last updated 2027-01-15T08:00:00Z;"));
+    assert_eq!(full.matches("This file was last updated").count(), 1);
+    assert!(full.contains("This file was last updated 2026-09-21T15:13:20Z;"));
 }
 
 /// The "last updated" time in the footer of the page at `page` (a directory path) as the reader sees it:
@@ -1377,9 +1404,14 @@ fn a_bad_source_reports_every_located_error_and_writes_nothing() {
         )),
         "{stderr}"
     );
+    // `maybe` is also an answer without a source: its source, evidence and date are each reported.
+    assert!(
+        stderr.contains("error: matrix cell `maybe` needs the URL of the source that was read"),
+        "{stderr}"
+    );
     assert_eq!(
         stderr.lines().filter(|l| l.contains(": error: ")).count(),
-        3,
+        6,
         "all errors, each once: {stderr}"
     );
     assert!(stderr.contains("nothing was written"), "{stderr}");
@@ -1480,7 +1512,8 @@ fn site_session(root: &Path) -> (std::path::PathBuf, locref::session::Session) {
     let out = root.join("site");
     let session = locref::session::Session::load(root, &out)
         .unwrap()
-        .with_fixed_time("2027-01-01T00:00:00Z");
+        // Later the same day as the build it follows (a later day would move the calendar's windows).
+        .with_fixed_time("2026-09-21T20:00:00Z");
     (out, session)
 }
 
@@ -1519,7 +1552,7 @@ fn rebuilds_keep_spare_files_outside_the_output_and_clean_removes_them() {
     // keeps no copy of the site in memory (the files are the site).
     let facts = text(&std::fs::read(out.join("api/v1/facts.json")).unwrap());
     assert!(!facts.contains("TVA (spare check)"));
-    assert!(facts.contains("\"generated_at\": \"2027-01-01T00:00:00Z\""));
+    assert!(facts.contains("\"generated_at\": \"2026-09-21T20:00:00Z\""));
     assert!(session.site().is_empty());
     if cfg!(target_os = "linux") {
         // The spare of facts.json holds the version before the last write: the edited one.
@@ -1812,7 +1845,9 @@ fn a_huge_broken_table_gives_a_screenful_of_errors() {
         "country_code,name,segment,description,website,source,verification,last_verified\n",
     );
     for i in 0..100_000 {
-        text_of.push_str(&format!("qq,Name {i},ERP,x,not-a-url,,unverified,\n"));
+        text_of.push_str(&format!(
+            "qq,Name {i},ERP,x,not-a-url,https://example.org/,unverified,2026-11-27\n"
+        ));
     }
     std::fs::write(
         project.path().join("sources/tables/local_erps.csv"),
@@ -1953,6 +1988,13 @@ fn the_calendar_lists_every_dated_phase_in_date_order_and_its_ics_parses() {
         .expect("a valid iCalendar file");
     assert!(parser.next().is_none());
     assert_eq!(parsed.events.len(), entries.len());
+    // RFC 5545 allows one PRODID.
+    let prodids = parsed
+        .properties
+        .iter()
+        .filter(|p| p.name == "PRODID")
+        .count();
+    assert_eq!(prodids, 1, "one PRODID");
     let property =
         |event: &ical::parser::ical::component::IcalEvent, name: &str| -> (String, Vec<String>) {
             let p = event
@@ -1982,19 +2024,18 @@ fn the_calendar_lists_every_dated_phase_in_date_order_and_its_ics_parses() {
         let date = entry["date"].as_str().unwrap();
         let compact = first_day(date).replace('-', "");
         assert_eq!(start, compact, "{date}");
-        // The event ends the day after the last day of the recorded span.
-        let expected_end = match date.len() {
-            4 => format!("{}0101", date.parse::<u32>().unwrap() + 1),
-            7 => {
-                let (y, m): (u32, u32) = (date[..4].parse().unwrap(), date[5..].parse().unwrap());
-                if m == 12 {
-                    format!("{}0101", y + 1)
-                } else {
-                    format!("{y}{:02}01", m + 1)
-                }
-            }
-            _ => end.clone(),
+        // A one-day event: a month or a year stays coarse, and its title says so.
+        let next_day = {
+            let day: jiff::civil::Date = first_day(date).parse().unwrap();
+            day.tomorrow().unwrap().to_string().replace('-', "")
         };
+        let expected_end = next_day;
+        let (summary, _) = property(event, "SUMMARY");
+        match date.len() {
+            4 => assert!(summary.ends_with("(year only)"), "{summary}"),
+            7 => assert!(summary.ends_with("(month only)"), "{summary}"),
+            _ => assert!(!summary.contains(" only)"), "{summary}"),
+        }
         assert_eq!(end, expected_end, "{date}");
         assert!(property(event, "DTSTAMP").0.ends_with("T000000Z"));
     }
@@ -2071,4 +2112,187 @@ fn a_clean_build_that_fails_the_page_check_leaves_the_last_good_build() {
     );
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert_eq!(tree(&root.join("site")), before, "exactly the outputs");
+}
+
+/// The text of an HTML fragment, tags dropped and entities that the templates escape decoded.
+fn plain(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&amp;", "&")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+}
+
+/// How every page shows a toggle: "yes", "yes: <limit>", "no", "no (absence check)" or "unknown".
+fn answer_text(value: &Value, limit: Option<&str>, absence: bool) -> String {
+    match (value, limit) {
+        (Value::Bool(true), Some(limit)) => format!("yes: {limit}"),
+        (Value::Bool(true), None) => "yes".to_string(),
+        (Value::Bool(false), _) if absence => "no (absence check)".to_string(),
+        (Value::Bool(false), _) => "no".to_string(),
+        _ => "unknown".to_string(),
+    }
+}
+
+#[test]
+fn toggles_agree_in_the_api_the_data_files_and_the_pages_and_absence_is_marked_in_each() {
+    let derivations = json_file("/api/v1/toggles.json");
+    let data = json_file("/data/toggles.json");
+    let data_rows = data.as_array().unwrap();
+    let csv = &shipped().files["/data/toggles.csv"];
+    let (header, csv_rows) = csv_records(csv);
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let home = text(&shipped().files["/index.html"]);
+    let (mut absences, mut limits) = (0, 0);
+    let rows = derivations["data"].as_array().unwrap();
+    assert_eq!(rows.len(), COUNTRY_CODES.split(' ').count() * TOGGLES.len());
+    for d in rows {
+        let (code, toggle) = (
+            d["country"].as_str().unwrap(),
+            d["toggle"].as_str().unwrap(),
+        );
+        let limit = d["limit"].as_str();
+        let absence = d["rests_on_absence"] == true;
+        absences += usize::from(absence);
+        limits += usize::from(limit.is_some());
+        // The API's country and toggles.json.
+        let country = json_file(&format!("/api/v1/countries/{code}.json"));
+        assert_eq!(
+            country["data"]["toggles"][toggle], d["value"],
+            "{code} {toggle}"
+        );
+        // data/toggles.json and .csv.
+        let record = data_rows
+            .iter()
+            .find(|r| r["country_code"] == code && r["toggle"] == toggle)
+            .unwrap_or_else(|| panic!("{code} {toggle} not in data/toggles.json"));
+        let value_text = match &d["value"] {
+            Value::Bool(b) => json!(b.to_string()),
+            _ => Value::Null,
+        };
+        assert_eq!(record["value"], value_text, "{code} {toggle}");
+        assert_eq!(record["limit"].as_str(), limit, "{code} {toggle}");
+        assert_eq!(
+            record["rests_on_absence"],
+            if absence { "yes" } else { "no" }
+        );
+        assert_eq!(record["phase_id"], d["phase_id"], "{code} {toggle}");
+        let row = csv_rows
+            .iter()
+            .find(|r| r[column("country_code")] == code && r[column("toggle")] == toggle)
+            .unwrap();
+        assert_eq!(
+            row[column("value")],
+            value_text.as_str().unwrap_or_default()
+        );
+        assert_eq!(row[column("limit")], limit.unwrap_or_default());
+        // The country page's row of the toggle.
+        let expected = answer_text(&d["value"], limit, absence);
+        let page = text(&shipped().files[&format!("/{code}/index.html")]);
+        let start = page
+            .find(&format!("<tr id=\"toggle-{toggle}\">"))
+            .unwrap_or_else(|| panic!("/{code}/ has no row for {toggle}"));
+        let cell_start = start + page[start..].find("<td class=\"answer").unwrap();
+        let cell = &page[cell_start..cell_start + page[cell_start..].find("</td>").unwrap()];
+        let shown = plain(cell);
+        assert!(
+            shown.starts_with(&expected),
+            "/{code}/ shows `{shown}` for {toggle}, the API says `{expected}`"
+        );
+        if absence {
+            assert!(shown.starts_with("no (absence check)"));
+        }
+        let twin = text(&shipped().files[&format!("/{code}/index.md")]);
+        assert!(
+            twin.contains(&format!("| {expected} |")),
+            "/{code}/index.md does not show `{expected}` for {toggle}"
+        );
+    }
+    // The home page's table shows the same answers, row by row (a country per row, toggles in order).
+    for code in COUNTRY_CODES.split(' ') {
+        let start = home
+            .find(&format!("<tr><th scope=\"row\"><a href=\"/{code}/\">"))
+            .unwrap_or_else(|| panic!("home has no row for {code}"));
+        let row = &home[start..start + home[start..].find("</tr>").unwrap()];
+        let cells: Vec<String> = row
+            .split("<td class=\"")
+            .skip(1) // the country's heading and its region
+            .map(|cell| plain(&format!("<{cell}")).trim().to_string())
+            .collect();
+        for (i, toggle) in TOGGLES.iter().enumerate() {
+            let d = rows
+                .iter()
+                .find(|d| d["country"] == code && d["toggle"] == *toggle)
+                .unwrap();
+            let expected = answer_text(
+                &d["value"],
+                d["limit"].as_str(),
+                d["rests_on_absence"] == true,
+            );
+            assert_eq!(cells.get(i), Some(&expected), "home, {code} {toggle}");
+        }
+    }
+    // The shipped data has both kinds of qualified answer, so this test shows them.
+    assert!(
+        absences > 0 && limits > 0,
+        "{absences} absences, {limits} limits"
+    );
+}
+
+#[test]
+fn no_yes_or_no_contradicts_its_reason_or_its_limit() {
+    // What a reason says when the answer it explains is narrower than a plain yes or no.
+    let limiting = regex::Regex::new(
+        r"(?i)\b(no general|not a general|limited to|only (for|in|to) (the )?[a-z -]*sectors?)\b",
+    )
+    .unwrap();
+    let derivations = json_file("/api/v1/toggles.json");
+    let obligations = json_file("/data/obligations.json");
+    for d in derivations["data"].as_array().unwrap() {
+        let who = format!("{} {}", d["country"], d["toggle"]);
+        let Some(phase_id) = d["phase_id"].as_str() else {
+            assert!(d["value"].is_null(), "{who}: a value without its phase");
+            continue;
+        };
+        let phase = obligations
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["phase_id"] == phase_id)
+            .unwrap_or_else(|| panic!("{who}: phase {phase_id} not in data/obligations.json"));
+        let reason = format!(
+            "{} {}",
+            phase["scope"].as_str().unwrap_or_default(),
+            phase["notes"].as_str().unwrap_or_default()
+        );
+        if d["value"] == true {
+            if limiting.is_match(&reason) {
+                assert!(
+                    d["limit"].is_string(),
+                    "{who}: yes, but its reason says `{reason}` and no limit is shown"
+                );
+            }
+            assert_ne!(
+                phase["legal_status"], "none",
+                "{who}: yes from a `none` phase"
+            );
+        }
+        if d["value"] == false {
+            assert!(d["limit"].is_null(), "{who}: a limit on a no");
+        }
+        if d["rests_on_absence"] == true {
+            assert_eq!(d["value"], false, "{who}");
+            assert_eq!(phase["basis"], "absence", "{who}");
+        }
+    }
 }

@@ -124,12 +124,16 @@ fn duplicates_unknown_ids_and_bad_urls_are_located() {
     );
     assert_eq!(
         shown,
-        ["sources/tables/local_erps.csv:2:14: error: `ftp://foo.example` is not an http(s) URL"]
+        [
+            "sources/tables/local_erps.csv:2:14: error: `ftp://foo.example` is not an http(s) URL: it does not start with `http://` or `https://`",
+            "sources/tables/local_erps.csv:2:32: error: listing `Foo` needs the URL of the source that was read; only a row that is not listed needs none",
+            "sources/tables/local_erps.csv:2:44: error: listing `Foo` needs the date its source was read; only a row that is not listed needs none",
+        ]
     );
 
     let shown = diagnostics_with(
         "sources/tables/local_erps.csv",
-        format!("{header}qq,Foo,SME,x,,,unverified,\n").as_bytes(),
+        format!("{header}qq,Foo,SME,x,,https://example.org/foo,secondary,2026-11-27\n").as_bytes(),
     );
     assert_eq!(
         shown,
@@ -147,64 +151,76 @@ fn the_honesty_rule_is_enforced() {
         format!("{header}it,odoo,partner,,,secondary,\nfr,odoo,partner,,,unverified,2026-01-01\n")
             .as_bytes(),
     );
+    // A flag is an answer: whatever its grade, it names its source and the day it was read.
     assert_eq!(
         shown,
         [
-            "sources/tables/local_partner_flags.csv:2:18: error: a `secondary` flag needs the URL of the source that was read",
-            "sources/tables/local_partner_flags.csv:2:29: error: a `secondary` flag needs the date it was checked",
-            "sources/tables/local_partner_flags.csv:3:30: error: an `unverified` flag has no check date; leave it empty",
+            "sources/tables/local_partner_flags.csv:2:18: error: flag `partner` needs the URL of the source that was read; only a row that is not listed needs none",
+            "sources/tables/local_partner_flags.csv:2:29: error: flag `partner` needs the date its source was read; only a row that is not listed needs none",
+            "sources/tables/local_partner_flags.csv:3:18: error: flag `partner` needs the URL of the source that was read; only a row that is not listed needs none",
         ]
     );
+    // An unknown needs no source; any other answer does, a "no" included.
+    let header_m = "country_code,erp,support_type,vendors,notes,erp_source,evidence,verification,last_verified\n";
+    let matrix = shipped("sources/tables/matrix.csv");
+    let edited: String = matrix
+        .lines()
+        .skip(1)
+        .map(|l| {
+            if l.starts_with("it,workday-financial-management,unknown/unverified,") {
+                "it,workday-financial-management,via provider,Pagero,,,unverified,unverified,\n"
+                    .to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    assert!(
+        edited.contains("via provider,Pagero"),
+        "Italy × Workday is unknown in the shipped matrix"
+    );
+    let line = matrix
+        .lines()
+        .position(|l| l.starts_with("it,workday-financial-management,"))
+        .unwrap()
+        + 1;
+    let shown = diagnostics_with(
+        "sources/tables/matrix.csv",
+        format!("{header_m}{edited}").as_bytes(),
+    );
+    assert_eq!(shown.len(), 3, "{shown:?}");
+    assert!(
+        shown.iter().all(
+            |d| d.starts_with(&format!("sources/tables/matrix.csv:{line}:"))
+                && d.contains("matrix cell `via provider` needs")
+        ),
+        "{shown:?}"
+    );
     // The facts table is parsed country by country: a row far down the file, in a later country's run,
-    // is still located at its own line of the file.
+    // is still located at its own line of the file: a value stripped of its source, evidence and date is
+    // reported three times there.
     let text = shipped("sources/tables/countries.csv");
     let row = text
         .lines()
         .rev()
-        .find(|l| l.ends_with(",unverified,unverified,"))
+        .find(|l| l.contains(",search-extract,secondary,") && !l.contains('"'))
         .unwrap();
-    let claimed = row.replace(",unverified,unverified,", ",fetched,unverified,");
+    let cells: Vec<&str> = row.split(',').collect();
+    let unsourced = format!(
+        "{},{},{},,unverified,unverified,",
+        cells[0], cells[1], cells[2]
+    );
     let line = text.lines().position(|l| l == row).unwrap() + 1;
     let shown = diagnostics_with(
         "sources/tables/countries.csv",
-        text.replacen(row, &claimed, 1).as_bytes(),
+        text.replacen(row, &unsourced, 1).as_bytes(),
     );
-    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert_eq!(shown.len(), 3, "{shown:?}");
     assert!(
-        shown[0].starts_with(&format!("sources/tables/countries.csv:{line}:")),
+        shown
+            .iter()
+            .all(|d| d.starts_with(&format!("sources/tables/countries.csv:{line}:"))),
         "{shown:?}"
-    );
-    assert!(
-        shown[0].ends_with(
-            "evidence `fetched` says a source was read, so `verification` cannot be `unverified`"
-        ),
-        "{shown:?}"
-    );
-    assert!(line > 600, "{line}");
-    // A run of an unknown code between two countries, and a second row for a fact France already has.
-    let france = text
-        .lines()
-        .find(|l| l.starts_with("fr,Currency,"))
-        .unwrap();
-    let france_line = text.lines().position(|l| l == france).unwrap() + 1;
-    let edited = text.replacen(
-        france,
-        &format!("{france}\nzz,Currency,EUR,,unverified,unverified,\n{france}"),
-        1,
-    );
-    let shown = diagnostics_with("sources/tables/countries.csv", edited.as_bytes());
-    assert_eq!(
-        shown,
-        [
-            format!(
-                "sources/tables/countries.csv:{}:1: error: unknown country code `zz` (not in sources/registers/countries.csv)",
-                france_line + 1
-            ),
-            format!(
-                "sources/tables/countries.csv:{}:4: error: duplicate fact `fr / Currency` (first on line {france_line})",
-                france_line + 2
-            ),
-        ]
     );
 }
 
@@ -428,19 +444,21 @@ fn obligations_with(rows: &str) -> Vec<String> {
 fn obligations_are_checked_with_located_errors() {
     let table = shipped("sources/tables/obligations.csv");
     let next = table.lines().count() + 1;
-    let shown = obligations_with("qq,saf-t,main,none,,,,unverified,unverified,,\n");
+    let shown = obligations_with(
+        "qq,saf-t,main,unclear,,,,,,,unverified,unverified,,nothing read settles it\n",
+    );
     assert_eq!(
         shown,
         [format!(
             "sources/tables/obligations.csv:{next}:1: error: unknown country code `qq` (not in sources/registers/countries.csv)"
         )]
     );
-    let shown = obligations_with("ad,saf-t,x,enacted,2027-02-30,,,unverified,unverified,,\n");
+    let shown = obligations_with("ad,saf-t,x,enacted,2027-02-30,,,,,,unverified,unverified,,\n");
     assert!(
         shown.contains(&format!("sources/tables/obligations.csv:{next}:20: error: `2027-02-30` is not a date: that month has no day 30")),
         "{shown:?}"
     );
-    let shown = obligations_with("ad,saf-t,x,enacted,,,,unverified,unverified,,\n");
+    let shown = obligations_with("ad,saf-t,x,enacted,,,,,,,unverified,unverified,,\n");
     assert!(
         shown.iter().any(
             |d| d.starts_with(&format!("sources/tables/obligations.csv:{next}:"))
@@ -448,7 +466,7 @@ fn obligations_are_checked_with_located_errors() {
         ),
         "{shown:?}"
     );
-    let shown = obligations_with("ad,saf-t,x,in-force,2030,,,unverified,unverified,,\n");
+    let shown = obligations_with("ad,saf-t,x,in-force,2030,,,,,,unverified,unverified,,\n");
     assert!(
         shown
             .iter()
@@ -461,14 +479,14 @@ fn obligations_are_checked_with_located_errors() {
         .position(|l| l.starts_with("ad,saf-t,") && l.contains(",unclear,"))
         .map(|i| i + 1)
         .expect("Andorra's SAF-T is unclear in the shipped table");
-    let shown = obligations_with("ad,saf-t,later,planned,2028,,,unverified,unverified,,\n");
+    let shown = obligations_with("ad,saf-t,later,planned,2028,,,,,,unverified,unverified,,\n");
     assert!(
         shown.contains(&format!("sources/tables/obligations.csv:{unclear}:15: error: contradictory phases: a `unclear` phase must be the only phase of `saf-t`, which has 2 here")),
         "{shown:?}"
     );
     // Two phases of one obligation from the same date for the same scope overlap.
     let shown = obligations_with(
-        "de,saf-t,a,planned,2029,all companies,,unverified,unverified,,\nde,saf-t,b,planned,2029,all companies,,unverified,unverified,,\n",
+        "de,saf-t,a,planned,2029,all companies,,,,,unverified,unverified,,\nde,saf-t,b,planned,2029,all companies,,,,,unverified,unverified,,\n",
     );
     assert!(
         shown.iter().any(|d| d

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 
 use crate::common::{copy_project, locref, read, replace_once, snapshot, text};
 
-/// 2026-11-24T09:00:00Z: after the last shipped release.
-const AFTER: &str = "1795510800";
+/// 2026-11-28T09:00:00Z: after the last shipped release.
+const AFTER: &str = "1795856400";
 /// 2026-09-21T14:13:20Z: before it.
 const BEFORE: &str = "1790000000";
 
@@ -36,20 +36,23 @@ fn inputs(root: &Path) -> BTreeMap<String, Vec<u8>> {
     all
 }
 
+/// Australia's reporting fact as shipped: what [`edit_australia`] adds its SAF-T clause to.
+const AU_REPORTING_FACT: &str = "Business Activity Statement (BAS) quarterly where GST turnover is under AUD 20 million (monthly by choice), monthly where it is AUD 20 million or more, and annually for voluntary registrants with GST turnover under AUD 75,000 (AUD 150,000 for non-profits). Real-time reporting: no (GST is reported through the periodic BAS; no invoice-by-invoice submission to the ATO).";
+
 /// The change that makes the releases below: Australia's SAF-T becomes required (its phase, and its
 /// fact's clause, which must agree with the phase).
 fn edit_australia(root: &Path) {
     replace_once(
         root,
         "sources/tables/countries.csv",
-        "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no.",
-        "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
+        "no invoice-by-invoice submission to the ATO).",
+        "no invoice-by-invoice submission to the ATO). SAF-T: required.",
     );
     replace_once(
         root,
         "sources/tables/obligations.csv",
-        "au,saf-t,main,none,,,",
-        "au,saf-t,main,in-force,,,",
+        "au,saf-t,main,none,,,,,absence,",
+        "au,saf-t,main,in-force,,,,,,",
     );
 }
 
@@ -63,7 +66,7 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
         root,
         &[
             "release",
-            "2026.11.24-1",
+            "2026.11.28-1",
             "--note",
             "Australia: SAF-T required, checked",
         ],
@@ -72,7 +75,7 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     assert!(run.status.success(), "{}", text(&run.stderr));
     let stdout = text(&run.stdout);
     assert!(
-        stdout.contains(&format!("released 2026.11.24-1 at 2026-11-24T09:00:00Z: 1403 facts of 61 countries; 2 changes since {}", last())),
+        stdout.contains(&format!("released 2026.11.28-1 at 2026-11-28T09:00:00Z: 1404 facts of 61 countries; 2 changes since {}", last())),
         "{stdout}"
     );
     let after = inputs(root);
@@ -84,19 +87,19 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     assert_eq!(
         changed,
         [
-            "releases/2026.11.24-1.jsonl",
+            "releases/2026.11.28-1.jsonl",
             "releases/releases.csv",
             "rules/site.toml"
         ]
     );
-    assert!(read(root, "rules/site.toml").contains("\nversion = \"2026.11.24-1\"\n"));
-    let snapshot = read(root, "sources/releases/2026.11.24-1.jsonl");
+    assert!(read(root, "rules/site.toml").contains("\nversion = \"2026.11.28-1\"\n"));
+    let snapshot = read(root, "sources/releases/2026.11.28-1.jsonl");
     let register = read(root, "sources/releases/releases.csv");
     let row = register.lines().last().unwrap();
     assert_eq!(
         row,
         format!(
-            "2026.11.24-1,2026-11-24T09:00:00Z,{},\"Australia: SAF-T required, checked\"",
+            "2026.11.28-1,2026-11-28T09:00:00Z,{},\"Australia: SAF-T required, checked\"",
             blake3::hash(snapshot.as_bytes()).to_hex()
         )
     );
@@ -138,19 +141,19 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     assert_eq!(
         first,
         [
-            ("2026.11.24-1", "toggle_flipped"),
-            ("2026.11.24-1", "value_changed")
+            ("2026.11.28-1", "toggle_flipped"),
+            ("2026.11.28-1", "value_changed")
         ]
     );
     let detail: Value =
-        serde_json::from_str(&read(root, "public/api/v1/releases/2026.11.24-1.json")).unwrap();
-    assert_eq!(detail["meta"]["version"], "2026.11.24-1");
+        serde_json::from_str(&read(root, "public/api/v1/releases/2026.11.28-1.json")).unwrap();
+    assert_eq!(detail["meta"]["version"], "2026.11.28-1");
     assert_eq!(detail["data"]["previous"], last());
     assert_eq!(detail["data"]["note"], "Australia: SAF-T required, checked");
 
     // The same version again, and a version that does not increase: refused, nothing written.
     let again = inputs(root);
-    for version in ["2026.11.24-1", "2026.11.24.1", "2026.11.23-9"] {
+    for version in ["2026.11.28-1", "2026.11.28.1", "2026.11.27-0"] {
         let run = locref(root, &["release", version], AFTER);
         assert_eq!(run.status.code(), Some(1), "{version}");
         assert!(
@@ -172,7 +175,7 @@ fn a_release_after_a_failed_check_writes_nothing() {
         "fr,sage-intacct,bogus,",
     );
     let before = inputs(root);
-    let run = locref(root, &["release", "2026.11.24-1"], AFTER);
+    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
     assert_eq!(run.status.code(), Some(1));
     let stderr = text(&run.stderr);
     assert!(
@@ -242,7 +245,7 @@ fn a_duplicate_non_increasing_malformed_or_backdated_release_is_refused_and_writ
     // A note that a spreadsheet would run as a formula is refused too.
     let run = locref(
         root,
-        &["release", "2026.11.24-1", "--note", "=HYPERLINK()"],
+        &["release", "2026.11.28-1", "--note", "=HYPERLINK()"],
         AFTER,
     );
     assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
@@ -255,13 +258,13 @@ fn a_duplicate_non_increasing_malformed_or_backdated_release_is_refused_and_writ
 fn a_release_never_writes_over_a_snapshot() {
     let dir = copy_project();
     let root = dir.path();
-    let stray = root.join("sources/releases/2026.11.24-1.jsonl");
+    let stray = root.join("sources/releases/2026.11.28-1.jsonl");
     std::fs::write(&stray, "{\"country\":\"ad\",\"toggles\":{}}\n").unwrap();
     let before = inputs(root);
-    let run = locref(root, &["release", "2026.11.24-1"], AFTER);
+    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
     assert_eq!(run.status.code(), Some(1));
     assert!(
-        text(&run.stderr).contains("sources/releases/2026.11.24-1.jsonl:1:1: error: `sources/releases/2026.11.24-1.jsonl` is not a recorded release"),
+        text(&run.stderr).contains("sources/releases/2026.11.28-1.jsonl:1:1: error: `sources/releases/2026.11.28-1.jsonl` is not a recorded release"),
         "{}",
         text(&run.stderr)
     );
@@ -697,8 +700,8 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
         [
             &json!({"release": null, "released_at": null, "country": "au", "fact_id": null, "erp": null, "toggle": "saft_required", "label": "saft_required", "kind": "toggle_flipped", "old": false, "new": true}),
             &json!({"release": null, "released_at": null, "country": "au", "fact_id": "au-periodic-reporting", "erp": null, "toggle": null, "label": "Periodic / real-time reporting", "kind": "value_changed",
-                "old": "Business Activity Statement (BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no. Audit file: no.",
-                "new": "Business Activity Statement (BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required. Audit file: no."}),
+                "old": AU_REPORTING_FACT,
+                "new": format!("{AU_REPORTING_FACT} SAF-T: required.")}),
         ]
     );
     let page = read(root, "public/changes/index.html");
@@ -963,7 +966,7 @@ fn a_project_without_releases_has_an_empty_history_until_its_first_release() {
     let run = locref(root, &["release", "1"], AFTER);
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert!(text(&run.stdout).contains(
-        "released 1 at 2026-11-24T09:00:00Z: 1403 facts of 61 countries; the first release"
+        "released 1 at 2026-11-28T09:00:00Z: 1404 facts of 61 countries; the first release"
     ));
     assert_eq!(
         read(root, "sources/releases/releases.csv").lines().next(),

@@ -5,6 +5,8 @@
 //! A case is a folder under `tests/hostile/`:
 //! - `overlay/<project path>`: a file that replaces (or adds) that project file;
 //! - `append/<project path>`: text appended to that project file;
+//! - `replace/<project path>`: pairs of lines, the start of a row of that project file (`it,workday-financial-management,`)
+//!   and the row that takes its place: one claim changed in place where appending would make a duplicate;
 //! - `expected`: `exit: <code>` and what `locref build` printed on stderr (with the project folder
 //!   written `<project>`, and a line of appended text written `+n`, its line within the appended text, so
 //!   the fixture holds however the shipped file grows). `UPDATE_EXPECT=1 cargo test hostile` records it anew; review the diff.
@@ -25,6 +27,25 @@ fn corpus() -> std::path::PathBuf {
 fn apply(case: &Path, root: &Path) -> Vec<(String, usize)> {
     if case.join("overlay").is_dir() {
         copy_dir(&case.join("overlay"), root);
+    }
+    for (relative, bytes) in snapshot(&case.join("replace")) {
+        let target = root.join(&relative);
+        let mut text =
+            std::fs::read_to_string(&target).expect("a replaced file exists in the project");
+        let pairs = String::from_utf8(bytes).expect("a replacement is text");
+        let lines: Vec<&str> = pairs.lines().collect();
+        for pair in lines.chunks(2) {
+            let [start, row] = pair else {
+                panic!("{relative}: a replacement is a pair of lines");
+            };
+            let old = text
+                .lines()
+                .find(|line| line.starts_with(start))
+                .unwrap_or_else(|| panic!("{relative}: no row starts with `{start}`"))
+                .to_string();
+            text = text.replacen(&old, row, 1);
+        }
+        std::fs::write(&target, text).unwrap();
     }
     let append = case.join("append");
     let mut appended = Vec::new();

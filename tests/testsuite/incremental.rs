@@ -157,6 +157,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
         expect![[r#"
             broken_links × 4
             check_country_facts_of × 1
+            check_date_span × 1
             check_fact_clauses_of × 1
             check_vat_rates_of × 1
             condensed_twin × 2
@@ -181,6 +182,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
+            json_digest × 1
             output_digest × 14
             output_file(api_changes) × 1
             output_file(api_country) × 1
@@ -386,13 +388,13 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         &[
             (
                 "sources/tables/obligations.csv",
-                "au,saf-t,main,none,,,",
-                "au,saf-t,main,in-force,,,",
+                "au,saf-t,main,none,,,,,absence,",
+                "au,saf-t,main,in-force,,,,,,",
             ),
             (
                 "sources/tables/countries.csv",
-                "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no.",
-                "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
+                "no invoice-by-invoice submission to the ATO).",
+                "no invoice-by-invoice submission to the ATO). SAF-T: required.",
             ),
         ],
         // Every filter re-checks its members (they read the toggles); only saft-required is rendered again.
@@ -409,12 +411,13 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         // index, the feed and the changes page and twin are rewritten; the changes page's new rows link
         // into Australia's History.
         expect![[r#"
-            broken_links × 9
+            broken_links × 6
             check_country_facts_of × 1
+            check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
             check_vat_rates_of × 1
-            condensed_twin × 5
+            condensed_twin × 6
             country_calendar × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -431,40 +434,42 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             country_phase_dates × 1
             country_summary × 1
             country_toggle_derivations × 1
+            country_toggle_marks × 1
             country_toggle_values × 1
             country_toggles × 1
-            csv_digest × 1
+            csv_digest × 3
             current_country_state × 1
             decoded_text × 2
             e_invoicing_deadlines × 1
             endpoints × 1
             erp_history × 11
             filter_members × 7
-            flat_part_csv × 1
-            flat_part_json × 1
-            flat_row_count × 1
-            flat_rows × 1
+            flat_part_csv × 3
+            flat_part_json × 3
+            flat_row_count × 3
+            flat_rows × 3
             home_map × 1
+            json_digest × 3
             obligation_rows × 1
-            output_digest × 23
+            output_digest × 30
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
             output_file(api_facts) × 1
-            output_file(api_filter) × 1
+            output_file(api_filter) × 2
             output_file(api_index) × 1
             output_file(api_toggles) × 1
             output_file(changes_feed) × 1
-            output_file(data_csv) × 1
-            output_file(data_json) × 1
+            output_file(data_csv) × 3
+            output_file(data_json) × 3
             output_file(datapackage) × 1
             output_file(llms_full) × 1
             output_file(page_changes) × 1
             output_file(page_changes_md) × 1
             output_file(page_country) × 1
             output_file(page_country_md) × 1
-            output_file(page_filter) × 1
-            output_file(page_filter_md) × 1
+            output_file(page_filter) × 2
+            output_file(page_filter_md) × 2
             output_file(page_filters) × 1
             output_file(page_filters_md) × 1
             output_file(page_home) × 1
@@ -474,12 +479,12 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             page_context(changes) × 1
             page_context(country) × 1
             page_context(e_invoicing) × 1
-            page_context(filter) × 1
+            page_context(filter) × 2
             page_context(filters) × 1
             page_context(home) × 1
             page_ids × 1
             page_layout × 2
-            page_links × 10
+            page_links × 12
             page_part(changes) × 122
             page_search_items × 1
             page_skeleton × 2
@@ -487,7 +492,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             part_links × 122
             part_problems × 122
             toggle_coverage × 1
-            twin_title × 5
+            twin_title × 6
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
@@ -498,6 +503,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /api/v1/countries/au.json
             /api/v1/facts.json
             /api/v1/filters/saft-required.json
+            /api/v1/filters/toggles-unknown.json
             /api/v1/index.json
             /api/v1/toggles.json
             /au/index.html
@@ -508,10 +514,16 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /data/countries.csv
             /data/countries.json
             /data/datapackage.json
+            /data/obligations.csv
+            /data/obligations.json
+            /data/toggles.csv
+            /data/toggles.json
             /filters/index.html
             /filters/index.md
             /filters/saft-required/index.html
             /filters/saft-required/index.md
+            /filters/toggles-unknown/index.html
+            /filters/toggles-unknown/index.md
             /index.html
             /index.md
             /llms-full.txt
@@ -538,6 +550,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
         expect![[r#"
             broken_links × 6
             check_country_facts_of × 1
+            check_date_span × 1
             check_fact_clauses_of × 1
             check_vat_rates_of × 1
             condensed_twin × 3
@@ -566,6 +579,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
+            json_digest × 1
             output_digest × 17
             output_file(api_changes) × 1
             output_file(api_country) × 1
@@ -635,6 +649,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
         expect![[r#"
             calendar × 1
             calendar_timeline × 1
+            check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
             condensed_twin × 3
@@ -643,13 +658,22 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             country_obligations × 61
             country_phase_dates × 1
             country_toggles × 1
+            csv_digest × 1
             decoded_text × 1
             endpoints × 1
+            flat_part_csv × 1
+            flat_part_json × 1
+            flat_row_count × 1
+            flat_rows × 1
             home_timeline × 1
+            json_digest × 1
             obligation_rows × 1
-            output_digest × 9
+            output_digest × 12
             output_file(api_calendar) × 1
             output_file(calendar) × 1
+            output_file(data_csv) × 1
+            output_file(data_json) × 1
+            output_file(datapackage) × 1
             output_file(llms_full) × 1
             output_file(page_calendar) × 1
             output_file(page_calendar_md) × 1
@@ -669,6 +693,9 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             /calendar.ics
             /calendar/index.html
             /calendar/index.md
+            /data/datapackage.json
+            /data/obligations.csv
+            /data/obligations.json
             /de/index.html
             /de/index.md
             /index.html
@@ -689,6 +716,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             broken_links × 4
             calendar × 1
             calendar_timeline × 1
+            check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
             condensed_twin × 3
@@ -701,6 +729,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             country_phase_dates × 1
             country_summary × 1
             country_toggles × 1
+            csv_digest × 1
             current_country_state × 1
             decoded_text × 1
             e_invoicing_deadlines × 1
@@ -708,14 +737,22 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             erp_detail × 11
             erp_history_context × 10
             erp_support_facts × 11
+            flat_part_csv × 1
+            flat_part_json × 1
+            flat_row_count × 1
+            flat_rows × 1
             home_timeline × 1
+            json_digest × 1
             obligation_rows × 1
-            output_digest × 22
+            output_digest × 25
             output_file(api_calendar) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 11
             output_file(api_facts) × 1
             output_file(calendar) × 1
+            output_file(data_csv) × 1
+            output_file(data_json) × 1
+            output_file(datapackage) × 1
             output_file(llms_full) × 1
             output_file(page_calendar) × 1
             output_file(page_calendar_md) × 1
@@ -750,6 +787,9 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             /calendar.ics
             /calendar/index.html
             /calendar/index.md
+            /data/datapackage.json
+            /data/obligations.csv
+            /data/obligations.json
             /de/index.html
             /de/index.md
             /index.html
@@ -775,6 +815,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
         // The cell's notes are not part of a release (a release records value, verification, sources and
         // dates): France's recorded state is re-checked, unchanged, so no history re-runs.
         expect![[r#"
+            check_date_span × 1
             check_matrix × 1
             condensed_twin × 2
             country_detail × 1
@@ -795,6 +836,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
+            json_digest × 1
             matrix_rows × 1
             output_digest × 11
             output_file(api_country) × 1
@@ -914,17 +956,24 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             country_history_context × 1
             country_summary × 1
             country_toggle_derivations × 1
+            country_toggle_marks × 1
             country_toggle_values × 1
             country_toggles × 61
+            csv_digest × 1
             current_country_state × 1
             decoded_text × 1
             endpoints × 1
             erp_history × 11
             filter_members × 7
+            flat_part_csv × 1
+            flat_part_json × 1
+            flat_row_count × 1
+            flat_rows × 1
             home_map × 1
+            json_digest × 1
             obligation_rules × 1
             openapi_document × 1
-            output_digest × 25
+            output_digest × 28
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
@@ -933,6 +982,9 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             output_file(api_index) × 1
             output_file(api_toggles) × 1
             output_file(changes_feed) × 1
+            output_file(data_csv) × 1
+            output_file(data_json) × 1
+            output_file(datapackage) × 1
             output_file(llms_full) × 1
             output_file(page_changes) × 1
             output_file(page_changes_md) × 1
@@ -984,6 +1036,9 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             /changes.xml
             /changes/index.html
             /changes/index.md
+            /data/datapackage.json
+            /data/toggles.csv
+            /data/toggles.json
             /filters/e-invoicing-mandatory-b2g/index.html
             /filters/e-invoicing-mandatory-b2g/index.md
             /filters/e-invoicing-mandatory/index.html
@@ -1058,6 +1113,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
         // are resolved again, as the changes page's new row's.
         expect![[r#"
             broken_links × 4
+            check_date_span × 1
             check_reporting × 1
             condensed_twin × 3
             country_detail × 1
@@ -1076,6 +1132,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
+            json_digest × 1
             output_digest × 16
             output_file(api_changes) × 1
             output_file(api_country) × 1
@@ -1247,35 +1304,35 @@ fn a_new_release_diffs_only_itself() {
     let root = dir.path();
     // Whatever the shipped sources hold that is not released yet is released first, so that the release
     // below holds exactly the one change this test makes.
-    locref::history::release::release(root, "2026.11.24-0", "baseline", "2026-11-24T08:00:00Z")
+    locref::history::release::release(root, "2026.11.28-0", "baseline", "2026-11-28T08:00:00Z")
         .expect("baseline release");
     let mut session = session(root);
     // A change to release: Australia's SAF-T becomes required (a fact text and a toggle).
     let facts = replace_once(
         root,
         "sources/tables/countries.csv",
-        "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: no.",
-        "(BAS) monthly, quarterly or annually. Real-time reporting: no. SAF-T: required.",
+        "no invoice-by-invoice submission to the ATO).",
+        "no invoice-by-invoice submission to the ATO). SAF-T: required.",
     );
     let phase = replace_once(
         root,
         "sources/tables/obligations.csv",
-        "au,saf-t,main,none,,,",
-        "au,saf-t,main,in-force,,,",
+        "au,saf-t,main,none,,,,,absence,",
+        "au,saf-t,main,in-force,,,,,,",
     );
     let edited = session.rebuild(&[facts, phase]);
     assert!(matches!(edited.outcome, Outcome::Built(_)), "{edited}");
     let before = snapshot(&root.join("public"));
     let released = locref::history::release::release(
         root,
-        "2026.11.24-1",
+        "2026.11.28-1",
         "Australia: SAF-T required",
-        "2026-11-24T09:00:00Z",
+        "2026-11-28T09:00:00Z",
     )
     .expect("release");
     assert_eq!(released.changes, Some(2));
     let report = session.rebuild(&[
-        root.join("sources/releases/2026.11.24-1.jsonl"),
+        root.join("sources/releases/2026.11.28-1.jsonl"),
         root.join("sources/releases/releases.csv"),
         root.join("rules/site.toml"),
     ]);
@@ -1283,7 +1340,7 @@ fn a_new_release_diffs_only_itself() {
         report.changed_inputs,
         [
             "rules/site.toml",
-            "sources/releases/2026.11.24-1.jsonl",
+            "sources/releases/2026.11.28-1.jsonl",
             "sources/releases/releases.csv"
         ]
     );
@@ -1303,7 +1360,7 @@ fn a_new_release_diffs_only_itself() {
     // and the sitemap lists the new page.
     expect![[r#"
         base_url × 1
-        broken_links × 211
+        broken_links × 213
         check_releases × 1
         check_routes × 1
         condensed_twin × 5
@@ -1313,11 +1370,11 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
-        file × 80
+        file × 81
         last_release × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 123
+        output_digest × 124
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
@@ -1331,7 +1388,7 @@ fn a_new_release_diffs_only_itself() {
         output_file(api_news) × 1
         output_file(api_partner_flags) × 1
         output_file(api_partners) × 1
-        output_file(api_release) × 11
+        output_file(api_release) × 12
         output_file(api_releases) × 1
         output_file(api_sponsors) × 1
         output_file(api_toggles) × 1
@@ -1368,11 +1425,11 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 1
         page_layout × 2
         page_links × 10
-        page_search_items × 32
+        page_search_items × 33
         page_skeleton × 2
         part_problems × 88
-        previous_release × 11
-        published_csv × 6
+        previous_release × 12
+        published_csv × 8
         reference_date × 1
         release_changes × 1
         release_changes_json × 1
@@ -1381,8 +1438,8 @@ fn a_new_release_diffs_only_itself() {
         release_files × 1
         release_listing_json × 1
         release_register × 1
-        release_summary × 11
-        release_time × 10
+        release_summary × 12
+        release_time × 11
         release_versions × 1
         releases × 1
         site_context × 1
@@ -1404,7 +1461,7 @@ fn a_new_release_diffs_only_itself() {
         .keys()
         .filter(|p| p.starts_with("api/v1/"))
         .map(|p| format!("/{p}"))
-        .chain(["/api/v1/releases/2026.11.24-1.json".to_string()])
+        .chain(["/api/v1/releases/2026.11.28-1.json".to_string()])
         .collect();
     assert!(
         envelopes.iter().all(|p| written.contains(p.as_str())),
@@ -1422,8 +1479,8 @@ fn a_new_release_diffs_only_itself() {
         /au/index.html
         /au/index.md
         /changes.xml
-        /changes/2026.11.24-1/index.html
-        /changes/2026.11.24-1/index.md
+        /changes/2026.11.28-1/index.html
+        /changes/2026.11.28-1/index.md
         /changes/index.html
         /changes/index.md
         /data/datapackage.json
@@ -1436,8 +1493,8 @@ fn a_new_release_diffs_only_itself() {
     "#]]
     .assert_eq(&others);
     let changes: serde_json::Value =
-        serde_json::from_str(&read(root, "public/api/v1/releases/2026.11.24-1.json")).unwrap();
-    assert_eq!(changes["data"]["previous"], "2026.11.24-0");
+        serde_json::from_str(&read(root, "public/api/v1/releases/2026.11.28-1.json")).unwrap();
+    assert_eq!(changes["data"]["previous"], "2026.11.28-0");
     assert_eq!(changes["data"]["change_count"], 2);
     let kinds: Vec<&str> = changes["data"]["changes"]
         .as_array()
@@ -1448,7 +1505,7 @@ fn a_new_release_diffs_only_itself() {
     assert_eq!(kinds, ["toggle_flipped", "value_changed"]);
     let unreleased: serde_json::Value =
         serde_json::from_str(&read(root, "public/api/v1/changes.json")).unwrap();
-    assert_eq!(unreleased["data"][0]["release"], "2026.11.24-1");
+    assert_eq!(unreleased["data"][0]["release"], "2026.11.28-1");
 }
 
 /// A touch and an editor's atomic save of identical bytes: nothing re-runs, nothing is written.
@@ -1833,7 +1890,12 @@ fn apply(session: &mut Session, root: &Path, edit: &Edit, atomic: bool) -> Vec<P
             let version = last.split(',').next().expect("a version");
             let (stem, n) = version.rsplit_once('-').expect("YYYY.MM.DD-N");
             let next = format!("{stem}-{}", n.parse::<u32>().expect("N") + 1);
-            let time = format!("2026-11-24T00:{:02}:00Z", register.lines().count());
+            let last_at: jiff::Timestamp = last
+                .split(',')
+                .nth(1)
+                .and_then(|t| t.parse().ok())
+                .expect("a release time");
+            let time = (last_at + jiff::SignedDuration::from_mins(1)).to_string();
             let released = locref::history::release::release(root, &next, "random edit", &time);
             match released {
                 Ok(_) => vec![

@@ -141,17 +141,18 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
         assert!(html.contains("<th scope=\"row\">"), "{code}");
         assert!(md.starts_with("# "), "{code}");
         assert!(
-            md.contains("| Fact | Value | Verification | Checked | Source |"),
+            md.contains("| Fact | Value | Verification | How read | Checked | Source |"),
             "{code}"
         );
         // Every toggle has its row, which says what set it or why nothing did.
         assert_eq!(html.matches("<tr id=\"toggle-").count(), 6, "{code}");
     }
-    // France: a verified fact shows its verification, check date and source link; toggles their reason.
+    // France: a verified fact shows its grade, how its source was read and its check date beside its
+    // value, then its source link; toggles their reason.
     let fr = text(&files, "fr/index.html");
     assert!(
         fr.contains(
-            "<td class=\"verified\">verified (secondary)</td><td class=\"date\">2026-11-21</td>"
+            "<span class=\"grade\"><span class=\"verified\">verified (secondary)</span>, <span class=\"evidence\">stored copy read</span>, <span class=\"date\">checked 2026-11-21</span></span></td>"
         ),
         "{fr}"
     );
@@ -161,10 +162,15 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
         "<a href=\"#fr-b2b-e-invoicing-issue-large-mid\">In force since 2026-09-01</a>: large companies and intermediate-size companies (ETI) must issue e-invoices.</td>"
     ));
     assert!(fr.contains("B2B e-invoicing mandate<span class=\"definition\">Domestic B2B e-invoicing mandate in force, or enacted with a date.</span>"));
-    assert!(fr.contains("<td>Enacted; applies from 2027-09-01, after the reference date</td>"));
+    // The status and its grade side by side, so a phone shows both without scrolling the table.
+    assert!(fr.contains(
+        "<td class=\"answer\">Enacted; applies from 2027-09-01, after the reference date<span class=\"grade\">"
+    ));
     assert!(fr.contains("<tr id=\"fr-b2b-e-invoicing-issue-large-mid\">"));
     let fr_md = text(&files, "fr/index.md");
-    assert!(fr_md.contains("| no | No such obligation. | verified (secondary) |"));
+    assert!(
+        fr_md.contains("| no | No such obligation. | verified (secondary) | stored copy read |")
+    );
     // The fact texts' clause convention is said in words on the pages (the API keeps the text).
     for code in &codes {
         let html = text(&files, &format!("{code}/index.html"));
@@ -181,7 +187,7 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
     // Kosovo's toggles are all unknown.
     assert_eq!(
         text(&files, "xk/index.html")
-            .matches("<td class=\"unknown\">unknown</td>")
+            .matches("<td class=\"answer unknown\">unknown</td>")
             .count(),
         6
     );

@@ -9,11 +9,11 @@
 mod package;
 mod records;
 
-pub use package::{csv_digest, data_json_schema, datapackage};
+pub use package::{csv_digest, data_json_schema, datapackage, json_digest};
 
 use records::{
-    ConnectorRecord, CountryFactRecord, LocalErpRecord, MatrixRecord, PartnerFlagRecord,
-    ReportingRecord,
+    ConnectorRecord, CountryFactRecord, LocalErpRecord, MatrixRecord, ObligationRecord,
+    PartnerFlagRecord, ReportingRecord, ToggleRecord,
 };
 pub use records::{FlatRecords, FlatTable};
 
@@ -137,6 +137,18 @@ pub fn flat_rows<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> Flat
                     .collect(),
             )
         }
+        FlatTable::Obligations => FlatRecords::Obligations(
+            crate::model::country_obligations(db, key)
+                .iter()
+                .map(|r| ObligationRecord::new(country, r))
+                .collect(),
+        ),
+        FlatTable::Toggles => FlatRecords::Toggles(
+            crate::derive::obligations::country_toggle_derivations(db, key)
+                .iter()
+                .map(|d| ToggleRecord::new(country, d))
+                .collect(),
+        ),
         FlatTable::Connectors => FlatRecords::Connectors(connector_records(db)),
     }
 }
@@ -179,6 +191,15 @@ pub fn data_json<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Render
     )
 }
 
+/// A flat JSON file piece by piece, whoever takes it: each part's fragment made, handed on and let go.
+pub(crate) fn json_pieces(db: &dyn salsa::Database, table: FlatTable, emit: &mut dyn FnMut(Piece)) {
+    let head = json_bytes(&Vec::<()>::new());
+    let fragments = flat_parts(db, table)
+        .into_iter()
+        .map(|part| flat_rows(db, part).json_items());
+    splice_items_into(&head, fragments, emit);
+}
+
 /// A flat JSON file piece by piece (see [`crate::render::stream_list`]): each part's fragment made,
 /// handed on and let go.
 pub(crate) fn stream_json(
@@ -186,14 +207,10 @@ pub(crate) fn stream_json(
     output: &crate::routes::Output,
     emit: &mut dyn FnMut(Piece),
 ) {
-    let head = json_bytes(&Vec::<()>::new());
     let Some(table) = StemKey::new(db, crate::render::param_of(output)).table(db) else {
-        return emit(Piece::new(head));
+        return emit(Piece::new(json_bytes(&Vec::<()>::new())));
     };
-    let fragments = flat_parts(db, table)
-        .into_iter()
-        .map(|part| flat_rows(db, part).json_items());
-    splice_items_into(&head, fragments, emit);
+    json_pieces(db, table, emit);
 }
 
 pub fn data_csv<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {

@@ -13,9 +13,11 @@ use sha2::{Digest, Sha256};
 use super::records::{MATRIX_TOPIC, ValueSet};
 use super::{FlatTable, StemKey, data_csv, flat_columns};
 use crate::model::{countries, erp_name, erps};
-use crate::parse::rules::{fact_labels, site_rules, vocabulary};
-use crate::parse::tables::{REPORTING_ERP_SUPPORT, REPORTING_TOPICS};
-use crate::resources::FactStatus;
+use crate::parse::rules::{fact_labels, obligation_rules, site_rules, vocabulary};
+use crate::parse::tables::{
+    Basis, Coverage, PhaseStatus, REPORTING_ERP_SUPPORT, REPORTING_TOPICS, Verification,
+};
+use crate::resources::{FactStatus, Toggles};
 
 /// The inline resources the foreign keys refer to.
 const COUNTRY_REGISTER: &str = "country-register";
@@ -91,6 +93,14 @@ pub(crate) fn allowed_values(db: &dyn salsa::Database, set: ValueSet) -> Vec<Str
             .collect(),
         ValueSet::ReportingErpSupport => strings(REPORTING_ERP_SUPPORT),
         ValueSet::TrackedCountryList => vocabulary.connector_tracked_countries.clone(),
+        ValueSet::Obligations => obligation_rules(db).iter().map(|o| o.id.clone()).collect(),
+        ValueSet::PhaseStatuses => strings(&PhaseStatus::NAMES),
+        ValueSet::Coverages => strings(&Coverage::NAMES),
+        ValueSet::Bases => strings(&Basis::NAMES),
+        ValueSet::Verifications => strings(&Verification::NAMES),
+        ValueSet::ToggleNames => strings(&Toggles::NAMES),
+        ValueSet::Booleans => strings(&["true", "false"]),
+        ValueSet::YesNo => strings(&["yes", "no"]),
     }
 }
 
@@ -142,6 +152,13 @@ fn foreign_keys(columns: &[Column]) -> Vec<Value> {
         keys.push(json!({
             "fields": ["erp"],
             "reference": {"resource": ERP_REGISTER, "fields": ["id"]},
+        }));
+    }
+    // A toggle names the phase that set it: a record of the obligations table.
+    if has("phase_id") && !has("legal_status") {
+        keys.push(json!({
+            "fields": ["phase_id"],
+            "reference": {"resource": FlatTable::Obligations.stem(), "fields": ["phase_id"]},
         }));
     }
     keys
@@ -221,6 +238,30 @@ pub fn csv_digest<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> FileD
     }
 }
 
+/// The digest of one flat JSON file, hashed part by part as it is spliced (never held whole): the data
+/// package declares every file's size and hash, the JSON files' too.
+#[salsa::tracked(returns(ref))]
+pub fn json_digest<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> FileDigest {
+    let mut sha = Sha256::new();
+    let mut bytes = 0u64;
+    match key.table(db) {
+        Some(table) => super::json_pieces(db, table, &mut |piece| {
+            bytes += piece.bytes().len() as u64;
+            sha.update(piece.bytes());
+        }),
+        None => {
+            let empty = super::super::json_bytes(&Vec::<()>::new());
+            bytes = empty.len() as u64;
+            sha.update(&empty);
+        }
+    }
+    let hex: String = sha.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    FileDigest {
+        bytes,
+        hash: format!("sha256:{hex}"),
+    }
+}
+
 /// The registers, inline: what the foreign keys refer to.
 fn register_resources(db: &dyn salsa::Database) -> [Value; 2] {
     let countries: Vec<Value> = countries(db)
@@ -285,8 +326,7 @@ pub fn datapackage(db: &dyn salsa::Database) -> super::Rendered {
             "hash": digest.hash,
             "schema": schema,
         }));
-        // Frictionless reads a JSON file whole, not through the byte stream it counts and hashes, so it
-        // cannot check a JSON file's size or hash: none is declared (the file changes with its CSV).
+        let json = json_digest(db, StemKey::new(db, stem.to_string()));
         resources.push(json!({
             "name": format!("{name}-json"),
             "path": format!("{stem}.json"),
@@ -296,6 +336,8 @@ pub fn datapackage(db: &dyn salsa::Database) -> super::Rendered {
             "format": "json",
             "mediatype": "application/json",
             "encoding": "utf-8",
+            "bytes": json.bytes,
+            "hash": json.hash,
             "schema": schema,
         }));
     }

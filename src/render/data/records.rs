@@ -18,8 +18,9 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::model::{CountryInfo, NumberedReport};
 use crate::parse::tables::{
-    ConnectorRow, CountryFactRow, LocalErpRow, MandateRow, MatrixRow, PartnerFlagRow,
+    ConnectorRow, CountryFactRow, LocalErpRow, MandateRow, MatrixRow, ObligationRow, PartnerFlagRow,
 };
+use crate::resources::ToggleDerivation;
 
 /// A text cell; empty when the value is not known: an empty CSV cell, and `null` in JSON (so a JSON
 /// column holds strings and nulls, never an empty string that a loader would read as a value).
@@ -134,6 +135,22 @@ pub(crate) enum ValueSet {
     ReportingErpSupport,
     /// Space-separated codes of rules/vocabulary.toml `connector_tracked_countries`.
     TrackedCountryList,
+    /// The `[[obligation]]` ids of rules/toggles.toml.
+    Obligations,
+    /// A phase's legal statuses.
+    PhaseStatuses,
+    /// `general`, `sector`, `group`.
+    Coverages,
+    /// `stated`, `absence`.
+    Bases,
+    /// `official`, `secondary`, `unverified`.
+    Verifications,
+    /// The toggles' names.
+    ToggleNames,
+    /// `true`, `false`.
+    Booleans,
+    /// `yes`, `no`.
+    YesNo,
 }
 
 /// The matrix's `topic`.
@@ -248,6 +265,10 @@ flat_tables! {
     LocalErps("local_erps", LocalErpRecord) => "Local and regional ERP and accounting systems.",
     LocalPartnerFlags("local_partner_flags", PartnerFlagRecord) =>
         "Country and global ERP flags: where localization is through local partners or add-ons.",
+    Obligations("obligations", ObligationRecord) =>
+        "One record per phase of an obligation (e-invoicing, real-time reporting, SAF-T, audit file): status, date, whom it covers and its source.",
+    Toggles("toggles", ToggleRecord) =>
+        "One record per country and toggle: the value on the reference date, the phase that set it and what it rests on.",
 }
 
 impl FlatTable {
@@ -770,5 +791,159 @@ mod tests {
             assert_eq!(prototype.len(), 1);
             assert!(!prototype.columns().is_empty(), "{table:?}");
         }
+    }
+}
+
+/// `data/obligations.*`: one record per phase of an obligation, with whom it covers and its provenance.
+/// Not one of the SPEC's six tables: an addition, so its columns are ours to choose.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
+pub struct ObligationRecord {
+    /// The phase's id, `<country>-<obligation>-<phase>`: stable (calendars use it as the event's UID).
+    phase_id: Text,
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
+    country_code: Text,
+    /// The country's name, as in the country register.
+    country: Text,
+    /// The obligation: an `[[obligation]]` id of rules/toggles.toml.
+    #[schemars(extend("x-values" = "obligations"))]
+    obligation: Text,
+    /// The phase's slug, unique per country and obligation (`main` for a single phase).
+    phase: Text,
+    /// The phase's legal status as read: `in-force`, `enacted`, `enacted-date-pending`, `planned`, `none`
+    /// (there is no such obligation) or `unclear` (looked at, not settled: the only unknown).
+    #[schemars(extend("x-values" = "phase_statuses"))]
+    legal_status: Text,
+    /// The date the phase applies from, as precise as its source: `YYYY-MM-DD`, `YYYY-MM` or `YYYY` (a month
+    /// or a year stands for its whole span); none when not given.
+    applies_from: Text,
+    /// Who and what the phase covers, in plain words.
+    scope: Text,
+    /// `general`, or `sector` / `group` when the phase applies only to a sector or a group of taxpayers.
+    #[schemars(extend("x-values" = "coverages"))]
+    coverage: Text,
+    /// What a `sector` or `group` phase is limited to, as pages show it after "yes"; none when general.
+    limit: Text,
+    /// What a `none` phase rests on: `stated` (a source says there is no such obligation) or `absence` (an
+    /// absence check: missing from a dated, comprehensive list, and a national page read names none).
+    #[schemars(extend("x-values" = "bases"))]
+    basis: Text,
+    /// Space-separated URLs of the sources that were read.
+    source: Text,
+    /// How the source was read: `fetched` (the page itself), `search-extract` (a stored copy or search
+    /// excerpt of it) or `unverified` (no source was read).
+    #[schemars(extend("x-values" = "evidence"))]
+    evidence: Text,
+    /// The grade: `official` (an official or vendor page), `secondary` (a reputable secondary page) or
+    /// `unverified` (a weak source, or none on an unknown).
+    #[schemars(extend("x-values" = "verifications"))]
+    verification: Text,
+    /// The date the source was read (ISO 8601); none when no source was read.
+    last_verified: Date,
+    /// What else the curator recorded: for an unclear phase what was looked at, for an absence check which
+    /// list and page.
+    notes: Text,
+}
+
+impl ObligationRecord {
+    pub fn new(country: &CountryInfo, r: &ObligationRow) -> Self {
+        ObligationRecord {
+            phase_id: Text(r.id().into()),
+            country_code: (&country.code).into(),
+            country: (&country.name).into(),
+            obligation: (&r.obligation).into(),
+            phase: (&r.phase).into(),
+            legal_status: r.status.as_str().into(),
+            applies_from: Text(
+                r.applies_from
+                    .map(|d| d.to_string())
+                    .unwrap_or_default()
+                    .into(),
+            ),
+            scope: (&r.scope).into(),
+            coverage: r.coverage.as_str().into(),
+            limit: (&r.limit).into(),
+            basis: r.basis.map_or("", |b| b.as_str()).into(),
+            source: Text::urls(&r.source),
+            evidence: (&r.evidence).into(),
+            verification: r.verification.as_str().into(),
+            last_verified: (&r.last_verified).into(),
+            notes: (&r.notes).into(),
+        }
+    }
+}
+
+impl FlatRecord for ObligationRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["phase_id"];
+
+    fn prototype(_: &[String]) -> Self {
+        Self::default()
+    }
+}
+
+/// `data/toggles.*`: one record per country and toggle: its value on the reference date, the phase that
+/// set it and what that phase rests on. Not one of the SPEC's six tables.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
+pub struct ToggleRecord {
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
+    country_code: Text,
+    /// The country's name, as in the country register.
+    country: Text,
+    /// The toggle's name, as in the API's `toggles`.
+    #[schemars(extend("x-values" = "toggle_names"))]
+    toggle: Text,
+    /// `true` or `false`; none when not established (null in the API).
+    #[schemars(extend("x-values" = "booleans"))]
+    value: Text,
+    /// On a `true` set by a `sector` or `group` phase: what it is limited to; none otherwise.
+    limit: Text,
+    /// `yes` when a `false` rests on an absence check rather than on a source that says so; else `no`.
+    #[schemars(extend("x-values" = "yes_no"))]
+    rests_on_absence: Text,
+    /// The id of the phase that set the value (a `phase_id` of obligations); none when the value is null.
+    phase_id: Text,
+    /// The date the phases are judged against (rules/site.toml's reference date).
+    reference_date: Date,
+    /// Why the value is null, when it is.
+    why_null: Text,
+    /// Space-separated URLs of the sources of the phase that set it.
+    source: Text,
+    /// How that source was read: `fetched`, `search-extract` or `unverified`.
+    #[schemars(extend("x-values" = "evidence"))]
+    evidence: Text,
+    /// The grade of that phase: `official`, `secondary` or `unverified`.
+    #[schemars(extend("x-values" = "verifications"))]
+    verification: Text,
+    /// The date that source was read (ISO 8601).
+    last_verified: Date,
+}
+
+impl ToggleRecord {
+    pub(crate) fn new(country: &CountryInfo, d: &ToggleDerivation) -> Self {
+        ToggleRecord {
+            country_code: (&country.code).into(),
+            country: (&country.name).into(),
+            toggle: (&d.toggle).into(),
+            value: d
+                .value
+                .map_or("", |v| if v { "true" } else { "false" })
+                .into(),
+            limit: (&d.limit).into(),
+            rests_on_absence: if d.rests_on_absence { "yes" } else { "no" }.into(),
+            phase_id: (&d.phase_id).into(),
+            reference_date: Date(Some(d.reference_date.clone())),
+            why_null: (&d.why_null).into(),
+            source: Text::urls(&d.source_urls),
+            evidence: (&d.evidence).into(),
+            verification: d.verification.map_or("", |v| v.as_str()).into(),
+            last_verified: (&d.last_checked).into(),
+        }
+    }
+}
+
+impl FlatRecord for ToggleRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["country_code", "toggle"];
+
+    fn prototype(_: &[String]) -> Self {
+        Self::default()
     }
 }

@@ -23,6 +23,10 @@ pub struct MapCountry {
     pub url: String,
     /// Its value for each toggle, in the order of [`MapFigure::toggles`]; `None` is unknown.
     pub values: Vec<Option<bool>>,
+    /// What qualifies each value, in the same order: a yes's limit ("electricity and natural-gas sectors
+    /// only") or a no's basis ("absence check"). Shown in the tooltip after the value, and classed
+    /// `t{i}-qualified` so the stylesheet can tell such answers apart. Missing entries qualify nothing.
+    pub qualifiers: Vec<Option<String>>,
 }
 
 /// What the map shows.
@@ -268,6 +272,9 @@ fn classes(country: &MapCountry) -> String {
     let mut out = String::from("country");
     for (i, value) in country.values.iter().enumerate() {
         let _ = write!(out, " t{i}-{}", value_class(*value));
+        if country.qualifiers.get(i).is_some_and(Option::is_some) {
+            let _ = write!(out, " t{i}-qualified");
+        }
     }
     out
 }
@@ -292,8 +299,17 @@ fn value_word(value: Option<bool>) -> &'static str {
 /// is checked, so it shows all).
 fn tooltip(country: &MapCountry, toggles: &[String]) -> String {
     let mut out = country.name.clone();
-    for (label, value) in toggles.iter().zip(&country.values) {
+    for (i, (label, value)) in toggles.iter().zip(&country.values).enumerate() {
         let _ = write!(out, "\n{label}: {}", value_word(*value));
+        match country.qualifiers.get(i).and_then(Option::as_deref) {
+            Some(q) if *value == Some(true) => {
+                let _ = write!(out, ": {q}");
+            }
+            Some(q) => {
+                let _ = write!(out, " ({q})");
+            }
+            None => {}
+        }
     }
     out
 }
@@ -350,6 +366,7 @@ mod tests {
                 name: format!("Country {}", code.to_uppercase()),
                 url: format!("/countries/{code}/"),
                 values: (0..3).map(|t| cycle[(i + t) % 3]).collect(),
+                qualifiers: Vec::new(),
             })
             .collect()
     }
@@ -440,6 +457,7 @@ mod tests {
                 name: nasty.into(),
                 url: format!("/x?a=1&b=\"{nasty}"),
                 values: vec![Some(true)],
+                qualifiers: vec![Some(nasty.into())],
             }],
         };
         let svg = map(&shapes, &figure).unwrap();
@@ -450,7 +468,10 @@ mod tests {
             link.attribute("href"),
             Some(figure.countries[0].url.as_str())
         );
-        assert_eq!(title_of(link).unwrap(), format!("{nasty}\n{nasty}: yes"));
+        assert_eq!(
+            title_of(link).unwrap(),
+            format!("{nasty}\n{nasty}: yes: {nasty}")
+        );
         let title = doc.descendants().find(|n| n.has_tag_name("title")).unwrap();
         assert_eq!(title.text(), Some(nasty));
     }
@@ -463,6 +484,7 @@ mod tests {
             name: "X".into(),
             url: "/".into(),
             values,
+            qualifiers: Vec::new(),
         };
         let mut f = figure(vec![country("zz", vec![None; 3])]);
         assert_eq!(
@@ -499,6 +521,7 @@ mod tests {
             name: "Bee".into(),
             url: "/bb/".into(),
             values: vec![None; 3],
+            qualifiers: Vec::new(),
         }]);
         let svg = map(&shapes, &only_bb).unwrap();
         let doc = parse_xml(&svg);
@@ -523,7 +546,7 @@ mod tests {
             values in proptest::collection::vec(proptest::option::of(any::<bool>()), 3),
         ) {
             let shapes = Shapes::parse(TINY_SHAPES).unwrap();
-            let f = figure(vec![MapCountry { code: "aa".into(), name, url, values }]);
+            let f = figure(vec![MapCountry { code: "aa".into(), name, url, values, qualifiers: Vec::new() }]);
             let svg = map(&shapes, &f).unwrap();
             prop_assert!(roxmltree::Document::parse(&svg).is_ok());
         }

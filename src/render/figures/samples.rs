@@ -60,6 +60,7 @@ fn sample_map(names: &BTreeMap<String, String>) -> MapFigure {
                     Some(row["status"] == "in-force")
                 })
                 .collect(),
+            qualifiers: Vec::new(),
         })
         .collect();
     MapFigure {

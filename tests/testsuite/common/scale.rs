@@ -18,7 +18,10 @@
 //!
 //! Columns are found by name in each table's header, so a column added to a table is left empty in the
 //! synthetic rows rather than shifting them. Synthetic rows use `.example` URLs and are `unverified`
-//! where the honesty rule applies.
+//! where the honesty rule applies; since every answer but unknown must cite a source and a check date,
+//! a synthetic fact is an unknown (`unknown/unverified: …`) and a synthetic local ERP or partner flag cites
+//! an `.example` source read on 2026-11-27. In that, and only that, this port differs from the shared
+//! `scale_locref.py`, whose synthetic rows the current check refuses.
 
 use std::path::Path;
 
@@ -107,7 +110,8 @@ pub fn grow(root: &Path, scale: u32) -> Option<Grown> {
     for cc in &countries {
         for label in &labels {
             if !have.contains(&(cc.clone(), label.clone())) {
-                let note = format!("Synthetic {label} note for {cc}.");
+                // Unknown: the one answer that needs no source.
+                let note = format!("unknown/unverified: synthetic {label} note for {cc}.");
                 table.push(&[
                     ("country_code", cc),
                     ("fact", label),
@@ -164,7 +168,12 @@ pub fn grow(root: &Path, scale: u32) -> Option<Grown> {
             ("segment", "ERP (SME)"),
             ("description", &description),
             ("website", &format!("https://local-erp.example/l{i:05}")),
+            (
+                "source",
+                &format!("https://local-erp.example/l{i:05}/about"),
+            ),
             ("verification", "unverified"),
+            ("last_verified", "2026-11-27"),
         ]);
         i += 1;
     }
@@ -197,7 +206,9 @@ pub fn grow(root: &Path, scale: u32) -> Option<Grown> {
                     ("erp", erp),
                     ("flag", flag),
                     ("note", &note),
+                    ("source", &format!("https://flags.example/{cc}/{erp}")),
                     ("verification", "unverified"),
+                    ("last_verified", "2026-11-27"),
                 ]);
             }
         }
