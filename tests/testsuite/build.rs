@@ -712,9 +712,12 @@ fn the_data_package_lists_every_file_with_the_spec_columns_and_the_registers() {
         }
         let csv = path.ends_with(".csv");
         assert_eq!(resource["format"], if csv { "csv" } else { "json" });
-        assert!(
+        // Frictionless cannot check a JSON file's size or hash (it reads JSON through ijson, past the
+        // stream it counts): declaring them fails its validation, so only the CSV files declare theirs.
+        assert_eq!(
             resource["hash"].is_string() && resource["bytes"].is_u64(),
-            "{path}: every file has its size and hash"
+            csv,
+            "{path}: a size and hash on CSV only"
         );
     }
     let key = |name: &str| {

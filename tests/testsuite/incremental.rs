@@ -182,7 +182,6 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            json_digest × 1
             output_digest × 14
             output_file(api_changes) × 1
             output_file(api_country) × 1
@@ -449,7 +448,6 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_row_count × 3
             flat_rows × 3
             home_map × 1
-            json_digest × 3
             obligation_rows × 1
             output_digest × 30
             output_file(api_changes) × 1
@@ -579,7 +577,6 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            json_digest × 1
             output_digest × 17
             output_file(api_changes) × 1
             output_file(api_country) × 1
@@ -666,7 +663,6 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             flat_row_count × 1
             flat_rows × 1
             home_timeline × 1
-            json_digest × 1
             obligation_rows × 1
             output_digest × 12
             output_file(api_calendar) × 1
@@ -742,7 +738,6 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             flat_row_count × 1
             flat_rows × 1
             home_timeline × 1
-            json_digest × 1
             obligation_rows × 1
             output_digest × 25
             output_file(api_calendar) × 1
@@ -836,7 +831,6 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            json_digest × 1
             matrix_rows × 1
             output_digest × 11
             output_file(api_country) × 1
@@ -970,7 +964,6 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             flat_row_count × 1
             flat_rows × 1
             home_map × 1
-            json_digest × 1
             obligation_rules × 1
             openapi_document × 1
             output_digest × 28
@@ -1132,7 +1125,6 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            json_digest × 1
             output_digest × 16
             output_file(api_changes) × 1
             output_file(api_country) × 1

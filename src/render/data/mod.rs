@@ -9,7 +9,7 @@
 mod package;
 mod records;
 
-pub use package::{csv_digest, data_json_schema, datapackage, json_digest};
+pub use package::{csv_digest, data_json_schema, datapackage};
 
 use records::{
     ConnectorRecord, CountryFactRecord, LocalErpRecord, MatrixRecord, ObligationRecord,
@@ -191,15 +191,6 @@ pub fn data_json<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Render
     )
 }
 
-/// A flat JSON file piece by piece, whoever takes it: each part's fragment made, handed on and let go.
-pub(crate) fn json_pieces(db: &dyn salsa::Database, table: FlatTable, emit: &mut dyn FnMut(Piece)) {
-    let head = json_bytes(&Vec::<()>::new());
-    let fragments = flat_parts(db, table)
-        .into_iter()
-        .map(|part| flat_rows(db, part).json_items());
-    splice_items_into(&head, fragments, emit);
-}
-
 /// A flat JSON file piece by piece (see [`crate::render::stream_list`]): each part's fragment made,
 /// handed on and let go.
 pub(crate) fn stream_json(
@@ -207,10 +198,14 @@ pub(crate) fn stream_json(
     output: &crate::routes::Output,
     emit: &mut dyn FnMut(Piece),
 ) {
+    let head = json_bytes(&Vec::<()>::new());
     let Some(table) = StemKey::new(db, crate::render::param_of(output)).table(db) else {
-        return emit(Piece::new(json_bytes(&Vec::<()>::new())));
+        return emit(Piece::new(head));
     };
-    json_pieces(db, table, emit);
+    let fragments = flat_parts(db, table)
+        .into_iter()
+        .map(|part| flat_rows(db, part).json_items());
+    splice_items_into(&head, fragments, emit);
 }
 
 pub fn data_csv<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> Rendered {
