@@ -68,6 +68,7 @@ fn source_diagnostics_beside(db: &Db, helper: &mut Helper) -> Vec<Diagnostic> {
 /// Every problem in the sources and rules, sorted by file and position.
 fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     let mut all: Vec<Diagnostic> = Vec::new();
+    all.extend_from_slice(crate::db::link_diagnostics(db));
     all.extend_from_slice(&tables::country_register_rows(db).diagnostics);
     all.extend_from_slice(&json_sources::erp_register_rows(db).diagnostics);
     all.extend_from_slice(&tables::country_fact_runs(db).diagnostics);

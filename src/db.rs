@@ -29,6 +29,27 @@ pub(crate) struct SourceFile {
 pub(crate) struct Workspace {
     #[returns(ref)]
     pub files: BTreeMap<String, SourceFile>,
+    /// The symbolic links found under the input folders, by project-relative path: never followed,
+    /// never read, each a located error ([`link_diagnostics`]).
+    #[returns(ref)]
+    pub links: std::collections::BTreeSet<String>,
+}
+
+/// Every symbolic link under `sources/` and `rules/` is an error at its path: locref reads only regular
+/// files inside the project, so a link cannot publish what it points to (a file outside the project, a
+/// loop of folders) and no diagnostic echoes its content.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn link_diagnostics(db: &dyn salsa::Database) -> Vec<crate::diagnostics::Diagnostic> {
+    Workspace::get(db)
+        .links(db)
+        .iter()
+        .map(|path| {
+            crate::diagnostics::Diagnostic::file(
+                path,
+                "is a symbolic link: locref reads only regular files and folders inside the project, never what a link points to; replace it with the file itself",
+            )
+        })
+        .collect()
 }
 
 /// Options that change the output without being part of the sources.

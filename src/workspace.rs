@@ -38,6 +38,8 @@ pub struct Project {
     pub root: PathBuf,
     pub db: Db,
     files: BTreeMap<String, SourceFile>,
+    /// The symbolic links under the input folders (see [`crate::db::link_diagnostics`]).
+    links: std::collections::BTreeSet<String>,
 }
 
 impl Project {
@@ -45,6 +47,16 @@ impl Project {
     pub fn load(root: &Path) -> io::Result<Project> {
         let root = root.canonicalize()?;
         for dir in INPUT_DIRS {
+            // The input folders themselves are the project's own, never links to elsewhere.
+            if std::fs::symlink_metadata(root.join(dir)).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "{} is a symbolic link: locref reads only folders inside the project",
+                        root.join(dir).display()
+                    ),
+                ));
+            }
             if !root.join(dir).is_dir() {
                 return Err(io::Error::new(
                     io::ErrorKind::NotFound,
@@ -56,7 +68,7 @@ impl Project {
             }
         }
         let db = Db::default();
-        let _ = Workspace::builder(BTreeMap::new())
+        let _ = Workspace::builder(BTreeMap::new(), Default::default())
             .files_durability(Durability::HIGH)
             .new(&db);
         let _ = BuildOptions::new(&db, None, day_of(&crate::emit::build_time()));
@@ -65,6 +77,7 @@ impl Project {
             root,
             db,
             files: BTreeMap::new(),
+            links: Default::default(),
         };
         project.rescan()?;
         Ok(project)
@@ -101,11 +114,11 @@ impl Project {
 
     /// Re-reads every input folder; returns the relative paths whose content changed, appeared or vanished.
     pub fn rescan(&mut self) -> io::Result<Vec<String>> {
-        let mut found = Vec::new();
+        let (mut found, mut links) = (Vec::new(), Vec::new());
         for dir in INPUT_DIRS {
-            walk(&self.root.join(dir), &mut found)?;
+            walk(&self.root.join(dir), &mut found, &mut links)?;
         }
-        let mut changed = Vec::new();
+        let mut changed = self.set_links(links.iter().filter_map(|p| self.relative(p)).collect());
         let present: std::collections::BTreeSet<String> =
             found.iter().filter_map(|p| self.relative(p)).collect();
         let gone: Vec<String> = self
@@ -143,7 +156,13 @@ impl Project {
                     .files
                     .keys()
                     .filter(|k| {
-                        (path.is_dir() && **k == rel) || (path.is_file() && k.starts_with(&prefix))
+                        // A file that is now a folder or a link, or a folder that is now a file or a
+                        // link, is gone as what it was.
+                        let as_folder = std::fs::symlink_metadata(path)
+                            .is_ok_and(|m| m.is_dir() || m.file_type().is_symlink());
+                        let as_file = std::fs::symlink_metadata(path)
+                            .is_ok_and(|m| m.is_file() || m.file_type().is_symlink());
+                        (as_folder && **k == rel) || (as_file && k.starts_with(&prefix))
                     })
                     .cloned()
                     .collect();
@@ -153,9 +172,34 @@ impl Project {
                     list_changed = true;
                 }
             }
-            if path.is_dir() {
-                let mut found = Vec::new();
-                walk(path, &mut found)?;
+            // Links are never followed: a path is what it is, not what it points to.
+            let kind = std::fs::symlink_metadata(path).map(|m| m.file_type()).ok();
+            let is_link = kind.is_some_and(|k| k.is_symlink());
+            let is_dir = kind.is_some_and(|k| k.is_dir());
+            let is_file = kind.is_some_and(|k| k.is_file());
+            if let Some(rel) = self.relative(path) {
+                // The links at or under this path, as they are now.
+                let mut now: std::collections::BTreeSet<String> = self
+                    .links
+                    .iter()
+                    .filter(|l| **l != rel && !l.starts_with(&format!("{rel}/")))
+                    .cloned()
+                    .collect();
+                if is_link {
+                    now.insert(rel.clone());
+                }
+                if is_dir {
+                    let (mut found, mut links) = (Vec::new(), Vec::new());
+                    walk(path, &mut found, &mut links)?;
+                    now.extend(links.iter().filter_map(|p| self.relative(p)));
+                }
+                let moved = self.set_links(now);
+                list_changed |= !moved.is_empty();
+                changed.extend(moved);
+            }
+            if is_dir {
+                let (mut found, mut links) = (Vec::new(), Vec::new());
+                walk(path, &mut found, &mut links)?;
                 for file in found {
                     let known = self
                         .relative(&file)
@@ -165,7 +209,7 @@ impl Project {
                         changed.push(rel);
                     }
                 }
-            } else if path.is_file() {
+            } else if is_file {
                 let known = self
                     .relative(path)
                     .is_some_and(|r| self.files.contains_key(&r));
@@ -239,6 +283,21 @@ impl Project {
         }
     }
 
+    /// Records the links under the input folders; returns the paths whose being a link changed, which
+    /// are changes like any edit.
+    fn set_links(&mut self, links: std::collections::BTreeSet<String>) -> Vec<String> {
+        if links == self.links {
+            return Vec::new();
+        }
+        let moved: Vec<String> = links.symmetric_difference(&self.links).cloned().collect();
+        self.links = links.clone();
+        Workspace::get(&self.db)
+            .set_links(&mut self.db)
+            .with_durability(Durability::HIGH)
+            .to(links);
+        moved
+    }
+
     fn publish_file_list(&mut self) {
         let list: BTreeMap<String, SourceFile> =
             self.files.iter().map(|(k, f)| (k.clone(), *f)).collect();
@@ -249,7 +308,10 @@ impl Project {
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
+/// The regular files under `dir`, in path order, into `out`; the symbolic links, never followed, into
+/// `links`. The walk descends only into real folders, so it ends (no link can make it loop) and never
+/// leaves the folder.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, links: &mut Vec<PathBuf>) -> io::Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -264,9 +326,16 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
         if is_noise(&path) {
             continue;
         }
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if path.is_file() {
+        let kind = match std::fs::symlink_metadata(&path) {
+            Ok(meta) => meta.file_type(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(crate::outdir::with_path(e, &path)),
+        };
+        if kind.is_symlink() {
+            links.push(path);
+        } else if kind.is_dir() {
+            walk(&path, out, links)?;
+        } else if kind.is_file() {
             out.push(path);
         }
     }

@@ -157,3 +157,77 @@ fn every_hostile_input_gets_its_located_diagnostic_and_the_output_stays_as_it_wa
         }
     }
 }
+
+/// A symbolic link under `sources/` or `rules/` is never followed: a link to a file outside the project
+/// (which a pull request can add) publishes nothing of it and echoes none of it, and links that make a
+/// loop of folders end the walk at once. Each is a located error; the output stays as it was.
+#[cfg(unix)]
+#[test]
+fn symbolic_links_in_the_inputs_are_refused_and_never_followed() {
+    use std::os::unix::fs::symlink;
+    let built = copy_project();
+    let root = built.path();
+    let first = Command::new(env!("CARGO_BIN_EXE_locref"))
+        .args(["build", "--out", "out/site"])
+        .current_dir(root)
+        .env("SOURCE_DATE_EPOCH", EPOCH)
+        .output()
+        .unwrap();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let site = root.join("out/site");
+    let before = snapshot(&site);
+    // Outside the project: a secret the build must not publish or echo.
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.csv");
+    std::fs::write(&secret, "SECRET-LINE-1,x\nSECRET-LINE-2,y\n").unwrap();
+    std::fs::remove_file(root.join("rules/assets/site.css")).unwrap();
+    symlink(&secret, root.join("rules/assets/site.css")).unwrap();
+    std::fs::remove_file(root.join("sources/tables/partners.csv")).unwrap();
+    symlink(&secret, root.join("sources/tables/partners.csv")).unwrap();
+    // A loop of folders: 2^n paths if followed.
+    symlink(".", root.join("sources/a")).unwrap();
+    symlink(".", root.join("sources/b")).unwrap();
+    for command in [&["build", "--out", "out/site"][..], &["check"][..]] {
+        let started = std::time::Instant::now();
+        let run = Command::new(env!("CARGO_BIN_EXE_locref"))
+            .args(command)
+            .current_dir(root)
+            .env("SOURCE_DATE_EPOCH", EPOCH)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{command:?}: {stderr}");
+        for link in [
+            "rules/assets/site.css",
+            "sources/a",
+            "sources/b",
+            "sources/tables/partners.csv",
+        ] {
+            assert!(
+                stderr.contains(&format!("{link}:1:1: error: is a symbolic link")),
+                "{command:?}: {link} not reported: {stderr}"
+            );
+        }
+        assert!(
+            !stderr.contains("SECRET"),
+            "{command:?} echoed the linked file: {stderr}"
+        );
+        // Bounded: a walk that followed the loop would not end (the bound is generous, not a timing).
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    }
+    assert_eq!(
+        snapshot(&site),
+        before,
+        "a refused build changed the output"
+    );
+    assert!(
+        !snapshot(&site)
+            .values()
+            .any(|bytes| bytes.windows(6).any(|w| w == b"SECRET")),
+        "the linked file was published"
+    );
+}
