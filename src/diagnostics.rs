@@ -21,7 +21,7 @@ impl Diagnostic {
             path: path.to_string(),
             line,
             column,
-            message: message.into(),
+            message: shown(message.into()),
             left_out: 0,
         }
     }
@@ -43,6 +43,34 @@ impl Diagnostic {
     pub fn file(path: &str, message: impl Into<String>) -> Self {
         Diagnostic::new(path, 1, 1, message)
     }
+}
+
+/// The longest message a diagnostic prints: a message quotes what it is about, and a cell of a million
+/// characters must not become a megabyte line (the longest message of locref's own, the list of
+/// renderers, is about 1,100 characters).
+pub const MAX_MESSAGE_CHARS: usize = 1500;
+
+/// A message as a terminal and a browser overlay may show it: each control character written as a
+/// visible escape (`\u{1B}`), so a value cannot move the cursor, colour the terminal or break the line,
+/// and at most [`MAX_MESSAGE_CHARS`] characters, cut with an ellipsis.
+fn shown(message: String) -> String {
+    let plain = !message.chars().any(char::is_control);
+    if plain && message.len() <= MAX_MESSAGE_CHARS {
+        return message;
+    }
+    let mut out = String::new();
+    for (i, c) in message.chars().enumerate() {
+        if i == MAX_MESSAGE_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:X}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 impl fmt::Display for Diagnostic {
@@ -170,6 +198,21 @@ fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
         offset -= 1;
     }
     offset
+}
+
+#[cfg(test)]
+mod shown_tests {
+    use super::{Diagnostic, MAX_MESSAGE_CHARS};
+
+    #[test]
+    fn a_message_shows_control_characters_as_escapes_and_is_cut_short() {
+        let d = Diagnostic::new("x", 1, 1, "`\u{1b}[31mred\nline` is bad");
+        assert_eq!(d.message, "`\\u{1B}[31mred\\u{A}line` is bad");
+        let long = "y".repeat(1_000_000);
+        let d = Diagnostic::new("x", 1, 1, format!("`{long}` is bad"));
+        assert_eq!(d.message.chars().count(), MAX_MESSAGE_CHARS + 1);
+        assert!(d.message.ends_with('…'));
+    }
 }
 
 #[cfg(test)]

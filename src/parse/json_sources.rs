@@ -88,6 +88,9 @@ fn parse_array<'db, T: DeserializeOwned>(
             if let Some(problem) = formula_string(path, text) {
                 return Err(problem);
             }
+            if let Some(problem) = control_string(path, text) {
+                return Err(problem);
+            }
             Ok((items, text))
         }
         Err(error) => Err(Diagnostic::new(
@@ -118,6 +121,49 @@ fn formula_string(path: &str, text: &str) -> Option<Diagnostic> {
     let value: serde_json::Value = serde_json::from_str(text).ok()?;
     let bad = first(&value)?;
     Some(locate_json_value(path, text, bad, formula_problem(bad)?))
+}
+
+/// The first string of a JSON file that holds a control character written as an escape (`\n`, `\u001b`):
+/// the bytes of the file are checked for control characters, and this holds the decoded strings to the
+/// same rule, so a title cannot break a line, spell a placeholder or colour a terminal.
+fn control_string(path: &str, text: &str) -> Option<Diagnostic> {
+    fn first(value: &serde_json::Value) -> Option<(&str, char)> {
+        match value {
+            serde_json::Value::String(s) => {
+                s.chars().find(|c| c.is_control()).map(|c| (s.as_str(), c))
+            }
+            serde_json::Value::Array(items) => items.iter().find_map(first),
+            serde_json::Value::Object(map) => map
+                .iter()
+                .find_map(|(k, v)| first_in_key(k).or_else(|| first(v))),
+            _ => None,
+        }
+    }
+    fn first_in_key(key: &str) -> Option<(&str, char)> {
+        key.chars().find(|c| c.is_control()).map(|c| (key, c))
+    }
+    // Only an escape can put a control character in a string of a file whose bytes hold none.
+    let bytes = text.as_bytes();
+    let escaped = memchr::memchr_iter(b'\\', bytes).any(|at| {
+        matches!(
+            bytes.get(at + 1),
+            Some(b'b' | b'f' | b'n' | b'r' | b't' | b'u')
+        )
+    });
+    if !escaped {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let (bad, c) = first(&value)?;
+    Some(locate_json_value(
+        path,
+        text,
+        bad,
+        format!(
+            "control character U+{:04X}, written as an escape, is not allowed in a value",
+            c as u32
+        ),
+    ))
 }
 
 /// Whether some string of a JSON text may start like a formula: a quote followed by `=`, `+`, `-`, `@`

@@ -82,16 +82,8 @@ fn relative_lines(stderr: &str, appended: &[(String, usize)]) -> String {
         .collect()
 }
 
-#[test]
-fn every_hostile_input_gets_its_located_diagnostic_and_the_output_stays_as_it_was() {
-    let mut cases: Vec<_> = std::fs::read_dir(corpus())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    cases.sort();
-    assert!(cases.len() >= 20, "the corpus has {} cases", cases.len());
-    // One project built once; each case runs on a copy of it, output folder included.
+/// A copy of the shipped project, built once into `out/site`.
+fn built_copy() -> tempfile::TempDir {
     let built = copy_project();
     let first = Command::new(env!("CARGO_BIN_EXE_locref"))
         .args(["build", "--out", "out/site"])
@@ -104,6 +96,20 @@ fn every_hostile_input_gets_its_located_diagnostic_and_the_output_stays_as_it_wa
         "{}",
         String::from_utf8_lossy(&first.stderr)
     );
+    built
+}
+
+#[test]
+fn every_hostile_input_gets_its_located_diagnostic_and_the_output_stays_as_it_was() {
+    let mut cases: Vec<_> = std::fs::read_dir(corpus())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 20, "the corpus has {} cases", cases.len());
+    // One project built once; each case runs on a copy of it, output folder included.
+    let built = built_copy();
     for case in cases {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let project = tempfile::tempdir().unwrap();
@@ -165,19 +171,8 @@ fn every_hostile_input_gets_its_located_diagnostic_and_the_output_stays_as_it_wa
 #[test]
 fn symbolic_links_in_the_inputs_are_refused_and_never_followed() {
     use std::os::unix::fs::symlink;
-    let built = copy_project();
+    let built = built_copy();
     let root = built.path();
-    let first = Command::new(env!("CARGO_BIN_EXE_locref"))
-        .args(["build", "--out", "out/site"])
-        .current_dir(root)
-        .env("SOURCE_DATE_EPOCH", EPOCH)
-        .output()
-        .unwrap();
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
     let site = root.join("out/site");
     let before = snapshot(&site);
     // Outside the project: a secret the build must not publish or echo.
