@@ -84,14 +84,33 @@ fn outside(file: &Path) -> io::Error {
     ))
 }
 
-/// The cache folder of an output folder: `<parent>/.locref-cache/`.
+/// The folder `out` names, by its resolved path: `alias` (a link to `public`) and `public` are one folder,
+/// with one lock, one manifest and one set of spares. A folder not made yet is its parent's resolved
+/// path and its name.
+pub fn resolved(out: &Path) -> PathBuf {
+    if let Ok(path) = out.canonicalize() {
+        return path;
+    }
+    let parent = match out.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    match (parent.canonicalize(), out.file_name()) {
+        (Ok(parent), Some(name)) => parent.join(name),
+        _ => out.to_path_buf(),
+    }
+}
+
+/// The cache folder of an output folder: `<parent>/.locref-cache/`, beside the folder `out` resolves to.
 pub fn cache_dir(out: &Path) -> PathBuf {
+    let out = resolved(out);
     out.parent().unwrap_or(Path::new(".")).join(".locref-cache")
 }
 
-/// `<cache>/<name of out><suffix>`: the cache entries of one output folder.
+/// `<cache>/<name of out><suffix>`: the cache entries of one output folder (by its resolved path).
 fn cache_entry(out: &Path, suffix: &str) -> PathBuf {
-    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("site");
+    let real = resolved(out);
+    let name = real.file_name().and_then(|n| n.to_str()).unwrap_or("site");
     cache_dir(out).join(format!("{name}{suffix}"))
 }
 

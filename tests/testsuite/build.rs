@@ -1586,9 +1586,17 @@ fn a_build_into_a_folder_another_locref_is_writing_is_refused_and_changes_nothin
         "fr,VAT / GST,TVA.",
         "fr,VAT / GST,TVA (locked).",
     );
+    // The folder is one folder by its resolved path: a link to it, or a spelling through `..`, is the
+    // same folder, locked the same.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&out, root.join("alias")).unwrap();
+    std::fs::create_dir_all(root.join("sub")).unwrap();
     for args in [
         &["build", "--out", "site"][..],
         &["build", "--out", "site", "--clean"],
+        #[cfg(unix)]
+        &["build", "--out", "alias"],
+        &["build", "--out", "sub/../site"],
     ] {
         let run = locref(root, args, EPOCH);
         assert_eq!(run.status.code(), Some(3), "{args:?}");
