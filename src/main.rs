@@ -13,7 +13,7 @@ use locref::emit::{EmitReport, InputRecord, Publisher, build_time, up_to_date};
 use locref::helper::Helper;
 use locref::outdir::{clean_refusal, output_refusal};
 use locref::replace::Lifetime;
-use locref::workspace::Project;
+use locref::workspace::{Project, day_of};
 
 // A rebuild allocates and frees many small values (parsed rows, page strings, salsa's memos of the last
 // revision): mimalloc is faster at that than the system allocator (figures in BENCHMARKS.md).
@@ -119,12 +119,7 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
     if !clean
         && let Ok(root) = Path::new(".").canonicalize()
         && output_refusal(out, &root).is_none()
-        && let Some(unchanged) = up_to_date(
-            out,
-            &root,
-            base_url.as_deref(),
-            time.get(..10).unwrap_or(&time),
-        )
+        && let Some(unchanged) = up_to_date(out, &root, base_url.as_deref(), &day_of(&time))
     {
         print_built(out, &EmitReport::default(), unchanged, started);
         let effective = base_url.clone().or_else(|| site_base_url(&root));

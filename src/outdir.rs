@@ -103,15 +103,22 @@ pub fn resolved(out: &Path) -> PathBuf {
 
 /// The cache folder of an output folder: `<parent>/.locref-cache/`, beside the folder `out` resolves to.
 pub fn cache_dir(out: &Path) -> PathBuf {
-    let out = resolved(out);
-    out.parent().unwrap_or(Path::new(".")).join(".locref-cache")
+    cache_dir_of(&resolved(out))
 }
 
-/// `<cache>/<name of out><suffix>`: the cache entries of one output folder (by its resolved path).
+/// [`cache_dir`] of a folder already resolved.
+fn cache_dir_of(real: &Path) -> PathBuf {
+    real.parent()
+        .unwrap_or(Path::new("."))
+        .join(".locref-cache")
+}
+
+/// `<cache>/<name of out><suffix>`: the cache entries of one output folder (by its resolved path, resolved
+/// once).
 fn cache_entry(out: &Path, suffix: &str) -> PathBuf {
     let real = resolved(out);
     let name = real.file_name().and_then(|n| n.to_str()).unwrap_or("site");
-    cache_dir(out).join(format!("{name}{suffix}"))
+    cache_dir_of(&real).join(format!("{name}{suffix}"))
 }
 
 /// The manifest of an output folder (site path -> content hash, generated_at).

@@ -148,21 +148,26 @@ impl Project {
         let mut changed = Vec::new();
         let mut list_changed = false;
         for path in paths {
-            // What the path was before: a file that is now a folder, or a folder that is now a file, is
-            // gone as what it was.
+            // Links are never followed: a path is what it is, not what it points to. Read once.
+            let kind = std::fs::symlink_metadata(path).map(|m| m.file_type()).ok();
+            let is_link = kind.is_some_and(|k| k.is_symlink());
+            let is_dir = kind.is_some_and(|k| k.is_dir());
+            let is_file = kind.is_some_and(|k| k.is_file());
+            // A folder's files and links, walked once.
+            let (mut found, mut dir_links) = (Vec::new(), Vec::new());
+            if is_dir {
+                walk(path, &mut found, &mut dir_links)?;
+            }
             if let Some(rel) = self.relative(path) {
+                // What the path was before: a file that is now a folder or a link, or a folder that is
+                // now a file or a link, is gone as what it was.
                 let prefix = format!("{rel}/");
                 let replaced: Vec<String> = self
                     .files
                     .keys()
                     .filter(|k| {
-                        // A file that is now a folder or a link, or a folder that is now a file or a
-                        // link, is gone as what it was.
-                        let as_folder = std::fs::symlink_metadata(path)
-                            .is_ok_and(|m| m.is_dir() || m.file_type().is_symlink());
-                        let as_file = std::fs::symlink_metadata(path)
-                            .is_ok_and(|m| m.is_file() || m.file_type().is_symlink());
-                        (as_folder && **k == rel) || (as_file && k.starts_with(&prefix))
+                        ((is_dir || is_link) && **k == rel)
+                            || ((is_file || is_link) && k.starts_with(&prefix))
                     })
                     .cloned()
                     .collect();
@@ -171,35 +176,21 @@ impl Project {
                     changed.push(key);
                     list_changed = true;
                 }
-            }
-            // Links are never followed: a path is what it is, not what it points to.
-            let kind = std::fs::symlink_metadata(path).map(|m| m.file_type()).ok();
-            let is_link = kind.is_some_and(|k| k.is_symlink());
-            let is_dir = kind.is_some_and(|k| k.is_dir());
-            let is_file = kind.is_some_and(|k| k.is_file());
-            if let Some(rel) = self.relative(path) {
-                // The links at or under this path, as they are now.
+                // The links at or under this path, as they are now (a separate input: the file list
+                // does not change with them).
                 let mut now: std::collections::BTreeSet<String> = self
                     .links
                     .iter()
-                    .filter(|l| **l != rel && !l.starts_with(&format!("{rel}/")))
+                    .filter(|l| **l != rel && !l.starts_with(&prefix))
                     .cloned()
                     .collect();
                 if is_link {
                     now.insert(rel.clone());
                 }
-                if is_dir {
-                    let (mut found, mut links) = (Vec::new(), Vec::new());
-                    walk(path, &mut found, &mut links)?;
-                    now.extend(links.iter().filter_map(|p| self.relative(p)));
-                }
-                let moved = self.set_links(now);
-                list_changed |= !moved.is_empty();
-                changed.extend(moved);
+                now.extend(dir_links.iter().filter_map(|p| self.relative(p)));
+                changed.extend(self.set_links(now));
             }
             if is_dir {
-                let (mut found, mut links) = (Vec::new(), Vec::new());
-                walk(path, &mut found, &mut links)?;
                 for file in found {
                     let known = self
                         .relative(&file)
@@ -343,6 +334,6 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, links: &mut Vec<PathBuf>) -> io::Res
 }
 
 /// The day (`YYYY-MM-DD`) of a `generated_at` time (`2026-11-27T10:00:00Z`).
-fn day_of(time: &str) -> String {
+pub fn day_of(time: &str) -> String {
     time.get(..10).unwrap_or(time).to_string()
 }
