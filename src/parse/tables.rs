@@ -160,54 +160,39 @@ impl RowReader<'_> {
         let checked = self.optional(honesty.checked).is_some();
         let evidence = honesty.evidence.map(|column| (column, self.text(column)));
         let read = |(_, text): &(&str, String)| text == "fetched" || text == "search-extract";
-        if let Some(answer) = answer {
-            // "the matrix cell `via provider`": the answer, cut short, says which claim lacks its source.
-            let name = format!("{what} `{}`", excerpt(answer));
-            let unknown = honesty.unknown;
-            if !has_source {
-                self.error(
-                    honesty.sources,
-                    format!("{name} needs the URL of the source that was read; only {unknown} needs none"),
-                );
+        // Who needs the source, and what the message adds: "the matrix cell `via provider` … only
+        // `unknown/unverified` needs none" for an answer (cut short, it says which claim lacks its source);
+        // "an `official` matrix cell" for an unknown that claims a verified grade.
+        let (name, tail) = match answer {
+            Some(answer) => (
+                format!("{what} `{}`", excerpt(answer)),
+                format!("; only {} needs none", honesty.unknown),
+            ),
+            None if verification == Verification::Unverified => return,
+            None => {
+                let grade = match verification {
+                    Verification::Official => "an `official`",
+                    _ => "a `secondary`",
+                };
+                (format!("{grade} {what}"), String::new())
             }
-            if !checked {
-                self.error(
-                    honesty.checked,
-                    format!("{name} needs the date its source was read; only {unknown} needs none"),
-                );
-            }
-            if let Some((column, _)) = evidence.as_ref().filter(|e| !read(e)) {
-                self.error(
-                    column,
-                    format!("{name} needs `evidence` saying how its source was read (`fetched` or `search-extract`)"),
-                );
-            }
-            return;
-        }
-        if verification == Verification::Unverified {
-            return;
-        }
-        // "a `secondary` fact", "an `official` fact".
-        let name = match verification {
-            Verification::Official => "an `official`",
-            _ => "a `secondary`",
         };
         if !has_source {
             self.error(
                 honesty.sources,
-                format!("{name} {what} needs the URL of the source that was read"),
+                format!("{name} needs the URL of the source that was read{tail}"),
             );
         }
         if !checked {
             self.error(
                 honesty.checked,
-                format!("{name} {what} needs the date it was checked"),
+                format!("{name} needs the date its source was read{tail}"),
             );
         }
         if let Some((column, _)) = evidence.as_ref().filter(|e| !read(e)) {
             self.error(
                 column,
-                format!("{name} {what} needs `evidence` saying how its source was read"),
+                format!("{name} needs `evidence` saying how its source was read (`fetched` or `search-extract`)"),
             );
         }
     }

@@ -32,14 +32,15 @@ use crate::routes::STEMS;
 #[salsa::tracked(returns(ref))]
 pub fn site_context(db: &dyn salsa::Database) -> Json {
     let site = &site_rules(db).value;
+    let checked = crate::model::check_date_span(db).as_ref();
     json!({
         "title": site.title,
         "description": site.description,
         "notice": site.informational_notice,
         "reference_date": site.reference_date,
         // When the facts were checked, oldest and newest: what the footer says instead of one "as of" date.
-        "checked_oldest": crate::model::check_date_span(db).as_ref().map(|(oldest, _)| oldest),
-        "checked_newest": crate::model::check_date_span(db).as_ref().map(|(_, newest)| newest),
+        "checked_oldest": checked.map(|(oldest, _)| oldest),
+        "checked_newest": checked.map(|(_, newest)| newest),
         "api_licence": { "name": site.api_licence.name, "url": site.api_licence.url },
         "data_licence": { "name": site.data_licence.name, "url": site.data_licence.url },
         // The jump-to-country list of every page's header, by name.

@@ -14,7 +14,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{copy_dir, copy_project, snapshot};
+use crate::common::{copy_dir, copy_project, locref, snapshot, text};
 
 const EPOCH: &str = "1790000000";
 
@@ -85,17 +85,8 @@ fn relative_lines(stderr: &str, appended: &[(String, usize)]) -> String {
 /// A copy of the shipped project, built once into `out/site`.
 fn built_copy() -> tempfile::TempDir {
     let built = copy_project();
-    let first = Command::new(env!("CARGO_BIN_EXE_locref"))
-        .args(["build", "--out", "out/site"])
-        .current_dir(built.path())
-        .env("SOURCE_DATE_EPOCH", EPOCH)
-        .output()
-        .unwrap();
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    let first = locref(built.path(), &["build", "--out", "out/site"], EPOCH);
+    assert!(first.status.success(), "{}", text(&first.stderr));
     built
 }
 
@@ -188,13 +179,8 @@ fn symbolic_links_in_the_inputs_are_refused_and_never_followed() {
     symlink(".", root.join("sources/b")).unwrap();
     for command in [&["build", "--out", "out/site"][..], &["check"][..]] {
         let started = std::time::Instant::now();
-        let run = Command::new(env!("CARGO_BIN_EXE_locref"))
-            .args(command)
-            .current_dir(root)
-            .env("SOURCE_DATE_EPOCH", EPOCH)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&run.stderr);
+        let run = locref(root, command, EPOCH);
+        let stderr = text(&run.stderr);
         assert_eq!(run.status.code(), Some(1), "{command:?}: {stderr}");
         for link in [
             "rules/assets/site.css",

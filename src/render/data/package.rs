@@ -133,8 +133,8 @@ fn constraints(db: &dyn salsa::Database, column: &Column, key: &[&str]) -> Map<S
 }
 
 /// The foreign keys of a table: `country_code` (with `country`, the name, where the table has it) and
-/// `erp` refer to the registers.
-fn foreign_keys(columns: &[Column]) -> Vec<Value> {
+/// `erp` refer to the registers; a toggle's `phase_id` to the obligations table.
+fn foreign_keys(table: FlatTable, columns: &[Column]) -> Vec<Value> {
     let has = |name: &str| columns.iter().any(|c| c.name == name);
     let mut keys = Vec::new();
     if has("country_code") && has("country") {
@@ -155,7 +155,7 @@ fn foreign_keys(columns: &[Column]) -> Vec<Value> {
         }));
     }
     // A toggle names the phase that set it: a record of the obligations table.
-    if has("phase_id") && !has("legal_status") {
+    if table == FlatTable::Toggles {
         keys.push(json!({
             "fields": ["phase_id"],
             "reference": {"resource": FlatTable::Obligations.stem(), "fields": ["phase_id"]},
@@ -187,7 +187,7 @@ fn table_schema(db: &dyn salsa::Database, table: FlatTable) -> Value {
         "fields": fields,
         "missingValues": [""],
         "primaryKey": key,
-        "foreignKeys": foreign_keys(&columns),
+        "foreignKeys": foreign_keys(table, &columns),
     })
 }
 
