@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::outdir::FileStamp;
 use crate::render::{GENERATED_AT_JSON, GENERATED_AT_MARK, Piece, Rendered, STAMP_OF_START};
 use crate::replace::{Lifetime, Replacer};
 
@@ -21,6 +22,10 @@ pub(crate) struct ManifestEntry {
     pub hash: String,
     /// The `generated_at` the file carries.
     pub generated_at: String,
+    /// The file as locref last put it in place or found it matching; absent in a manifest of an
+    /// earlier locref, whose files are then compared by content once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<FileStamp>,
 }
 
 /// The state of a published tree: one entry per file locref wrote there, and what the one-off build
@@ -31,6 +36,9 @@ pub(crate) struct Manifest {
     /// Absent after a build that failed half way or a session (`watch`) that published here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inputs: Option<InputRecord>,
+    /// The paths a killed build's journal named: locref's own files, whatever they hold now.
+    #[serde(skip)]
+    pub journaled: BTreeSet<String>,
 }
 
 /// What a one-off build was made from: every input file's content hash, the base URL and the locref
@@ -114,7 +122,7 @@ fn locref_identity() -> String {
 /// The number of outputs in `out` when a `locref build` of the project at `root` would write nothing
 /// there: the manifest's record names exactly the input files under `root` with their content, the same
 /// base URL and this locref, no build was interrupted there (no journal), and every output the manifest
-/// lists is in place. `None` means build.
+/// lists is in place as it was written. `None` means build.
 pub fn up_to_date(
     out: &Path,
     root: &Path,
@@ -124,7 +132,7 @@ pub fn up_to_date(
     if crate::outdir::journal_path(out).exists() {
         return None;
     }
-    let bytes = std::fs::read(manifest_path(out)).ok()?;
+    let bytes = crate::outdir::read_cache_file(&manifest_path(out), CACHE_FILE_LIMIT)?;
     let manifest: Manifest = serde_json::from_slice(&bytes).ok()?;
     let record = manifest.inputs.as_ref()?;
     if record.base_url.as_deref() != base_url
@@ -142,8 +150,11 @@ pub fn up_to_date(
     if seen != record.files.len() {
         return None;
     }
-    for path in manifest.files.keys() {
-        if !crate::outdir::file_for(out, path).is_some_and(|file| file.is_file()) {
+    // Every output as it was put in place: one `stat` each. A file deleted, replaced or edited since
+    // (or a manifest without the record) means build, which compares and repairs.
+    for (path, entry) in &manifest.files {
+        let file = crate::outdir::file_for(out, path)?;
+        if entry.file.is_none() || crate::outdir::stamp_of(&file) != entry.file {
             return None;
         }
     }
@@ -362,27 +373,34 @@ pub use crate::outdir::manifest_path;
 /// leaves its journal (the paths it was replacing): those entries are forgotten, so the next build
 /// writes them again instead of trusting files that may not match.
 pub(crate) fn load_manifest(out: &Path) -> Manifest {
-    let mut manifest: Manifest = std::fs::read(manifest_path(out))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
+    let mut manifest: Manifest =
+        crate::outdir::read_cache_file(&manifest_path(out), CACHE_FILE_LIMIT)
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
     if let Some(journal) = load_journal(out) {
         for path in journal {
             // An unknown hash: rewritten if still an output, removed as stale if not.
             manifest.files.insert(
-                path,
+                path.clone(),
                 ManifestEntry {
                     hash: String::new(),
                     generated_at: String::new(),
+                    file: None,
                 },
             );
+            manifest.journaled.insert(path);
         }
     }
     manifest
 }
 
+/// The largest manifest or journal read (an x100 site's manifest is a few megabytes): anything larger,
+/// or not a regular file, was not written by locref and is taken as absent.
+const CACHE_FILE_LIMIT: u64 = 1 << 30;
+
 fn load_journal(out: &Path) -> Option<Vec<String>> {
-    let bytes = std::fs::read(crate::outdir::journal_path(out)).ok()?;
+    let bytes =
+        crate::outdir::read_cache_file(&crate::outdir::journal_path(out), CACHE_FILE_LIMIT)?;
     Some(serde_json::from_slice(&bytes).unwrap_or_default())
 }
 
@@ -392,6 +410,13 @@ pub struct EmitReport {
     pub written: Vec<String>,
     pub unchanged: usize,
     pub removed: Vec<String>,
+    /// Written although their content did not change: their file was deleted, replaced or edited since
+    /// locref put it in place (a subset of `written`).
+    pub repaired: Vec<String>,
+    /// Outputs of the last build that are gone from this one, left in the folder because their file
+    /// changed since locref wrote it (it is no longer the file locref can vouch for); no longer listed
+    /// in the manifest.
+    pub kept: Vec<String>,
 }
 
 /// Publishes builds, to an output folder or (for the dev server) only in memory.
@@ -416,6 +441,9 @@ pub struct Publisher {
     clean: bool,
     /// The output folder claimed for this publisher's life, from its first publish on.
     lock: Option<crate::outdir::FolderLock>,
+    /// The next publish compares every output's file with its record, as a first publish does: files
+    /// were seen to change behind this publisher's back ([`Publisher::drifted`]).
+    verify: bool,
 }
 
 /// A change one publish makes to the manifest.
@@ -439,6 +467,7 @@ impl Publisher {
             inputs: None,
             clean: false,
             lock: None,
+            verify: false,
         }
     }
 
@@ -467,6 +496,49 @@ impl Publisher {
     /// Whether this publisher has published a build.
     pub fn has_published(&self) -> bool {
         self.published
+    }
+
+    /// Whether any of `paths` (inside the output folder, as a watcher reports them) is an output whose
+    /// file is no longer the one this publisher put in place: deleted, replaced or edited behind its
+    /// back. When so, the next publish should compare every output with its record and repair what
+    /// differs ([`Publisher::verify_next`]). The folder itself gone counts too.
+    pub fn drifted(&self, paths: &[PathBuf]) -> bool {
+        let Some(out) = &self.out else {
+            return false;
+        };
+        if !self.published {
+            return false;
+        }
+        let real = crate::outdir::resolved(out);
+        paths.iter().any(|path| {
+            if path == out || *path == real {
+                return !out.is_dir();
+            }
+            let Ok(relative) = path.strip_prefix(&real).or_else(|_| path.strip_prefix(out)) else {
+                return false;
+            };
+            let site_path = format!("/{}", relative.to_string_lossy().replace('\\', "/"));
+            match self.manifest.files.get(&site_path) {
+                Some(entry) => crate::outdir::stamp_of(path) != entry.file,
+                // A folder of outputs removed or moved as a whole.
+                None => {
+                    let prefix = format!("{site_path}/");
+                    !path.is_dir()
+                        && self
+                            .manifest
+                            .files
+                            .range(prefix.clone()..)
+                            .next()
+                            .is_some_and(|(p, _)| p.starts_with(&prefix))
+                }
+            }
+        })
+    }
+
+    /// Makes the next publish compare every output's file with its record, and write again what
+    /// differs.
+    pub fn verify_next(&mut self) {
+        self.verify = true;
     }
 
     /// The outputs of the last published build, by site path.
@@ -517,8 +589,26 @@ impl Publisher {
             referring: Vec::new(),
             current: BTreeSet::new(),
             growing: HashMap::new(),
+            restamped: Vec::new(),
             finished: false,
         })
+    }
+
+    /// Whether the file of `path` in the output folder holds exactly the bytes of `stamped`.
+    fn file_holds(&self, path: &str, stamped: &Stamped) -> bool {
+        let Some(file) = self
+            .out
+            .as_ref()
+            .and_then(|out| crate::outdir::file_for(out, path))
+        else {
+            return false;
+        };
+        let segments = stamped.segments();
+        let len: usize = segments.iter().map(|s| s.len()).sum();
+        if std::fs::symlink_metadata(&file).map(|m| m.len()).ok() != Some(len as u64) {
+            return false;
+        }
+        std::fs::read(&file).is_ok_and(|bytes| bytes == segments.concat())
     }
 
     /// Whether this publisher keeps the published outputs in memory ([`Publisher::site`]): the dev
@@ -547,17 +637,32 @@ pub struct Publish<'p> {
     /// The outputs being staged piece by piece ([`Publish::grow`]: `llms-full.txt` across the whole
     /// build, a site-wide list while one batch renders), by site path, with their staged files.
     growing: HashMap<String, crate::replace::GrowingFile>,
+    /// Outputs found in place whose file's stamp changed (a `touch`, the same bytes restored): their new
+    /// stamp, recorded by [`Publish::finish`].
+    restamped: Vec<(String, FileStamp)>,
     finished: bool,
 }
 
 /// Where one output of a build stands against the last build ([`Publish::settle`]).
 struct Settled {
-    /// Its content hash is the one the manifest records.
-    same_content: bool,
     /// Its time: the last build's when its content is the same, else this build's.
     generated_at: String,
-    /// Its file needs no writing: the same content, already in place.
-    in_place: bool,
+    /// Where its file stands.
+    file: OnDisk,
+}
+
+/// Where the file of an output stands against its record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnDisk {
+    /// The same content, and the file as recorded (or trusted: this publisher put it there).
+    InPlace,
+    /// The same content; the file is present but not as recorded: its bytes decide (the stamp it has
+    /// now).
+    Differs(FileStamp),
+    /// The same content, but the file is missing or not what was published: written again.
+    Repair,
+    /// The content changed (or is new): written.
+    New,
 }
 
 impl Publish<'_> {
@@ -598,8 +703,8 @@ impl Publish<'_> {
         hash: String,
         rendered: impl FnOnce() -> Rendered,
     ) -> io::Result<()> {
-        let settled = self.settle(path, &hash);
-        if settled.in_place {
+        let mut settled = self.settle(path, &hash);
+        if settled.file == OnDisk::InPlace {
             self.account(path, hash, settled);
             return Ok(());
         }
@@ -610,6 +715,17 @@ impl Publish<'_> {
             &settled.generated_at,
             &self.stamps,
         );
+        if let OnDisk::Differs(now) = settled.file {
+            // A `touch`, a restored backup, a copy with the same bytes: the file is right, only its
+            // record is not.
+            if self.publisher.file_holds(path, &stamped) {
+                self.restamped.push((path.to_string(), now));
+                settled.file = OnDisk::InPlace;
+                self.account(path, hash, settled);
+                return Ok(());
+            }
+            settled.file = OnDisk::Repair;
+        }
         if let Some(replacer) = &mut self.publisher.replacer {
             replacer.stage(path, stamped.clone())?;
         }
@@ -630,43 +746,50 @@ impl Publish<'_> {
             Some(e) if same_content => e.generated_at.clone(),
             _ => self.time.clone(),
         };
-        // In place: published by this process, or a first build in a folder of an earlier run that
-        // finds the file of the same content there.
-        let in_place = same_content
-            && (publisher.published
-                || publisher
-                    .out
-                    .as_ref()
-                    .and_then(|out| crate::outdir::file_for(out, path))
-                    .is_some_and(|file| file.is_file()));
+        let file = match (entry, &publisher.out) {
+            _ if !same_content => OnDisk::New,
+            // Put in place by this publisher, and nothing seen to change since.
+            _ if publisher.published && !publisher.verify => OnDisk::InPlace,
+            // The dev server's publisher keeps the site in memory: nothing to compare with.
+            (_, None) => OnDisk::New,
+            // A first publish into a folder of an earlier run, or after a drift: one `stat`, and the
+            // bytes only when that differs from the record.
+            (entry, Some(out)) => {
+                let recorded = entry.and_then(|e| e.file);
+                match crate::outdir::file_for(out, path).and_then(|f| crate::outdir::stamp_of(&f)) {
+                    None => OnDisk::Repair,
+                    Some(now) if Some(now) == recorded => OnDisk::InPlace,
+                    Some(now) => OnDisk::Differs(now),
+                }
+            }
+        };
         self.stamps.insert(path.to_string(), generated_at.clone());
-        Settled {
-            same_content,
-            generated_at,
-            in_place,
-        }
+        Settled { generated_at, file }
     }
 
     /// Counts an output as unchanged (in place) or written (staged, to be put in place), and sets its
     /// manifest entry when its content changed.
     fn account(&mut self, path: &str, hash: String, settled: Settled) {
-        if settled.in_place {
+        if settled.file == OnDisk::InPlace {
             self.report.unchanged += 1;
-        } else {
-            self.report.written.push(path.to_string());
-            if self.publisher.replacer.is_some() {
-                self.staged.push(path.to_string());
-            }
+            return;
         }
-        if !settled.same_content {
-            self.changes.push(ManifestChange::Set(
-                path.to_string(),
-                ManifestEntry {
-                    hash,
-                    generated_at: settled.generated_at,
-                },
-            ));
+        self.report.written.push(path.to_string());
+        if settled.file == OnDisk::Repair {
+            self.report.repaired.push(path.to_string());
         }
+        if self.publisher.replacer.is_some() {
+            self.staged.push(path.to_string());
+        }
+        // Its file's stamp is recorded once it is in place.
+        self.changes.push(ManifestChange::Set(
+            path.to_string(),
+            ManifestEntry {
+                hash,
+                generated_at: settled.generated_at,
+                file: None,
+            },
+        ));
     }
 
     /// Stages the next `pieces` of the output at `path`, which a one-off build hands over piece by piece
@@ -708,11 +831,15 @@ impl Publish<'_> {
     pub fn grown(&mut self, path: &str, hash: blake3::Hash) -> io::Result<()> {
         self.current.insert(path.to_string());
         let hash = hash.to_hex().to_string();
-        let settled = self.settle(path, &hash);
+        let mut settled = self.settle(path, &hash);
+        if let OnDisk::Differs(_) = settled.file {
+            // Its pieces are let go: written again rather than compared.
+            settled.file = OnDisk::Repair;
+        }
         if let (Some(file), Some(replacer)) =
             (self.growing.remove(path), &mut self.publisher.replacer)
         {
-            replacer.end_growing(file, !settled.in_place)?;
+            replacer.end_growing(file, settled.file != OnDisk::InPlace)?;
         }
         self.account(path, hash, settled);
         Ok(())
@@ -727,10 +854,35 @@ impl Publish<'_> {
             self.publish_one(&path, hash, || rendered)?;
         }
         let publisher = &mut *self.publisher;
-        for path in publisher.manifest.files.keys() {
-            if !self.current.contains(path.as_str()) {
-                self.report.removed.push(path.clone());
-                self.changes.push(ManifestChange::Remove(path.clone()));
+        for (path, entry) in &publisher.manifest.files {
+            if self.current.contains(path.as_str()) {
+                continue;
+            }
+            // A stale output is removed only while it is the file locref put there: one edited or
+            // replaced since (or named by a manifest locref did not write) is left alone.
+            let ours = match &publisher.out {
+                None => true,
+                Some(out) => match crate::outdir::file_for(out, path) {
+                    None => true,
+                    Some(file) => {
+                        publisher.manifest.journaled.contains(path)
+                            || std::fs::symlink_metadata(&file).is_err()
+                            || (entry.file.is_some()
+                                && crate::outdir::stamp_of(&file) == entry.file)
+                    }
+                },
+            };
+            match ours {
+                true => self.report.removed.push(path.clone()),
+                false => self.report.kept.push(path.clone()),
+            }
+            self.changes.push(ManifestChange::Remove(path.clone()));
+        }
+        for (path, now) in std::mem::take(&mut self.restamped) {
+            if let Some(entry) = publisher.manifest.files.get(&path) {
+                let mut entry = entry.clone();
+                entry.file = Some(now);
+                self.changes.push(ManifestChange::Set(path, entry));
             }
         }
         // The manifest of this build, and how to go back to the last one if writing fails.
@@ -739,13 +891,13 @@ impl Publish<'_> {
             std::mem::replace(&mut publisher.manifest.inputs, publisher.inputs.clone());
         let manifest_changed = !undo.is_empty() || last_inputs != publisher.manifest.inputs;
         if let (Some(out), Some(replacer)) = (&publisher.out, &mut publisher.replacer) {
-            // `--clean`: the last build's files go now, when this one is whole and checked, and before
-            // its files are put in place: renamed into an empty folder, not over the old files (which on
-            // ext4 makes each rename start writing the new file out).
             // Every file is written before anything of the last build goes.
             let result = replacer.finish_staging();
+            // `--clean`: the last build's files are set aside now, when this one is whole and checked,
+            // so its files are renamed into an empty folder, not over the old files (which on ext4
+            // makes each rename start writing the new file out).
             let result = result.and_then(|()| match publisher.clean {
-                true => crate::outdir::clear_for_clean(out),
+                true => replacer.set_everything_aside(),
                 false => Ok(()),
             });
             let result = result.and_then(|()| {
@@ -755,7 +907,7 @@ impl Publish<'_> {
                     &self.staged,
                     &self.report.removed,
                     manifest_changed,
-                    &publisher.manifest,
+                    &mut publisher.manifest,
                 )
             });
             if let Err(e) = result {
@@ -764,6 +916,8 @@ impl Publish<'_> {
                 return Err(e);
             }
         }
+        publisher.verify = false;
+        publisher.manifest.journaled.clear();
         self.finished = true;
         for path in &self.report.removed {
             publisher.site.remove(path);
@@ -811,14 +965,17 @@ fn apply(manifest: &mut Manifest, changes: Vec<ManifestChange>) -> Vec<ManifestC
 }
 
 /// The file side of a finished publish (every written file already staged): note the staged paths in
-/// the journal, put them in place, remove the stale ones, save the manifest, drop the journal.
+/// the journal, put them in place, set the stale ones aside, record the stamps of the files put in
+/// place, save the manifest, then make it final and drop the journal. When any step fails, what was
+/// done is undone: the folder is the last build's (or, if even that fails, the journal stays and the
+/// next build repairs what differs).
 fn put_in_place(
     out: &Path,
     replacer: &mut Replacer,
     staged: &[String],
     removed: &[String],
     manifest_changed: bool,
-    manifest: &Manifest,
+    manifest: &mut Manifest,
 ) -> io::Result<()> {
     let mut touched: Vec<&str> = staged.iter().map(String::as_str).collect();
     touched.extend(removed.iter().map(String::as_str));
@@ -833,14 +990,33 @@ fn put_in_place(
         let bytes = serde_json::to_vec(&touched).map_err(io::Error::other)?;
         replacer.write_private(&journal, &[&bytes])?;
     }
-    replacer.commit()?;
-    for path in removed {
-        replacer.remove(path)?;
-    }
-    if write_manifest {
-        let mut bytes = serde_json::to_vec_pretty(manifest).map_err(io::Error::other)?;
+    let result = replacer.put_in_place().and_then(|()| {
+        for path in removed {
+            replacer.remove(path)?;
+        }
+        for path in staged {
+            let stamp =
+                crate::outdir::file_for(out, path).and_then(|f| crate::outdir::stamp_of(&f));
+            if let Some(entry) = manifest.files.get_mut(path) {
+                entry.file = stamp;
+            }
+        }
+        let mut bytes = serde_json::to_vec_pretty(&*manifest).map_err(io::Error::other)?;
         bytes.push(b'\n');
-        replacer.write_private(&manifest_file, &[&bytes])?;
+        replacer.write_private(&manifest_file, &[&bytes])
+    });
+    match result {
+        Ok(()) => replacer.confirm(),
+        Err(e) => {
+            return Err(match replacer.roll_back() {
+                Ok(()) => {
+                    // The folder is the last build's again, as its manifest says.
+                    let _ = std::fs::remove_file(&journal);
+                    e
+                }
+                Err(also) => io::Error::new(e.kind(), format!("{e}; {also}")),
+            });
+        }
     }
     if !touched.is_empty() {
         std::fs::remove_file(&journal).map_err(|e| crate::outdir::with_path(e, &journal))?;

@@ -177,6 +177,14 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
             for path in &report.removed {
                 println!("  removed {path}");
             }
+            for path in &report.repaired {
+                println!("  repaired {path} (its file changed outside locref)");
+            }
+            for path in &report.kept {
+                println!(
+                    "  kept    {path} (no longer an output; its file changed outside locref, so it was left in place)"
+                );
+            }
             print_built(out, &report, report.unchanged, started);
             warn_placeholder(locref::model::base_url(&project.db));
             ExitCode::SUCCESS

@@ -16,31 +16,92 @@ use std::path::{Path, PathBuf};
 
 use crate::workspace::INPUT_DIRS;
 
+/// The longest name of a file or folder of the site, in bytes: file systems take 255, and a file is
+/// staged under its name with a prefix of up to 40 bytes.
+pub(crate) const MAX_NAME: usize = 200;
+/// The longest site path, in bytes (every file system and archive format takes it, with the output
+/// folder's own path in front).
+pub(crate) const MAX_PATH: usize = 1000;
+
 /// Why `path` cannot name a file of the site, if it cannot: it must be `/` followed by segments that are
-/// each a plain file or folder name.
+/// each a plain file or folder name, one that every file system stores as written and every reader
+/// sees as written: URL-safe ASCII letters, digits and `-`, `_`, `.`, `~`; not `.` or `..`; not ending
+/// in `.`; not a device name Windows reserves (`CON`, `aux.json`); at most [`MAX_NAME`] bytes a name
+/// and [`MAX_PATH`] in all. A bidirectional override, a fullwidth dot or a control character is not
+/// among them, so no route can spoof another or break where it is copied.
 pub(crate) fn site_path_problem(path: &str) -> Option<String> {
     let Some(rest) = path.strip_prefix('/') else {
-        return Some(format!("path `{path}` must start with `/`"));
+        return Some(format!("path `{}` must start with `/`", visible(path)));
     };
     if rest.is_empty() {
         return Some("path `/` names no file".into());
     }
+    let plain = "an output path is `/` and plain names joined by `/`";
+    if path.len() > MAX_PATH {
+        return Some(format!(
+            "path `{}...` is longer than {MAX_PATH} bytes: {plain}",
+            visible(&path[..path.floor_char_boundary(60)])
+        ));
+    }
     for segment in rest.split('/') {
         let problem = match segment {
-            "" => Some("an empty segment (`//` or a trailing `/`)"),
-            "." | ".." => Some("a `.` or `..` segment"),
-            _ if segment.contains('\\') => Some("a backslash"),
-            _ if segment.contains(':') => Some("a `:` (a drive or stream name)"),
-            _ if segment.chars().any(char::is_control) => Some("a control character"),
+            "" => Some("an empty segment (`//` or a trailing `/`)".to_string()),
+            "." | ".." => Some("a `.` or `..` segment".into()),
+            _ if segment.contains('\\') => Some("a backslash".into()),
+            _ if segment.contains(':') => Some("a `:` (a drive or stream name)".into()),
+            _ if segment.chars().any(|c| c.is_control()) => Some("a control character".into()),
+            _ if !segment
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~')) =>
+            {
+                let c = segment
+                    .chars()
+                    .find(|c| !c.is_ascii_alphanumeric() && !matches!(c, '-' | '_' | '.' | '~'))
+                    .unwrap_or(' ');
+                Some(format!(
+                    "the character {} (names are ASCII letters, digits and `-`, `_`, `.`, `~`)",
+                    visible_char(c)
+                ))
+            }
+            _ if segment.ends_with('.') => Some("a name ending in `.` (Windows drops it)".into()),
+            _ if segment.len() > MAX_NAME => Some(format!("a name longer than {MAX_NAME} bytes")),
+            _ if is_reserved_device_name(segment) => Some(format!(
+                "the name `{segment}`, a device Windows reserves (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with any extension)"
+            )),
             _ => None,
         };
         if let Some(problem) = problem {
-            return Some(format!(
-                "path `{path}` has {problem}: an output path is `/` and plain names joined by `/`"
-            ));
+            return Some(format!("path `{}` has {problem}: {plain}", visible(path)));
         }
     }
     None
+}
+
+/// Whether `name` is, or starts with before its first `.`, a device name Windows reserves.
+fn is_reserved_device_name(name: &str) -> bool {
+    let stem = name.split('.').next().unwrap_or(name).to_ascii_uppercase();
+    matches!(stem.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || ((stem.starts_with("COM") || stem.starts_with("LPT"))
+            && stem.len() == 4
+            && stem.as_bytes()[3].is_ascii_digit())
+}
+
+/// `text` with every character but printable ASCII written as an escape, so a message shows what a
+/// path holds, not how a terminal draws it.
+fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            ' '..='~' => c.to_string(),
+            c => c.escape_unicode().to_string(),
+        })
+        .collect()
+}
+
+fn visible_char(c: char) -> String {
+    match c {
+        '!'..='~' => format!("`{c}`"),
+        c => format!("{}", c.escape_unicode()),
+    }
 }
 
 /// The file a site path is written to (`/api/v1/index.json` -> `<out>/api/v1/index.json`), or `None`
@@ -50,6 +111,92 @@ pub(crate) fn file_for(out: &Path, site_path: &str) -> Option<PathBuf> {
         return None;
     }
     Some(out.join(site_path.trim_start_matches('/')))
+}
+
+/// What an output file looked like on disk when locref last put it in place or found it matching: a
+/// later build compares this first (a `stat`), and reads the file only when it differs, so an output
+/// deleted, replaced or edited behind locref's back is noticed and written again. The change time is
+/// part of it because it cannot be set back by hand: an edit with its modification time restored is
+/// noticed too.
+///
+/// Recorded in the manifest as `[len, modified, changed, inode]` (times in nanoseconds since the epoch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "(u64, i64, i64, u64)", into = "(u64, i64, i64, u64)")]
+pub(crate) struct FileStamp {
+    pub len: u64,
+    pub modified: i64,
+    pub changed: i64,
+    pub inode: u64,
+}
+
+impl From<(u64, i64, i64, u64)> for FileStamp {
+    fn from((len, modified, changed, inode): (u64, i64, i64, u64)) -> FileStamp {
+        FileStamp {
+            len,
+            modified,
+            changed,
+            inode,
+        }
+    }
+}
+
+impl From<FileStamp> for (u64, i64, i64, u64) {
+    fn from(stamp: FileStamp) -> Self {
+        (stamp.len, stamp.modified, stamp.changed, stamp.inode)
+    }
+}
+
+/// The [`FileStamp`] of the regular file at `path`; `None` when it is missing, a link or not a file.
+pub(crate) fn stamp_of(path: &Path) -> Option<FileStamp> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let time = |s: i64, ns: i64| s.saturating_mul(1_000_000_000).saturating_add(ns);
+        Some(FileStamp {
+            len: meta.len(),
+            modified: time(meta.mtime(), meta.mtime_nsec()),
+            changed: time(meta.ctime(), meta.ctime_nsec()),
+            inode: meta.ino(),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let modified = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_nanos()
+            .try_into()
+            .unwrap_or(i64::MAX);
+        Some(FileStamp {
+            len: meta.len(),
+            modified,
+            changed: modified,
+            inode: 0,
+        })
+    }
+}
+
+/// Reads a file of the cache folder (the manifest, the journal) if it is a regular file of at most
+/// `limit` bytes: a FIFO or a device put there would block or never end, and is taken as absent.
+pub(crate) fn read_cache_file(path: &Path, limit: u64) -> Option<Vec<u8>> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() || meta.len() > limit {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    use std::io::Read;
+    std::fs::File::open(path)
+        .ok()?
+        .take(limit)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(bytes)
 }
 
 /// An error unless every folder between `out` and `file` that exists is a real folder, not a symbolic
@@ -152,6 +299,15 @@ pub(crate) fn lock_folder(out: &Path) -> io::Result<FolderLock> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
     }
+    // A FIFO or a device in its place would block the open or take the lock's writes: refused.
+    if let Ok(meta) = std::fs::symlink_metadata(&path)
+        && !meta.file_type().is_file()
+    {
+        return Err(io::Error::other(format!(
+            "{} is not a regular file: remove it, locref makes it again",
+            path.display()
+        )));
+    }
     let file = std::fs::File::options()
         .create(true)
         .truncate(false)
@@ -190,7 +346,7 @@ pub(crate) fn staging_dir(out: &Path) -> PathBuf {
 pub(crate) const TEMPORARY_MARK: &str = ".locref-tmp-";
 
 /// Whether a file name is one of the replacer's temporaries inside the output folder.
-fn is_temporary(file_name: &str) -> bool {
+pub(crate) fn is_temporary(file_name: &str) -> bool {
     file_name.starts_with('.') && file_name.contains(TEMPORARY_MARK)
 }
 
@@ -281,6 +437,23 @@ fn protected(out: &Path, project_root: &Path) -> Option<&'static str> {
         .any(|dir| out.starts_with(project_root.join(dir)))
     {
         Some("it is inside sources/ or rules/")
+    } else if out.components().any(|c| c.as_os_str() == ".git") {
+        Some("it is a git repository's own folder, or inside one")
+    } else if out.components().any(|c| c.as_os_str() == ".locref-cache") {
+        Some("it is locref's cache folder, or inside one")
+    } else {
+        None
+    }
+}
+
+/// Why `--clean` may not delete what `out` holds even with `--force`: a git work tree (a `.git` in it)
+/// or a tool's cache (a `CACHEDIR.TAG` in it, as cargo's `target/` has) holds what no build can make
+/// again.
+fn holds_what_no_build_makes(out: &Path) -> Option<&'static str> {
+    if out.join(".git").symlink_metadata().is_ok() {
+        Some("it holds a .git (a repository's work tree)")
+    } else if out.join("CACHEDIR.TAG").symlink_metadata().is_ok() {
+        Some("it holds a CACHEDIR.TAG (a tool's cache, such as cargo's target/)")
     } else {
         None
     }
@@ -318,7 +491,8 @@ pub fn clean_refusal(out: &Path, project_root: &Path, force: bool) -> Option<Str
     let root = project_root
         .canonicalize()
         .unwrap_or_else(|_| project_root.to_path_buf());
-    if let Some(why) = protected(&resolved, &root) {
+    if let Some(why) = protected(&resolved, &root).or_else(|| holds_what_no_build_makes(&resolved))
+    {
         return Some(format!("refusing to delete {}: {why}", resolved.display()));
     }
     if force {
@@ -358,40 +532,6 @@ pub fn clean_refusal(out: &Path, project_root: &Path, force: bool) -> Option<Str
     ))
 }
 
-/// What `--clean` does once a build is staged and checked, just before its files are put in place:
-/// deletes every file of `out` but the replacer's temporaries (the staged files of a cache on another
-/// filesystem), the folders left empty, and the spares of a session that published there.
-/// [`clean_refusal`] allowed it before the build began; doing it this late means a build that fails
-/// leaves the last good one in place.
-pub(crate) fn clear_for_clean(out: &Path) -> io::Result<()> {
-    fn walk(dir: &Path) -> io::Result<()> {
-        let entries = match std::fs::read_dir(dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(with_path(e, dir)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(|e| with_path(e, dir))?;
-            let path = entry.path();
-            // Not followed: a link is removed as the entry it is.
-            let kind = entry.file_type().map_err(|e| with_path(e, &path))?;
-            if kind.is_dir() {
-                walk(&path)?;
-                // Only when empty: a folder holding a temporary stays.
-                let _ = std::fs::remove_dir(&path);
-            } else if !entry.file_name().to_str().is_some_and(is_temporary) {
-                std::fs::remove_file(&path).map_err(|e| with_path(e, &path))?;
-            }
-        }
-        Ok(())
-    }
-    walk(out)?;
-    match std::fs::remove_dir_all(spare_root(out)) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(with_path(e, &spare_root(out))),
-        _ => Ok(()),
-    }
-}
-
 /// Removes the folders between `file` and `out` that became empty.
 pub(crate) fn remove_empty_parents(out: &Path, file: &Path) {
     let mut dir = file.parent();
@@ -422,6 +562,14 @@ mod tests {
             "/a/b\u{0}c",
             "/a/./b",
             "/..",
+            "/CON",
+            "/api/aux.json",
+            "/lpt1.txt",
+            "/x./y",
+            "/trailing-space /y",
+            "/a\u{202e}lmth.exe",
+            "/a\u{ff0e}json",
+            "/caf\u{e9}.html",
         ] {
             assert!(site_path_problem(bad).is_some(), "{bad:?}");
             assert_eq!(file_for(Path::new("/out"), bad), None, "{bad:?}");
@@ -432,9 +580,17 @@ mod tests {
             "/_headers",
             "/.nojekyll",
             "/a..b",
+            "/console.html",
+            "/com10.json",
+            "/llms-full.txt",
         ] {
             assert_eq!(site_path_problem(good), None, "{good:?}");
         }
+        let long = format!("/{}", "a".repeat(MAX_NAME + 1));
+        assert!(site_path_problem(&long).is_some());
+        assert!(site_path_problem(&format!("/{}", "a".repeat(MAX_NAME))).is_none());
+        let deep = "/abcdefghi".repeat(MAX_PATH / 10 + 1);
+        assert!(site_path_problem(&deep).is_some());
         assert_eq!(
             file_for(Path::new("/out"), "/api/x.json"),
             Some(PathBuf::from("/out/api/x.json"))

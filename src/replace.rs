@@ -35,6 +35,9 @@ mod writer;
 pub(crate) use writer::Content;
 use writer::Writer;
 
+/// How an error says that a failed publish could not put the last build back whole.
+pub(crate) const NOT_PUT_BACK: &str = "could not put back";
+
 /// How long a replacer lives, which decides how it stages files (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lifetime {
@@ -76,6 +79,34 @@ pub(crate) struct Replacer {
     writer: Option<Writer>,
     /// Whether anything was committed yet.
     committed: bool,
+    /// Whether files are put in place by exchanging them with the last version (Linux), which then
+    /// stays where the new one was until [`Replacer::confirm`]. Cleared for good the first time the
+    /// filesystem refuses.
+    exchanges: bool,
+    /// How to undo what was put in place or set aside since the last confirm, oldest first.
+    undo: Vec<Undo>,
+    /// `--clean` set the whole folder aside ([`Replacer::set_everything_aside`]).
+    cleaning: bool,
+}
+
+/// How to undo one change to the output folder (see [`Replacer::roll_back`]).
+#[derive(Debug)]
+enum Undo {
+    /// A file was put where there was none: removed.
+    Created { target: PathBuf },
+    /// A file was replaced; `aside` holds the last version, which goes back. `keep_aside`: `aside` is
+    /// the file's spare (the last version is the next write's spare), else it is deleted on confirm.
+    Replaced {
+        target: PathBuf,
+        aside: PathBuf,
+        keep_aside: bool,
+    },
+    /// A file was set aside (a stale output, or `--clean`): moved back. `site_path` names its spare.
+    Removed {
+        target: PathBuf,
+        aside: PathBuf,
+        site_path: String,
+    },
 }
 
 impl Replacer {
@@ -90,6 +121,9 @@ impl Replacer {
             preparation: None,
             writer: None,
             committed: false,
+            exchanges: cfg!(target_os = "linux"),
+            undo: Vec::new(),
+            cleaning: false,
         }
     }
 
@@ -237,32 +271,195 @@ impl Replacer {
         })
     }
 
-    /// Puts every staged file into place, each with one atomic rename or exchange. After a session's
-    /// first commit, starts making the spares of the published files.
-    pub fn commit(&mut self) -> io::Result<()> {
+    /// Puts every staged file into place, each with one atomic rename or exchange, and keeps what undoes
+    /// it until [`Replacer::confirm`] or [`Replacer::roll_back`]. When one cannot be put in place (a
+    /// read-only folder, a name the filesystem refuses, a file where a folder must go), those already in
+    /// place are put back and the error returned: the output folder is the last build's again.
+    pub fn put_in_place(&mut self) -> io::Result<()> {
         self.finish_staging()?;
-        for staged in std::mem::take(&mut self.staged) {
-            let (from, target, exchange) = match staged {
-                Staged::Spare { spare, target } => (spare, target, true),
-                Staged::File { file, target } => (file, target, false),
-            };
-            if let Some(dir) = target.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
+        let mut staged = std::mem::take(&mut self.staged).into_iter();
+        while let Some(next) = staged.next() {
+            if let Err(e) = self.put_one(&next) {
+                // The one that failed and those after it are still staged: an abandon removes them.
+                self.staged.push(next);
+                self.staged.extend(staged);
+                return Err(self.rolled_back(e));
             }
-            outdir::no_link_between(&self.out, &target)?;
-            let result = if exchange && self.spares {
-                exchange::swap_in(&from, &target).or_else(|e| {
-                    if is_filesystem_refusal(&e) {
-                        self.spares = false;
-                        std::fs::rename(&from, &target)
+        }
+        Ok(())
+    }
+
+    /// Puts one staged file in place, noting how to undo it.
+    fn put_one(&mut self, staged: &Staged) -> io::Result<()> {
+        let (from, target, spare) = match staged {
+            Staged::Spare { spare, target } => (spare, target, true),
+            Staged::File { file, target } => (file, target, false),
+        };
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
+        }
+        outdir::no_link_between(&self.out, target)?;
+        // Only a file is replaced: a folder or a link in an output's place is not locref's to move.
+        match std::fs::symlink_metadata(target) {
+            Ok(meta) if !meta.file_type().is_file() => {
+                return Err(io::Error::other(format!(
+                    "{} is a {} where an output file goes: move it away, then build again",
+                    target.display(),
+                    if meta.is_dir() {
+                        "folder"
                     } else {
-                        Err(e)
+                        "link or special file"
                     }
-                })
-            } else {
-                std::fs::rename(&from, &target)
+                )));
+            }
+            _ => {}
+        }
+        // The last version goes where the new one was (an exchange), so it can be put back; without
+        // exchanges, a hard link keeps it.
+        if self.exchanges {
+            match exchange::swap_in(from, target) {
+                Ok(true) => {
+                    self.undo.push(Undo::Replaced {
+                        target: target.clone(),
+                        aside: from.clone(),
+                        keep_aside: spare,
+                    });
+                    return Ok(());
+                }
+                Ok(false) => {
+                    self.undo.push(Undo::Created {
+                        target: target.clone(),
+                    });
+                    return Ok(());
+                }
+                Err(e) if is_filesystem_refusal(&e) => self.exchanges = false,
+                Err(e) => return Err(with_path(e, target)),
+            }
+        }
+        if spare {
+            // A spare is only ever exchanged: without exchanges it is a staged file like any other.
+            self.spares = false;
+        }
+        if std::fs::symlink_metadata(target).is_ok() {
+            let backup = self.staging_file(target)?;
+            std::fs::hard_link(target, &backup).map_err(|e| with_path(e, target))?;
+            self.undo.push(Undo::Replaced {
+                target: target.clone(),
+                aside: backup,
+                keep_aside: false,
+            });
+            if let Err(e) = std::fs::rename(from, target) {
+                // Nothing was replaced: only the backup goes.
+                if let Some(Undo::Replaced { aside, .. }) = self.undo.pop() {
+                    let _ = std::fs::remove_file(aside);
+                }
+                return Err(with_path(e, target));
+            }
+        } else {
+            std::fs::rename(from, target).map_err(|e| with_path(e, target))?;
+            self.undo.push(Undo::Created {
+                target: target.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Moves the published file of `site_path` aside (a file already gone is fine): it is deleted by
+    /// [`Replacer::confirm`], or put back by [`Replacer::roll_back`].
+    pub fn remove(&mut self, site_path: &str) -> io::Result<()> {
+        let Some(target) = outdir::file_for(&self.out, site_path) else {
+            // A manifest entry that is not a path inside the folder names nothing to remove.
+            return Ok(());
+        };
+        outdir::no_link_between(&self.out, &target)?;
+        match std::fs::symlink_metadata(&target) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(with_path(e, &target)),
+        }
+        let aside = self.staging_file(&target)?;
+        std::fs::rename(&target, &aside).map_err(|e| with_path(e, &target))?;
+        self.undo.push(Undo::Removed {
+            target,
+            aside,
+            site_path: site_path.to_string(),
+        });
+        Ok(())
+    }
+
+    /// `--clean`: moves every file of the output folder aside (but the replacer's own temporaries), so
+    /// the build's files go into an empty folder; [`Replacer::confirm`] deletes them, with the folders
+    /// left empty and the spares of a session that published there, and [`Replacer::roll_back`] puts
+    /// them back. Called once the build is staged and checked, just before [`Replacer::put_in_place`].
+    pub(crate) fn set_everything_aside(&mut self) -> io::Result<()> {
+        let mut files = Vec::new();
+        let mut stack = vec![self.out.clone()];
+        while let Some(dir) = stack.pop() {
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(with_path(e, &dir)),
             };
-            result.map_err(|e| with_path(e, &target))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| with_path(e, &dir))?;
+                let path = entry.path();
+                // Not followed: a link is moved as the entry it is.
+                let kind = entry.file_type().map_err(|e| with_path(e, &path))?;
+                if kind.is_dir() {
+                    stack.push(path);
+                } else if !entry.file_name().to_str().is_some_and(outdir::is_temporary) {
+                    files.push(path);
+                }
+            }
+        }
+        for target in files {
+            let aside = self.staging_file(&target)?;
+            if let Err(e) = std::fs::rename(&target, &aside) {
+                return Err(self.rolled_back(with_path(e, &target)));
+            }
+            self.undo.push(Undo::Removed {
+                target,
+                aside,
+                site_path: String::new(),
+            });
+        }
+        self.cleaning = true;
+        Ok(())
+    }
+
+    /// Makes what was put in place final: the last versions set aside are deleted, with the folders
+    /// left empty and their spares. After a session's first confirm, starts making the spares of the
+    /// published files.
+    pub fn confirm(&mut self) {
+        for undo in std::mem::take(&mut self.undo) {
+            match undo {
+                Undo::Created { .. } => {}
+                Undo::Replaced {
+                    aside, keep_aside, ..
+                } => {
+                    if !keep_aside {
+                        let _ = std::fs::remove_file(aside);
+                    }
+                }
+                Undo::Removed {
+                    target,
+                    aside,
+                    site_path,
+                } => {
+                    let _ = std::fs::remove_file(aside);
+                    outdir::remove_empty_parents(&self.out, &target);
+                    let spares = outdir::spare_root(&self.out);
+                    if !site_path.is_empty() {
+                        let spare = spares.join(site_path.trim_start_matches('/'));
+                        if std::fs::remove_file(&spare).is_ok() {
+                            outdir::remove_empty_parents(&spares, &spare);
+                        }
+                    }
+                }
+            }
+        }
+        if std::mem::take(&mut self.cleaning) {
+            let _ = std::fs::remove_dir_all(outdir::spare_root(&self.out));
         }
         self.committed = true;
         if self.lifetime == Lifetime::Session && self.spares && self.preparation.is_none() {
@@ -271,6 +468,56 @@ impl Replacer {
                 outdir::spare_root(&self.out),
             ));
         }
+    }
+
+    /// Puts back what was put in place or set aside since the last confirm, newest first: the output
+    /// folder is the last build's again. The error names what could not be put back.
+    pub fn roll_back(&mut self) -> io::Result<()> {
+        self.cleaning = false;
+        let mut failed = Vec::new();
+        while let Some(undo) = self.undo.pop() {
+            let result = match &undo {
+                Undo::Created { target } => match std::fs::remove_file(target) {
+                    Ok(()) => {
+                        outdir::remove_empty_parents(&self.out, target);
+                        Ok(())
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+                    Err(e) => Err(with_path(e, target)),
+                },
+                Undo::Replaced { target, aside, .. } | Undo::Removed { target, aside, .. } => {
+                    target
+                        .parent()
+                        .map_or(Ok(()), std::fs::create_dir_all)
+                        .and_then(|()| std::fs::rename(aside, target))
+                        .map_err(|e| with_path(e, target))
+                }
+            };
+            if let Err(e) = result {
+                failed.push(e.to_string());
+            }
+        }
+        match failed.first() {
+            None => Ok(()),
+            Some(first) => Err(io::Error::other(format!(
+                "{NOT_PUT_BACK} {} file(s) of the last build ({first}); the next build writes them again",
+                failed.len()
+            ))),
+        }
+    }
+
+    /// `error`, after rolling back; says so when the roll back failed too.
+    fn rolled_back(&mut self, error: io::Error) -> io::Error {
+        match self.roll_back() {
+            Ok(()) => error,
+            Err(also) => io::Error::new(error.kind(), format!("{error}; {also}")),
+        }
+    }
+
+    /// [`Replacer::put_in_place`] and [`Replacer::confirm`] at once (nothing else must succeed first).
+    pub fn commit(&mut self) -> io::Result<()> {
+        self.put_in_place()?;
+        self.confirm();
         Ok(())
     }
 
@@ -283,26 +530,6 @@ impl Replacer {
                 let _ = std::fs::remove_file(file);
             }
         }
-    }
-
-    /// Removes the published file of `site_path` (and its spare); a file already gone is fine.
-    pub fn remove(&mut self, site_path: &str) -> io::Result<()> {
-        let Some(target) = outdir::file_for(&self.out, site_path) else {
-            // A manifest entry that is not a path inside the folder names nothing to remove.
-            return Ok(());
-        };
-        outdir::no_link_between(&self.out, &target)?;
-        match std::fs::remove_file(&target) {
-            Ok(()) => outdir::remove_empty_parents(&self.out, &target),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(with_path(e, &target)),
-        }
-        let spares = outdir::spare_root(&self.out);
-        let spare = spares.join(site_path.trim_start_matches('/'));
-        if std::fs::remove_file(&spare).is_ok() {
-            outdir::remove_empty_parents(&spares, &spare);
-        }
-        Ok(())
     }
 
     /// Replaces a file of the cache folder (the manifest, the journal) atomically.
@@ -512,11 +739,12 @@ mod exchange {
         super::overwrite(&mut open_spare(spare)?, parts)
     }
 
-    /// Exchanges the spare with `target` (or moves it there when the target does not exist yet).
-    pub(crate) fn swap_in(spare: &Path, target: &Path) -> io::Result<()> {
-        match rustix::fs::renameat_with(CWD, spare, CWD, target, RenameFlags::EXCHANGE) {
-            Ok(()) => Ok(()),
-            Err(rustix::io::Errno::NOENT) => std::fs::rename(spare, target),
+    /// Exchanges `from` with `target` (true), or moves it there when the target does not exist yet
+    /// (false).
+    pub(crate) fn swap_in(from: &Path, target: &Path) -> io::Result<bool> {
+        match rustix::fs::renameat_with(CWD, from, CWD, target, RenameFlags::EXCHANGE) {
+            Ok(()) => Ok(true),
+            Err(rustix::io::Errno::NOENT) => std::fs::rename(from, target).map(|()| false),
             Err(e) => Err(e.into()),
         }
     }
@@ -604,7 +832,7 @@ mod exchange {
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 
-    pub(crate) fn swap_in(_: &Path, _: &Path) -> io::Result<()> {
+    pub(crate) fn swap_in(_: &Path, _: &Path) -> io::Result<bool> {
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 

@@ -103,9 +103,13 @@ pub(crate) fn valid_routes(db: &dyn salsa::Database) -> Vec<(usize, RouteRule, R
 }
 
 fn route_problem(rule: &RouteRule, renderer: Renderer) -> Option<String> {
-    // Nothing a route names may reach outside the output folder.
-    if let Some(problem) = crate::outdir::site_path_problem(&rule.path) {
-        return Some(problem);
+    // Nothing a route names may reach outside the output folder, or fail to be written: checked with
+    // each placeholder standing for a plain name (the values are checked in `check_routes`).
+    let sample = Param::PLACEHOLDERS
+        .into_iter()
+        .fold(rule.path.clone(), |path, p| path.replace(p, "x"));
+    if let Some(problem) = crate::outdir::site_path_problem(&sample) {
+        return Some(problem.replace(&format!("`{sample}`"), &format!("`{}`", rule.path)));
     }
     let expected = renderer.param().placeholder();
     let found: Vec<&str> = Param::PLACEHOLDERS
@@ -240,6 +244,22 @@ pub fn check_routes(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         }
     }
     let rules = &route_rules(db).value;
+    // A value that makes a path no file can take (an ERP id `aux`, a version ending in `.`): the
+    // output is left out of the site, and said here.
+    for (i, rule, renderer) in valid_routes(db) {
+        let Some(placeholder) = renderer.param().placeholder() else {
+            continue;
+        };
+        for value in param_values(db, renderer.param()) {
+            let path = rule.path.replace(placeholder, &value);
+            if let Some(problem) = crate::outdir::site_path_problem(&path) {
+                diagnostics.push(rules[*i].path_at.error(
+                    ROUTES,
+                    format!("with `{placeholder}` = `{}`, {problem}", value.escape_debug()),
+                ));
+            }
+        }
+    }
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for output in outputs(db) {
         if let Some(first) = seen
@@ -251,6 +271,39 @@ pub fn check_routes(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                 format!(
                     "`{}` is also made by the route on line {}",
                     output.path, rules[first].path_at.line
+                ),
+            ));
+        }
+    }
+    // Paths a file system cannot hold side by side: two that differ only in case (one file on macOS
+    // and Windows), and a file whose path another output needs as a folder.
+    let mut folded: BTreeMap<String, &Output> = BTreeMap::new();
+    for output in outputs(db) {
+        if let Some(other) = folded.insert(output.path.to_ascii_lowercase(), output)
+            && other.path != output.path
+        {
+            diagnostics.push(rules[output.route].path_at.error(
+                ROUTES,
+                format!(
+                    "`{}` and `{}` (the route on line {}) differ only in case: one file where case is not told apart",
+                    output.path, other.path, rules[other.route].path_at.line
+                ),
+            ));
+        }
+    }
+    let paths: BTreeMap<&str, &Output> = outputs(db).iter().map(|o| (o.path.as_str(), o)).collect();
+    for output in outputs(db) {
+        let folder = format!("{}/", output.path);
+        if let Some((inner, by)) = paths
+            .range(folder.as_str()..)
+            .next()
+            .filter(|(p, _)| p.starts_with(&folder))
+        {
+            diagnostics.push(rules[by.route].path_at.error(
+                ROUTES,
+                format!(
+                    "`{inner}` needs `{}` as a folder, but the route on line {} makes it a file",
+                    output.path, rules[output.route].path_at.line
                 ),
             ));
         }

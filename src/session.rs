@@ -106,15 +106,40 @@ impl fmt::Display for RebuildReport {
                         names_or_count(&report.removed, SHOWN_FILES, "file")
                     ));
                 }
+                if !report.repaired.is_empty() {
+                    wrote.push_str(&format!(
+                        ", repaired {} (changed outside locref)",
+                        names_or_count(&report.repaired, SHOWN_FILES, "file")
+                    ));
+                }
+                if !report.kept.is_empty() {
+                    wrote.push_str(&format!(
+                        ", left {} in place (no longer outputs, changed outside locref)",
+                        names_or_count(&report.kept, SHOWN_FILES, "file")
+                    ));
+                }
+                // A build no edit started: the first one, or a repair of the output folder.
+                let cause = match self.changed_inputs.is_empty() {
+                    true if !report.repaired.is_empty() => {
+                        "the output folder changed outside locref".to_string()
+                    }
+                    true => "built".to_string(),
+                    false => format!("changed {inputs}"),
+                };
                 write!(
                     f,
-                    "changed {inputs}; {} queries re-ran; {wrote}; {ms:.1} ms",
+                    "{cause}; {} queries re-ran; {wrote}; {ms:.1} ms",
                     self.executed.len()
                 )?;
                 if self.recovered {
                     write!(f, "; errors cleared, the output is current again")?;
                 }
                 Ok(())
+            }
+            // A publish that failed put back what it had put in place, unless even that failed (then
+            // the error says so, and the next build repairs the folder).
+            Outcome::IoError(e) if e.contains(crate::replace::NOT_PUT_BACK) => {
+                write!(f, "changed {inputs}; i/o error: {e}; {ms:.1} ms")
             }
             Outcome::IoError(e) => write!(
                 f,
@@ -219,6 +244,19 @@ impl Session {
             Ok(changed) => self.finish(changed, started),
             Err(e) => self.io_failure(Vec::new(), started, format!("reading inputs: {e}")),
         }
+    }
+
+    /// What the watcher saw change inside the output folder (`paths`): when an output's file is no
+    /// longer the one the session put there (deleted, replaced, edited; the folder removed), every
+    /// output is compared with its record and what differs is written again. `None` when nothing
+    /// differs (the watcher reporting the session's own writes).
+    pub fn outputs_changed(&mut self, paths: &[PathBuf]) -> Option<RebuildReport> {
+        if !self.publisher.drifted(paths) {
+            return None;
+        }
+        let started = Instant::now();
+        self.publisher.verify_next();
+        Some(self.run(Vec::new(), started))
     }
 
     /// Like [`Session::rebuild`], but re-reads every input folder (after a watcher overflow or error).

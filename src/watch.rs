@@ -4,8 +4,10 @@
 //! recursively), and is installed before the initial scan, so no edit falls between the scan and the
 //! watch. A batch of events closes after a short quiet window ([`Window`]), which widens when a burst
 //! was split across two rebuilds and narrows again when the edits stop. An input folder that is deleted and made again (a branch switch, a restore) is
-//! watched again as soon as the root reports it, and everything is re-read. The output folder is never
-//! watched. Events are only hints: each rebuild re-reads the hinted paths and compares content hashes
+//! watched again as soon as the root reports it, and everything is re-read. The output folder is
+//! watched too, once it exists: a file there that is no longer the one locref put in place (deleted,
+//! replaced, edited; the folder removed) makes the session compare every output with its record and
+//! write again what differs ([`Session::outputs_changed`]); locref's own writes compare equal. Events are only hints: each rebuild re-reads the hinted paths and compares content hashes
 //! ([`Session::rebuild`]), so an editor's atomic save (write a temporary file, rename it over the original,
 //! reported as a `Create`), a touch, or a burst of events all come down to one rebuild of what changed.
 
@@ -20,12 +22,15 @@ use notify::{EventKind, RecursiveMode, Watcher as _};
 use crate::session::{Outcome, RebuildReport, Session};
 use crate::workspace::INPUT_DIRS;
 
-/// The watcher of a project: the root (not recursively) and each input folder that exists (recursively).
+/// The watcher of a project: the root (not recursively), each input folder that exists (recursively),
+/// and the output folder (recursively) once it exists.
 struct Watcher {
     root: PathBuf,
     inner: notify::RecommendedWatcher,
     /// Whether each of [`INPUT_DIRS`] is being watched.
     watching: [bool; INPUT_DIRS.len()],
+    /// The output folder (resolved) and the identity of the folder watched there, if any.
+    output: Option<(PathBuf, Option<(u64, u64)>)>,
 }
 
 impl Watcher {
@@ -42,6 +47,7 @@ impl Watcher {
             root: root.to_path_buf(),
             inner,
             watching: [false; INPUT_DIRS.len()],
+            output: None,
         };
         watcher.refresh();
         Ok((watcher, events))
@@ -69,6 +75,40 @@ impl Watcher {
         renewed
     }
 
+    /// Watches the output folder `out` (after a build made it, or made it again after it was removed):
+    /// what changes there behind locref's back is compared with what was published, and repaired.
+    fn watch_output(&mut self, out: &Path) {
+        let real = crate::outdir::resolved(out);
+        let identity = folder_identity(&real);
+        let watched = match &self.output {
+            Some((path, watched)) if *path == real => *watched,
+            _ => None,
+        };
+        if identity.is_none() || identity == watched {
+            self.output = Some((real, watched));
+            return;
+        }
+        let _ = self.inner.unwatch(&real);
+        let now = match self.inner.watch(&real, RecursiveMode::Recursive) {
+            Ok(()) => identity,
+            Err(e) => {
+                eprintln!(
+                    "watch: not watching the output folder {} ({e}): files changed there outside locref are repaired by the next build",
+                    real.display()
+                );
+                None
+            }
+        };
+        self.output = Some((real, now));
+    }
+
+    /// Whether `path` is the output folder or inside it.
+    fn is_output(&self, path: &Path) -> bool {
+        self.output
+            .as_ref()
+            .is_some_and(|(out, _)| path.starts_with(out))
+    }
+
     /// Whether a batch touched an input folder itself (created, deleted or moved as a whole).
     fn touches_an_input_folder(&self, batch: &Batch) -> bool {
         INPUT_DIRS
@@ -79,6 +119,21 @@ impl Watcher {
                 .iter()
                 .zip(INPUT_DIRS)
                 .any(|(watching, dir)| *watching != self.root.join(dir).is_dir())
+    }
+}
+
+/// A folder's device and inode: a folder removed and made again is another folder, whose watch is new.
+fn folder_identity(path: &Path) -> Option<(u64, u64)> {
+    let meta = std::fs::metadata(path).ok().filter(|m| m.is_dir())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        Some((0, 0))
     }
 }
 
@@ -147,12 +202,19 @@ impl Default for Window {
 pub(crate) struct Batch {
     pub paths: BTreeSet<PathBuf>,
     pub rescan: bool,
+    /// Paths inside the output folder (locref's own writes, or someone else's).
+    pub outputs: BTreeSet<PathBuf>,
 }
 
 impl Batch {
     /// Adds what the watcher sent, keeping only the paths `keep` accepts (the input folders and what
     /// is in them: a file saved beside them in the project root is no edit).
-    fn add(&mut self, result: Events, keep: &impl Fn(&Path) -> bool) {
+    fn add(
+        &mut self,
+        result: Events,
+        keep: &impl Fn(&Path) -> bool,
+        is_output: &impl Fn(&Path) -> bool,
+    ) {
         match result {
             Ok(events) => {
                 for event in events {
@@ -162,8 +224,13 @@ impl Batch {
                     if matches!(event.kind, EventKind::Access(_)) {
                         continue;
                     }
-                    self.paths
-                        .extend(event.paths.iter().filter(|p| keep(p)).cloned());
+                    for path in &event.paths {
+                        if keep(path) {
+                            self.paths.insert(path.clone());
+                        } else if is_output(path) {
+                            self.outputs.insert(path.clone());
+                        }
+                    }
                 }
             }
             Err(errors) => {
@@ -175,22 +242,38 @@ impl Batch {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    /// Whether the batch holds no edit of the inputs.
+    fn has_no_edit(&self) -> bool {
         self.paths.is_empty() && !self.rescan
+    }
+
+    fn is_empty(&self) -> bool {
+        self.has_no_edit() && self.outputs.is_empty()
     }
 }
 
 /// Blocks for the first event of an input, then takes further events until the window's quiet time
 /// passes without one (or the batch is [`Window::LONGEST_BATCH`] old); duplicate paths are merged.
-/// Returns the batch and when it closed; `None` when the watcher is gone.
+/// Returns the batch and when it closed; `None` when the watcher is gone. A batch of output-folder paths
+/// only (most often locref's own writes) is returned at once, and leaves the window as it was.
 pub(crate) fn next_batch(
     events: &Receiver<Events>,
     window: &mut Window,
     keep: impl Fn(&Path) -> bool,
+    is_output: impl Fn(&Path) -> bool,
 ) -> Option<(Batch, Instant)> {
     let mut batch = Batch::default();
     while batch.is_empty() {
-        batch.add(events.recv().ok()?, &keep);
+        batch.add(events.recv().ok()?, &keep, &is_output);
+    }
+    if batch.has_no_edit() {
+        // What else came with it, without waiting.
+        while let Ok(result) = events.try_recv() {
+            batch.add(result, &keep, &is_output);
+        }
+        if batch.has_no_edit() {
+            return Some((batch, Instant::now()));
+        }
     }
     let started = Instant::now();
     window.first_event(started);
@@ -200,7 +283,7 @@ pub(crate) fn next_batch(
             break;
         }
         match events.recv_timeout(window.quiet().min(left)) {
-            Ok(result) => batch.add(result, &keep),
+            Ok(result) => batch.add(result, &keep, &is_output),
             Err(RecvTimeoutError::Timeout) => break,
             Err(RecvTimeoutError::Disconnected) => break,
         }
@@ -249,6 +332,10 @@ pub(crate) fn run_with(
     let mut session = load(root)?;
     let first = session.build();
     after(&session, &first);
+    let out = session.out.clone();
+    if let Some(out) = &out {
+        watcher.watch_output(out);
+    }
     println!(
         "watching {} and {} for changes (Ctrl-C to stop)",
         root.join("sources").display(),
@@ -257,7 +344,26 @@ pub(crate) fn run_with(
     let mut window = Window::new();
     let inputs: Vec<PathBuf> = INPUT_DIRS.iter().map(|dir| root.join(dir)).collect();
     let is_input = |path: &Path| inputs.iter().any(|dir| path.starts_with(dir));
-    while let Some((batch, closed)) = next_batch(&events, &mut window, is_input) {
+    loop {
+        let is_output = |path: &Path| watcher.is_output(path);
+        let Some((batch, closed)) = next_batch(&events, &mut window, is_input, is_output) else {
+            break;
+        };
+        if batch.has_no_edit() {
+            let outputs: Vec<PathBuf> = batch.outputs.into_iter().collect();
+            let repaired = guarded_with(
+                &mut session,
+                |session| session.outputs_changed(&outputs),
+                Some,
+            );
+            if let Some(report) = repaired {
+                after(&session, &report);
+            }
+            if let Some(out) = &out {
+                watcher.watch_output(out);
+            }
+            continue;
+        }
         let rescan = batch.rescan
             || (watcher.touches_an_input_folder(&batch) && {
                 watcher.refresh();
@@ -272,6 +378,9 @@ pub(crate) fn run_with(
             }
         });
         after(&session, &report);
+        if let Some(out) = &out {
+            watcher.watch_output(out);
+        }
         window.rebuilt(closed);
     }
     drop(watcher);
@@ -284,16 +393,26 @@ pub(crate) fn guarded(
     session: &mut Session,
     rebuild: impl FnOnce(&mut Session) -> RebuildReport,
 ) -> RebuildReport {
+    guarded_with(session, rebuild, |report| report)
+}
+
+/// [`guarded`] for a step of any result: a panic becomes the internal-error report, given to
+/// `panicked`.
+fn guarded_with<R>(
+    session: &mut Session,
+    step: impl FnOnce(&mut Session) -> R,
+    panicked: impl FnOnce(RebuildReport) -> R,
+) -> R {
     let started = std::time::Instant::now();
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rebuild(&mut *session))) {
-        Ok(report) => report,
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| step(&mut *session))) {
+        Ok(result) => result,
         Err(panic) => {
             let message = panic
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "a panic without a message".into());
-            session.after_panic(message, started)
+            panicked(session.after_panic(message, started))
         }
     }
 }
@@ -345,11 +464,12 @@ mod tests {
         sender.send(event("/project/sources/news.json")).unwrap();
         drop(sender);
         let keep = |p: &Path| INPUT_DIRS.iter().any(|d| p.starts_with(root.join(d)));
-        let (batch, _) = next_batch(&events, &mut Window::new(), keep).unwrap();
+        let no_output = |_: &Path| false;
+        let (batch, _) = next_batch(&events, &mut Window::new(), keep, no_output).unwrap();
         assert_eq!(
             batch.paths.into_iter().collect::<Vec<_>>(),
             [PathBuf::from("/project/sources/news.json")]
         );
-        assert!(next_batch(&events, &mut Window::new(), keep).is_none());
+        assert!(next_batch(&events, &mut Window::new(), keep, no_output).is_none());
     }
 }

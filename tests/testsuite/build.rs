@@ -1483,6 +1483,54 @@ fn clean_refuses_folders_locref_did_not_create() {
         );
     }
     assert!(project.path().join("sources/tables/matrix.csv").is_file());
+    // What no build can make again: a repository's own folder, a work tree, a tool's cache, locref's
+    // cache. Refused even with --force, and left whole.
+    let root = project.path();
+    std::fs::create_dir_all(root.join(".git/objects")).unwrap();
+    std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::create_dir_all(root.join("pages")).unwrap();
+    std::fs::write(root.join("pages/.git"), "gitdir: ../.git/worktrees/pages\n").unwrap();
+    std::fs::create_dir_all(root.join("target")).unwrap();
+    std::fs::write(
+        root.join("target/CACHEDIR.TAG"),
+        "Signature: 8a477f597d28d172789f06886806bc55\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join(".locref-cache")).unwrap();
+    std::fs::write(root.join(".locref-cache/keep"), "x").unwrap();
+    let kept = |root: &Path| {
+        [
+            ".git/HEAD",
+            "pages/.git",
+            "target/CACHEDIR.TAG",
+            ".locref-cache/keep",
+        ]
+        .map(|p| root.join(p).is_file())
+    };
+    for protected in [".git", ".git/objects", "pages", "target", ".locref-cache"] {
+        let run = locref(
+            root,
+            &["build", "--out", protected, "--clean", "--force"],
+            EPOCH,
+        );
+        assert_eq!(
+            run.status.code(),
+            Some(3),
+            "{protected}: {}",
+            text(&run.stdout)
+        );
+        assert!(
+            text(&run.stderr).contains("refusing to"),
+            "{protected}: {}",
+            text(&run.stderr)
+        );
+        assert_eq!(kept(root), [true; 4], "{protected}");
+    }
+    // A repository's own folder and locref's cache are never an output folder, even without --clean.
+    for protected in [".git", ".locref-cache"] {
+        let run = locref(root, &["build", "--out", protected], EPOCH);
+        assert_eq!(run.status.code(), Some(3), "{protected}");
+    }
     // A folder locref built can be cleaned; --force overrides foreign files.
     assert!(
         locref(project.path(), &["build", "--out", "site"], EPOCH)

@@ -16,6 +16,7 @@ mod history;
 mod hostile;
 mod incremental;
 mod linkcheck;
+mod output_folder;
 mod pages;
 mod scale;
 mod serve;

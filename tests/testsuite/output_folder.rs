@@ -1,0 +1,188 @@
+//! The output folder as locref's own: outputs changed behind its back are noticed and repaired, a
+//! publish that fails half way puts back what it had put in place, and what the cache folder says is
+//! not trusted further than locref can check it. Each through the real binary, the output tree compared
+//! before and after.
+
+use crate::common::{copy_project, locref, replace_once, snapshot, text};
+
+const EPOCH: &str = "1790000000";
+
+/// A copy of the shipped project built once into `out/site`, and that build's tree.
+fn built() -> (
+    tempfile::TempDir,
+    std::collections::BTreeMap<String, Vec<u8>>,
+) {
+    let project = copy_project();
+    let run = locref(project.path(), &["build", "--out", "out/site"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let tree = snapshot(&project.path().join("out/site"));
+    (project, tree)
+}
+
+/// The site paths a build printed as `repaired`.
+fn repaired(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("repaired "))
+        .map(|rest| rest.split(' ').next().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn a_build_repairs_outputs_deleted_edited_or_restored_from_an_old_copy_and_keeps_touched_ones() {
+    let (project, tree) = built();
+    let root = project.path();
+    let site = root.join("out/site");
+    // Deleted, edited by hand, an older version restored over it, and one touched (same bytes).
+    std::fs::remove_file(site.join("fr/index.html")).unwrap();
+    std::fs::write(site.join("index.html"), "<p>edited by hand</p>").unwrap();
+    let json = site.join("api/v1/countries/de.json");
+    let old = String::from_utf8(std::fs::read(&json).unwrap())
+        .unwrap()
+        .replacen("\"de\"", "\"DE\"", 1);
+    std::fs::write(&json, old).unwrap();
+    let touched = site.join("api/v1/index.json");
+    let bytes = std::fs::read(&touched).unwrap();
+    std::fs::write(&touched, &bytes).unwrap();
+
+    let run = locref(root, &["build", "--out", "out/site"], EPOCH);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let mut seen = repaired(&stdout);
+    seen.sort();
+    assert_eq!(
+        seen,
+        ["/api/v1/countries/de.json", "/fr/index.html", "/index.html"],
+        "{stdout}"
+    );
+    assert_eq!(snapshot(&site), tree, "the folder is the build's again");
+    // The touched file was compared, found right, and kept: the next build stops at the first look.
+    let again = locref(root, &["build", "--out", "out/site"], EPOCH);
+    let closing = text(&again.stdout);
+    assert!(
+        closing.contains(&format!("0 written, {} unchanged, 0 removed", tree.len())),
+        "{closing}"
+    );
+}
+
+#[test]
+fn a_publish_that_fails_half_way_puts_back_what_it_had_put_in_place() {
+    let (project, _) = built();
+    let root = project.path();
+    let site = root.join("out/site");
+    // France's fact changes its API files (put in place first) and its page, where a folder now
+    // stands: that page cannot be put in place.
+    std::fs::remove_file(site.join("fr/index.html")).unwrap();
+    std::fs::create_dir_all(site.join("fr/index.html/inside")).unwrap();
+    std::fs::write(site.join("fr/index.html/inside/keep.txt"), "mine").unwrap();
+    let before = snapshot(&site);
+    let manifest = std::fs::read(locref::emit::manifest_path(&site)).unwrap();
+    replace_once(
+        root,
+        "sources/tables/countries.csv",
+        "fr,VAT / GST,TVA",
+        "fr,VAT / GST,TVA (changed)",
+    );
+
+    let run = locref(root, &["build", "--out", "out/site"], EPOCH);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("fr/index.html is a folder where an output file goes"),
+        "{stderr}"
+    );
+    assert_eq!(snapshot(&site), before, "the last good build, whole");
+    assert_eq!(
+        std::fs::read(locref::emit::manifest_path(&site)).unwrap(),
+        manifest
+    );
+    // Once the folder is moved away, the build goes through and writes the changed files.
+    std::fs::remove_dir_all(site.join("fr/index.html")).unwrap();
+    let run = locref(root, &["build", "--out", "out/site"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        std::fs::read_to_string(site.join("api/v1/countries/fr.json"))
+            .unwrap()
+            .contains("TVA (changed)")
+    );
+}
+
+#[test]
+fn a_clean_build_that_fails_half_way_leaves_the_last_build() {
+    let (project, _) = built();
+    let root = project.path();
+    let site = root.join("out/site");
+    // `--clean` sets every file aside before putting the new ones in place; a folder in an output's
+    // place stops it there, and everything set aside comes back.
+    std::fs::remove_file(site.join("fr/index.html")).unwrap();
+    std::fs::create_dir_all(site.join("fr/index.html")).unwrap();
+    std::fs::write(site.join("fr/index.html/keep.txt"), "mine").unwrap();
+    let before = snapshot(&site);
+    let run = locref(
+        root,
+        &["build", "--out", "out/site", "--clean", "--force"],
+        EPOCH,
+    );
+    assert_eq!(run.status.code(), Some(3), "{}", text(&run.stderr));
+    assert_eq!(snapshot(&site), before);
+}
+
+#[test]
+fn a_stale_output_edited_by_hand_or_named_by_a_forged_manifest_is_left_in_place() {
+    let (project, _) = built();
+    let root = project.path();
+    let site = root.join("out/site");
+    let manifest_path = locref::emit::manifest_path(&site);
+    // A file of the user's, and a manifest entry someone added for it.
+    std::fs::write(site.join("notes.txt"), "my notes").unwrap();
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["files"]["/notes.txt"] = serde_json::json!({"hash": "00", "generated_at": "x"});
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let run = locref(root, &["build", "--out", "out/site"], EPOCH);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(stdout.contains("kept    /notes.txt"), "{stdout}");
+    assert_eq!(std::fs::read(site.join("notes.txt")).unwrap(), b"my notes");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_the_cache_folder_does_not_hang_a_build() {
+    let (project, tree) = built();
+    let root = project.path();
+    let site = root.join("out/site");
+    for path in [
+        locref::emit::manifest_path(&site),
+        locref::outdir::journal_path(&site),
+    ] {
+        let _ = std::fs::remove_file(&path);
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_locref"))
+        .args(["build", "--out", "out/site"])
+        .current_dir(root)
+        .env("SOURCE_DATE_EPOCH", EPOCH)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Generous: a build here takes about a second; a FIFO that is opened blocks forever.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the build hung on a FIFO in the cache folder");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success());
+    assert_eq!(snapshot(&site), tree);
+}
