@@ -107,7 +107,7 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
     let mut watch = Watch::start(root);
     let first = watch.expect("the initial build", |l| l.contains("queries re-ran"));
     assert!(
-        rebuild_line(&first).starts_with("changed"),
+        rebuild_line(&first).starts_with("built; "),
         "a rebuild line starts with its time: {first}"
     );
     assert!(
@@ -335,4 +335,43 @@ fn a_route_that_escapes_the_output_folder_is_refused_under_watch() {
         b"keep me"
     );
     assert!(!scratch.path().join("victim.txt").exists());
+}
+
+/// Waits (at most 60 s) until `done` holds.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn watch_repairs_its_output_folder_when_it_is_removed_or_a_file_is_edited() {
+    use crate::common::snapshot;
+    let dir = copy_project();
+    let root = dir.path();
+    let mut watch = started(root, &[]);
+    let site = root.join("public");
+    let before = snapshot(&site);
+    // `rm -rf public` while watch runs: its exit status is not the point (the repair may begin while
+    // rm still walks the folder), the folder coming back whole is.
+    let _ = Command::new("rm").arg("-rf").arg(&site).status();
+    watch.expect("the repair", |l| {
+        rebuild_line(l).starts_with("the output folder changed outside locref")
+    });
+    wait_until("the folder is whole again", || snapshot(&site) == before);
+    // One page edited by hand: written again, and said so.
+    std::fs::write(site.join("fr/index.html"), "edited by hand").unwrap();
+    watch.expect("the repair of one page", |l| {
+        rebuild_line(l).contains("repaired /fr/index.html (changed outside locref)")
+    });
+    assert_eq!(snapshot(&site), before);
+    // Edits of the sources rebuild as before, into the repaired folder.
+    edit_france(root, "after repair");
+    watch.expect("the edit", |l| {
+        rebuild_line(l).contains("/api/v1/countries/fr.json")
+    });
+    assert!(read(root, "public/api/v1/countries/fr.json").contains("TVA (after repair)"));
+    assert!(watch.child.try_wait().unwrap().is_none(), "still running");
 }
