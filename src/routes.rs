@@ -255,7 +255,10 @@ pub fn check_routes(db: &dyn salsa::Database) -> Vec<Diagnostic> {
             if let Some(problem) = crate::outdir::site_path_problem(&path) {
                 diagnostics.push(rules[*i].path_at.error(
                     ROUTES,
-                    format!("with `{placeholder}` = `{}`, {problem}", value.escape_debug()),
+                    format!(
+                        "with `{placeholder}` = `{}`, {problem}",
+                        value.escape_debug()
+                    ),
                 ));
             }
         }
