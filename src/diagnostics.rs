@@ -172,6 +172,16 @@ impl<'t> LineIndex<'t> {
         (saturating_u32(index + 1), saturating_u32(column))
     }
 
+    /// A reader of positions that remembers the last one: offsets given in increasing order (the cells
+    /// of a row, the spans of a file) cost what lies between them, not a count from the line's start
+    /// each time, so a line a million cells wide is located in one pass.
+    pub(crate) fn cursor(&self) -> LineCursor<'_, 't> {
+        LineCursor {
+            index: self,
+            last: None,
+        }
+    }
+
     /// The text the index is of.
     pub fn text(&self) -> &'t str {
         self.text
@@ -186,6 +196,36 @@ impl<'t> LineIndex<'t> {
             .get(index + 1)
             .map_or(self.text.len(), |next| next - 1);
         self.starts[index]..end
+    }
+}
+
+/// See [`LineIndex::cursor`].
+pub(crate) struct LineCursor<'i, 't> {
+    index: &'i LineIndex<'t>,
+    /// The last offset located: its byte offset, line index (0-based) and column.
+    last: Option<(usize, usize, usize)>,
+}
+
+impl LineCursor<'_, '_> {
+    /// The line and column of byte `offset`, as [`LineIndex::locate`] gives them.
+    pub(crate) fn locate(&mut self, offset: usize) -> (u32, u32) {
+        let index = self.index;
+        let text = index.text;
+        let offset = floor_char_boundary(text, offset.min(text.len()));
+        let line = match self.last {
+            // Further along the same line: count only what lies between.
+            Some((at, line, column))
+                if offset >= at && index.starts.get(line + 1).is_none_or(|&next| offset < next) =>
+            {
+                let column = column + text[at..offset].chars().count();
+                self.last = Some((offset, line, column));
+                return (saturating_u32(line + 1), saturating_u32(column));
+            }
+            _ => index.starts.partition_point(|&start| start <= offset) - 1,
+        };
+        let column = text[index.starts[line]..offset].chars().count() + 1;
+        self.last = Some((offset, line, column));
+        (saturating_u32(line + 1), saturating_u32(column))
     }
 }
 
@@ -298,6 +338,25 @@ mod tests {
                 let line = before.matches('\n').count() + 1;
                 let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
                 proptest::prop_assert_eq!(index.locate(offset), (line as u32, column as u32), "offset {}", offset);
+            }
+        }
+
+        /// The cursor gives what the index gives, whatever order the offsets come in (increasing ones
+        /// cost only what lies between them).
+        #[test]
+        fn the_cursor_agrees_with_the_index(
+            text in "(a|é|€|\n|,){0,60}",
+            offsets in proptest::collection::vec(0usize..70, 0..30),
+            sorted in proptest::bool::ANY,
+        ) {
+            let index = LineIndex::new(&text);
+            let mut offsets = offsets;
+            if sorted {
+                offsets.sort();
+            }
+            let mut cursor = index.cursor();
+            for offset in offsets {
+                proptest::prop_assert_eq!(cursor.locate(offset), index.locate(offset), "offset {}", offset);
             }
         }
     }

@@ -1009,8 +1009,39 @@ mod tests {
         replacer.wait_for_spares();
         replacer.remove("/a/b/x.json").unwrap();
         replacer.remove("/never-written.json").unwrap();
+        // Moved out of the folder at once; its emptied folders and its spare go when the publish is
+        // confirmed (until then a roll back puts it back).
         assert_eq!(files_under(&out), ["y.json"]);
+        replacer.confirm();
         assert!(!out.join("a").exists());
         assert!(!outdir::spare_root(&out).join("a/b/x.json").exists());
+    }
+
+    #[test]
+    fn a_roll_back_puts_back_what_was_put_in_place_or_set_aside() {
+        for lifetime in [Lifetime::OneOff, Lifetime::Session] {
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().join("site");
+            let mut replacer = Replacer::new(&out, lifetime);
+            publish(
+                &mut replacer,
+                &[("/a/x.json", b"old x"), ("/gone.json", b"old")],
+            );
+            replacer.wait_for_spares();
+            let before = files_under(&out);
+            replacer.stage("/a/x.json", b"new x".to_vec()).unwrap();
+            replacer.stage("/new/y.json", b"new y".to_vec()).unwrap();
+            replacer.put_in_place().unwrap();
+            replacer.remove("/gone.json").unwrap();
+            assert_eq!(std::fs::read(out.join("a/x.json")).unwrap(), b"new x");
+            replacer.roll_back().unwrap();
+            assert_eq!(files_under(&out), before, "{lifetime:?}");
+            assert_eq!(std::fs::read(out.join("a/x.json")).unwrap(), b"old x");
+            assert_eq!(std::fs::read(out.join("gone.json")).unwrap(), b"old");
+            assert!(!out.join("new").exists());
+            // And a later publish goes through as usual.
+            publish(&mut replacer, &[("/a/x.json", b"newer")]);
+            assert_eq!(std::fs::read(out.join("a/x.json")).unwrap(), b"newer");
+        }
     }
 }

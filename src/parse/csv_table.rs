@@ -114,16 +114,34 @@ fn read_table_at(
 ) -> (Table, Vec<Diagnostic>) {
     let index = LineIndex::new(text);
     // `line_offset` is added to every line: the text is a run of a larger file (see [`split_runs`]).
-    let locate = |offset: usize| {
-        let (line, column) = index.locate(offset);
+    // The cells of a row come in order: the cursor counts each row's columns in one pass.
+    let mut cursor = index.cursor();
+    let mut locate = |offset: usize| {
+        let (line, column) = cursor.locate(offset);
         (line.saturating_add(line_offset), column)
     };
     let mut diagnostics = Vec::new();
+    // The csv crate reads an unclosed quote to the end of the file as one field of the last record: that
+    // record is not read, and the error is located at the quote that opens it.
+    let unterminated = unterminated_quote(text);
+    if let Some(open) = unterminated {
+        let (line, column) = locate(open);
+        diagnostics.push(Diagnostic::new(
+            path,
+            line,
+            column,
+            "unterminated quote: this `\"` opens a quoted cell that is never closed (a quote inside a quoted cell is written `\"\"`)",
+        ));
+    }
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(text.as_bytes());
-    let mut records = Vec::new();
+    // Each row is checked as it is read and only a good one is kept: a huge file of bad rows costs the
+    // errors shown (at most [`PARSER_LIMIT`]), not a copy of itself. The last record waits for the
+    // next, as it is dropped when its quote is never closed.
+    let mut rows = RowChecker::new(path, header);
+    let mut waiting: Option<Row> = None;
     for result in reader.records() {
         match result {
             Ok(record) => {
@@ -142,69 +160,91 @@ fn read_table_at(
                     })
                     .collect::<Vec<_>>();
                 let (line, _) = locate(start);
-                records.push(Row { line, cells });
+                if let Some(row) = waiting.replace(Row { line, cells }) {
+                    rows.take(row, &mut diagnostics);
+                }
             }
             Err(error) => {
                 let (line, column) = error
                     .position()
                     .map_or((1, 1), |p| locate(p.byte() as usize));
-                diagnostics.push(Diagnostic::new(
-                    path,
-                    line,
-                    column,
-                    format!("malformed CSV: {error}"),
-                ));
-                return (Table::default(), diagnostics);
+                return (
+                    Table::default(),
+                    vec![Diagnostic::new(
+                        path,
+                        line,
+                        column,
+                        format!("malformed CSV: {error}"),
+                    )],
+                );
             }
         }
     }
-    // The csv crate reads an unclosed quote to the end of the file as one field of the last record: that
-    // record is not read, and the error is located at the quote that opens it.
-    if let Some(open) = unterminated_quote(text) {
-        records.pop();
-        let (line, column) = locate(open);
-        diagnostics.push(Diagnostic::new(
-            path,
-            line,
-            column,
-            "unterminated quote: this `\"` opens a quoted cell that is never closed (a quote inside a quoted cell is written `\"\"`)",
-        ));
-    }
-    // A line holding only separators or spaces is a blank line, not a record.
-    records.retain(|row| row.cells.iter().any(|c| !c.text.is_empty()));
-    let mut records = records.into_iter();
-    let Some(header_row) = records.next() else {
-        diagnostics.push(Diagnostic::file(path, "file has no header row"));
-        return (Table::default(), diagnostics);
-    };
-    if let Some(header) = header
-        && !check_header(path, &header_row, &header, &mut diagnostics)
+    if let Some(row) = waiting
+        && unterminated.is_none()
     {
-        // Rows are read by column name: with the wrong columns they cannot be read.
-        return (
-            Table {
-                header: header_row.cells,
-                rows: Vec::new(),
-            },
-            diagnostics,
-        );
+        rows.take(row, &mut diagnostics);
     }
-    let width = header_row.cells.len();
-    let mut rows = Vec::new();
-    // A huge broken file must not become a huge list of errors held in memory: beyond the cap only how
-    // many more there are is kept, from the line where they start.
-    let (mut hidden, mut hidden_from) = (0usize, 0u32);
-    for row in records {
-        if diagnostics.len() > PARSER_LIMIT {
-            if hidden == 0 {
-                hidden_from = row.line;
+    rows.finish(diagnostics)
+}
+
+/// The rows of a table as they are read: the first that is not blank is the header, each after it is
+/// checked (its width, no formula) and kept only when good.
+struct RowChecker<'a> {
+    path: &'a str,
+    expected: Option<Header<'a>>,
+    header: Option<Vec<Cell>>,
+    /// The header is not the expected one: rows are read by column name, so none can be read.
+    wrong_columns: bool,
+    rows: Vec<Row>,
+    /// Errors beyond [`PARSER_LIMIT`]: how many, from which line.
+    hidden: usize,
+    hidden_from: u32,
+}
+
+impl<'a> RowChecker<'a> {
+    fn new(path: &'a str, expected: Option<Header<'a>>) -> Self {
+        RowChecker {
+            path,
+            expected,
+            header: None,
+            wrong_columns: false,
+            rows: Vec::new(),
+            hidden: 0,
+            hidden_from: 0,
+        }
+    }
+
+    fn take(&mut self, row: Row, diagnostics: &mut Vec<Diagnostic>) {
+        // A line holding only separators or spaces is a blank line, not a record.
+        if row.cells.iter().all(|c| c.text.is_empty()) {
+            return;
+        }
+        let Some(header) = &self.header else {
+            if let Some(expected) = &self.expected
+                && !check_header(self.path, &row, expected, diagnostics)
+            {
+                self.wrong_columns = true;
             }
-            hidden += diagnostics.len() - PARSER_LIMIT;
+            self.header = Some(row.cells);
+            return;
+        };
+        if self.wrong_columns {
+            return;
+        }
+        let width = header.len();
+        // A huge broken file must not become a huge list of errors held in memory: beyond the cap only
+        // how many more there are is kept, from the line where they start.
+        if diagnostics.len() > PARSER_LIMIT {
+            if self.hidden == 0 {
+                self.hidden_from = row.line;
+            }
+            self.hidden += diagnostics.len() - PARSER_LIMIT;
             diagnostics.truncate(PARSER_LIMIT);
         }
         for cell in &row.cells {
             if let Some(problem) = formula_problem(&cell.text) {
-                diagnostics.push(Diagnostic::new(path, cell.line, cell.column, problem));
+                diagnostics.push(Diagnostic::new(self.path, cell.line, cell.column, problem));
             }
         }
         if row.cells.len() != width {
@@ -213,7 +253,7 @@ fn read_table_at(
                 .last()
                 .map_or((row.line, 1), |c| (c.line, c.column));
             diagnostics.push(Diagnostic::new(
-                path,
+                self.path,
                 last.0,
                 last.1,
                 format!(
@@ -221,24 +261,41 @@ fn read_table_at(
                     row.cells.len()
                 ),
             ));
-            continue;
+            return;
         }
-        rows.push(row);
+        self.rows.push(row);
     }
-    if diagnostics.len() > PARSER_LIMIT {
-        hidden += diagnostics.len() - PARSER_LIMIT;
-        diagnostics.truncate(PARSER_LIMIT);
+
+    fn finish(mut self, mut diagnostics: Vec<Diagnostic>) -> (Table, Vec<Diagnostic>) {
+        let Some(header) = self.header else {
+            diagnostics.push(Diagnostic::file(self.path, "file has no header row"));
+            return (Table::default(), diagnostics);
+        };
+        if diagnostics.len() > PARSER_LIMIT {
+            if self.hidden == 0 {
+                self.hidden_from = diagnostics[PARSER_LIMIT].line;
+            }
+            self.hidden += diagnostics.len() - PARSER_LIMIT;
+            diagnostics.truncate(PARSER_LIMIT);
+        }
+        if self.hidden > 0 {
+            diagnostics.push(Diagnostic::more_in_file(
+                self.path,
+                self.hidden_from,
+                self.hidden,
+            ));
+        }
+        if self.wrong_columns {
+            self.rows.clear();
+        }
+        (
+            Table {
+                header,
+                rows: self.rows,
+            },
+            diagnostics,
+        )
     }
-    if hidden > 0 {
-        diagnostics.push(Diagnostic::more_in_file(path, hidden_from, hidden));
-    }
-    (
-        Table {
-            header: header_row.cells,
-            rows,
-        },
-        diagnostics,
-    )
 }
 
 /// Consecutive records of a table that share their first cell.

@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use toml::Spanned;
 
 use super::{is_http_url, is_iso_date, source_text};
-use crate::diagnostics::{Checked, Diagnostic, line_column};
+use crate::diagnostics::{Checked, Diagnostic, LineIndex, line_column};
 
 pub const SITE: &str = "rules/site.toml";
 pub(crate) const ROUTES: &str = "rules/routes.toml";
@@ -29,8 +29,10 @@ impl At {
     }
 }
 
-fn at<T>(text: &str, spanned: &Spanned<T>) -> At {
-    let (line, column) = line_column(text, spanned.span().start);
+/// Where `spanned` starts in the text `lines` indexes (one index a file, however many spans: a route
+/// table of 100,000 routes is not scanned 100,000 times).
+fn at<T>(lines: &LineIndex, spanned: &Spanned<T>) -> At {
+    let (line, column) = lines.locate(spanned.span().start);
     At { line, column }
 }
 
@@ -232,12 +234,13 @@ pub(crate) struct RouteRule {
 #[salsa::tracked(returns(ref))]
 pub(crate) fn route_rules(db: &dyn salsa::Database) -> Checked<Vec<RouteRule>> {
     let (raw, text, diagnostics) = parse_toml::<RawRoutes>(db, ROUTES);
+    let lines = LineIndex::new(&text);
     let routes = raw
         .route
         .into_iter()
         .map(|r| RouteRule {
-            path_at: at(&text, &r.path),
-            render_at: at(&text, &r.render),
+            path_at: at(&lines, &r.path),
+            render_at: at(&lines, &r.render),
             path: r.path.into_inner(),
             render: r.render.into_inner(),
             description: r.description,
@@ -376,12 +379,13 @@ pub(crate) struct ToggleRules {
 #[salsa::tracked(returns(ref))]
 pub fn toggle_file(db: &dyn salsa::Database) -> Checked<ToggleRules> {
     let (raw, text, diagnostics) = parse_toml::<RawToggles>(db, TOGGLES);
+    let lines = LineIndex::new(&text);
     let obligations = raw
         .obligation
         .into_iter()
         .map(|o| ObligationRule {
-            at: at(&text, &o.id),
-            fact_at: at(&text, &o.fact),
+            at: at(&lines, &o.id),
+            fact_at: at(&lines, &o.fact),
             id: o.id.into_inner(),
             label: o.label,
             fact: o.fact.into_inner(),
@@ -392,8 +396,8 @@ pub fn toggle_file(db: &dyn salsa::Database) -> Checked<ToggleRules> {
         .toggle
         .into_iter()
         .map(|toggle| ToggleRule {
-            at: at(&text, &toggle.name),
-            obligation_at: at(&text, &toggle.obligation),
+            at: at(&lines, &toggle.name),
+            obligation_at: at(&lines, &toggle.obligation),
             name: toggle.name.into_inner(),
             label: toggle.label,
             description: toggle.description,
@@ -402,7 +406,7 @@ pub fn toggle_file(db: &dyn salsa::Database) -> Checked<ToggleRules> {
                 .rules
                 .into_iter()
                 .map(|rule| ToggleMatch {
-                    at: at(&text, &rule.when),
+                    at: at(&lines, &rule.when),
                     when: match rule.when.into_inner() {
                         RawConditions::One(c) => vec![c],
                         RawConditions::Many(cs) => cs,
@@ -475,12 +479,13 @@ pub struct FilterRule {
 #[salsa::tracked(returns(ref))]
 pub(crate) fn filter_rules(db: &dyn salsa::Database) -> Checked<Vec<FilterRule>> {
     let (raw, text, diagnostics) = parse_toml::<RawFilters>(db, FILTERS);
+    let lines = LineIndex::new(&text);
     let filters = raw
         .filter
         .into_iter()
         .map(|f| FilterRule {
-            at: at(&text, &f.slug),
-            toggles_at: at(&text, &f.toggles),
+            at: at(&lines, &f.slug),
+            toggles_at: at(&lines, &f.toggles),
             slug: f.slug.into_inner(),
             description: f.description,
             matches: f.matches,
@@ -526,11 +531,12 @@ pub(crate) struct FactLabel {
 #[salsa::tracked(returns(ref))]
 pub(crate) fn fact_labels(db: &dyn salsa::Database) -> Checked<Vec<FactLabel>> {
     let (raw, text, diagnostics) = parse_toml::<RawFacts>(db, FACTS);
+    let lines = LineIndex::new(&text);
     let labels = raw
         .fact
         .into_iter()
         .map(|f| FactLabel {
-            at: at(&text, &f.label),
+            at: at(&lines, &f.label),
             label: f.label.into_inner(),
             topic: f.topic,
             erp: f.erp,

@@ -573,3 +573,37 @@ fn a_vat_rate_in_a_fact_text_that_contradicts_vat_csv_is_reported_at_the_fact() 
         )]
     );
 }
+
+/// A row a million cells wide, and a table of nothing but bad rows: each is read once (the cells of a
+/// row are located in one pass, a bad row is dropped as it is read), and what is shown stays short.
+#[test]
+fn a_row_a_million_cells_wide_and_a_table_of_bad_rows_get_short_located_errors() {
+    let mut partners = shipped("sources/tables/partners.csv");
+    let before = partners.lines().count();
+    let columns = partners.lines().next().unwrap().split(',').count();
+    partners.push('x');
+    partners.push_str(&",y".repeat(1_000_000));
+    partners.push('\n');
+    let shown = diagnostics_with("sources/tables/partners.csv", partners.as_bytes());
+    assert_eq!(
+        shown,
+        [format!(
+            "sources/tables/partners.csv:{}:2000001: error: row has 1000001 cells, the header has {columns} columns",
+            before + 1
+        )]
+    );
+    let mut partners = shipped("sources/tables/partners.csv");
+    // One cell more than the header: every row is bad.
+    let bad = format!("{}\n", vec!["a"; columns + 1].join(","));
+    partners.push_str(&bad.repeat(200_000));
+    let shown = diagnostics_with("sources/tables/partners.csv", partners.as_bytes());
+    // At most the parser's limit of errors is kept, and a count of the rest.
+    assert!(shown.len() <= 1001, "{}", shown.len());
+    assert!(
+        shown
+            .last()
+            .is_some_and(|l| l.contains("more error(s) in this file from here on are not shown")),
+        "{:?}",
+        shown.last()
+    );
+}
