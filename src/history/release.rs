@@ -2,9 +2,12 @@
 //! snapshot (`sources/releases/<version>.jsonl`), add its row to `sources/releases/releases.csv` (version,
 //! time, blake3 of the snapshot, note) and set `version` in `rules/site.toml`.
 //!
-//! It writes nothing unless the whole site checks clean and the version is new and greater than every
-//! recorded one; it never writes over a file of an earlier release (a snapshot is created, never
-//! replaced). After writing it checks the project again and puts every file back if that check fails.
+//! One release at a time: a release holds the lock of the project's `sources/`
+//! (`.locref-cache/sources.lock`) from before its check to its last write, and a second one is refused
+//! while it does. It writes nothing unless the whole site checks clean and the version is new and
+//! greater than every recorded one; it never writes over a file of an earlier release (a snapshot is
+//! created, never replaced). After writing it checks the project again and puts every file back if that
+//! check fails.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -42,6 +45,8 @@ pub enum ReleaseError {
     /// The version is taken or does not increase, the time is before the last release, or the snapshot
     /// file exists.
     Refused(String),
+    /// Another `locref release` is making a release of this project.
+    Busy(String),
     Io(String),
 }
 
@@ -77,6 +82,17 @@ pub fn release(
             "the release time `{released_at}` is not a UTC time such as 2026-11-23T17:09:56Z"
         )));
     }
+    // Held to the end of this function: the check below and the writes after it see no other release's.
+    let _lock = match crate::outdir::lock_sources(root) {
+        Ok(Some(lock)) => lock,
+        Ok(None) => {
+            return Err(ReleaseError::Busy(format!(
+                "another locref release is making a release of this project (it holds {}): wait for it to finish, then check that the version is still the one to release",
+                crate::outdir::sources_lock_path(root).display()
+            )));
+        }
+        Err(e) => return Err(ReleaseError::Io(e.to_string())),
+    };
     let mut project = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
     check(&mut project.db)?;
     let db = &project.db;

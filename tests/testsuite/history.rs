@@ -271,6 +271,14 @@ fn a_release_never_writes_over_a_snapshot() {
     assert_eq!(inputs(root), before);
 }
 
+/// The rows of a project's register, each as its cells (the header left out).
+fn register_rows(root: &Path) -> Vec<Vec<String>> {
+    csv::Reader::from_reader(read(root, "sources/releases/releases.csv").as_bytes())
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect()
+}
+
 /// `locref check` on a project whose releases were edited by hand: every problem at its file and line.
 fn check_errors(root: &Path) -> Vec<String> {
     let run = locref(root, &["check"], AFTER);
@@ -362,6 +370,150 @@ fn a_release_edited_by_hand_is_a_located_error() {
             "sources/releases/releases.csv:9:1: error: the snapshot of release `2026.11.23-7` (sources/releases/2026.11.23-7.jsonl) is missing"
         ]
     );
+}
+
+/// Every file of a project (sources/, rules/ and anything else in it, such as a built `public/`) but the
+/// locks and manifests of `.locref-cache/`: what a release that writes nothing must leave byte for byte.
+fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    snapshot(root)
+        .into_iter()
+        .filter(|(path, _)| !path.starts_with(".locref-cache/"))
+        .collect()
+}
+
+/// The two versions the concurrent releases below ask for, both after the last shipped release.
+const FIRST: &str = "2026.12.1-1";
+const SECOND: &str = "2026.12.1-2";
+
+/// Two `locref release` started at once, round after round on a fresh copy of the project: one release
+/// at a time. Each round ends with every recorded release's snapshot in place with its recorded hash
+/// (no release recorded without its snapshot, no snapshot without its row), the site's version that of
+/// the last release, no temporary file left, and a project that checks clean. Each release either
+/// recorded its version, or was refused (another release was running, or the other version was already
+/// recorded after it) and wrote nothing.
+#[test]
+fn two_releases_at_once_record_one_at_a_time() {
+    let shipped = crate::common::shipped_releases().count;
+    let mut outcomes = BTreeMap::new();
+    for round in 0..10 {
+        let dir = copy_project();
+        let root = dir.path();
+        let before = tree(root);
+        let start = |version: &str| {
+            Command::new(env!("CARGO_BIN_EXE_locref"))
+                .args(["release", version, "--note", "at once"])
+                .current_dir(root)
+                .env("SOURCE_DATE_EPOCH", AFTER)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("start locref release")
+        };
+        let (first, second) = (start(FIRST), start(SECOND));
+        let runs = [
+            (FIRST, first.wait_with_output().unwrap()),
+            (SECOND, second.wait_with_output().unwrap()),
+        ];
+        let mut released = Vec::new();
+        for (version, run) in &runs {
+            let stderr = text(&run.stderr);
+            match run.status.code() {
+                Some(0) => released.push(*version),
+                Some(3) => assert!(
+                    stderr.contains("another locref release is making a release of this project")
+                        && stderr.ends_with("nothing was written\n"),
+                    "round {round}, {version}: {stderr}"
+                ),
+                // The second version was recorded first: the first no longer increases.
+                Some(1) => assert!(
+                    *version == FIRST
+                        && stderr.contains(&format!(
+                            "version `{FIRST}` does not increase: the last release is `{SECOND}`"
+                        )),
+                    "round {round}, {version}: {stderr}"
+                ),
+                other => panic!("round {round}, {version}: exit {other:?}: {stderr}"),
+            }
+            *outcomes
+                .entry((*version, run.status.code()))
+                .or_insert(0usize) += 1;
+        }
+        assert!(!released.is_empty(), "round {round}: neither released");
+
+        // The register records exactly the releases that succeeded, in order, each with its snapshot.
+        let rows = register_rows(root);
+        let recorded: Vec<&str> = rows[shipped..].iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(recorded, released, "round {round}");
+        for row in &rows[shipped..] {
+            let snapshot = std::fs::read(root.join(format!("sources/releases/{}.jsonl", row[0])))
+                .unwrap_or_else(|e| panic!("round {round}: the snapshot of {}: {e}", row[0]));
+            assert_eq!(
+                blake3::hash(&snapshot).to_hex().as_str(),
+                row[2],
+                "round {round}"
+            );
+        }
+        let last = rows.last().unwrap()[0].clone();
+        assert!(
+            read(root, "rules/site.toml").contains(&format!("\nversion = \"{last}\"\n")),
+            "round {round}: the site's version is not {last}"
+        );
+        // Nothing but the releases' own files changed: no stray snapshot, no temporary file.
+        let after = tree(root);
+        let mut changed: Vec<String> = after
+            .keys()
+            .filter(|k| before.get(*k) != after.get(*k))
+            .cloned()
+            .collect();
+        changed.extend(before.keys().filter(|k| !after.contains_key(*k)).cloned());
+        let mut expected: Vec<String> = released
+            .iter()
+            .map(|v| format!("sources/releases/{v}.jsonl"))
+            .chain([
+                "rules/site.toml".into(),
+                "sources/releases/releases.csv".into(),
+            ])
+            .collect();
+        expected.sort();
+        changed.sort();
+        assert_eq!(changed, expected, "round {round}");
+        let check = locref(root, &["check"], AFTER);
+        assert!(
+            check.status.success(),
+            "round {round}: {}",
+            text(&check.stderr)
+        );
+    }
+    eprintln!("two releases at once, (version, exit) -> rounds: {outcomes:?}");
+}
+
+/// A release started while another holds the lock of `sources/` is refused at once (exit 3, as a build
+/// into a folder another locref is writing) and leaves the project as it was.
+#[test]
+fn a_release_while_another_runs_is_refused_and_writes_nothing() {
+    let dir = copy_project();
+    let root = dir.path();
+    edit_australia(root);
+    let lock_path = locref::outdir::sources_lock_path(root);
+    std::fs::create_dir_all(lock_path.parent().unwrap()).unwrap();
+    let held = std::fs::File::create(&lock_path).unwrap();
+    held.try_lock().expect("the test holds the lock");
+    let before = tree(root);
+    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: another locref release is making a release of this project (it holds {}): wait for it to finish, then check that the version is still the one to release; nothing was written\n",
+            lock_path.display()
+        )
+    );
+    assert_eq!(tree(root), before);
+    // Once it is let go, the release goes ahead.
+    drop(held);
+    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
 }
 
 // ------------------------------------------------------------------------------ the published history
