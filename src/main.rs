@@ -73,7 +73,7 @@ enum Command {
     /// After a clean check, record the published facts and toggles as release VERSION: a frozen snapshot
     /// sources/releases/VERSION.jsonl, its row in sources/releases/releases.csv, and `version` in
     /// rules/site.toml. Dated now, or by SOURCE_DATE_EPOCH when set. One release at a time (a second is
-    /// refused while one runs). Writes nothing on any error.
+    /// refused while one runs). Writes nothing on any error, or takes back what it wrote.
     Release {
         /// The new version: numbers separated by `.` or `-` (2026.11.23-1), greater than every release.
         version: String,
@@ -288,6 +288,10 @@ fn release(version: &str, note: &str) -> ExitCode {
         }
         Err(ReleaseError::Busy(message)) | Err(ReleaseError::Io(message)) => {
             eprintln!("error: {message}; nothing was written");
+            ExitCode::from(EXIT_IO)
+        }
+        Err(ReleaseError::Unfinished(message)) => {
+            eprintln!("error: {message}");
             ExitCode::from(EXIT_IO)
         }
     }

@@ -516,6 +516,75 @@ fn a_release_while_another_runs_is_refused_and_writes_nothing() {
     assert!(run.status.success(), "{}", text(&run.stderr));
 }
 
+/// A release whose project no longer checks clean once the release is written (here a template that
+/// fails on the new release's page, which did not exist when the release began) takes back everything
+/// it wrote: the tree is byte for byte what it was.
+#[test]
+fn a_release_that_fails_its_check_after_writing_leaves_the_tree_as_it_was() {
+    let dir = copy_project();
+    let root = dir.path();
+    edit_australia(root);
+    replace_once(
+        root,
+        "rules/templates/release.html",
+        "<h1>Release {{ release.version }}</h1>",
+        "<h1>Release {{ release.version }}</h1>{% if release.version == \"2026.11.28-1\" %}{{ no_such_value }}{% endif %}",
+    );
+    let check = locref(root, &["check"], AFTER);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    let before = tree(root);
+    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("rules/templates/release.html:") && stderr.contains("no_such_value"),
+        "{stderr}"
+    );
+    assert!(stderr.ends_with("nothing was written\n"), "{stderr}");
+    assert_eq!(tree(root), before);
+}
+
+/// A release that cannot write `rules/site.toml` (something else sits where its temporary file goes),
+/// or the register, after writing the files before it, takes them back: the tree is byte for byte what
+/// it was.
+#[test]
+fn a_release_that_cannot_write_a_file_takes_back_what_it_wrote() {
+    for (obstructed, written_before) in [
+        (
+            "rules/.site.toml.locref-release.tmp",
+            "the snapshot and the register",
+        ),
+        (
+            "sources/releases/.releases.csv.locref-release.tmp",
+            "the snapshot",
+        ),
+    ] {
+        let dir = copy_project();
+        let root = dir.path();
+        edit_australia(root);
+        // A folder where the temporary file goes: creating it fails, even for root.
+        std::fs::create_dir(root.join(obstructed)).unwrap();
+        let before = tree(root);
+        let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(3), "{obstructed}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: ./{obstructed}: "))
+                && stderr.ends_with("; nothing was written\n"),
+            "{obstructed}: {stderr}"
+        );
+        assert_eq!(
+            tree(root),
+            before,
+            "{obstructed}: {written_before} taken back"
+        );
+        // With the way clear, the same release is made.
+        std::fs::remove_dir(root.join(obstructed)).unwrap();
+        let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+    }
+}
+
 // ------------------------------------------------------------------------------ the published history
 
 struct Shipped {
