@@ -166,6 +166,22 @@ pub fn release_register(db: &dyn salsa::Database) -> Checked<Vec<Located<Release
     Checked::new(rows, diagnostics)
 }
 
+/// Puts the register's diagnostics before those of the snapshots beside it, in a list otherwise sorted
+/// by file: the register says which snapshots are releases and what each must hash to, so its problems
+/// are the causes and come first.
+pub(crate) fn register_first(sorted: &mut [Diagnostic]) {
+    let prefix = format!("{RELEASES_DIR}/");
+    let Some(start) = sorted.iter().position(|d| d.path.starts_with(&prefix)) else {
+        return;
+    };
+    let len = sorted[start..]
+        .iter()
+        .take_while(|d| d.path.starts_with(&prefix))
+        .count();
+    // A stable sort: each file's diagnostics keep their order.
+    sorted[start..start + len].sort_by_key(|d| d.path != REGISTER);
+}
+
 /// A release as a query key.
 #[salsa::interned(debug)]
 pub(crate) struct ReleaseKey<'db> {
@@ -273,16 +289,25 @@ pub fn snapshot_country<'db>(
 /// The problems of the releases: files that are not recorded releases, recorded releases without their
 /// snapshot, snapshots edited after their release (their blake3 is not the recorded one), and each
 /// snapshot's own problems. (The register's problems are [`release_register`]'s.)
+///
+/// While the register has a problem, a snapshot it does not record is not reported: the register's
+/// problem is the cause (a header or a row that does not read leaves every snapshot it names
+/// unrecorded), and the snapshot is checked again once the register reads.
 #[salsa::tracked(returns(ref))]
 pub fn check_releases(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
-    let register = &release_register(db).value;
+    let checked = release_register(db);
+    let register = &checked.value;
+    let register_reads = checked.diagnostics.is_empty();
     let recorded: BTreeSet<String> = register
         .iter()
         .map(|r| snapshot_path(&r.row.version))
         .collect();
     for path in release_files(db) {
         if path == REGISTER || recorded.contains(path) {
+            continue;
+        }
+        if !register_reads && path.ends_with(".jsonl") {
             continue;
         }
         let message = if path.ends_with(".jsonl") {

@@ -353,14 +353,20 @@ fn a_release_edited_by_hand_is_a_located_error() {
         "sources/releases/releases.csv:7:1: error: version `2026.11.23-0` does not increase: the release before it (line 6) is `2026.11.23-4`",
         "sources/releases/releases.csv:8:14: error: released at 2026-11-22T17:09:48Z, before the release before it (line 6, 2026-11-23T17:09:41Z)",
         "sources/releases/releases.csv:9:35: error: `snapshot_blake3` is `E216D262",
-        // The snapshots of the versions no longer recorded are not recorded releases.
-        "sources/releases/2026.11.23-2.jsonl:1:1: error: `sources/releases/2026.11.23-2.jsonl` is not a recorded release",
     ] {
         assert!(
             errors.iter().any(|e| e.starts_with(expected)),
             "{expected}\nnot in {errors:#?}"
         );
     }
+    // The snapshots of the versions no longer recorded are not reported while the register has a
+    // problem: that problem is their cause.
+    assert!(
+        errors
+            .iter()
+            .all(|e| e.starts_with("sources/releases/releases.csv:")),
+        "{errors:#?}"
+    );
     std::fs::write(root.join("sources/releases/releases.csv"), &register).unwrap();
     std::fs::remove_file(root.join("sources/releases/2026.11.23-7.jsonl")).unwrap();
     let errors = check_errors(root);
@@ -583,6 +589,57 @@ fn a_release_that_cannot_write_a_file_takes_back_what_it_wrote() {
         let run = locref(root, &["release", "2026.11.28-1"], AFTER);
         assert!(run.status.success(), "{}", text(&run.stderr));
     }
+}
+
+/// A register that does not read says so first, and only that: the snapshots it no longer records
+/// follow from it and are not reported as problems of their own. A real problem of a snapshot that is
+/// recorded still is, after the register's.
+#[test]
+fn a_bad_register_is_reported_before_what_follows_from_it() {
+    let dir = copy_project();
+    let root = dir.path();
+    let register = read(root, "sources/releases/releases.csv");
+    let path = root.join("sources/releases/releases.csv");
+
+    // An unknown column: no row can be read, so no snapshot is recorded.
+    let (header, rows) = register.split_once('\n').unwrap();
+    std::fs::write(&path, format!("{header},extra\n{rows}")).unwrap();
+    assert_eq!(
+        check_errors(root),
+        [
+            "sources/releases/releases.csv:1:42: error: unexpected header `version,released_at,snapshot_blake3,note,extra`; expected `version,released_at,snapshot_blake3,note`"
+        ]
+    );
+
+    // A malformed version in one row, and a snapshot of another release edited by hand.
+    std::fs::write(
+        &path,
+        register.replacen("2026.11.23-2,", "2026.11.23-2x,", 1),
+    )
+    .unwrap();
+    let snapshot = "sources/releases/2026.11.23-7.jsonl";
+    let original = read(root, snapshot);
+    std::fs::write(
+        root.join(snapshot),
+        original.replacen(
+            "\"verification\":\"official\"",
+            "\"verification\":\"secondary\"",
+            1,
+        ),
+    )
+    .unwrap();
+    let errors = check_errors(root);
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    assert_eq!(
+        errors[0],
+        "sources/releases/releases.csv:4:1: error: `2026.11.23-2x` is not a release version; expected numbers separated by `.` or `-`, for example `2026.11.23-1`"
+    );
+    assert!(
+        errors[1].starts_with(
+            "sources/releases/2026.11.23-7.jsonl:1:1: error: this snapshot was changed after its release"
+        ),
+        "{errors:#?}"
+    );
 }
 
 // ------------------------------------------------------------------------------ the published history
