@@ -1,6 +1,7 @@
 //! `locref release VERSION`: after a clean check, record the published facts and toggles as a frozen
 //! snapshot (`sources/releases/<version>.jsonl`), add its row to `sources/releases/releases.csv` (version,
-//! time, blake3 of the snapshot, note) and set `version` in `rules/site.toml`.
+//! time, blake3 of the snapshot, its link in the chain of releases, note) and set `version` in
+//! `rules/site.toml`.
 //!
 //! One release at a time: a release holds the lock of the project's `sources/`
 //! (`.locref-cache/sources.lock`) from before its check to its last write, and a second one is refused
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::version::Version;
-use super::{REGISTER, REGISTER_COLUMNS, is_utc_time, releases, snapshot_path};
+use super::{REGISTER, REGISTER_COLUMNS, chain_digest, is_utc_time, releases, snapshot_path};
 use crate::diagnostics::Diagnostic;
 use crate::parse::rules::SITE;
 use crate::workspace::Project;
@@ -75,6 +76,8 @@ pub fn release(
     released_at: &str,
 ) -> Result<Released, ReleaseError> {
     let parsed = Version::parse(version).map_err(ReleaseError::Usage)?;
+    // As the register reads it back (its cells are trimmed): the chain is made of what is read.
+    let note = note.trim();
     if let Some(problem) = crate::parse::formula_problem(note) {
         return Err(ReleaseError::Usage(format!("--note: {problem}")));
     }
@@ -141,6 +144,13 @@ pub fn release(
     }
     let text = super::current_snapshot_text(db);
     let digest = blake3::hash(text.as_bytes()).to_hex().to_string();
+    let chain = chain_digest(
+        previous.map(|p| p.chain_blake3.as_str()),
+        version,
+        released_at,
+        &digest,
+        note,
+    );
     let countries = text
         .lines()
         .filter(|l| l.starts_with("{\"country\""))
@@ -155,7 +165,7 @@ pub fn release(
     let old_site = std::fs::read(&site_file).map_err(|e| io_error(&site_file, e))?;
     let new_register = with_row(
         old_register.as_deref(),
-        &[version, released_at, &digest, note],
+        &[version, released_at, &digest, &chain, note],
     )?;
     let old_site_text = std::str::from_utf8(&old_site)
         .map_err(|_| ReleaseError::Io(format!("{SITE} is not UTF-8")))?;
@@ -174,7 +184,7 @@ pub fn release(
         })
         .and_then(|()| journal.replace(&site_file, Some(&old_site), new_site.as_bytes()));
     // The project with its new release must check clean (the snapshot reads back, its hash matches, the
-    // version increases): otherwise nothing of it stays.
+    // chain follows, the version increases): otherwise nothing of it stays.
     let checked = written.and_then(|()| {
         let mut after = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
         check(&mut after.db)
@@ -455,15 +465,25 @@ mod tests {
     fn a_row_is_appended_with_csv_quoting() {
         let first = with_row(
             None,
-            &["1", "2026-11-23T00:00:00Z", "ab", "a note, \"quoted\""],
+            &[
+                "1",
+                "2026-11-23T00:00:00Z",
+                "ab",
+                "ef",
+                "a note, \"quoted\"",
+            ],
         )
         .unwrap();
         assert_eq!(
             first,
-            "version,released_at,snapshot_blake3,note\n1,2026-11-23T00:00:00Z,ab,\"a note, \"\"quoted\"\"\"\n"
+            "version,released_at,snapshot_blake3,chain_blake3,note\n1,2026-11-23T00:00:00Z,ab,ef,\"a note, \"\"quoted\"\"\"\n"
         );
-        let second = with_row(Some(first.trim_end().as_bytes()), &["2", "t", "cd", ""]).unwrap();
-        assert!(second.ends_with("\"\n2,t,cd,\n"), "{second}");
+        let second = with_row(
+            Some(first.trim_end().as_bytes()),
+            &["2", "t", "cd", "gh", ""],
+        )
+        .unwrap();
+        assert!(second.ends_with("\"\n2,t,cd,gh,\n"), "{second}");
     }
 
     /// Files a journal wrote: a snapshot it created, and a register and a site file it replaced.
@@ -540,5 +560,29 @@ mod tests {
         assert!(journal.replace(&path, Some(b"read"), b"new").is_err());
         assert!(journal.wrote.is_empty());
         assert_eq!(std::fs::read(&path).unwrap(), b"changed");
+    }
+
+    #[test]
+    fn the_chain_stands_for_every_cell_and_the_row_before() {
+        let first = chain_digest(None, "1", "2026-11-23T00:00:00Z", "ab", "note");
+        assert_eq!(
+            first,
+            chain_digest(None, "1", "2026-11-23T00:00:00Z", "ab", "note")
+        );
+        assert_eq!(
+            first,
+            blake3::hash(b"\n1\n2026-11-23T00:00:00Z\nab\nnote\n")
+                .to_hex()
+                .to_string()
+        );
+        for other in [
+            chain_digest(None, "2", "2026-11-23T00:00:00Z", "ab", "note"),
+            chain_digest(None, "1", "2026-11-23T00:00:01Z", "ab", "note"),
+            chain_digest(None, "1", "2026-11-23T00:00:00Z", "ac", "note"),
+            chain_digest(None, "1", "2026-11-23T00:00:00Z", "ab", "notes"),
+            chain_digest(Some(&first), "1", "2026-11-23T00:00:00Z", "ab", "note"),
+        ] {
+            assert_ne!(first, other);
+        }
     }
 }

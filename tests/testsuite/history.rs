@@ -96,11 +96,20 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     let snapshot = read(root, "sources/releases/2026.11.28-1.jsonl");
     let register = read(root, "sources/releases/releases.csv");
     let row = register.lines().last().unwrap();
+    let digest = blake3::hash(snapshot.as_bytes()).to_hex().to_string();
+    let chain = chain(
+        Some(register_rows(root)[crate::common::shipped_releases().count - 1][3].as_str()),
+        &[
+            "2026.11.28-1",
+            "2026-11-28T09:00:00Z",
+            &digest,
+            "Australia: SAF-T required, checked",
+        ],
+    );
     assert_eq!(
         row,
         format!(
-            "2026.11.28-1,2026-11-28T09:00:00Z,{},\"Australia: SAF-T required, checked\"",
-            blake3::hash(snapshot.as_bytes()).to_hex()
+            "2026.11.28-1,2026-11-28T09:00:00Z,{digest},{chain},\"Australia: SAF-T required, checked\""
         )
     );
     // One record a line, sorted by key; Australia's line records the flipped toggle.
@@ -277,6 +286,18 @@ fn register_rows(root: &Path) -> Vec<Vec<String>> {
         .records()
         .map(|r| r.unwrap().iter().map(str::to_string).collect())
         .collect()
+}
+
+/// A release's `chain_blake3` as `sources/README.md` defines it: the blake3 of the previous release's
+/// chain (nothing for the first) and the release's version, time, snapshot hash and note, each followed
+/// by a line feed.
+fn chain(previous: Option<&str>, cells: &[&str; 4]) -> String {
+    let mut text = format!("{}\n", previous.unwrap_or(""));
+    for cell in cells {
+        text.push_str(cell);
+        text.push('\n');
+    }
+    blake3::hash(text.as_bytes()).to_hex().to_string()
 }
 
 /// `locref check` on a project whose releases were edited by hand: every problem at its file and line.
@@ -607,7 +628,7 @@ fn a_bad_register_is_reported_before_what_follows_from_it() {
     assert_eq!(
         check_errors(root),
         [
-            "sources/releases/releases.csv:1:42: error: unexpected header `version,released_at,snapshot_blake3,note,extra`; expected `version,released_at,snapshot_blake3,note`"
+            "sources/releases/releases.csv:1:55: error: unexpected header `version,released_at,snapshot_blake3,chain_blake3,note,extra`; expected `version,released_at,snapshot_blake3,chain_blake3,note`"
         ]
     );
 
@@ -640,6 +661,57 @@ fn a_bad_register_is_reported_before_what_follows_from_it() {
         ),
         "{errors:#?}"
     );
+}
+
+/// A snapshot edited after its release with its hash recomputed in its row (history rewritten) breaks
+/// the chain of releases: at its own row, and, when that row's chain is recomputed too, at the next
+/// row. Each is one error, located at the row.
+#[test]
+fn a_snapshot_rewritten_with_its_hash_breaks_the_chain() {
+    let dir = copy_project();
+    let root = dir.path();
+    let version = "2026.11.23-3";
+    let path = format!("sources/releases/{version}.jsonl");
+    let edited = read(root, &path).replacen(
+        "\"verification\":\"official\"",
+        "\"verification\":\"secondary\"",
+        1,
+    );
+    std::fs::write(root.join(&path), &edited).unwrap();
+    let rows = register_rows(root);
+    let at = rows.iter().position(|r| r[0] == version).unwrap();
+    let (old_hash, old_chain) = (rows[at][2].clone(), rows[at][3].clone());
+    let new_hash = blake3::hash(edited.as_bytes()).to_hex().to_string();
+    replace_once(root, "sources/releases/releases.csv", &old_hash, &new_hash);
+    // Line 5 is the row of 2026.11.23-3 (the header is line 1); its chain is its fourth cell.
+    assert_eq!(at + 2, 5);
+    assert_eq!(
+        check_errors(root),
+        [
+            "sources/releases/releases.csv:5:100: error: `chain_blake3` does not follow from line 4's chain and this row's cells: a release was changed after it was made (this row's version, time, snapshot hash or note, or line 4 rewritten with its snapshot hash and chain); restore releases.csv and the snapshots from version control"
+        ]
+    );
+
+    // The row's chain recomputed too: the next release followed the old one.
+    let r = &rows[at];
+    let new_chain = chain(
+        Some(rows[at - 1][3].as_str()),
+        &[&r[0], &r[1], &new_hash, &r[4]],
+    );
+    replace_once(
+        root,
+        "sources/releases/releases.csv",
+        &old_chain,
+        &new_chain,
+    );
+    assert_eq!(
+        check_errors(root),
+        [
+            "sources/releases/releases.csv:6:100: error: `chain_blake3` does not follow from line 5's chain and this row's cells: a release was changed after it was made (this row's version, time, snapshot hash or note, or line 5 rewritten with its snapshot hash and chain); restore releases.csv and the snapshots from version control"
+        ]
+    );
+    // The chain published for every later release is not the one published before the rewrite.
+    assert_ne!(new_chain, old_chain);
 }
 
 // ------------------------------------------------------------------------------ the published history
@@ -805,7 +877,8 @@ fn every_published_change_is_in_the_snapshots_and_every_date_in_the_record() {
         let data = &detail["data"];
         assert_eq!(data["released_at"], row[1].as_str(), "{}", row[0]);
         assert_eq!(data["snapshot_blake3"], row[2].as_str());
-        assert_eq!(data["note"], row[3].as_str());
+        assert_eq!(data["chain_blake3"], row[3].as_str());
+        assert_eq!(data["note"], row[4].as_str());
         let changes = data["changes"].as_array().unwrap();
         if i == 0 {
             assert!(
@@ -1248,7 +1321,7 @@ fn a_project_without_releases_has_an_empty_history_until_its_first_release() {
     ));
     assert_eq!(
         read(root, "sources/releases/releases.csv").lines().next(),
-        Some("version,released_at,snapshot_blake3,note")
+        Some("version,released_at,snapshot_blake3,chain_blake3,note")
     );
     let build = locref(root, &["build", "--out", "public"], AFTER);
     assert!(build.status.success(), "{}", text(&build.stderr));
