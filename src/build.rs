@@ -109,6 +109,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(crate::history::check_releases(db));
     all.sort();
     all.dedup();
+    crate::history::register_first(&mut all);
     crate::diagnostics::cap_per_file(all)
 }
 

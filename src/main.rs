@@ -72,7 +72,8 @@ enum Command {
     },
     /// After a clean check, record the published facts and toggles as release VERSION: a frozen snapshot
     /// sources/releases/VERSION.jsonl, its row in sources/releases/releases.csv, and `version` in
-    /// rules/site.toml. Dated now, or by SOURCE_DATE_EPOCH when set. Writes nothing on any error.
+    /// rules/site.toml. Dated now, or by SOURCE_DATE_EPOCH when set. One release at a time (a second is
+    /// refused while one runs). Writes nothing on any error, or takes back what it wrote.
     Release {
         /// The new version: numbers separated by `.` or `-` (2026.11.23-1), greater than every release.
         version: String,
@@ -293,8 +294,12 @@ fn release(version: &str, note: &str) -> ExitCode {
             eprintln!("error: {message}; nothing was written");
             ExitCode::from(EXIT_INVALID)
         }
-        Err(ReleaseError::Io(message)) => {
+        Err(ReleaseError::Busy(message)) | Err(ReleaseError::Io(message)) => {
             eprintln!("error: {message}; nothing was written");
+            ExitCode::from(EXIT_IO)
+        }
+        Err(ReleaseError::Unfinished(message)) => {
+            eprintln!("error: {message}");
             ExitCode::from(EXIT_IO)
         }
     }

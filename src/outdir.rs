@@ -285,17 +285,26 @@ pub fn lock_path(out: &Path) -> PathBuf {
     cache_entry(out, ".lock")
 }
 
-/// An output folder claimed by this process: two locref processes writing one folder (two builds, or a
-/// build beside a watch) would replace and remove each other's files and manifest. The kernel releases
-/// the claim when this is dropped or the process ends, however it ends.
+/// The lock of a project's `sources/`, held by `locref release` while it checks the project and writes
+/// its release (see [`lock_sources`]): `<project>/.locref-cache/sources.lock`, beside the output folders'
+/// entries. No build can take it for an output folder: `sources/` is never one ([`output_refusal`]).
+pub fn sources_lock_path(project_root: &Path) -> PathBuf {
+    lock_path(&project_root.join("sources"))
+}
+
+/// A folder claimed by this process: two locref processes writing one output folder (two builds, or a
+/// build beside a watch) would replace and remove each other's files and manifest, and two releases
+/// would each record a release over the other's. The kernel releases the claim when this is dropped or
+/// the process ends, however it ends.
 #[derive(Debug)]
 pub(crate) struct FolderLock {
     _file: std::fs::File,
 }
 
-/// Claims `out` for this process, or says which folder another locref is writing.
-pub(crate) fn lock_folder(out: &Path) -> io::Result<FolderLock> {
-    let path = lock_path(out);
+/// Claims the lock file at `path` for this process: `Ok(None)` when another process holds it. The file
+/// is created if need be and never removed (removing it would let two processes hold two files of one
+/// name).
+fn claim(path: &Path) -> io::Result<Option<FolderLock>> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
     }
@@ -312,23 +321,35 @@ pub(crate) fn lock_folder(out: &Path) -> io::Result<FolderLock> {
         .create(true)
         .truncate(false)
         .write(true)
-        .open(&path)
-        .map_err(|e| with_path(e, &path))?;
+        .open(path)
+        .map_err(|e| with_path(e, path))?;
     match file.try_lock() {
-        Ok(()) => Ok(FolderLock { _file: file }),
-        Err(std::fs::TryLockError::WouldBlock) => Err(io::Error::new(
+        Ok(()) => Ok(Some(FolderLock { _file: file })),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        // A filesystem without locks: go on as before, unguarded.
+        Err(std::fs::TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => {
+            Ok(Some(FolderLock { _file: file }))
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(with_path(e, path)),
+    }
+}
+
+/// Claims `out` for this process, or says which folder another locref is writing.
+pub(crate) fn lock_folder(out: &Path) -> io::Result<FolderLock> {
+    claim(&lock_path(out))?.ok_or_else(|| {
+        io::Error::new(
             io::ErrorKind::WouldBlock,
             format!(
                 "another locref (a build or a watch) is writing to {}: wait for it to finish, or build into another folder",
                 out.display()
             ),
-        )),
-        // A filesystem without locks: build as before, unguarded.
-        Err(std::fs::TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => {
-            Ok(FolderLock { _file: file })
-        }
-        Err(std::fs::TryLockError::Error(e)) => Err(with_path(e, &path)),
-    }
+        )
+    })
+}
+
+/// Claims the project's `sources/` for a release: `Ok(None)` when another `locref release` holds it.
+pub(crate) fn lock_sources(project_root: &Path) -> io::Result<Option<FolderLock>> {
+    claim(&sources_lock_path(project_root))
 }
 
 /// Where the replacer keeps an output folder's spare files (a tree shaped like the output folder's).

@@ -856,6 +856,10 @@ pub struct Release {
     pub note: String,
     /// blake3 of the snapshot, as `sources/releases/releases.csv` records it.
     pub snapshot_blake3: String,
+    /// The release's link in the chain of releases, as `sources/releases/releases.csv` records it: the
+    /// blake3 of the previous release's `chain_blake3` and this release's version, time, snapshot hash and
+    /// note. It stands for this release and every release before it: rewriting any of them changes it.
+    pub chain_blake3: String,
     /// Facts and countries in the snapshot.
     pub facts: u64,
     pub countries: u64,

@@ -2,9 +2,10 @@
 //!
 //! A release is a frozen snapshot of the published facts and toggles ([`snapshot`]), written by `locref
 //! release` ([`release`]) and recorded in `sources/releases/releases.csv` with its version, its time, the
-//! blake3 of its snapshot and a note. Snapshots are inputs like any source: the register and each snapshot
-//! are parsed and checked (a snapshot edited by hand no longer has its recorded hash), and the build
-//! derives the change sets from them:
+//! blake3 of its snapshot, its link in the chain of releases ([`chain_digest`]) and a note. Snapshots are
+//! inputs like any source: the register and each snapshot are parsed and checked (a snapshot edited by
+//! hand no longer has its recorded hash; a row rewritten with a recomputed hash breaks the chain), and the
+//! build derives the change sets from them:
 //!
 //! ```text
 //! releases.csv -> releases (valid, in version order) -> previous_release, release_time (per release)
@@ -45,7 +46,13 @@ use version::Version;
 pub(crate) const RELEASES_DIR: &str = "sources/releases";
 /// The register of the releases, one row per release, oldest first.
 pub const REGISTER: &str = "sources/releases/releases.csv";
-pub(crate) const REGISTER_COLUMNS: &[&str] = &["version", "released_at", "snapshot_blake3", "note"];
+pub(crate) const REGISTER_COLUMNS: &[&str] = &[
+    "version",
+    "released_at",
+    "snapshot_blake3",
+    "chain_blake3",
+    "note",
+];
 
 /// The project path of a release's snapshot.
 pub(crate) fn snapshot_path(version: &str) -> String {
@@ -60,7 +67,35 @@ pub(crate) struct ReleaseRow {
     pub released_at: String,
     /// blake3 (hex) of the snapshot's text.
     pub snapshot_blake3: String,
+    /// This release's link in the chain of releases: [`chain_digest`] of the row before it and this row.
+    pub chain_blake3: String,
     pub note: String,
+}
+
+/// The chain value of a release: the blake3 (hex) of the `chain_blake3` of the release before it (nothing
+/// for the first release) and this release's version, time, snapshot hash and note, each followed by a
+/// line feed. So a release's chain stands for its own row and, through the row before it, for every
+/// release before it: a snapshot edited after its release, with its hash recomputed in its row, no longer
+/// follows from the chain the next release recorded.
+pub(crate) fn chain_digest(
+    previous_chain: Option<&str>,
+    version: &str,
+    released_at: &str,
+    snapshot_blake3: &str,
+    note: &str,
+) -> String {
+    let mut hasher = blake3::Hasher::new();
+    for part in [
+        previous_chain.unwrap_or(""),
+        version,
+        released_at,
+        snapshot_blake3,
+        note,
+    ] {
+        hasher.update(part.as_bytes());
+        hasher.update(b"\n");
+    }
+    hasher.finalize().to_hex().to_string()
 }
 
 /// Whether `text` is a UTC time to the second as locref writes it (`2026-11-23T17:09:56Z`).
@@ -77,8 +112,13 @@ fn is_blake3_hex(text: &str) -> bool {
 }
 
 /// The register: its valid rows (in file order) and every problem. A row must have a well-formed
-/// version greater than the row before it, a time not before the row before it, and a blake3. No
-/// register means no release yet.
+/// version greater than the row before it, a time not before the row before it, a blake3, and a
+/// `chain_blake3` that follows from the row before it and its own cells ([`chain_digest`]). No register
+/// means no release yet.
+///
+/// Each problem is reported where it is, once: a row's chain is checked only when the table reads
+/// whole, the row has no other problem and the row before it is valid (a chain that does not follow
+/// from a broken row says nothing more than that row's own problem).
 #[salsa::tracked(returns(ref))]
 pub fn release_register(db: &dyn salsa::Database) -> Checked<Vec<Located<ReleaseRow>>> {
     if lookup(db, REGISTER).is_none() {
@@ -89,9 +129,13 @@ pub fn release_register(db: &dyn salsa::Database) -> Checked<Vec<Located<Release
         Err(diagnostic) => return Checked::new(Vec::new(), vec![diagnostic]),
     };
     let (table, mut diagnostics) = read_table(REGISTER, text, Header::Exact(REGISTER_COLUMNS));
+    let table_reads_whole = diagnostics.is_empty();
     let mut rows: Vec<Located<ReleaseRow>> = Vec::new();
     // The last valid row's version and time, and its line.
     let mut last: Option<(Version, String, u32)> = None;
+    // The row just before (in the file): its recorded chain and line, when it was valid.
+    let mut before_row: Option<(String, u32)> = None;
+    let mut first_row = true;
     for row in &table.rows {
         let pos = Pos {
             path: REGISTER,
@@ -100,7 +144,8 @@ pub fn release_register(db: &dyn salsa::Database) -> Checked<Vec<Located<Release
             cells: row.cells.iter().map(|c| (c.line, c.column)).collect(),
         };
         let cell = |i: usize| row.cells.get(i).map_or("", |c| c.text.as_str());
-        let (version, released_at, hash, note) = (cell(0), cell(1), cell(2), cell(3));
+        let (version, released_at, hash, chain, note) =
+            (cell(0), cell(1), cell(2), cell(3), cell(4));
         let before = diagnostics.len();
         let parsed = match Version::parse(version) {
             Ok(parsed) => Some(parsed),
@@ -115,11 +160,15 @@ pub fn release_register(db: &dyn salsa::Database) -> Checked<Vec<Located<Release
                 format!("`released_at` is `{released_at}`; expected a UTC time such as 2026-11-23T17:09:56Z"),
             ));
         }
-        if !is_blake3_hex(hash) {
-            diagnostics.push(pos.error(
-                "snapshot_blake3",
-                format!("`snapshot_blake3` is `{hash}`; expected the 64 hex digits `locref release` wrote"),
-            ));
+        for (column, value) in [("snapshot_blake3", hash), ("chain_blake3", chain)] {
+            if !is_blake3_hex(value) {
+                diagnostics.push(pos.error(
+                    column,
+                    format!(
+                        "`{column}` is `{value}`; expected the 64 hex digits `locref release` wrote"
+                    ),
+                ));
+            }
         }
         if let (Some(parsed), Some((previous, previous_time, line))) = (&parsed, &last) {
             match parsed.cmp_numbers(previous) {
@@ -148,22 +197,55 @@ pub fn release_register(db: &dyn salsa::Database) -> Checked<Vec<Located<Release
                 ));
             }
         }
+        let follows = first_row || before_row.is_some();
+        if table_reads_whole && diagnostics.len() == before && follows {
+            let previous_chain = before_row.as_ref().map(|(chain, _)| chain.as_str());
+            if chain_digest(previous_chain, version, released_at, hash, note) != chain {
+                let message = match &before_row {
+                    None => "`chain_blake3` does not follow from this row's cells: the first release was changed after it was made (its version, time, snapshot hash or note); restore releases.csv and the snapshots from version control".to_string(),
+                    Some((_, line)) => format!(
+                        "`chain_blake3` does not follow from line {line}'s chain and this row's cells: a release was changed after it was made (this row's version, time, snapshot hash or note, or line {line} rewritten with its snapshot hash and chain); restore releases.csv and the snapshots from version control"
+                    ),
+                };
+                diagnostics.push(pos.error("chain_blake3", message));
+            }
+        }
+        first_row = false;
+        before_row = None;
         if diagnostics.len() == before
             && let Some(parsed) = parsed
         {
             last = Some((parsed, released_at.to_string(), row.line));
+            before_row = Some((chain.to_string(), row.line));
             rows.push(Located {
                 pos,
                 row: std::sync::Arc::new(ReleaseRow {
                     version: version.to_string(),
                     released_at: released_at.to_string(),
                     snapshot_blake3: hash.to_string(),
+                    chain_blake3: chain.to_string(),
                     note: note.to_string(),
                 }),
             });
         }
     }
     Checked::new(rows, diagnostics)
+}
+
+/// Puts the register's diagnostics before those of the snapshots beside it, in a list otherwise sorted
+/// by file: the register says which snapshots are releases and what each must hash to, so its problems
+/// are the causes and come first.
+pub(crate) fn register_first(sorted: &mut [Diagnostic]) {
+    let prefix = format!("{RELEASES_DIR}/");
+    let Some(start) = sorted.iter().position(|d| d.path.starts_with(&prefix)) else {
+        return;
+    };
+    let len = sorted[start..]
+        .iter()
+        .take_while(|d| d.path.starts_with(&prefix))
+        .count();
+    // A stable sort: each file's diagnostics keep their order.
+    sorted[start..start + len].sort_by_key(|d| d.path != REGISTER);
 }
 
 /// A release as a query key.
@@ -273,16 +355,25 @@ pub fn snapshot_country<'db>(
 /// The problems of the releases: files that are not recorded releases, recorded releases without their
 /// snapshot, snapshots edited after their release (their blake3 is not the recorded one), and each
 /// snapshot's own problems. (The register's problems are [`release_register`]'s.)
+///
+/// While the register has a problem, a snapshot it does not record is not reported: the register's
+/// problem is the cause (a header or a row that does not read leaves every snapshot it names
+/// unrecorded), and the snapshot is checked again once the register reads.
 #[salsa::tracked(returns(ref))]
 pub fn check_releases(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
-    let register = &release_register(db).value;
+    let checked = release_register(db);
+    let register = &checked.value;
+    let register_reads = checked.diagnostics.is_empty();
     let recorded: BTreeSet<String> = register
         .iter()
         .map(|r| snapshot_path(&r.row.version))
         .collect();
     for path in release_files(db) {
         if path == REGISTER || recorded.contains(path) {
+            continue;
+        }
+        if !register_reads && path.ends_with(".jsonl") {
             continue;
         }
         let message = if path.ends_with(".jsonl") {

@@ -1,10 +1,16 @@
 //! `locref release VERSION`: after a clean check, record the published facts and toggles as a frozen
 //! snapshot (`sources/releases/<version>.jsonl`), add its row to `sources/releases/releases.csv` (version,
-//! time, blake3 of the snapshot, note) and set `version` in `rules/site.toml`.
+//! time, blake3 of the snapshot, its link in the chain of releases, note) and set `version` in
+//! `rules/site.toml`.
 //!
-//! It writes nothing unless the whole site checks clean and the version is new and greater than every
-//! recorded one; it never writes over a file of an earlier release (a snapshot is created, never
-//! replaced). After writing it checks the project again and puts every file back if that check fails.
+//! One release at a time: a release holds the lock of the project's `sources/`
+//! (`.locref-cache/sources.lock`) from before its check to its last write, and a second one is refused
+//! while it does. It writes nothing unless the whole site checks clean and the version is new and
+//! greater than every recorded one; it never writes over a file of an earlier release (a snapshot is
+//! created, never replaced). Each file is written whole or not at all (a temporary file renamed or linked
+//! into place). After writing it checks the project again; if that check or a write fails, it takes back
+//! what it wrote, and only that: a file is restored (or the snapshot removed) only while it still holds
+//! what this release wrote, so a change someone else made since is never undone.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -12,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::version::Version;
-use super::{REGISTER, REGISTER_COLUMNS, is_utc_time, releases, snapshot_path};
+use super::{REGISTER, REGISTER_COLUMNS, chain_digest, is_utc_time, releases, snapshot_path};
 use crate::diagnostics::Diagnostic;
 use crate::parse::rules::SITE;
 use crate::workspace::Project;
@@ -42,7 +48,13 @@ pub enum ReleaseError {
     /// The version is taken or does not increase, the time is before the last release, or the snapshot
     /// file exists.
     Refused(String),
+    /// Another `locref release` is making a release of this project.
+    Busy(String),
     Io(String),
+    /// A write or the check after writing failed, and some of what was written could not be taken back
+    /// (someone else changed it since, or restoring it failed): the message says what and why. Every
+    /// other error means nothing was written.
+    Unfinished(String),
 }
 
 /// The whole check of a build (rendering every output, holding no more of the site than a build).
@@ -64,6 +76,8 @@ pub fn release(
     released_at: &str,
 ) -> Result<Released, ReleaseError> {
     let parsed = Version::parse(version).map_err(ReleaseError::Usage)?;
+    // As the register reads it back (its cells are trimmed): the chain is made of what is read.
+    let note = note.trim();
     if let Some(problem) = crate::parse::formula_problem(note) {
         return Err(ReleaseError::Usage(format!("--note: {problem}")));
     }
@@ -77,6 +91,17 @@ pub fn release(
             "the release time `{released_at}` is not a UTC time such as 2026-11-23T17:09:56Z"
         )));
     }
+    // Held to the end of this function: the check below and the writes after it see no other release's.
+    let _lock = match crate::outdir::lock_sources(root) {
+        Ok(Some(lock)) => lock,
+        Ok(None) => {
+            return Err(ReleaseError::Busy(format!(
+                "another locref release is making a release of this project (it holds {}): wait for it to finish, then check that the version is still the one to release",
+                crate::outdir::sources_lock_path(root).display()
+            )));
+        }
+        Err(e) => return Err(ReleaseError::Io(e.to_string())),
+    };
     let mut project = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
     check(&mut project.db)?;
     let db = &project.db;
@@ -119,6 +144,13 @@ pub fn release(
     }
     let text = super::current_snapshot_text(db);
     let digest = blake3::hash(text.as_bytes()).to_hex().to_string();
+    let chain = chain_digest(
+        previous.map(|p| p.chain_blake3.as_str()),
+        version,
+        released_at,
+        &digest,
+        note,
+    );
     let countries = text
         .lines()
         .filter(|l| l.starts_with("{\"country\""))
@@ -127,45 +159,38 @@ pub fn release(
     let changes = previous.map(|_| super::unreleased_counts(db).total() as usize);
     let previous = previous.map(|p| p.version.clone());
 
-    // The files as they are, to put back if anything fails.
     let register_file = root.join(REGISTER);
     let site_file = root.join(SITE);
     let old_register = read_optional(&register_file)?;
-    let old_site = std::fs::read_to_string(&site_file).map_err(|e| io_error(&site_file, e))?;
+    let old_site = std::fs::read(&site_file).map_err(|e| io_error(&site_file, e))?;
     let new_register = with_row(
         old_register.as_deref(),
-        &[version, released_at, &digest, note],
+        &[version, released_at, &digest, &chain, note],
     )?;
-    let new_site = with_version(&old_site, version)?;
+    let old_site_text = std::str::from_utf8(&old_site)
+        .map_err(|_| ReleaseError::Io(format!("{SITE} is not UTF-8")))?;
+    let new_site = with_version(old_site_text, version)?;
 
-    let undo = |created: bool| {
-        if created {
-            let _ = std::fs::remove_file(&snapshot_file);
-        }
-        match &old_register {
-            Some(bytes) => {
-                let _ = replace(&register_file, bytes);
-            }
-            None => {
-                let _ = std::fs::remove_file(&register_file);
-            }
-        }
-        let _ = replace(&site_file, old_site.as_bytes());
-    };
-    create_new(&snapshot_file, text.as_bytes())?;
-    let written = replace(&register_file, new_register.as_bytes())
-        .and_then(|()| replace(&site_file, new_site.as_bytes()));
-    if let Err(e) = written {
-        undo(true);
-        return Err(e);
-    }
+    // Every file this release writes goes through the journal, which can take back exactly that.
+    let mut journal = Journal::default();
+    let written = journal
+        .create(&snapshot_file, text.as_bytes())
+        .and_then(|()| {
+            journal.replace(
+                &register_file,
+                old_register.as_deref(),
+                new_register.as_bytes(),
+            )
+        })
+        .and_then(|()| journal.replace(&site_file, Some(&old_site), new_site.as_bytes()));
     // The project with its new release must check clean (the snapshot reads back, its hash matches, the
-    // version increases): otherwise nothing of it stays.
-    let after = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()));
-    let check = after.and_then(|mut p| check(&mut p.db));
-    if let Err(e) = check {
-        undo(true);
-        return Err(e);
+    // chain follows, the version increases): otherwise nothing of it stays.
+    let checked = written.and_then(|()| {
+        let mut after = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
+        check(&mut after.db)
+    });
+    if let Err(e) = checked {
+        return Err(journal.undo(root, e));
     }
     Ok(Released {
         version: version.to_string(),
@@ -177,6 +202,127 @@ pub fn release(
         snapshot: snapshot_rel,
         snapshot_bytes: text.len(),
     })
+}
+
+/// A file a release wrote: what it held before (`None`: it did not exist) and the blake3 of what the
+/// release wrote in its place.
+#[derive(Debug)]
+struct Wrote {
+    path: PathBuf,
+    before: Option<Vec<u8>>,
+    written: blake3::Hash,
+}
+
+/// The files a release has written so far, oldest first: what [`Journal::undo`] takes back.
+#[derive(Debug, Default)]
+struct Journal {
+    wrote: Vec<Wrote>,
+}
+
+impl Journal {
+    /// Creates `path` with `bytes`, never over a file ([`create_new`]).
+    fn create(&mut self, path: &Path, bytes: &[u8]) -> Result<(), ReleaseError> {
+        create_new(path, bytes)?;
+        self.wrote.push(Wrote {
+            path: path.to_path_buf(),
+            before: None,
+            written: blake3::hash(bytes),
+        });
+        Ok(())
+    }
+
+    /// Replaces `path`, which must still hold `before` (what the release read and wrote its new text
+    /// from; `None`: no file), with `bytes` in one step.
+    fn replace(
+        &mut self,
+        path: &Path,
+        before: Option<&[u8]>,
+        bytes: &[u8],
+    ) -> Result<(), ReleaseError> {
+        if read_optional(path)?.as_deref() != before {
+            return Err(ReleaseError::Io(format!(
+                "{} changed while the release was being made",
+                path.display()
+            )));
+        }
+        replace(path, bytes)?;
+        self.wrote.push(Wrote {
+            path: path.to_path_buf(),
+            before: before.map(<[u8]>::to_vec),
+            written: blake3::hash(bytes),
+        });
+        Ok(())
+    }
+
+    /// Takes back what was written, newest first, after `cause`: a file that still holds what this
+    /// release wrote gets back what it held before (or is removed, if this release created it). A file
+    /// that holds anything else was changed by someone else since, and is left as it is: the error then
+    /// says so ([`ReleaseError::Unfinished`]); otherwise it is `cause`, and nothing was written.
+    fn undo(self, root: &Path, cause: ReleaseError) -> ReleaseError {
+        let mut left = Vec::new();
+        for wrote in self.wrote.into_iter().rev() {
+            let name = wrote
+                .path
+                .strip_prefix(root)
+                .unwrap_or(&wrote.path)
+                .display()
+                .to_string();
+            let now = match std::fs::read(&wrote.path) {
+                Ok(bytes) => Some(bytes),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                Err(e) => {
+                    left.push(format!("{name} (it could not be read back: {e})"));
+                    continue;
+                }
+            };
+            if now.as_deref().map(blake3::hash) != Some(wrote.written) {
+                left.push(format!(
+                    "{name} (changed by someone else since this release wrote it)"
+                ));
+                continue;
+            }
+            let restored = match &wrote.before {
+                Some(bytes) => replace(&wrote.path, bytes),
+                None => std::fs::remove_file(&wrote.path).map_err(|e| io_error(&wrote.path, e)),
+            };
+            if let Err(e) = restored {
+                left.push(format!(
+                    "{name} (it could not be restored: {})",
+                    message(&e)
+                ));
+            }
+        }
+        if left.is_empty() {
+            return cause;
+        }
+        let cause = match &cause {
+            ReleaseError::Invalid(diagnostics) => format!(
+                "the project did not check clean with the release written ({} error(s); the first: {})",
+                diagnostics.len(),
+                diagnostics
+                    .first()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            ),
+            other => message(other),
+        };
+        ReleaseError::Unfinished(format!(
+            "{cause}; what the release wrote was taken back but for: {}",
+            left.join(", ")
+        ))
+    }
+}
+
+/// The text of an error that carries one.
+fn message(error: &ReleaseError) -> String {
+    match error {
+        ReleaseError::Invalid(diagnostics) => format!("{} error(s)", diagnostics.len()),
+        ReleaseError::Usage(m)
+        | ReleaseError::Refused(m)
+        | ReleaseError::Busy(m)
+        | ReleaseError::Io(m)
+        | ReleaseError::Unfinished(m) => m.clone(),
+    }
 }
 
 fn io_error(path: &Path, e: io::Error) -> ReleaseError {
@@ -191,10 +337,12 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, ReleaseError> {
     }
 }
 
-/// A temporary name beside `path` (a dot file: never an input).
+/// The temporary name beside `path` (a dot file: never an input). One name, not one per process: only
+/// the release that holds the lock of `sources/` writes it, and a killed release's is written over by
+/// the next.
 fn temporary(path: &Path) -> PathBuf {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+    path.with_file_name(format!(".{name}.locref-release.tmp"))
 }
 
 fn write_temporary(path: &Path, bytes: &[u8]) -> Result<PathBuf, ReleaseError> {
@@ -317,14 +465,124 @@ mod tests {
     fn a_row_is_appended_with_csv_quoting() {
         let first = with_row(
             None,
-            &["1", "2026-11-23T00:00:00Z", "ab", "a note, \"quoted\""],
+            &[
+                "1",
+                "2026-11-23T00:00:00Z",
+                "ab",
+                "ef",
+                "a note, \"quoted\"",
+            ],
         )
         .unwrap();
         assert_eq!(
             first,
-            "version,released_at,snapshot_blake3,note\n1,2026-11-23T00:00:00Z,ab,\"a note, \"\"quoted\"\"\"\n"
+            "version,released_at,snapshot_blake3,chain_blake3,note\n1,2026-11-23T00:00:00Z,ab,ef,\"a note, \"\"quoted\"\"\"\n"
         );
-        let second = with_row(Some(first.trim_end().as_bytes()), &["2", "t", "cd", ""]).unwrap();
-        assert!(second.ends_with("\"\n2,t,cd,\n"), "{second}");
+        let second = with_row(
+            Some(first.trim_end().as_bytes()),
+            &["2", "t", "cd", "gh", ""],
+        )
+        .unwrap();
+        assert!(second.ends_with("\"\n2,t,cd,gh,\n"), "{second}");
+    }
+
+    /// Files a journal wrote: a snapshot it created, and a register and a site file it replaced.
+    fn written(dir: &Path) -> Journal {
+        let mut journal = Journal::default();
+        std::fs::write(dir.join("register"), "old register").unwrap();
+        std::fs::write(dir.join("site"), "old site").unwrap();
+        journal.create(&dir.join("snapshot"), b"snapshot").unwrap();
+        journal
+            .replace(
+                &dir.join("register"),
+                Some(b"old register"),
+                b"new register",
+            )
+            .unwrap();
+        journal
+            .replace(&dir.join("site"), Some(b"old site"), b"new site")
+            .unwrap();
+        journal
+    }
+
+    fn cause() -> ReleaseError {
+        ReleaseError::Io("rules/site.toml: no space left".into())
+    }
+
+    #[test]
+    fn undo_takes_back_what_was_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = written(dir.path());
+        assert_eq!(journal.undo(dir.path(), cause()), cause());
+        assert!(!dir.path().join("snapshot").exists());
+        assert_eq!(
+            std::fs::read(dir.path().join("register")).unwrap(),
+            b"old register"
+        );
+        assert_eq!(std::fs::read(dir.path().join("site")).unwrap(), b"old site");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 2, "no temporary file is left: {left:?}");
+    }
+
+    #[test]
+    fn undo_leaves_alone_what_someone_else_changed_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = written(dir.path());
+        // Another writer replaced the snapshot and edited the register after the release wrote them.
+        std::fs::write(dir.path().join("snapshot"), "theirs").unwrap();
+        std::fs::write(dir.path().join("register"), "their register").unwrap();
+        let error = journal.undo(dir.path(), cause());
+        let ReleaseError::Unfinished(message) = error else {
+            panic!("{error:?}");
+        };
+        assert_eq!(
+            message,
+            "rules/site.toml: no space left; what the release wrote was taken back but for: register (changed by someone else since this release wrote it), snapshot (changed by someone else since this release wrote it)"
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join("snapshot")).unwrap(),
+            b"theirs"
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join("register")).unwrap(),
+            b"their register"
+        );
+        // What still held the release's bytes was taken back.
+        assert_eq!(std::fs::read(dir.path().join("site")).unwrap(), b"old site");
+    }
+
+    #[test]
+    fn a_file_changed_before_it_is_replaced_is_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("register");
+        std::fs::write(&path, "changed").unwrap();
+        let mut journal = Journal::default();
+        assert!(journal.replace(&path, Some(b"read"), b"new").is_err());
+        assert!(journal.wrote.is_empty());
+        assert_eq!(std::fs::read(&path).unwrap(), b"changed");
+    }
+
+    #[test]
+    fn the_chain_stands_for_every_cell_and_the_row_before() {
+        let first = chain_digest(None, "1", "2026-11-23T00:00:00Z", "ab", "note");
+        assert_eq!(
+            first,
+            chain_digest(None, "1", "2026-11-23T00:00:00Z", "ab", "note")
+        );
+        assert_eq!(
+            first,
+            blake3::hash(b"\n1\n2026-11-23T00:00:00Z\nab\nnote\n")
+                .to_hex()
+                .to_string()
+        );
+        for other in [
+            chain_digest(None, "2", "2026-11-23T00:00:00Z", "ab", "note"),
+            chain_digest(None, "1", "2026-11-23T00:00:01Z", "ab", "note"),
+            chain_digest(None, "1", "2026-11-23T00:00:00Z", "ac", "note"),
+            chain_digest(None, "1", "2026-11-23T00:00:00Z", "ab", "notes"),
+            chain_digest(Some(&first), "1", "2026-11-23T00:00:00Z", "ab", "note"),
+        ] {
+            assert_ne!(first, other);
+        }
     }
 }

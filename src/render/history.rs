@@ -49,6 +49,7 @@ pub fn release_summary<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) 
         previous,
         note: row.note.clone(),
         snapshot_blake3: row.snapshot_blake3.clone(),
+        chain_blake3: row.chain_blake3.clone(),
         facts: snapshot.values().map(|s| s.facts.len() as u64).sum(),
         countries: snapshot.len() as u64,
         change_count: changes.map(|c| c.len() as u64),

@@ -96,11 +96,20 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     let snapshot = read(root, "sources/releases/2026.11.28-1.jsonl");
     let register = read(root, "sources/releases/releases.csv");
     let row = register.lines().last().unwrap();
+    let digest = blake3::hash(snapshot.as_bytes()).to_hex().to_string();
+    let chain = chain(
+        Some(register_rows(root)[crate::common::shipped_releases().count - 1][3].as_str()),
+        &[
+            "2026.11.28-1",
+            "2026-11-28T09:00:00Z",
+            &digest,
+            "Australia: SAF-T required, checked",
+        ],
+    );
     assert_eq!(
         row,
         format!(
-            "2026.11.28-1,2026-11-28T09:00:00Z,{},\"Australia: SAF-T required, checked\"",
-            blake3::hash(snapshot.as_bytes()).to_hex()
+            "2026.11.28-1,2026-11-28T09:00:00Z,{digest},{chain},\"Australia: SAF-T required, checked\""
         )
     );
     // One record a line, sorted by key; Australia's line records the flipped toggle.
@@ -271,6 +280,26 @@ fn a_release_never_writes_over_a_snapshot() {
     assert_eq!(inputs(root), before);
 }
 
+/// The rows of a project's register, each as its cells (the header left out).
+fn register_rows(root: &Path) -> Vec<Vec<String>> {
+    csv::Reader::from_reader(read(root, "sources/releases/releases.csv").as_bytes())
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect()
+}
+
+/// A release's `chain_blake3` as `sources/README.md` defines it: the blake3 of the previous release's
+/// chain (nothing for the first) and the release's version, time, snapshot hash and note, each followed
+/// by a line feed.
+fn chain(previous: Option<&str>, cells: &[&str; 4]) -> String {
+    let mut text = format!("{}\n", previous.unwrap_or(""));
+    for cell in cells {
+        text.push_str(cell);
+        text.push('\n');
+    }
+    blake3::hash(text.as_bytes()).to_hex().to_string()
+}
+
 /// `locref check` on a project whose releases were edited by hand: every problem at its file and line.
 fn check_errors(root: &Path) -> Vec<String> {
     let run = locref(root, &["check"], AFTER);
@@ -345,14 +374,20 @@ fn a_release_edited_by_hand_is_a_located_error() {
         "sources/releases/releases.csv:7:1: error: version `2026.11.23-0` does not increase: the release before it (line 6) is `2026.11.23-4`",
         "sources/releases/releases.csv:8:14: error: released at 2026-11-22T17:09:48Z, before the release before it (line 6, 2026-11-23T17:09:41Z)",
         "sources/releases/releases.csv:9:35: error: `snapshot_blake3` is `E216D262",
-        // The snapshots of the versions no longer recorded are not recorded releases.
-        "sources/releases/2026.11.23-2.jsonl:1:1: error: `sources/releases/2026.11.23-2.jsonl` is not a recorded release",
     ] {
         assert!(
             errors.iter().any(|e| e.starts_with(expected)),
             "{expected}\nnot in {errors:#?}"
         );
     }
+    // The snapshots of the versions no longer recorded are not reported while the register has a
+    // problem: that problem is their cause.
+    assert!(
+        errors
+            .iter()
+            .all(|e| e.starts_with("sources/releases/releases.csv:")),
+        "{errors:#?}"
+    );
     std::fs::write(root.join("sources/releases/releases.csv"), &register).unwrap();
     std::fs::remove_file(root.join("sources/releases/2026.11.23-7.jsonl")).unwrap();
     let errors = check_errors(root);
@@ -362,6 +397,321 @@ fn a_release_edited_by_hand_is_a_located_error() {
             "sources/releases/releases.csv:9:1: error: the snapshot of release `2026.11.23-7` (sources/releases/2026.11.23-7.jsonl) is missing"
         ]
     );
+}
+
+/// Every file of a project (sources/, rules/ and anything else in it, such as a built `public/`) but the
+/// locks and manifests of `.locref-cache/`: what a release that writes nothing must leave byte for byte.
+fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    snapshot(root)
+        .into_iter()
+        .filter(|(path, _)| !path.starts_with(".locref-cache/"))
+        .collect()
+}
+
+/// The two versions the concurrent releases below ask for, both after the last shipped release.
+const FIRST: &str = "2026.12.1-1";
+const SECOND: &str = "2026.12.1-2";
+
+/// Two `locref release` started at once, round after round on a fresh copy of the project: one release
+/// at a time. Each round ends with every recorded release's snapshot in place with its recorded hash
+/// (no release recorded without its snapshot, no snapshot without its row), the site's version that of
+/// the last release, no temporary file left, and a project that checks clean. Each release either
+/// recorded its version, or was refused (another release was running, or the other version was already
+/// recorded after it) and wrote nothing.
+#[test]
+fn two_releases_at_once_record_one_at_a_time() {
+    let shipped = crate::common::shipped_releases().count;
+    let mut outcomes = BTreeMap::new();
+    for round in 0..10 {
+        let dir = copy_project();
+        let root = dir.path();
+        let before = tree(root);
+        let start = |version: &str| {
+            Command::new(env!("CARGO_BIN_EXE_locref"))
+                .args(["release", version, "--note", "at once"])
+                .current_dir(root)
+                .env("SOURCE_DATE_EPOCH", AFTER)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("start locref release")
+        };
+        let (first, second) = (start(FIRST), start(SECOND));
+        let runs = [
+            (FIRST, first.wait_with_output().unwrap()),
+            (SECOND, second.wait_with_output().unwrap()),
+        ];
+        let mut released = Vec::new();
+        for (version, run) in &runs {
+            let stderr = text(&run.stderr);
+            match run.status.code() {
+                Some(0) => released.push(*version),
+                Some(3) => assert!(
+                    stderr.contains("another locref release is making a release of this project")
+                        && stderr.ends_with("nothing was written\n"),
+                    "round {round}, {version}: {stderr}"
+                ),
+                // The second version was recorded first: the first no longer increases.
+                Some(1) => assert!(
+                    *version == FIRST
+                        && stderr.contains(&format!(
+                            "version `{FIRST}` does not increase: the last release is `{SECOND}`"
+                        )),
+                    "round {round}, {version}: {stderr}"
+                ),
+                other => panic!("round {round}, {version}: exit {other:?}: {stderr}"),
+            }
+            *outcomes
+                .entry((*version, run.status.code()))
+                .or_insert(0usize) += 1;
+        }
+        assert!(!released.is_empty(), "round {round}: neither released");
+
+        // The register records exactly the releases that succeeded, in order, each with its snapshot.
+        let rows = register_rows(root);
+        let recorded: Vec<&str> = rows[shipped..].iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(recorded, released, "round {round}");
+        for row in &rows[shipped..] {
+            let snapshot = std::fs::read(root.join(format!("sources/releases/{}.jsonl", row[0])))
+                .unwrap_or_else(|e| panic!("round {round}: the snapshot of {}: {e}", row[0]));
+            assert_eq!(
+                blake3::hash(&snapshot).to_hex().as_str(),
+                row[2],
+                "round {round}"
+            );
+        }
+        let last = rows.last().unwrap()[0].clone();
+        assert!(
+            read(root, "rules/site.toml").contains(&format!("\nversion = \"{last}\"\n")),
+            "round {round}: the site's version is not {last}"
+        );
+        // Nothing but the releases' own files changed: no stray snapshot, no temporary file.
+        let after = tree(root);
+        let mut changed: Vec<String> = after
+            .keys()
+            .filter(|k| before.get(*k) != after.get(*k))
+            .cloned()
+            .collect();
+        changed.extend(before.keys().filter(|k| !after.contains_key(*k)).cloned());
+        let mut expected: Vec<String> = released
+            .iter()
+            .map(|v| format!("sources/releases/{v}.jsonl"))
+            .chain([
+                "rules/site.toml".into(),
+                "sources/releases/releases.csv".into(),
+            ])
+            .collect();
+        expected.sort();
+        changed.sort();
+        assert_eq!(changed, expected, "round {round}");
+        let check = locref(root, &["check"], AFTER);
+        assert!(
+            check.status.success(),
+            "round {round}: {}",
+            text(&check.stderr)
+        );
+    }
+    eprintln!("two releases at once, (version, exit) -> rounds: {outcomes:?}");
+}
+
+/// A release started while another holds the lock of `sources/` is refused at once (exit 3, as a build
+/// into a folder another locref is writing) and leaves the project as it was.
+#[test]
+fn a_release_while_another_runs_is_refused_and_writes_nothing() {
+    let dir = copy_project();
+    let root = dir.path();
+    edit_australia(root);
+    let lock_path = locref::outdir::sources_lock_path(root);
+    std::fs::create_dir_all(lock_path.parent().unwrap()).unwrap();
+    let held = std::fs::File::create(&lock_path).unwrap();
+    held.try_lock().expect("the test holds the lock");
+    let before = tree(root);
+    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: another locref release is making a release of this project (it holds {}): wait for it to finish, then check that the version is still the one to release; nothing was written\n",
+            lock_path.display()
+        )
+    );
+    assert_eq!(tree(root), before);
+    // Once it is let go, the release goes ahead.
+    drop(held);
+    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+}
+
+/// A release whose project no longer checks clean once the release is written (here a template that
+/// fails on the new release's page, which did not exist when the release began) takes back everything
+/// it wrote: the tree is byte for byte what it was.
+#[test]
+fn a_release_that_fails_its_check_after_writing_leaves_the_tree_as_it_was() {
+    let dir = copy_project();
+    let root = dir.path();
+    edit_australia(root);
+    replace_once(
+        root,
+        "rules/templates/release.html",
+        "<h1>Release {{ release.version }}</h1>",
+        "<h1>Release {{ release.version }}</h1>{% if release.version == \"2026.11.28-1\" %}{{ no_such_value }}{% endif %}",
+    );
+    let check = locref(root, &["check"], AFTER);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    let before = tree(root);
+    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("rules/templates/release.html:") && stderr.contains("no_such_value"),
+        "{stderr}"
+    );
+    assert!(stderr.ends_with("nothing was written\n"), "{stderr}");
+    assert_eq!(tree(root), before);
+}
+
+/// A release that cannot write `rules/site.toml` (something else sits where its temporary file goes),
+/// or the register, after writing the files before it, takes them back: the tree is byte for byte what
+/// it was.
+#[test]
+fn a_release_that_cannot_write_a_file_takes_back_what_it_wrote() {
+    for (obstructed, written_before) in [
+        (
+            "rules/.site.toml.locref-release.tmp",
+            "the snapshot and the register",
+        ),
+        (
+            "sources/releases/.releases.csv.locref-release.tmp",
+            "the snapshot",
+        ),
+    ] {
+        let dir = copy_project();
+        let root = dir.path();
+        edit_australia(root);
+        // A folder where the temporary file goes: creating it fails, even for root.
+        std::fs::create_dir(root.join(obstructed)).unwrap();
+        let before = tree(root);
+        let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(3), "{obstructed}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: ./{obstructed}: "))
+                && stderr.ends_with("; nothing was written\n"),
+            "{obstructed}: {stderr}"
+        );
+        assert_eq!(
+            tree(root),
+            before,
+            "{obstructed}: {written_before} taken back"
+        );
+        // With the way clear, the same release is made.
+        std::fs::remove_dir(root.join(obstructed)).unwrap();
+        let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+    }
+}
+
+/// A register that does not read says so first, and only that: the snapshots it no longer records
+/// follow from it and are not reported as problems of their own. A real problem of a snapshot that is
+/// recorded still is, after the register's.
+#[test]
+fn a_bad_register_is_reported_before_what_follows_from_it() {
+    let dir = copy_project();
+    let root = dir.path();
+    let register = read(root, "sources/releases/releases.csv");
+    let path = root.join("sources/releases/releases.csv");
+
+    // An unknown column: no row can be read, so no snapshot is recorded.
+    let (header, rows) = register.split_once('\n').unwrap();
+    std::fs::write(&path, format!("{header},extra\n{rows}")).unwrap();
+    assert_eq!(
+        check_errors(root),
+        [
+            "sources/releases/releases.csv:1:55: error: unexpected header `version,released_at,snapshot_blake3,chain_blake3,note,extra`; expected `version,released_at,snapshot_blake3,chain_blake3,note`"
+        ]
+    );
+
+    // A malformed version in one row, and a snapshot of another release edited by hand.
+    std::fs::write(
+        &path,
+        register.replacen("2026.11.23-2,", "2026.11.23-2x,", 1),
+    )
+    .unwrap();
+    let snapshot = "sources/releases/2026.11.23-7.jsonl";
+    let original = read(root, snapshot);
+    std::fs::write(
+        root.join(snapshot),
+        original.replacen(
+            "\"verification\":\"official\"",
+            "\"verification\":\"secondary\"",
+            1,
+        ),
+    )
+    .unwrap();
+    let errors = check_errors(root);
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    assert_eq!(
+        errors[0],
+        "sources/releases/releases.csv:4:1: error: `2026.11.23-2x` is not a release version; expected numbers separated by `.` or `-`, for example `2026.11.23-1`"
+    );
+    assert!(
+        errors[1].starts_with(
+            "sources/releases/2026.11.23-7.jsonl:1:1: error: this snapshot was changed after its release"
+        ),
+        "{errors:#?}"
+    );
+}
+
+/// A snapshot edited after its release with its hash recomputed in its row (history rewritten) breaks
+/// the chain of releases: at its own row, and, when that row's chain is recomputed too, at the next
+/// row. Each is one error, located at the row.
+#[test]
+fn a_snapshot_rewritten_with_its_hash_breaks_the_chain() {
+    let dir = copy_project();
+    let root = dir.path();
+    let version = "2026.11.23-3";
+    let path = format!("sources/releases/{version}.jsonl");
+    let edited = read(root, &path).replacen(
+        "\"verification\":\"official\"",
+        "\"verification\":\"secondary\"",
+        1,
+    );
+    std::fs::write(root.join(&path), &edited).unwrap();
+    let rows = register_rows(root);
+    let at = rows.iter().position(|r| r[0] == version).unwrap();
+    let (old_hash, old_chain) = (rows[at][2].clone(), rows[at][3].clone());
+    let new_hash = blake3::hash(edited.as_bytes()).to_hex().to_string();
+    replace_once(root, "sources/releases/releases.csv", &old_hash, &new_hash);
+    // Line 5 is the row of 2026.11.23-3 (the header is line 1); its chain is its fourth cell.
+    assert_eq!(at + 2, 5);
+    assert_eq!(
+        check_errors(root),
+        [
+            "sources/releases/releases.csv:5:100: error: `chain_blake3` does not follow from line 4's chain and this row's cells: a release was changed after it was made (this row's version, time, snapshot hash or note, or line 4 rewritten with its snapshot hash and chain); restore releases.csv and the snapshots from version control"
+        ]
+    );
+
+    // The row's chain recomputed too: the next release followed the old one.
+    let r = &rows[at];
+    let new_chain = chain(
+        Some(rows[at - 1][3].as_str()),
+        &[&r[0], &r[1], &new_hash, &r[4]],
+    );
+    replace_once(
+        root,
+        "sources/releases/releases.csv",
+        &old_chain,
+        &new_chain,
+    );
+    assert_eq!(
+        check_errors(root),
+        [
+            "sources/releases/releases.csv:6:100: error: `chain_blake3` does not follow from line 5's chain and this row's cells: a release was changed after it was made (this row's version, time, snapshot hash or note, or line 5 rewritten with its snapshot hash and chain); restore releases.csv and the snapshots from version control"
+        ]
+    );
+    // The chain published for every later release is not the one published before the rewrite.
+    assert_ne!(new_chain, old_chain);
 }
 
 // ------------------------------------------------------------------------------ the published history
@@ -527,7 +877,8 @@ fn every_published_change_is_in_the_snapshots_and_every_date_in_the_record() {
         let data = &detail["data"];
         assert_eq!(data["released_at"], row[1].as_str(), "{}", row[0]);
         assert_eq!(data["snapshot_blake3"], row[2].as_str());
-        assert_eq!(data["note"], row[3].as_str());
+        assert_eq!(data["chain_blake3"], row[3].as_str());
+        assert_eq!(data["note"], row[4].as_str());
         let changes = data["changes"].as_array().unwrap();
         if i == 0 {
             assert!(
@@ -970,7 +1321,7 @@ fn a_project_without_releases_has_an_empty_history_until_its_first_release() {
     ));
     assert_eq!(
         read(root, "sources/releases/releases.csv").lines().next(),
-        Some("version,released_at,snapshot_blake3,note")
+        Some("version,released_at,snapshot_blake3,chain_blake3,note")
     );
     let build = locref(root, &["build", "--out", "public"], AFTER);
     assert!(build.status.success(), "{}", text(&build.stderr));
