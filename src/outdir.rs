@@ -309,7 +309,7 @@ fn claim(path: &Path) -> io::Result<Option<FolderLock>> {
         std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
     }
     // A FIFO or a device in its place would block the open or take the lock's writes: refused.
-    if let Ok(meta) = std::fs::symlink_metadata(&path)
+    if let Ok(meta) = std::fs::symlink_metadata(path)
         && !meta.file_type().is_file()
     {
         return Err(io::Error::other(format!(
