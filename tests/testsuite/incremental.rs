@@ -1919,13 +1919,84 @@ fn diagnostics_of(report: &RebuildReport) -> Option<Vec<String>> {
     }
 }
 
-/// Cases of the random-edit test: a few for a developer's `cargo test`; `PROPTEST_CASES` raises it
-/// (`.ci/run` sets 96).
+/// Cases of the random-edit test: a few for a developer's `cargo test`; `LOCREF_RANDOM_EDIT_CASES` (or
+/// `PROPTEST_CASES`) raises it (`.ci/run` sets 256).
 fn random_edit_cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
+    ["LOCREF_RANDOM_EDIT_CASES", "PROPTEST_CASES"]
+        .into_iter()
+        .find_map(|name| std::env::var(name).ok()?.parse().ok())
         .unwrap_or(24)
+}
+
+/// The project and the watch session the random-edit cases share: each case starts from the shipped
+/// files (put back, then one incremental rebuild), so a case costs its edits and the clean build it is
+/// compared with, not a first build of its own; and the session lives through every case, as a
+/// curator's does through a day of edits.
+struct Warm {
+    dir: tempfile::TempDir,
+    session: Session,
+    /// Every file under `sources/` and `rules/` as shipped, by project-relative path.
+    shipped: BTreeMap<String, Vec<u8>>,
+}
+
+thread_local! {
+    static WARM: std::cell::RefCell<Option<Warm>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The input files of the project at `root`, by project-relative path.
+fn inputs(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for dir in ["sources", "rules"] {
+        for (path, bytes) in snapshot(&root.join(dir)) {
+            files.insert(format!("{dir}/{path}"), bytes);
+        }
+    }
+    files
+}
+
+/// Runs `case` on the shared session, after putting the shipped files back.
+fn with_warm_session<R>(case: impl FnOnce(&Path, &mut Session) -> R) -> R {
+    WARM.with(|warm| {
+        let mut warm = warm.borrow_mut();
+        let warm = warm.get_or_insert_with(|| {
+            let dir = copy_project();
+            let session = session(dir.path());
+            let shipped = inputs(dir.path());
+            Warm {
+                dir,
+                session,
+                shipped,
+            }
+        });
+        let root = warm.dir.path().to_path_buf();
+        let mut changed = Vec::new();
+        for (path, bytes) in inputs(&root) {
+            if warm.shipped.get(&path) != Some(&bytes) {
+                let file = root.join(&path);
+                match warm.shipped.get(&path) {
+                    Some(shipped) => std::fs::write(&file, shipped).unwrap(),
+                    None => std::fs::remove_file(&file).unwrap(),
+                }
+                changed.push(file);
+            }
+        }
+        for (path, bytes) in &warm.shipped {
+            let file = root.join(path);
+            if !file.exists() {
+                std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                std::fs::write(&file, bytes).unwrap();
+                changed.push(file);
+            }
+        }
+        if !changed.is_empty() {
+            let back = warm.session.rebuild(&changed);
+            assert!(
+                matches!(back.outcome, Outcome::Built(_)),
+                "back to the shipped files: {back}"
+            );
+        }
+        case(&root, &mut warm.session)
+    })
 }
 
 proptest! {
@@ -1937,31 +2008,31 @@ proptest! {
     fn incremental_rebuilds_equal_a_clean_build(
         steps in prop::collection::vec((edit(), any::<bool>(), any::<bool>()), 1..7)
     ) {
-        let dir = copy_project();
-        let root = dir.path();
-        let mut session = session(root);
-        let mut pending: Vec<PathBuf> = Vec::new();
-        let mut last_diagnostics: Option<Vec<String>> = None;
-        for (edit, atomic, batch_with_next) in &steps {
-            pending.extend(apply(&mut session, root, edit, *atomic));
-            if !batch_with_next {
-                last_diagnostics = diagnostics_of(&session.rebuild(&std::mem::take(&mut pending)));
+        with_warm_session(|root, session| {
+            let mut pending: Vec<PathBuf> = Vec::new();
+            let mut last_diagnostics: Option<Vec<String>> = None;
+            for (edit, atomic, batch_with_next) in &steps {
+                pending.extend(apply(session, root, edit, *atomic));
+                if !batch_with_next {
+                    last_diagnostics = diagnostics_of(&session.rebuild(&std::mem::take(&mut pending)));
+                }
             }
-        }
-        if !pending.is_empty() {
-            last_diagnostics = diagnostics_of(&session.rebuild(&pending));
-        }
-        match clean_build(root) {
-            Ok(clean) => {
-                prop_assert!(last_diagnostics.is_none(), "clean build ok, session had errors: {last_diagnostics:?}");
-                let incremental = snapshot(&root.join("public"));
-                let diff = differing(&incremental, &clean);
-                prop_assert!(diff.is_empty(), "outputs differ from a clean build: {diff:?}");
+            if !pending.is_empty() {
+                last_diagnostics = diagnostics_of(&session.rebuild(&pending));
             }
-            Err(clean_diagnostics) => {
-                prop_assert_eq!(last_diagnostics, Some(clean_diagnostics));
+            match clean_build(root) {
+                Ok(clean) => {
+                    prop_assert!(last_diagnostics.is_none(), "clean build ok, session had errors: {last_diagnostics:?}");
+                    let incremental = snapshot(&root.join("public"));
+                    let diff = differing(&incremental, &clean);
+                    prop_assert!(diff.is_empty(), "outputs differ from a clean build: {diff:?}");
+                }
+                Err(clean_diagnostics) => {
+                    prop_assert_eq!(last_diagnostics, Some(clean_diagnostics));
+                }
             }
-        }
+            Ok(())
+        })?;
     }
 }
 
