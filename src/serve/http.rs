@@ -94,9 +94,11 @@ pub fn parse(buf: &[u8]) -> Parsed {
                 connection.1 |= token.eq_ignore_ascii_case("keep-alive");
             }
         } else if name.eq_ignore_ascii_case("Content-Length") {
-            // Two lengths, or one that is not a number, make the body's end unknowable (request smuggling).
-            match (content_length, value.trim().parse::<u64>()) {
-                (None, Ok(n)) => content_length = Some(n),
+            // Two lengths, or one that is not plain digits (`+0`, `-1`, `0x1`, `1 1`), make the body's end
+            // unknowable (request smuggling): RFC 9110 allows only 1*DIGIT (httparse has taken the
+            // spaces around it off).
+            match (content_length, content_length_of(header.value)) {
+                (None, Some(n)) => content_length = Some(n),
                 _ => return Parsed::Invalid("invalid Content-Length"),
             }
         } else if name.eq_ignore_ascii_case("Transfer-Encoding") {
@@ -120,6 +122,14 @@ pub fn parse(buf: &[u8]) -> Parsed {
         has_body: chunked || content_length.is_some_and(|n| n > 0),
         len,
     })
+}
+
+/// A `Content-Length` value: digits only, and within a `u64`.
+fn content_length_of(value: &[u8]) -> Option<u64> {
+    if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(value).ok()?.parse().ok()
 }
 
 /// The target of a request head that could not be parsed whole (too long, or still arriving), to choose
@@ -236,6 +246,8 @@ mod tests {
         assert!(complete("GET / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc").has_body);
         assert!(complete("GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n").has_body);
         assert!(!complete("POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n").has_body);
+        // The spaces around a value are no part of it (RFC 9110, 5.5); leading zeros are digits.
+        assert!(!complete("GET / HTTP/1.1\r\nContent-Length:\t 00 \r\n\r\n").has_body);
         assert_eq!(complete("BREW / HTTP/1.1\r\n\r\n").method, Method::Other);
     }
 
@@ -246,6 +258,14 @@ mod tests {
             "\x00\x01garbage\r\n\r\n",
             "GET / HTTP/1.1\r\nContent-Length: x\r\n\r\n",
             "GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+            "GET / HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
+            "GET / HTTP/1.1\r\nContent-Length: +0\r\n\r\n",
+            "GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
+            "GET / HTTP/1.1\r\nContent-Length: 0x1\r\n\r\n",
+            "GET / HTTP/1.1\r\nContent-Length: 1 1\r\n\r\n",
+            "GET / HTTP/1.1\r\nContent-Length: 0, 0\r\n\r\n",
+            "GET / HTTP/1.1\r\nContent-Length:\r\n\r\n",
+            "GET / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n",
         ] {
             assert!(
                 matches!(parse(raw.as_bytes()), Parsed::Invalid(_)),

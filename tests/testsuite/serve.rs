@@ -874,3 +874,37 @@ fn a_rebuild_that_panics_is_shown_as_an_internal_error_and_the_server_goes_on() 
             .contains("TVA (panic)")
     );
 }
+
+#[test]
+fn a_content_length_of_anything_but_digits_is_400() {
+    let served = serve();
+    let ask = |length: &str| {
+        request(
+            &served.address,
+            &format!(
+                "GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\n{length}Connection: close\r\n\r\n"
+            ),
+        )
+    };
+    for length in [
+        "Content-Length: +0\r\n",
+        "Content-Length: -0\r\n",
+        "Content-Length: -1\r\n",
+        "Content-Length: 0x0\r\n",
+        "Content-Length: 0 0\r\n",
+        "Content-Length: 0,0\r\n",
+        "Content-Length: 0.0\r\n",
+        "Content-Length: \r\n",
+        "Content-Length: 0\r\nContent-Length: 1\r\n",
+        "Content-Length: 0\r\nContent-Length: 0\r\n",
+    ] {
+        let reply = ask(length);
+        assert_eq!(reply.status, 400, "{length:?}");
+        let body: serde_json::Value = serde_json::from_slice(&reply.body).unwrap();
+        assert_eq!(body["error"], "bad_request", "{length:?}");
+    }
+    // Digits, with the spaces HTTP allows around them, are a length.
+    for length in ["Content-Length: 0\r\n", "Content-Length:\t00 \r\n"] {
+        assert_eq!(ask(length).status, 200, "{length:?}");
+    }
+}
