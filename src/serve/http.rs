@@ -1,7 +1,12 @@
-//! HTTP/1.1 framing: a request head parsed by httparse from a buffer of at most [`MAX_HEAD`] bytes, and
-//! responses that always carry `Content-Length` and `Access-Control-Allow-Origin: *`.
+//! HTTP/1.1 framing: a request head parsed by httparse from a buffer of at most [`MAX_HEAD`] bytes,
+//! responses that always carry `Content-Length` and `Access-Control-Allow-Origin: *`, and an answer on
+//! its way out ([`Outgoing`]), written as far as the socket takes it, never waiting for the client.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::io::{self, IoSlice, Write};
+
+use bytes::Bytes;
 
 /// The largest request head read (request line and headers); a longer one is answered 431 and never
 /// buffered further.
@@ -140,24 +145,30 @@ pub(crate) fn partial_target(buf: &[u8]) -> Option<&str> {
     std::str::from_utf8(target).ok()
 }
 
-/// A response; its body is borrowed from the snapshot being served where it can be.
+/// A response; its body is shared with the snapshot being served (the build's own buffers), never
+/// copied, so an answer waiting for a slow client costs no memory of its own.
 #[derive(Debug)]
-pub(crate) struct Response<'a> {
+pub(crate) struct Response {
     pub status: u16,
     pub headers: Vec<(Cow<'static, str>, String)>,
-    pub body: Cow<'a, [u8]>,
+    /// The body, in segments sent one after the other.
+    pub body: Vec<Bytes>,
     /// HEAD and 304: `Content-Length` is the body's, but the body is not sent.
     pub omit_body: bool,
     /// `Connection: close` is sent and the connection closed after this response.
     pub close: bool,
 }
 
-impl<'a> Response<'a> {
-    pub fn new(status: u16, body: impl Into<Cow<'a, [u8]>>) -> Response<'a> {
+impl Response {
+    pub fn new(status: u16, body: impl Into<Bytes>) -> Response {
+        Response::of_segments(status, vec![body.into()])
+    }
+
+    pub fn of_segments(status: u16, body: Vec<Bytes>) -> Response {
         Response {
             status,
             headers: Vec::new(),
-            body: body.into(),
+            body,
             omit_body: false,
             close: false,
         }
@@ -168,16 +179,30 @@ impl<'a> Response<'a> {
         self
     }
 
-    /// The body as sent (nothing for HEAD and 304).
-    pub(crate) fn sent_body(&self) -> &[u8] {
-        if self.omit_body { &[] } else { &self.body }
+    /// The length of the body (what `Content-Length` says, sent or not).
+    pub fn body_len(&self) -> usize {
+        self.body.iter().map(Bytes::len).sum()
     }
 
-    /// The head and the body as sent, in one piece.
+    /// The head and the body as sent, in one piece (for the small answers of the connections thread).
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = self.head();
-        bytes.extend_from_slice(self.sent_body());
+        if !self.omit_body {
+            for segment in &self.body {
+                bytes.extend_from_slice(segment);
+            }
+        }
         bytes
+    }
+
+    /// The head and the body as sent, to be written as the socket takes them.
+    pub(crate) fn into_outgoing(self) -> Outgoing {
+        let mut parts = VecDeque::with_capacity(self.body.len() + 1);
+        parts.push_back(Bytes::from(self.head()));
+        if !self.omit_body {
+            parts.extend(self.body.into_iter().filter(|s| !s.is_empty()));
+        }
+        Outgoing { parts }
     }
 
     /// The status line and headers.
@@ -186,7 +211,7 @@ impl<'a> Response<'a> {
             "HTTP/1.1 {} {}\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: *\r\n",
             self.status,
             reason(self.status),
-            self.body.len()
+            self.body_len()
         );
         for (name, value) in &self.headers {
             // A value from the site's rules or the request never splits the head.
@@ -199,6 +224,58 @@ impl<'a> Response<'a> {
         }
         head.push_str("\r\n");
         head.into_bytes()
+    }
+}
+
+/// An answer on its way out: what is left of its head and body.
+#[derive(Debug, Default)]
+pub(crate) struct Outgoing {
+    parts: VecDeque<Bytes>,
+}
+
+/// How far writing an [`Outgoing`] went.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Sent {
+    /// All of it is out.
+    All,
+    /// The socket takes no more for now; whether it took some this time.
+    Blocked { progressed: bool },
+}
+
+impl Outgoing {
+    /// Writes as much as `socket` (non-blocking) takes now, several segments a call.
+    pub fn write_to(&mut self, socket: &mut impl Write) -> io::Result<Sent> {
+        let mut progressed = false;
+        while !self.parts.is_empty() {
+            let slices: Vec<IoSlice> = self
+                .parts
+                .iter()
+                .take(64)
+                .map(|p| IoSlice::new(p))
+                .collect();
+            match socket.write_vectored(&slices) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(mut n) => {
+                    progressed = true;
+                    while n > 0 {
+                        let front = self.parts.front_mut().expect("written bytes were queued");
+                        if n < front.len() {
+                            *front = front.slice(n..);
+                            n = 0;
+                        } else {
+                            n -= front.len();
+                            self.parts.pop_front();
+                        }
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    return Ok(Sent::Blocked { progressed });
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Sent::All)
     }
 }
 
@@ -290,7 +367,7 @@ mod tests {
 
     #[test]
     fn a_response_head_always_has_length_and_cors_and_never_a_split_line() {
-        let response = Response::new(404, &b"gone"[..])
+        let response = Response::of_segments(404, vec![Bytes::from("go"), Bytes::from("ne")])
             .header("Location", "/a\r\nSet-Cookie: x")
             .header("Allow", "GET, HEAD");
         let head = String::from_utf8(response.head()).unwrap();
@@ -298,6 +375,69 @@ mod tests {
             head,
             "HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\nAccess-Control-Allow-Origin: *\r\nAllow: GET, HEAD\r\n\r\n"
         );
+        assert!(response.to_bytes().ends_with(b"\r\n\r\ngone"));
+    }
+
+    /// A socket that takes at most `per_call` bytes a call, `calls` calls, then would block.
+    struct Slow {
+        taken: Vec<u8>,
+        per_call: usize,
+        calls: usize,
+    }
+
+    impl Write for Slow {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            if self.calls == 0 {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            self.calls -= 1;
+            let n = bytes.len().min(self.per_call);
+            self.taken.extend_from_slice(&bytes[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_answer_goes_out_as_far_as_the_socket_takes_it_and_goes_on_from_there() {
+        let body: Vec<Bytes> = ["abc", "", "defgh", "ij"].map(Bytes::from).to_vec();
+        let response = Response::of_segments(200, body);
+        let whole = response.to_bytes();
+        let mut out = response.into_outgoing();
+        let mut socket = Slow {
+            taken: Vec::new(),
+            per_call: 7,
+            calls: 0,
+        };
+        assert_eq!(
+            out.write_to(&mut socket).unwrap(),
+            Sent::Blocked { progressed: false }
+        );
+        socket.calls = 3;
+        assert_eq!(
+            out.write_to(&mut socket).unwrap(),
+            Sent::Blocked { progressed: true }
+        );
+        assert_eq!(socket.taken, whole[..21]);
+        socket.calls = usize::MAX;
+        assert_eq!(out.write_to(&mut socket).unwrap(), Sent::All);
+        assert_eq!(socket.taken, whole);
+        // HEAD: the head only.
+        let mut head = Response::new(200, Bytes::from("body"));
+        head.omit_body = true;
+        let expected = head.head();
+        let mut socket = Slow {
+            taken: Vec::new(),
+            per_call: 1000,
+            calls: 1,
+        };
+        assert_eq!(
+            head.into_outgoing().write_to(&mut socket).unwrap(),
+            Sent::All
+        );
+        assert_eq!(socket.taken, expected);
     }
 
     proptest! {
