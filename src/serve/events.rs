@@ -30,9 +30,11 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// A stream whose socket took nothing for this long (its buffer full) is dropped.
 pub const STALL: Duration = Duration::from_secs(10);
 
+/// No `Access-Control-Allow-Origin`: the stream carries the diagnostics of unpublished edits, for the
+/// pages of this server only.
 const HEAD: &[u8] =
     b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\
-    Access-Control-Allow-Origin: *\r\nTransfer-Encoding: chunked\r\n\r\n";
+    Transfer-Encoding: chunked\r\n\r\n";
 
 /// A connection that asked for the stream, on its way to the events thread.
 pub(crate) struct Arrival {

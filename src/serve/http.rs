@@ -1,6 +1,7 @@
 //! HTTP/1.1 framing: a request head parsed by httparse from a buffer of at most [`MAX_HEAD`] bytes,
-//! responses that always carry `Content-Length` and `Access-Control-Allow-Origin: *`, and an answer on
-//! its way out ([`Outgoing`]), written as far as the socket takes it, never waiting for the client.
+//! responses that always carry `Content-Length` (and `Access-Control-Allow-Origin: *`, but for the
+//! server's own live-reload paths), and an answer on its way out ([`Outgoing`]), written as far as the
+//! socket takes it, never waiting for the client.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -29,6 +30,11 @@ pub(crate) struct Request {
     pub target: String,
     /// Every `If-None-Match` line, joined with `, `.
     pub if_none_match: Option<String>,
+    /// The `Origin` a browser names a page's request with (every such line, joined with `, `, which then
+    /// names no origin).
+    pub origin: Option<String>,
+    /// The `Host` the request was sent to (every such line, joined with `, `).
+    pub host: Option<String>,
     /// HTTP/1.1 unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
     pub keep_alive: bool,
     /// A body follows the head (`Content-Length` above 0, or `Transfer-Encoding`). The server never reads
@@ -82,17 +88,24 @@ pub fn parse(buf: &[u8]) -> Parsed {
         return Parsed::Invalid("malformed request line");
     };
     let mut if_none_match: Option<String> = None;
+    let mut origin: Option<String> = None;
+    let mut host: Option<String> = None;
     let mut connection = (false, false); // (close, keep-alive)
     let mut content_length: Option<u64> = None;
     let mut chunked = false;
     for header in request.headers.iter() {
         let value = String::from_utf8_lossy(header.value);
         let name = header.name;
+        let join = |seen: Option<String>| match seen {
+            Some(seen) => format!("{seen}, {value}"),
+            None => value.to_string(),
+        };
         if name.eq_ignore_ascii_case("If-None-Match") {
-            if_none_match = Some(match if_none_match {
-                Some(seen) => format!("{seen}, {value}"),
-                None => value.into_owned(),
-            });
+            if_none_match = Some(join(if_none_match));
+        } else if name.eq_ignore_ascii_case("Origin") {
+            origin = Some(join(origin));
+        } else if name.eq_ignore_ascii_case("Host") {
+            host = Some(join(host));
         } else if name.eq_ignore_ascii_case("Connection") {
             for token in value.split(',').map(str::trim) {
                 connection.0 |= token.eq_ignore_ascii_case("close");
@@ -119,6 +132,8 @@ pub fn parse(buf: &[u8]) -> Parsed {
         method,
         target: target.to_string(),
         if_none_match,
+        origin,
+        host,
         keep_alive: if version == 1 {
             !connection.0
         } else {
@@ -157,6 +172,9 @@ pub(crate) struct Response {
     pub omit_body: bool,
     /// `Connection: close` is sent and the connection closed after this response.
     pub close: bool,
+    /// `Access-Control-Allow-Origin: *` is sent: on everything but the server's own live-reload paths,
+    /// which no other site's page may read.
+    pub cors: bool,
 }
 
 impl Response {
@@ -171,6 +189,7 @@ impl Response {
             body,
             omit_body: false,
             close: false,
+            cors: true,
         }
     }
 
@@ -208,11 +227,14 @@ impl Response {
     /// The status line and headers.
     pub fn head(&self) -> Vec<u8> {
         let mut head = format!(
-            "HTTP/1.1 {} {}\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: *\r\n",
+            "HTTP/1.1 {} {}\r\nContent-Length: {}\r\n",
             self.status,
             reason(self.status),
             self.body_len()
         );
+        if self.cors {
+            head.push_str("Access-Control-Allow-Origin: *\r\n");
+        }
         for (name, value) in &self.headers {
             // A value from the site's rules or the request never splits the head.
             if !value.bytes().any(|b| b < b' ' && b != b'\t') {
@@ -285,6 +307,7 @@ pub fn reason(status: u16) -> &'static str {
         301 => "Moved Permanently",
         304 => "Not Modified",
         400 => "Bad Request",
+        403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
         408 => "Request Timeout",
@@ -325,6 +348,13 @@ mod tests {
         assert!(!complete("POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n").has_body);
         // The spaces around a value are no part of it (RFC 9110, 5.5); leading zeros are digits.
         assert!(!complete("GET / HTTP/1.1\r\nContent-Length:\t 00 \r\n\r\n").has_body);
+        let r = complete("GET / HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nOrigin: http://a\r\n\r\n");
+        assert_eq!(
+            (r.host.as_deref(), r.origin.as_deref()),
+            (Some("127.0.0.1:8000"), Some("http://a"))
+        );
+        let two = complete("GET / HTTP/1.1\r\nOrigin: http://a\r\nOrigin: http://b\r\n\r\n");
+        assert_eq!(two.origin.as_deref(), Some("http://a, http://b"));
         assert_eq!(complete("BREW / HTTP/1.1\r\n\r\n").method, Method::Other);
     }
 
@@ -367,7 +397,7 @@ mod tests {
 
     #[test]
     fn a_response_head_always_has_length_and_cors_and_never_a_split_line() {
-        let response = Response::of_segments(404, vec![Bytes::from("go"), Bytes::from("ne")])
+        let mut response = Response::of_segments(404, vec![Bytes::from("go"), Bytes::from("ne")])
             .header("Location", "/a\r\nSet-Cookie: x")
             .header("Allow", "GET, HEAD");
         let head = String::from_utf8(response.head()).unwrap();
@@ -376,6 +406,10 @@ mod tests {
             "HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\nAccess-Control-Allow-Origin: *\r\nAllow: GET, HEAD\r\n\r\n"
         );
         assert!(response.to_bytes().ends_with(b"\r\n\r\ngone"));
+        // The live-reload paths' answers go without CORS.
+        response.cors = false;
+        let head = String::from_utf8(response.head()).unwrap();
+        assert!(!head.contains("Access-Control"), "{head}");
     }
 
     /// A socket that takes at most `per_call` bytes a call, `calls` calls, then would block.

@@ -14,6 +14,9 @@
 //! another ([`server`] and [`events`] say in what order).
 //!
 //! The live-reload script is injected only into the HTML this server sends, never into built files.
+//! The live-reload stream carries the diagnostics of edits not yet published, so it is for this
+//! server's own pages only: a request from another origin is refused 403, and its answers, unlike the
+//! site's, carry no `Access-Control-Allow-Origin`.
 
 mod events;
 mod http;

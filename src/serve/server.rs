@@ -94,9 +94,10 @@ pub fn start(bind: &str, port: u16, shared: Arc<Shared>, workers: usize) -> io::
     let queue = Arc::new(Mutex::new(queue));
     for i in 0..workers.max(1) {
         let (queue, shared, back) = (queue.clone(), shared.clone(), back.clone());
+        let own = address.clone();
         std::thread::Builder::new()
             .name(format!("serve-worker-{i}"))
-            .spawn(move || work(&queue, &shared, &back))?;
+            .spawn(move || work(&queue, &shared, &back, &own))?;
     }
     let connections = Connections {
         poll,
@@ -562,11 +563,11 @@ fn drain(conn: &mut Conn) -> Step {
     }
 }
 
-fn work(queue: &Mutex<Receiver<Job>>, shared: &Arc<Shared>, back: &Back) {
+fn work(queue: &Mutex<Receiver<Job>>, shared: &Arc<Shared>, back: &Back, own: &str) {
     loop {
         let job = queue.lock().expect("queue lock").recv();
         match job {
-            Ok(job) => serve(job, shared, back),
+            Ok(job) => serve(job, shared, back, own),
             Err(_) => return,
         }
     }
@@ -574,7 +575,8 @@ fn work(queue: &Mutex<Receiver<Job>>, shared: &Arc<Shared>, back: &Back) {
 
 /// Answers a connection's request, and the further requests it already sent, writing only what the
 /// socket takes at once: an answer the client has not taken goes back to the connections thread.
-fn serve(job: Job, shared: &Arc<Shared>, back: &Back) {
+/// `own` is the address the server is bound to.
+fn serve(job: Job, shared: &Arc<Shared>, back: &Back, own: &str) {
     let Job {
         mut socket,
         peer,
@@ -583,7 +585,16 @@ fn serve(job: Job, shared: &Arc<Shared>, back: &Back) {
         slot,
     } = job;
     loop {
-        let response = if request.method == Method::Get
+        let response = if request.path() == LIVE_RELOAD_PATH && !site::same_origin(&request, own) {
+            let mut refused = site::error(
+                403,
+                None,
+                "the live-reload stream is for this server's own pages",
+            );
+            refused.cors = false;
+            refused.close = true;
+            refused
+        } else if request.method == Method::Get
             && request.path() == LIVE_RELOAD_PATH
             && !request.has_body
         {

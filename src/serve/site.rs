@@ -1,5 +1,8 @@
 //! What the dev server answers to one request, from one snapshot: as the deployed service does (media
-//! types, CORS, weak ETags, JSON errors for the API), plus the live-reload script in served HTML.
+//! types, CORS, weak ETags, JSON errors for the API), plus the live-reload script in served HTML. The
+//! server's own live-reload paths are no part of the site: they carry no CORS header, and the event
+//! stream (which carries the diagnostics of a failed build) is only for pages of this server
+//! ([`same_origin`]).
 
 use bytes::Bytes;
 
@@ -103,6 +106,18 @@ fn inject_reload(mut segments: Vec<Bytes>) -> Vec<Bytes> {
     segments
 }
 
+/// Whether a request may read the server's own live-reload stream: it names no `Origin` (a request not
+/// made by a page, or by a page of this server: a browser names none on a same-origin GET), or the
+/// origin of this server, as bound (`address`) or as the browser reached it (its `Host`). A page of any
+/// other site is refused, and could not read the answer anyway: it carries no CORS header.
+pub(crate) fn same_origin(request: &Request, address: &str) -> bool {
+    let Some(origin) = request.origin.as_deref() else {
+        return true;
+    };
+    let is = |authority: &str| origin.eq_ignore_ascii_case(&format!("http://{authority}"));
+    is(address) || request.host.as_deref().is_some_and(is)
+}
+
 /// Whether `If-None-Match` names `etag` (quoted): the weak comparison (`W/"x"` matches `"x"`), over a
 /// list of tags or `*`.
 pub(crate) fn none_match(if_none_match: &str, etag: &str) -> bool {
@@ -140,15 +155,19 @@ fn answer(request: &Request, snapshot: &Snapshot) -> Response {
         return error(400, target, "the path is not UTF-8 text");
     };
     if path == RELOAD_SCRIPT_PATH {
-        return Response::new(200, RELOAD_SCRIPT.as_bytes())
+        let mut script = Response::new(200, RELOAD_SCRIPT.as_bytes())
             .header("Content-Type", "text/javascript; charset=utf-8")
             .header("Cache-Control", "no-cache");
+        script.cors = false;
+        return script;
     }
     if path == LIVE_RELOAD_PATH {
         // Reached only by HEAD: the stream itself is GET's.
-        return Response::new(200, Bytes::new())
+        let mut head = Response::new(200, Bytes::new())
             .header("Content-Type", "text/event-stream")
             .header("Cache-Control", "no-store");
+        head.cors = false;
+        return head;
     }
     let index = |folder: &str| {
         ["index.html", "index.json"]
@@ -308,8 +327,40 @@ mod tests {
         assert_eq!(concat(&inject_reload(Vec::new())), RELOAD_TAG.as_bytes());
     }
 
+    #[test]
+    fn only_this_servers_pages_may_have_the_stream() {
+        let request = |headers: &str| match parse(
+            format!("GET /__livereload HTTP/1.1\r\n{headers}\r\n").as_bytes(),
+        ) {
+            Parsed::Complete(request) => request,
+            other => panic!("{other:?}"),
+        };
+        let own = "127.0.0.1:8000";
+        for allowed in [
+            "",
+            "Host: 127.0.0.1:8000\r\n",
+            "Host: 127.0.0.1:8000\r\nOrigin: http://127.0.0.1:8000\r\n",
+            "Origin: http://127.0.0.1:8000\r\n",
+            "Host: localhost:8000\r\nOrigin: http://localhost:8000\r\n",
+            "Host: LOCALHOST:8000\r\nOrigin: http://localhost:8000\r\n",
+        ] {
+            assert!(same_origin(&request(allowed), own), "{allowed:?}");
+        }
+        for refused in [
+            "Host: 127.0.0.1:8000\r\nOrigin: http://evil.example\r\n",
+            "Host: 127.0.0.1:8000\r\nOrigin: null\r\n",
+            "Host: 127.0.0.1:8000\r\nOrigin: https://127.0.0.1:8000\r\n",
+            "Host: 127.0.0.1:8000\r\nOrigin: http://127.0.0.1:8001\r\n",
+            "Origin: http://127.0.0.1:8000\r\nOrigin: http://evil.example\r\n",
+            "Host: evil.example\r\nOrigin: http://localhost:8000\r\n",
+        ] {
+            assert!(!same_origin(&request(refused), own), "{refused:?}");
+        }
+    }
+
     proptest! {
-        /// Whatever a client sends, a parsed request gets an answer, with the CORS header.
+        /// Whatever a client sends, a parsed request gets an answer, with the CORS header unless it is
+        /// for the server's own live-reload paths.
         #[test]
         fn any_request_is_answered(target in "\\PC{0,40}", method in "(GET|HEAD|POST)", inm in "\\PC{0,20}") {
             let raw = format!("{method} {target} HTTP/1.1\r\nIf-None-Match: {inm}\r\n\r\n");
@@ -317,7 +368,8 @@ mod tests {
                 let snapshot = Snapshot::default();
                 let response = respond(&request, &snapshot);
                 let head = String::from_utf8(response.head()).unwrap();
-                prop_assert!(head.contains("\r\nAccess-Control-Allow-Origin: *\r\n"));
+                let own_path = request.path() == LIVE_RELOAD_PATH || request.path() == RELOAD_SCRIPT_PATH;
+                prop_assert_eq!(head.contains("\r\nAccess-Control-Allow-Origin: *\r\n"), !own_path || request.method == Method::Other);
             }
         }
     }

@@ -2,7 +2,8 @@
 //! 304, media types, CORS, path traversal, live reload of an edit, a broken source keeping the last good
 //! build, and concurrent requests during rebuilds; and hostile clients: hundreds of event streams, huge
 //! and malformed request heads, none of which costs the server threads or memory; hundreds of idle and
-//! slow sockets and clients that never read, none of which keeps another client waiting.
+//! slow sockets and clients that never read, none of which keeps another client waiting; and pages of
+//! other sites, which cannot read the live-reload stream.
 //!
 //! Timings are asserted only as bounds far from what the server does (a request answered within 2 s
 //! where it takes milliseconds; a timer that fires neither before it is due nor 5 s after).
@@ -443,7 +444,7 @@ fn hundreds_of_live_reload_clients_share_one_thread_and_the_newest_hold_the_plac
     // Nobody is refused: a newcomer takes the place of the oldest stream (a browser tab reconnects).
     for (_, reply) in &clients {
         assert_eq!(reply.status, 200);
-        assert_eq!(reply.header("Access-Control-Allow-Origin"), Some("*"));
+        assert_eq!(reply.header("Access-Control-Allow-Origin"), None);
     }
     // One thread writes every stream: none is added per client.
     assert!(
@@ -1092,6 +1093,60 @@ fn live_reload_streams_that_never_read_cannot_keep_a_page_from_its_reload() {
             .count()
             == MAX_STREAMS - 1
     });
+}
+
+#[test]
+fn live_reload_is_for_this_servers_own_pages_and_site_files_keep_cors() {
+    let served = serve();
+    let address = served.address.as_str();
+    let stream_request =
+        |origin: &str| format!("GET /__livereload HTTP/1.1\r\nHost: {address}\r\n{origin}\r\n");
+    // A page of another site is refused, and could not read the refusal either.
+    for origin in ["http://evil.example", "null", "https://attacker.test:8443"] {
+        let (_, reply) =
+            open_stream_with(address, &stream_request(&format!("Origin: {origin}\r\n")));
+        assert_eq!(reply.status, 403, "{origin}");
+        assert_eq!(
+            reply.header("Access-Control-Allow-Origin"),
+            None,
+            "{origin}"
+        );
+        assert_eq!(reply.header("Connection"), Some("close"), "{origin}");
+    }
+    // The server's own pages get the stream, whether the browser names their origin or not; the
+    // stream carries no CORS header.
+    for origin in [format!("Origin: http://{address}\r\n"), String::new()] {
+        let (mut stream, reply) = open_stream_with(address, &stream_request(&origin));
+        assert_eq!(reply.status, 200, "{origin}");
+        assert_eq!(
+            reply.header("Access-Control-Allow-Origin"),
+            None,
+            "{origin}"
+        );
+        let mut seen = reply.text();
+        assert!(
+            read_until(&mut stream, &mut seen, "event: build"),
+            "{origin}: {seen}"
+        );
+    }
+    // Nor do the script and HEAD of the stream; every file of the site does, as the SPEC says.
+    let script = get(address, "/__livereload.js");
+    let head = request(
+        address,
+        "HEAD /__livereload HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    for reply in [&script, &head] {
+        assert_eq!(reply.status, 200);
+        assert_eq!(reply.header("Access-Control-Allow-Origin"), None);
+    }
+    let api = request(
+        address,
+        "GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\nOrigin: http://evil.example\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(
+        (api.status, api.header("Access-Control-Allow-Origin")),
+        (200, Some("*"))
+    );
 }
 
 #[test]
