@@ -319,6 +319,26 @@ impl Stamped {
         segments
     }
 
+    /// The published bytes as [`Stamped::segments`] cuts them, each sharing the build's buffers (the dev
+    /// server holds an answer to a slow client this way, not as a copy).
+    pub fn shared_segments(&self) -> Vec<bytes::Bytes> {
+        let pieces = self.rendered.pieces();
+        let mut segments = Vec::with_capacity(pieces.len() + 2 * self.marks.len());
+        let mut marks = self.marks.iter().peekable();
+        for (i, piece) in pieces.iter().enumerate() {
+            let bytes = piece.shared();
+            let mut last = 0;
+            while let Some(mark) = marks.next_if(|mark| mark.piece == i) {
+                segments.push(bytes.slice(last..mark.at));
+                segments.push(bytes::Bytes::from(mark.stamp.clone()));
+                last = mark.at + mark.len;
+            }
+            segments.push(bytes.slice(last..));
+        }
+        segments.retain(|s| !s.is_empty());
+        segments
+    }
+
     /// The published bytes (borrowed from the build when the output is one piece with no placeholder).
     pub fn bytes(&self) -> Cow<'_, [u8]> {
         if self.marks.is_empty() {
@@ -1056,6 +1076,29 @@ mod tests {
         let fourth = publisher.publish(&[], "2026-04-04T00:00:00Z").unwrap();
         assert_eq!(fourth.removed, ["/a.json"]);
         assert!(publisher.site().is_empty());
+    }
+
+    #[test]
+    fn the_shared_segments_are_the_published_bytes() {
+        let rendered = Rendered::from_pieces([
+            Piece::new(format!("<p>{GENERATED_AT_MARK}</p>")),
+            Piece::new(GENERATED_AT_MARK),
+            Piece::new("<p>end</p>"),
+        ]);
+        let stamped = Stamped::new(
+            "/x/index.html",
+            &rendered,
+            "hash",
+            "2026-01-01T00:00:00Z",
+            &HashMap::new(),
+        );
+        let segments = stamped.shared_segments();
+        assert_eq!(segments.concat(), &*stamped.bytes());
+        assert!(segments.iter().all(|s| !s.is_empty()), "{segments:?}");
+        assert_eq!(
+            segments.concat(),
+            b"<p>2026-01-01T00:00:00Z</p>2026-01-01T00:00:00Z<p>end</p>"
+        );
     }
 
     #[test]

@@ -90,6 +90,11 @@ impl Piece {
         &self.bytes
     }
 
+    /// The piece's buffer itself, shared (a clone counts a reference; nothing is copied).
+    pub fn shared(&self) -> bytes::Bytes {
+        self.bytes.clone()
+    }
+
     /// The piece as text: every renderer writes UTF-8 (see [`text_of`]).
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
         text_of(&self.bytes)

@@ -2,8 +2,16 @@
 //!
 //! A stream costs its socket and a pointer to the event being sent (one copy per build, shared by all
 //! streams), never a thread. Sockets are non-blocking: a client that stops reading keeps only its place
-//! in the event it was sent, and is dropped once it has made no progress for [`STALL`]. A client that
-//! closed its end is noticed within a [`TICK`] (its socket reads end-of-file) and its slot given back.
+//! in the event it was sent, and is dropped once its socket has taken nothing for [`STALL`]. A client
+//! that closed its end is noticed within a [`TICK`] (its socket reads end-of-file) and its place given
+//! back.
+//!
+//! A client that never reads can still look alive for a long time: the events are small and the
+//! kernel's buffers large, so its writes go on succeeding. So at most [`MAX_STREAMS`] are open, and a
+//! stream beyond them takes the place of another: one whose writes are stalled, else the oldest. A
+//! browser tab whose stream is closed opens another after a second (`retry: 1000`), and the first
+//! event of every stream carries the state of the current build, so the tab misses no reload; a client
+//! that never reads loses its place to the next stream that comes.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -12,34 +20,36 @@ use std::time::{Duration, Instant};
 
 use super::{Shared, Slot, Snapshot};
 
-/// At most this many streams are open; one more is answered 503. A browser holds at most six
-/// connections to a host, so this is many tabs of many browsers.
+/// At most this many streams are open; one more takes the place of a stalled or the oldest one. A
+/// browser holds at most six connections to a host, so this is many tabs of many browsers.
 pub const MAX_STREAMS: usize = 64;
 /// How often open streams are checked for a closed client, or a stalled write retried.
 const TICK: Duration = Duration::from_secs(1);
 /// A comment sent this often keeps proxies from closing an idle stream.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
-/// A stream whose client read nothing for this long is dropped.
-const STALL: Duration = Duration::from_secs(30);
+/// A stream whose socket took nothing for this long (its buffer full) is dropped.
+pub const STALL: Duration = Duration::from_secs(10);
 
+/// No `Access-Control-Allow-Origin`: the stream carries the diagnostics of unpublished edits, for the
+/// pages of this server only.
 const HEAD: &[u8] =
     b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\
-    Access-Control-Allow-Origin: *\r\nTransfer-Encoding: chunked\r\n\r\n";
+    Transfer-Encoding: chunked\r\n\r\n";
 
 /// A connection that asked for the stream, on its way to the events thread.
 pub(crate) struct Arrival {
     socket: TcpStream,
-    /// The connection's slot and the stream's.
-    slots: [Slot; 2],
+    /// The connection's place.
+    slot: Slot,
 }
 
-/// Hands `socket` (whose request asked for the stream, and holds a stream slot) to the events thread.
-pub fn join(shared: &Shared, socket: TcpStream, slots: [Slot; 2]) {
+/// Hands `socket` (whose request asked for the stream) to the events thread.
+pub fn join(shared: &Shared, socket: TcpStream, slot: Slot) {
     if socket.set_nonblocking(true).is_err() {
         return;
     }
     let mut state = shared.state.lock().expect("state lock");
-    state.arrivals.push(Arrival { socket, slots });
+    state.arrivals.push(Arrival { socket, slot });
     shared.changed.notify_all();
 }
 
@@ -84,20 +94,20 @@ struct Stream {
     out: Option<(Arc<[u8]>, usize)>,
     /// A newer build than the one being written is to follow.
     behind: bool,
-    /// The last time the client took bytes.
-    progress: Instant,
-    _slots: [Slot; 2],
+    /// Since when the socket has taken nothing of what is due (its buffer full).
+    stalled: Option<Instant>,
+    _slot: Slot,
 }
 
 impl Stream {
-    fn new(arrival: Arrival, snapshot: &Snapshot, now: Instant) -> Stream {
+    fn new(arrival: Arrival, snapshot: &Snapshot) -> Stream {
         let first = chunk(&format!("retry: 1000\n{}", build_event(snapshot)));
         Stream {
             socket: arrival.socket,
             out: Some(([HEAD, &first].concat().into(), 0)),
             behind: false,
-            progress: now,
-            _slots: arrival.slots,
+            stalled: None,
+            _slot: arrival.slot,
         }
     }
 
@@ -116,14 +126,15 @@ impl Stream {
                 Ok(0) => return false,
                 Ok(n) => {
                     *at += n;
-                    self.progress = now;
+                    self.stalled = None;
                     if *at == bytes.len() {
                         self.out = self.behind.then(|| (event.clone(), 0));
                         self.behind = false;
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    return now.duration_since(self.progress) < STALL && self.open();
+                    let since = *self.stalled.get_or_insert(now);
+                    return now.duration_since(since) < STALL && self.open();
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => return false,
@@ -179,11 +190,27 @@ pub fn run(shared: Arc<Shared>) {
                 stream.behind = true;
             }
         }
-        streams.extend(arrivals.into_iter().map(|a| Stream::new(a, &snapshot, now)));
+        streams.extend(arrivals.into_iter().map(|a| Stream::new(a, &snapshot)));
         let keep_alive = (now >= keep_alive_at).then(|| {
             keep_alive_at = now + KEEP_ALIVE;
             &keep_alive_comment
         });
+        // Newcomers get their head and first event before any place is taken back, so a tab whose
+        // stream is closed at once still reconnects as an event stream says.
         streams.retain_mut(|stream| stream.pump(&event, keep_alive, now));
+        while streams.len() > MAX_STREAMS {
+            streams.remove(victim(&streams));
+        }
     }
+}
+
+/// The stream that gives its place to a newer one: the one stalled longest, else the oldest (streams
+/// are kept in the order they came).
+fn victim(streams: &[Stream]) -> usize {
+    streams
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.stalled.map(|since| (since, i)))
+        .min()
+        .map_or(0, |(_, i)| i)
 }

@@ -4,8 +4,19 @@
 //! [`Snapshot`] swapped in whole, so a request never sees half of one build and half of another. Request
 //! threads only read the current snapshot. The server is bounded whatever clients do: a fixed set of
 //! threads ([`server`]: one for connections, a pool of workers; [`events`]: one for every live-reload
-//! stream), request heads of at most [`http::MAX_HEAD`] bytes, and capped connections and streams. The
-//! live-reload script is injected only into the HTML this server sends, never into built files.
+//! stream), request heads of at most [`http::MAX_HEAD`] bytes, answers that share the snapshot's bytes
+//! (a slow client's answer is no copy), and capped connections and streams.
+//!
+//! It is fair to its clients too: no worker ever waits for a client (what a socket does not take at once
+//! is finished by the connections thread as it drains), timers count a client's progress (a head whole
+//! in time, an answer taken), and at the caps a newcomer takes the place of an idle, slow or stalled
+//! connection (or stream) rather than being refused, so sockets held open by one client cannot starve
+//! another ([`server`] and [`events`] say in what order).
+//!
+//! The live-reload script is injected only into the HTML this server sends, never into built files.
+//! The live-reload stream carries the diagnostics of edits not yet published, so it is for this
+//! server's own pages only: a request from another origin is refused 403, and its answers, unlike the
+//! site's, carry no `Access-Control-Allow-Origin`.
 
 mod events;
 mod http;
@@ -18,8 +29,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
-pub use events::MAX_STREAMS;
-pub use server::{DevServer, MAX_CONNECTIONS, start};
+pub use events::{MAX_STREAMS, STALL};
+pub use server::{DevServer, HEAD_TIMEOUT, MAX_CONNECTIONS, WRITE_TIMEOUT, start};
 pub use site::RELOAD_SCRIPT_PATH;
 
 use crate::emit::Stamped;
@@ -48,8 +59,6 @@ pub struct Shared {
     state: Mutex<State>,
     /// Signalled on a publish and on a stream's arrival (what the events thread waits for).
     changed: Condvar,
-    /// Event streams open (at most [`MAX_STREAMS`]).
-    streams: Arc<AtomicUsize>,
 }
 
 #[derive(Default)]
@@ -59,7 +68,7 @@ struct State {
     arrivals: Vec<events::Arrival>,
 }
 
-/// One of a bounded number of places (connections, streams), given back when dropped.
+/// One of a bounded number of places (connections), given back when dropped.
 struct Slot(Arc<AtomicUsize>);
 
 impl Slot {

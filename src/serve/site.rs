@@ -1,5 +1,10 @@
 //! What the dev server answers to one request, from one snapshot: as the deployed service does (media
-//! types, CORS, weak ETags, JSON errors for the API), plus the live-reload script in served HTML.
+//! types, CORS, weak ETags, JSON errors for the API), plus the live-reload script in served HTML. The
+//! server's own live-reload paths are no part of the site: they carry no CORS header, and the event
+//! stream (which carries the diagnostics of a failed build) is only for pages of this server
+//! ([`same_origin`]).
+
+use bytes::Bytes;
 
 use super::http::{Method, Request, Response, path_of};
 use super::{LIVE_RELOAD_PATH, Snapshot};
@@ -24,7 +29,7 @@ fn machine_readable(path: &str) -> bool {
 }
 
 /// An error answer: JSON for the API and data files (the path as far as it is known), text elsewhere.
-pub fn error<'a>(status: u16, target: Option<&str>, message: &str) -> Response<'a> {
+pub fn error(status: u16, target: Option<&str>, message: &str) -> Response {
     if target.is_some_and(|t| machine_readable(path_of(t))) {
         let body = ApiError {
             status,
@@ -65,12 +70,52 @@ fn decode(path: &str) -> Option<String> {
     (!decoded.chars().any(char::is_control)).then(|| decoded.into_owned())
 }
 
-fn inject_reload(bytes: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8_lossy(bytes);
-    match text.rfind("</body>") {
-        Some(at) => format!("{}{RELOAD_TAG}{}", &text[..at], &text[at..]).into_bytes(),
-        None => format!("{text}{RELOAD_TAG}").into_bytes(),
+/// A served page's segments with [`RELOAD_TAG`] before the last `</body>` (at the end when there is
+/// none): the build's buffers are cut around it, not copied.
+fn inject_reload(mut segments: Vec<Bytes>) -> Vec<Bytes> {
+    const END: &[u8] = b"</body>";
+    let tag = Bytes::from_static(RELOAD_TAG.as_bytes());
+    // From the last segment back, the first `</body>` found is the last in the page. One that spans two
+    // segments is looked for at each boundary, before the segment to its left.
+    let mut after: Vec<u8> = Vec::new();
+    for i in (0..segments.len()).rev() {
+        let segment = segments[i].clone();
+        if !after.is_empty() {
+            let left = segment.len().saturating_sub(END.len() - 1);
+            let mut seam = segment[left..].to_vec();
+            seam.extend_from_slice(&after);
+            if let Some(at) = memchr::memmem::rfind(&seam, END)
+                && left + at < segment.len()
+            {
+                // The end tag starts in this segment and runs into the next.
+                let at = left + at;
+                segments.splice(i..=i, [segment.slice(..at), tag, segment.slice(at..)]);
+                return segments;
+            }
+        }
+        if let Some(at) = memchr::memmem::rfind(&segment, END) {
+            segments.splice(i..=i, [segment.slice(..at), tag, segment.slice(at..)]);
+            return segments;
+        }
+        let mut next = segment[..segment.len().min(END.len() - 1)].to_vec();
+        next.extend_from_slice(&after);
+        next.truncate(END.len() - 1);
+        after = next;
     }
+    segments.push(tag);
+    segments
+}
+
+/// Whether a request may read the server's own live-reload stream: it names no `Origin` (a request not
+/// made by a page, or by a page of this server: a browser names none on a same-origin GET), or the
+/// origin of this server, as bound (`address`) or as the browser reached it (its `Host`). A page of any
+/// other site is refused, and could not read the answer anyway: it carries no CORS header.
+pub(crate) fn same_origin(request: &Request, address: &str) -> bool {
+    let Some(origin) = request.origin.as_deref() else {
+        return true;
+    };
+    let is = |authority: &str| origin.eq_ignore_ascii_case(&format!("http://{authority}"));
+    is(address) || request.host.as_deref().is_some_and(is)
 }
 
 /// Whether `If-None-Match` names `etag` (quoted): the weak comparison (`W/"x"` matches `"x"`), over a
@@ -83,7 +128,7 @@ pub(crate) fn none_match(if_none_match: &str, etag: &str) -> bool {
 }
 
 /// Answers one request (everything but the event stream) from `snapshot`.
-pub(crate) fn respond<'s>(request: &Request, snapshot: &'s Snapshot) -> Response<'s> {
+pub(crate) fn respond(request: &Request, snapshot: &Snapshot) -> Response {
     let mut response = answer(request, snapshot);
     if request.method == Method::Head {
         response.omit_body = true;
@@ -93,7 +138,7 @@ pub(crate) fn respond<'s>(request: &Request, snapshot: &'s Snapshot) -> Response
     response
 }
 
-fn answer<'s>(request: &Request, snapshot: &'s Snapshot) -> Response<'s> {
+fn answer(request: &Request, snapshot: &Snapshot) -> Response {
     let target = Some(request.target.as_str());
     if request.method == Method::Other {
         return error(405, target, "this server only reads: GET or HEAD")
@@ -110,15 +155,19 @@ fn answer<'s>(request: &Request, snapshot: &'s Snapshot) -> Response<'s> {
         return error(400, target, "the path is not UTF-8 text");
     };
     if path == RELOAD_SCRIPT_PATH {
-        return Response::new(200, RELOAD_SCRIPT.as_bytes())
+        let mut script = Response::new(200, RELOAD_SCRIPT.as_bytes())
             .header("Content-Type", "text/javascript; charset=utf-8")
             .header("Cache-Control", "no-cache");
+        script.cors = false;
+        return script;
     }
     if path == LIVE_RELOAD_PATH {
         // Reached only by HEAD: the stream itself is GET's.
-        return Response::new(200, &b""[..])
+        let mut head = Response::new(200, Bytes::new())
             .header("Content-Type", "text/event-stream")
             .header("Cache-Control", "no-store");
+        head.cors = false;
+        return head;
     }
     let index = |folder: &str| {
         ["index.html", "index.json"]
@@ -134,7 +183,7 @@ fn answer<'s>(request: &Request, snapshot: &'s Snapshot) -> Response<'s> {
     let Some(file) = found else {
         if snapshot.files.contains_key(&format!("{path}/index.html")) {
             // `/x` for a folder page: send the browser to `/x/` so relative links resolve.
-            return Response::new(301, &b""[..]).header("Location", format!("{raw}/"));
+            return Response::new(301, Bytes::new()).header("Location", format!("{raw}/"));
         }
         return match index(&format!("{path}/")) {
             // `/api/v1` answers as `/api/v1/`: with its index.json.
@@ -145,13 +194,17 @@ fn answer<'s>(request: &Request, snapshot: &'s Snapshot) -> Response<'s> {
     serve_file(file, request, snapshot)
 }
 
-fn serve_file<'s>(file: &'s Stamped, request: &Request, snapshot: &Snapshot) -> Response<'s> {
+fn serve_file(file: &Stamped, request: &Request, snapshot: &Snapshot) -> Response {
     let etag = format!("\"{}\"", file.etag);
     let media = media_type(&file.path);
+    let segments = file.shared_segments();
     let mut response = if file.path.ends_with(".html") {
-        with_page_headers(Response::new(200, inject_reload(&file.bytes())), snapshot)
+        with_page_headers(
+            Response::of_segments(200, inject_reload(segments)),
+            snapshot,
+        )
     } else {
-        Response::new(200, file.bytes())
+        Response::of_segments(200, segments)
     };
     if request
         .if_none_match
@@ -170,7 +223,7 @@ fn serve_file<'s>(file: &'s Stamped, request: &Request, snapshot: &Snapshot) -> 
         .header("Cache-Control", "no-cache")
 }
 
-fn not_found<'s>(path: &str, snapshot: &'s Snapshot) -> Response<'s> {
+fn not_found(path: &str, snapshot: &Snapshot) -> Response {
     for route in &snapshot.detail_routes {
         if let Some(id) = path
             .strip_prefix(&route.prefix)
@@ -190,13 +243,16 @@ fn not_found<'s>(path: &str, snapshot: &'s Snapshot) -> Response<'s> {
         return error(404, Some(path), &message);
     }
     match snapshot.files.get("/404.html") {
-        Some(page) => with_page_headers(Response::new(404, inject_reload(&page.bytes())), snapshot)
-            .header("Content-Type", "text/html; charset=utf-8"),
+        Some(page) => with_page_headers(
+            Response::of_segments(404, inject_reload(page.shared_segments())),
+            snapshot,
+        )
+        .header("Content-Type", "text/html; charset=utf-8"),
         None => error(404, None, "no such page"),
     }
 }
 
-fn with_page_headers<'s>(mut response: Response<'s>, snapshot: &Snapshot) -> Response<'s> {
+fn with_page_headers(mut response: Response, snapshot: &Snapshot) -> Response {
     for (name, value) in &snapshot.page_headers {
         response = response.header(name.clone(), value.clone());
     }
@@ -248,8 +304,63 @@ mod tests {
         }
     }
 
+    fn concat(segments: &[Bytes]) -> Vec<u8> {
+        segments.concat()
+    }
+
+    #[test]
+    fn the_reload_tag_goes_before_the_last_end_of_body_wherever_the_segments_are_cut() {
+        let page = "<html><body>a</body><p></body>x</html>";
+        let expected = page.replacen("</body>x", &format!("{RELOAD_TAG}</body>x"), 1);
+        // Every way of cutting the page in three, empty segments included.
+        for i in 0..=page.len() {
+            for j in i..=page.len() {
+                let segments = [&page[..i], &page[i..j], &page[j..]]
+                    .map(|s| Bytes::copy_from_slice(s.as_bytes()))
+                    .to_vec();
+                let injected = concat(&inject_reload(segments));
+                assert_eq!(String::from_utf8(injected).unwrap(), expected, "{i} {j}");
+            }
+        }
+        let bare = concat(&inject_reload(vec![Bytes::from("<p>no end")]));
+        assert_eq!(bare, format!("<p>no end{RELOAD_TAG}").as_bytes());
+        assert_eq!(concat(&inject_reload(Vec::new())), RELOAD_TAG.as_bytes());
+    }
+
+    #[test]
+    fn only_this_servers_pages_may_have_the_stream() {
+        let request = |headers: &str| match parse(
+            format!("GET /__livereload HTTP/1.1\r\n{headers}\r\n").as_bytes(),
+        ) {
+            Parsed::Complete(request) => request,
+            other => panic!("{other:?}"),
+        };
+        let own = "127.0.0.1:8000";
+        for allowed in [
+            "",
+            "Host: 127.0.0.1:8000\r\n",
+            "Host: 127.0.0.1:8000\r\nOrigin: http://127.0.0.1:8000\r\n",
+            "Origin: http://127.0.0.1:8000\r\n",
+            "Host: localhost:8000\r\nOrigin: http://localhost:8000\r\n",
+            "Host: LOCALHOST:8000\r\nOrigin: http://localhost:8000\r\n",
+        ] {
+            assert!(same_origin(&request(allowed), own), "{allowed:?}");
+        }
+        for refused in [
+            "Host: 127.0.0.1:8000\r\nOrigin: http://evil.example\r\n",
+            "Host: 127.0.0.1:8000\r\nOrigin: null\r\n",
+            "Host: 127.0.0.1:8000\r\nOrigin: https://127.0.0.1:8000\r\n",
+            "Host: 127.0.0.1:8000\r\nOrigin: http://127.0.0.1:8001\r\n",
+            "Origin: http://127.0.0.1:8000\r\nOrigin: http://evil.example\r\n",
+            "Host: evil.example\r\nOrigin: http://localhost:8000\r\n",
+        ] {
+            assert!(!same_origin(&request(refused), own), "{refused:?}");
+        }
+    }
+
     proptest! {
-        /// Whatever a client sends, a parsed request gets an answer, with the CORS header.
+        /// Whatever a client sends, a parsed request gets an answer, with the CORS header unless it is
+        /// for the server's own live-reload paths.
         #[test]
         fn any_request_is_answered(target in "\\PC{0,40}", method in "(GET|HEAD|POST)", inm in "\\PC{0,20}") {
             let raw = format!("{method} {target} HTTP/1.1\r\nIf-None-Match: {inm}\r\n\r\n");
@@ -257,7 +368,8 @@ mod tests {
                 let snapshot = Snapshot::default();
                 let response = respond(&request, &snapshot);
                 let head = String::from_utf8(response.head()).unwrap();
-                prop_assert!(head.contains("\r\nAccess-Control-Allow-Origin: *\r\n"));
+                let own_path = request.path() == LIVE_RELOAD_PATH || request.path() == RELOAD_SCRIPT_PATH;
+                prop_assert_eq!(head.contains("\r\nAccess-Control-Allow-Origin: *\r\n"), !own_path || request.method == Method::Other);
             }
         }
     }
