@@ -257,7 +257,8 @@ impl Replacer {
             None => {
                 std::fs::create_dir_all(&self.out).map_err(|e| with_path(e, &self.out))?;
                 let ok = std::fs::create_dir_all(&staging).is_ok()
-                    && same_filesystem(&self.out, &staging);
+                    && same_filesystem(&self.out, &staging)
+                    && renames_into(&staging, &self.out)?;
                 self.staging_beside_out = Some(ok);
                 ok
             }
@@ -643,6 +644,32 @@ fn write_parts(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether a file staged in `staging` can be renamed into `out`: a probe file, made, moved and removed
+/// before anything is staged. A folder mounted apart (a bind mount; the same device, another mount)
+/// cannot take renames from outside it, so files are staged beside their targets there; a folder
+/// nothing can be written into is said so now, not as the rename error of the first file.
+fn renames_into(staging: &Path, out: &Path) -> io::Result<bool> {
+    let name = format!("probe-{}", std::process::id());
+    let from = staging.join(&name);
+    let to = out.join(format!(".{name}{TEMPORARY_MARK}0"));
+    if File::create(&from).is_err() {
+        return Ok(false);
+    }
+    let moved = std::fs::rename(&from, &to);
+    let _ = std::fs::remove_file(&from);
+    match moved {
+        Ok(()) => {
+            let _ = std::fs::remove_file(&to);
+            Ok(true)
+        }
+        Err(e) if e.kind() == io::ErrorKind::CrossesDevices => Ok(false),
+        Err(e) => Err(io::Error::new(
+            e.kind(),
+            format!("cannot write into the output folder {}: {e}", out.display()),
+        )),
+    }
 }
 
 /// Whether two existing folders are on one filesystem (where a file can be renamed from one to the other).

@@ -186,3 +186,53 @@ fn a_fifo_in_the_cache_folder_does_not_hang_a_build() {
     assert!(status.success());
     assert_eq!(snapshot(&site), tree);
 }
+
+/// An output folder mounted apart (a bind mount: the same device, another mount) takes no rename from
+/// the cache beside it: files are staged beside their targets there. Mounted read-only, the build says
+/// so, not "Invalid cross-device link". Needs `mount --bind` (root with the capability); says skipped
+/// when it cannot.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_output_folder_mounted_apart_is_built_and_a_read_only_one_is_said_so() {
+    let project = copy_project();
+    let root = project.path();
+    let (real, site) = (root.join("real"), root.join("site"));
+    std::fs::create_dir_all(&real).unwrap();
+    std::fs::create_dir_all(&site).unwrap();
+    let mount = |args: &[&str]| {
+        std::process::Command::new("mount")
+            .args(args)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !mount(&["--bind", real.to_str().unwrap(), site.to_str().unwrap()]) {
+        eprintln!("skipped: mount --bind is not permitted here");
+        return;
+    }
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(site.clone());
+    let run = locref(root, &["build", "--out", "site"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let built = snapshot(&real);
+    assert_eq!(built, snapshot(&site));
+    assert!(built.contains_key("index.html"));
+    assert!(mount(&["-o", "remount,ro,bind", site.to_str().unwrap()]));
+    replace_once(
+        root,
+        "sources/tables/countries.csv",
+        "fr,VAT / GST,TVA",
+        "fr,VAT / GST,TVA (changed)",
+    );
+    let run = locref(root, &["build", "--out", "site"], EPOCH);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("Read-only file system"), "{stderr}");
+    assert!(!stderr.contains("cross-device"), "{stderr}");
+    assert_eq!(snapshot(&real), built);
+}
