@@ -1,8 +1,12 @@
 //! Emit: stamp `generated_at`, compare content hashes with the manifest, write changed files atomically,
 //! remove stale ones.
 //!
-//! The manifest (path -> content hash, generated_at) lives in `.locref-cache/` beside the output folder, so
-//! it is never deployed. An output whose content hash is unchanged keeps its file and its `generated_at`.
+//! The manifest (path -> content hash, generated_at, the file's stamp as put in place) lives in
+//! `.locref-cache/` beside the output folder, so it is never deployed. An output whose content hash is
+//! unchanged keeps its file and its `generated_at`, as long as its file is the one locref put there: a
+//! file whose stamp differs from the record is compared byte for byte and written again if it differs
+//! (deleted, edited, restored from an old copy: "repaired"). A publish is all or nothing: a failure while
+//! putting files in place puts the last build back ([`crate::replace`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
