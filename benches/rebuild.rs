@@ -6,7 +6,8 @@
 //! Run: `cargo bench --bench rebuild` (release). Prints the median, min and max of repeated runs.
 //! `BENCH_SCALES=1,10` picks the datasets (default 1,10,100); `BENCH_RUNS=N` sets the repetition count
 //! at x1 (x10 and x100 run fewer); `BENCH_ONLY=text` runs only the cases whose name contains `text` (for
-//! profiling one case with `perf record`).
+//! profiling one case with `perf record`); `BENCH_WORKLOAD_OUT=DIR` writes the datasets' sources and
+//! rules to `DIR/x<scale>` instead.
 
 // The allocator of the `locref` binary, so the figures are the binary's.
 #[global_allocator]
@@ -120,6 +121,19 @@ fn main() {
         .split(',')
         .filter_map(|s| s.trim().parse().ok())
         .collect();
+    // `BENCH_WORKLOAD_OUT=DIR`: write each dataset's sources and rules to `DIR/x<scale>` (for the
+    // whole-process figures of `farm-bench`), and measure nothing.
+    if let Some(out) = std::env::var_os("BENCH_WORKLOAD_OUT") {
+        for scale in scales {
+            let dir = project(scale);
+            let to = Path::new(&out).join(format!("x{scale}"));
+            for sub in ["sources", "rules"] {
+                common::copy_dir(&dir.path().join(sub), &to.join(sub));
+            }
+            println!("wrote {}", to.display());
+        }
+        return;
+    }
     for scale in scales {
         // Fewer runs where each takes longer: the x100 fact edit writes over 100 MB.
         let runs = match scale {
