@@ -380,6 +380,19 @@ pub(crate) fn sweep_temporaries(out: &Path) -> io::Result<Vec<String>> {
         _ => {}
     }
     let mut removed = Vec::new();
+    for (path, temporary) in files_in(out)? {
+        if temporary {
+            std::fs::remove_file(&path).map_err(|e| with_path(e, &path))?;
+            removed.push(site_path_of(out, &path));
+        }
+    }
+    Ok(removed)
+}
+
+/// Every file under `out` (links not followed: a link is listed as the entry it is), each with whether
+/// it is one of the replacer's temporaries; nothing when `out` does not exist.
+pub(crate) fn files_in(out: &Path) -> io::Result<Vec<(PathBuf, bool)>> {
+    let mut files = Vec::new();
     let mut stack = vec![out.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let entries = match std::fs::read_dir(&dir) {
@@ -393,13 +406,13 @@ pub(crate) fn sweep_temporaries(out: &Path) -> io::Result<Vec<String>> {
             let kind = entry.file_type().map_err(|e| with_path(e, &path))?;
             if kind.is_dir() {
                 stack.push(path);
-            } else if entry.file_name().to_str().is_some_and(is_temporary) {
-                std::fs::remove_file(&path).map_err(|e| with_path(e, &path))?;
-                removed.push(site_path_of(out, &path));
+            } else {
+                let temporary = entry.file_name().to_str().is_some_and(is_temporary);
+                files.push((path, temporary));
             }
         }
     }
-    Ok(removed)
+    Ok(files)
 }
 
 fn site_path_of(out: &Path, file: &Path) -> String {

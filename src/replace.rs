@@ -393,26 +393,10 @@ impl Replacer {
     /// left empty and the spares of a session that published there, and [`Replacer::roll_back`] puts
     /// them back. Called once the build is staged and checked, just before [`Replacer::put_in_place`].
     pub(crate) fn set_everything_aside(&mut self) -> io::Result<()> {
-        let mut files = Vec::new();
-        let mut stack = vec![self.out.clone()];
-        while let Some(dir) = stack.pop() {
-            let entries = match std::fs::read_dir(&dir) {
-                Ok(entries) => entries,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(with_path(e, &dir)),
-            };
-            for entry in entries {
-                let entry = entry.map_err(|e| with_path(e, &dir))?;
-                let path = entry.path();
-                // Not followed: a link is moved as the entry it is.
-                let kind = entry.file_type().map_err(|e| with_path(e, &path))?;
-                if kind.is_dir() {
-                    stack.push(path);
-                } else if !entry.file_name().to_str().is_some_and(outdir::is_temporary) {
-                    files.push(path);
-                }
-            }
-        }
+        let files = outdir::files_in(&self.out)?
+            .into_iter()
+            .filter(|(_, temporary)| !temporary)
+            .map(|(path, _)| path);
         for target in files {
             let aside = self.staging_file(&target)?;
             if let Err(e) = std::fs::rename(&target, &aside) {
