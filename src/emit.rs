@@ -218,6 +218,14 @@ pub struct Stamped {
     pub etag: String,
 }
 
+/// One cut of a stamped output (see [`Stamped::cuts`]).
+enum Cut<'s> {
+    /// A byte range of the rendered piece of that index.
+    Piece(usize, std::ops::Range<usize>),
+    /// What replaces a placeholder.
+    Stamp(&'s str),
+}
+
 /// A placeholder of a rendered output and what replaces it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Mark {
@@ -304,43 +312,50 @@ impl Stamped {
         }
     }
 
+    /// The published bytes as consecutive cuts: each rendered piece between placeholders (by its index
+    /// and byte range), and the stamp of each placeholder. The one walk that [`Stamped::segments`] and
+    /// [`Stamped::shared_segments`] take their slices from.
+    fn cuts(&self) -> Vec<Cut<'_>> {
+        let pieces = self.rendered.pieces();
+        let mut cuts = Vec::with_capacity(pieces.len() + 2 * self.marks.len());
+        let mut marks = self.marks.iter().peekable();
+        for (i, piece) in pieces.iter().enumerate() {
+            let mut last = 0;
+            while let Some(mark) = marks.next_if(|mark| mark.piece == i) {
+                cuts.push(Cut::Piece(i, last..mark.at));
+                cuts.push(Cut::Stamp(&mark.stamp));
+                last = mark.at + mark.len;
+            }
+            cuts.push(Cut::Piece(i, last..piece.bytes().len()));
+        }
+        cuts
+    }
+
     /// The published bytes as consecutive slices (what a vectored write takes): the rendered pieces
     /// between placeholders, and the stamp of each placeholder.
     pub(crate) fn segments(&self) -> Vec<&[u8]> {
         let pieces = self.rendered.pieces();
-        let mut segments = Vec::with_capacity(pieces.len() + 2 * self.marks.len());
-        let mut marks = self.marks.iter().peekable();
-        for (i, piece) in pieces.iter().enumerate() {
-            let bytes = piece.bytes();
-            let mut last = 0;
-            while let Some(mark) = marks.next_if(|mark| mark.piece == i) {
-                segments.push(&bytes[last..mark.at]);
-                segments.push(mark.stamp.as_bytes());
-                last = mark.at + mark.len;
-            }
-            segments.push(&bytes[last..]);
-        }
-        segments
+        self.cuts()
+            .into_iter()
+            .map(|cut| match cut {
+                Cut::Piece(i, range) => &pieces[i].bytes()[range],
+                Cut::Stamp(stamp) => stamp.as_bytes(),
+            })
+            .collect()
     }
 
-    /// The published bytes as [`Stamped::segments`] cuts them, each sharing the build's buffers (the dev
-    /// server holds an answer to a slow client this way, not as a copy).
+    /// The published bytes as [`Stamped::segments`] cuts them (leaving out empty ones), each sharing the
+    /// build's buffers (the dev server holds an answer to a slow client this way, not as a copy).
     pub fn shared_segments(&self) -> Vec<bytes::Bytes> {
         let pieces = self.rendered.pieces();
-        let mut segments = Vec::with_capacity(pieces.len() + 2 * self.marks.len());
-        let mut marks = self.marks.iter().peekable();
-        for (i, piece) in pieces.iter().enumerate() {
-            let bytes = piece.shared();
-            let mut last = 0;
-            while let Some(mark) = marks.next_if(|mark| mark.piece == i) {
-                segments.push(bytes.slice(last..mark.at));
-                segments.push(bytes::Bytes::from(mark.stamp.clone()));
-                last = mark.at + mark.len;
-            }
-            segments.push(bytes.slice(last..));
-        }
-        segments.retain(|s| !s.is_empty());
-        segments
+        self.cuts()
+            .into_iter()
+            .map(|cut| match cut {
+                Cut::Piece(i, range) => pieces[i].shared().slice(range),
+                Cut::Stamp(stamp) => bytes::Bytes::from(stamp.to_string()),
+            })
+            .filter(|segment| !segment.is_empty())
+            .collect()
     }
 
     /// The published bytes (borrowed from the build when the output is one piece with no placeholder).
