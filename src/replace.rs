@@ -301,8 +301,9 @@ impl Replacer {
         }
         outdir::no_link_between(&self.out, target)?;
         // Only a file is replaced: a folder or a link in an output's place is not locref's to move.
-        match std::fs::symlink_metadata(target) {
-            Ok(meta) if !meta.file_type().is_file() => {
+        let existing = std::fs::symlink_metadata(target).ok();
+        match &existing {
+            Some(meta) if !meta.file_type().is_file() => {
                 return Err(io::Error::other(format!(
                     "{} is a {} where an output file goes: move it away, then build again",
                     target.display(),
@@ -341,7 +342,7 @@ impl Replacer {
             // A spare is only ever exchanged: without exchanges it is a staged file like any other.
             self.spares = false;
         }
-        if std::fs::symlink_metadata(target).is_ok() {
+        if existing.is_some() {
             let backup = self.staging_file(target)?;
             std::fs::hard_link(target, &backup).map_err(|e| with_path(e, target))?;
             self.undo.push(Undo::Replaced {
@@ -378,6 +379,12 @@ impl Replacer {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(with_path(e, &target)),
         }
+        self.set_aside(target, site_path)
+    }
+
+    /// Moves `target` to a staging file, noting how to put it back (`site_path` names its spare, if
+    /// any, which [`Replacer::confirm`] removes with it).
+    fn set_aside(&mut self, target: PathBuf, site_path: &str) -> io::Result<()> {
         let aside = self.staging_file(&target)?;
         std::fs::rename(&target, &aside).map_err(|e| with_path(e, &target))?;
         self.undo.push(Undo::Removed {
@@ -398,15 +405,9 @@ impl Replacer {
             .filter(|(_, temporary)| !temporary)
             .map(|(path, _)| path);
         for target in files {
-            let aside = self.staging_file(&target)?;
-            if let Err(e) = std::fs::rename(&target, &aside) {
-                return Err(self.rolled_back(with_path(e, &target)));
+            if let Err(e) = self.set_aside(target, "") {
+                return Err(self.rolled_back(e));
             }
-            self.undo.push(Undo::Removed {
-                target,
-                aside,
-                site_path: String::new(),
-            });
         }
         self.cleaning = true;
         Ok(())
