@@ -233,15 +233,7 @@ impl<'a> RowChecker<'a> {
             return;
         }
         let width = header.len();
-        // A huge broken file must not become a huge list of errors held in memory: beyond the cap only
-        // how many more there are is kept, from the line where they start.
-        if diagnostics.len() > PARSER_LIMIT {
-            if self.hidden == 0 {
-                self.hidden_from = row.line;
-            }
-            self.hidden += diagnostics.len() - PARSER_LIMIT;
-            diagnostics.truncate(PARSER_LIMIT);
-        }
+        self.hide_beyond_limit(diagnostics, Some(row.line));
         for cell in &row.cells {
             if let Some(problem) = formula_problem(&cell.text) {
                 diagnostics.push(Diagnostic::new(self.path, cell.line, cell.column, problem));
@@ -266,18 +258,25 @@ impl<'a> RowChecker<'a> {
         self.rows.push(row);
     }
 
+    /// A huge broken file must not become a huge list of errors held in memory: beyond the cap only how
+    /// many more there are is kept, from the line where they start (`from`, or the first one cut).
+    fn hide_beyond_limit(&mut self, diagnostics: &mut Vec<Diagnostic>, from: Option<u32>) {
+        if diagnostics.len() <= PARSER_LIMIT {
+            return;
+        }
+        if self.hidden == 0 {
+            self.hidden_from = from.unwrap_or(diagnostics[PARSER_LIMIT].line);
+        }
+        self.hidden += diagnostics.len() - PARSER_LIMIT;
+        diagnostics.truncate(PARSER_LIMIT);
+    }
+
     fn finish(mut self, mut diagnostics: Vec<Diagnostic>) -> (Table, Vec<Diagnostic>) {
-        let Some(header) = self.header else {
+        let Some(header) = self.header.take() else {
             diagnostics.push(Diagnostic::file(self.path, "file has no header row"));
             return (Table::default(), diagnostics);
         };
-        if diagnostics.len() > PARSER_LIMIT {
-            if self.hidden == 0 {
-                self.hidden_from = diagnostics[PARSER_LIMIT].line;
-            }
-            self.hidden += diagnostics.len() - PARSER_LIMIT;
-            diagnostics.truncate(PARSER_LIMIT);
-        }
+        self.hide_beyond_limit(&mut diagnostics, None);
         if self.hidden > 0 {
             diagnostics.push(Diagnostic::more_in_file(
                 self.path,
