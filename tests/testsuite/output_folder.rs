@@ -65,6 +65,14 @@ fn a_build_repairs_outputs_deleted_edited_or_restored_from_an_old_copy_and_keeps
     );
 }
 
+/// Puts a folder of the user's, holding a file, where the build's `/fr/index.html` goes: no build can
+/// put that page in place.
+fn a_folder_where_a_page_goes(site: &std::path::Path) {
+    std::fs::remove_file(site.join("fr/index.html")).unwrap();
+    std::fs::create_dir_all(site.join("fr/index.html/inside")).unwrap();
+    std::fs::write(site.join("fr/index.html/inside/keep.txt"), "mine").unwrap();
+}
+
 #[test]
 fn a_publish_that_fails_half_way_puts_back_what_it_had_put_in_place() {
     let (project, _) = built();
@@ -72,9 +80,7 @@ fn a_publish_that_fails_half_way_puts_back_what_it_had_put_in_place() {
     let site = root.join("out/site");
     // France's fact changes its API files (put in place first) and its page, where a folder now
     // stands: that page cannot be put in place.
-    std::fs::remove_file(site.join("fr/index.html")).unwrap();
-    std::fs::create_dir_all(site.join("fr/index.html/inside")).unwrap();
-    std::fs::write(site.join("fr/index.html/inside/keep.txt"), "mine").unwrap();
+    a_folder_where_a_page_goes(&site);
     let before = snapshot(&site);
     let manifest = std::fs::read(locref::emit::manifest_path(&site)).unwrap();
     replace_once(
@@ -114,9 +120,7 @@ fn a_clean_build_that_fails_half_way_leaves_the_last_build() {
     let site = root.join("out/site");
     // `--clean` sets every file aside before putting the new ones in place; a folder in an output's
     // place stops it there, and everything set aside comes back.
-    std::fs::remove_file(site.join("fr/index.html")).unwrap();
-    std::fs::create_dir_all(site.join("fr/index.html")).unwrap();
-    std::fs::write(site.join("fr/index.html/keep.txt"), "mine").unwrap();
+    a_folder_where_a_page_goes(&site);
     let before = snapshot(&site);
     let run = locref(
         root,
