@@ -292,7 +292,7 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
             TIME,
         )
         .unwrap();
-    session.project.db.take_executed();
+    locref::render::take_executed(&session.project.db);
     for i in 0..runs {
         std::fs::write(&path, if i % 2 == 0 { &b } else { &a }).unwrap();
         std::thread::sleep(pause());
@@ -309,7 +309,7 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
         sync.push(t1 - t0);
         render.push(t2 - t1);
         write.push(t3 - t2);
-        session.project.db.take_executed();
+        locref::render::take_executed(&session.project.db);
     }
     std::fs::write(&path, &a).unwrap();
     session.rebuild(std::slice::from_ref(&path));

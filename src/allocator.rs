@@ -71,7 +71,7 @@ mod tests {
     }
 
     #[test]
-    fn the_purge_delay_is_the_option_set_for_sessions_and_one_off_builds() {
+    fn the_purge_delay_is_the_option_set_for_sessions_and_single_builds() {
         // mimalloc's documented defaults (10 ms in v2, 1000 ms in v3) identify the option by its position:
         // a mimalloc whose options moved fails here rather than setting some other option.
         assert!(

@@ -91,8 +91,6 @@ pub(crate) fn lookup(db: &dyn salsa::Database, path: &str) -> Option<SourceFile>
 pub struct Db {
     storage: salsa::Storage<Self>,
     executed: Arc<Mutex<Vec<DatabaseKeyIndex>>>,
-    /// Whether this database serves one build and is then dropped (see [`crate::memory`]).
-    one_off: bool,
 }
 
 #[salsa::db]
@@ -109,56 +107,14 @@ impl Default for Db {
                     .push(database_key);
             }
         })));
-        Db {
-            storage,
-            executed,
-            one_off: false,
-        }
+        Db { storage, executed }
     }
 }
 
 impl Db {
-    /// Whether this database serves one build and is then dropped: it keeps nothing for a later rebuild
-    /// (see [`crate::memory::for_one_off_build`]).
-    pub fn is_one_off(&self) -> bool {
-        self.one_off
-    }
-
-    pub(crate) fn set_one_off(&mut self) {
-        self.one_off = true;
-    }
-
-    /// Names of the tracked functions that executed since the last call, sorted, one entry per execution.
-    /// An output's rendering is named by its renderer (`output_file(api_facts)`,
-    /// `output_file(page_country_md)`): which outputs were made again is what a reader wants to see.
-    pub fn take_executed(&self) -> Vec<String> {
-        let keys = std::mem::take(&mut *self.executed.lock().expect("execution log poisoned"));
-        let mut names: Vec<String> = keys
-            .iter()
-            .map(|key| {
-                let name = salsa::Database::ingredient_debug_name(self, key.ingredient_index());
-                if name == "output_file" {
-                    let output = <crate::render::OutputKey as salsa::plumbing::FromId>::from_id(
-                        key.key_index(),
-                    );
-                    format!("output_file({})", output.output(self).renderer.name())
-                } else if name == "page_context" {
-                    let page =
-                        <crate::render::pages::PageContextKey as salsa::plumbing::FromId>::from_id(
-                            key.key_index(),
-                        );
-                    format!("page_context({})", <&str>::from(page.kind(self)))
-                } else if name == "page_part" {
-                    let part = <crate::render::parts::PartKey as salsa::plumbing::FromId>::from_id(
-                        key.key_index(),
-                    );
-                    format!("page_part({})", <&str>::from(part.kind(self)))
-                } else {
-                    name.into_owned()
-                }
-            })
-            .collect();
-        names.sort();
-        names
+    /// The queries that executed since the last call, in order, one entry per execution. Named for
+    /// readers by `take_executed` of the render layer, which knows the keys of the outputs.
+    pub fn take_executed_keys(&self) -> Vec<DatabaseKeyIndex> {
+        std::mem::take(&mut *self.executed.lock().expect("execution log poisoned"))
     }
 }

@@ -13,115 +13,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::outdir::FileStamp;
+use crate::outdir::manifest::{InputRecord, Manifest, ManifestEntry, load_manifest};
 use crate::render::{GENERATED_AT_JSON, GENERATED_AT_MARK, Piece, Rendered, STAMP_OF_START};
 use crate::replace::{Lifetime, Replacer};
-
-/// What the manifest remembers of one output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct ManifestEntry {
-    /// blake3 (hex) of the content before stamping.
-    pub hash: String,
-    /// The `generated_at` the file carries.
-    pub generated_at: String,
-    /// The file as locref last put it in place or found it matching; absent in a manifest of an
-    /// earlier locref, whose files are then compared by content once.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<FileStamp>,
-}
-
-/// The state of a published tree: one entry per file locref wrote there, and what the one-off build
-/// that last published it was made from.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Manifest {
-    pub files: BTreeMap<String, ManifestEntry>,
-    /// Absent after a build that failed half way or a session (`watch`) that published here.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inputs: Option<InputRecord>,
-    /// The paths a killed build's journal named: locref's own files, whatever they hold now.
-    #[serde(skip)]
-    pub journaled: BTreeSet<String>,
-}
-
-/// What a one-off build was made from: every input file's content hash, the base URL and the locref
-/// that built. When a later `locref build` into the same folder finds the same record, the same files
-/// in place and no journal, the build would write nothing, so it stops there ([`up_to_date`]). No query
-/// result is kept: a build that finds any difference renders everything, as it always did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InputRecord {
-    /// The locref that built: its version and the identity of its executable file.
-    pub locref: String,
-    /// `--base-url`, when given.
-    pub base_url: Option<String>,
-    /// The day of the build: a build on a later day renders again (the calendar's windows move).
-    #[serde(default)]
-    pub build_date: String,
-    /// blake3 (hex) of every input file as the build read it, by project-relative path.
-    pub files: BTreeMap<String, String>,
-}
-
-impl InputRecord {
-    /// The record of the inputs loaded in `project` (the bytes the build read, not the files on disk now).
-    pub fn of(project: &crate::workspace::Project, base_url: Option<&str>) -> InputRecord {
-        let db = &project.db;
-        let files = crate::db::Workspace::get(db)
-            .files(db)
-            .iter()
-            .map(|(path, file)| {
-                (
-                    path.clone(),
-                    blake3::hash(file.bytes(db)).to_hex().to_string(),
-                )
-            })
-            .collect();
-        InputRecord {
-            locref: locref_identity(),
-            base_url: base_url.map(str::to_string),
-            build_date: project.build_date().to_string(),
-            files,
-        }
-    }
-}
-
-/// The locref that is running: its version, and its executable's device, inode, size, modification and
-/// change times, so a rebuilt or replaced binary (even of the same version) never takes another's record.
-/// The change time cannot be set back by hand, so an executable written in place changes it too.
-fn locref_identity() -> String {
-    let version = env!("CARGO_PKG_VERSION");
-    let file = std::env::current_exe().and_then(std::fs::metadata);
-    #[cfg(unix)]
-    let file = file.map(|m| {
-        use std::os::unix::fs::MetadataExt;
-        format!(
-            "{}:{}:{}:{}.{}:{}.{}",
-            m.dev(),
-            m.ino(),
-            m.size(),
-            m.mtime(),
-            m.mtime_nsec(),
-            m.ctime(),
-            m.ctime_nsec()
-        )
-    });
-    #[cfg(not(unix))]
-    let file = file.and_then(|m| {
-        Ok(format!(
-            "{}:{:?}",
-            m.len(),
-            m.modified()?.duration_since(std::time::UNIX_EPOCH)
-        ))
-    });
-    match file {
-        Ok(file) => format!("{version} {file}"),
-        // Unknown: never equal to a record, so every build renders.
-        Err(e) => format!(
-            "{version} unknown executable ({e}) {:?}",
-            std::time::Instant::now()
-        ),
-    }
-}
 
 /// The number of outputs in `out` when a `locref build` of the project at `root` would write nothing
 /// there: the manifest's record names exactly the input files under `root` with their content, the same
@@ -136,22 +31,15 @@ pub fn up_to_date(
     if crate::outdir::journal_path(out).exists() {
         return None;
     }
-    let bytes = crate::outdir::read_cache_file(&manifest_path(out), CACHE_FILE_LIMIT)?;
-    let manifest: Manifest = serde_json::from_slice(&bytes).ok()?;
+    let manifest = crate::outdir::manifest::read_manifest(out)?;
     let record = manifest.inputs.as_ref()?;
     if record.base_url.as_deref() != base_url
         || record.build_date != build_date
-        || record.locref != locref_identity()
+        || record.locref != crate::workspace::locref_identity()
     {
         return None;
     }
-    let mut seen = 0;
-    for dir in crate::workspace::INPUT_DIRS {
-        if !same_inputs(root, &root.join(dir), &record.files, &mut seen)? {
-            return None;
-        }
-    }
-    if seen != record.files.len() {
+    if !crate::workspace::same_inputs(root, &record.files)? {
         return None;
     }
     // Every output as it was put in place: one `stat` each. A file deleted, replaced or edited since
@@ -163,42 +51,6 @@ pub fn up_to_date(
         }
     }
     Some(manifest.files.len())
-}
-
-/// Whether every input file under `dir` (as the project loads them: noise skipped, links followed) is in
-/// `files` with the same content; counts them into `seen`. `None` on a read error (the build reports it).
-fn same_inputs(
-    root: &Path,
-    dir: &Path,
-    files: &BTreeMap<String, String>,
-    seen: &mut usize,
-) -> Option<bool> {
-    for entry in std::fs::read_dir(dir).ok()? {
-        let path = entry.ok()?.path();
-        if crate::workspace::is_noise(&path) {
-            continue;
-        }
-        if path.is_dir() {
-            if !same_inputs(root, &path, files, seen)? {
-                return Some(false);
-            }
-        } else if path.is_file() {
-            let relative = path.strip_prefix(root).ok()?.to_str()?.replace('\\', "/");
-            let Some(hash) = files.get(&relative) else {
-                return Some(false);
-            };
-            // Hashed as it is read, through a small buffer: no copy of a big table is kept.
-            let mut hasher = blake3::Hasher::new();
-            hasher
-                .update_reader(std::fs::File::open(&path).ok()?)
-                .ok()?;
-            if hasher.finalize().to_hex().as_str() != hash {
-                return Some(false);
-            }
-            *seen += 1;
-        }
-    }
-    Some(true)
 }
 
 /// One output as published: its rendered bytes with the build time in place of each `generated_at`
@@ -391,56 +243,6 @@ fn content_hash(rendered: &Rendered, stamps: &HashMap<String, String>) -> String
         hasher.update(stamps.get(path).map_or("", String::as_str).as_bytes());
     }
     hasher.finalize().to_hex().to_string()
-}
-
-/// The build time in `generated_at` form: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
-pub fn build_time() -> String {
-    let now = std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
-        .and_then(|s| s.trim().parse::<i64>().ok())
-        .and_then(|s| jiff::Timestamp::from_second(s).ok())
-        .unwrap_or_else(|| {
-            jiff::Timestamp::from_second(jiff::Timestamp::now().as_second())
-                .expect("now is in range")
-        });
-    now.to_string()
-}
-
-pub use crate::outdir::manifest_path;
-
-/// The manifest of `out`, as the last build that finished left it. A build killed while replacing files
-/// leaves its journal (the paths it was replacing): those entries are forgotten, so the next build
-/// writes them again instead of trusting files that may not match.
-pub(crate) fn load_manifest(out: &Path) -> Manifest {
-    let mut manifest: Manifest =
-        crate::outdir::read_cache_file(&manifest_path(out), CACHE_FILE_LIMIT)
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default();
-    if let Some(journal) = load_journal(out) {
-        for path in journal {
-            // An unknown hash: rewritten if still an output, removed as stale if not.
-            manifest.files.insert(
-                path.clone(),
-                ManifestEntry {
-                    hash: String::new(),
-                    generated_at: String::new(),
-                    file: None,
-                },
-            );
-            manifest.journaled.insert(path);
-        }
-    }
-    manifest
-}
-
-/// The largest manifest or journal read (an x100 site's manifest is a few megabytes): anything larger,
-/// or not a regular file, was not written by locref and is taken as absent.
-const CACHE_FILE_LIMIT: u64 = 1 << 30;
-
-fn load_journal(out: &Path) -> Option<Vec<String>> {
-    let bytes =
-        crate::outdir::read_cache_file(&crate::outdir::journal_path(out), CACHE_FILE_LIMIT)?;
-    Some(serde_json::from_slice(&bytes).unwrap_or_default())
 }
 
 /// What one emit did.

@@ -16,6 +16,7 @@
 pub mod allocator;
 pub mod build;
 pub mod bytescan;
+pub mod cmd;
 pub mod db;
 pub mod derive;
 pub mod diagnostics;
@@ -23,6 +24,7 @@ pub mod emit;
 pub mod helper;
 pub mod history;
 pub mod ids;
+pub mod kinds;
 pub mod linkcheck;
 pub mod memory;
 pub mod model;

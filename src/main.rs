@@ -7,12 +7,12 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 
-use locref::build::{BuildError, OutputSizes, build_streaming, publish_streaming};
+use locref::build::{BuildError, Plan};
 use locref::diagnostics::Diagnostic;
-use locref::emit::{EmitReport, InputRecord, Publisher, build_time, up_to_date};
-use locref::helper::Helper;
+use locref::emit::{EmitReport, Publisher, up_to_date};
 use locref::outdir::{clean_refusal, output_refusal};
 use locref::replace::Lifetime;
+use locref::workspace::build_time;
 use locref::workspace::{Project, day_of};
 
 // A rebuild allocates and frees many small values (parsed rows, page strings, salsa's memos of the last
@@ -145,20 +145,13 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         eprintln!("error: {reason}");
         return ExitCode::from(EXIT_IO);
     }
-    let inputs = InputRecord::of(&project, base_url.as_deref());
+    let inputs = project.input_record(base_url.as_deref());
     let mut publisher = Publisher::new(Some(out), Lifetime::OneOff).with_inputs(inputs);
     if clean {
         publisher = publisher.cleaning();
     }
     // Each output is staged as it is rendered, and put in place only when the whole site checked out.
-    locref::memory::for_one_off_build(&mut project.db);
-    let published = match publish_streaming(
-        &mut project.db,
-        &mut Helper::new(),
-        &mut OutputSizes::default(),
-        &mut publisher,
-        &time,
-    ) {
+    let published = match Plan::single_build().publish(&mut project.db, &mut publisher, &time) {
         Ok(Err(diagnostics)) => {
             print_diagnostics(&diagnostics);
             return ExitCode::from(EXIT_INVALID);
@@ -235,7 +228,7 @@ fn check() -> ExitCode {
         Err(code) => return code,
     };
     // Rendered and checked as a build does, holding no more of the site; nothing is written.
-    match build_streaming(&mut project.db, |_| ()) {
+    match Plan::single_build().check(&mut project.db, |_| ()) {
         Ok(outputs) => {
             let (pages, links) = locref::linkcheck::coverage(&project.db);
             println!(
@@ -255,7 +248,7 @@ fn check() -> ExitCode {
 }
 
 fn release(version: &str, note: &str) -> ExitCode {
-    use locref::history::release::{ReleaseError, release};
+    use locref::cmd::release::{ReleaseError, release};
     let started = Instant::now();
     match release(Path::new("."), version, note, &build_time()) {
         Ok(done) => {

@@ -10,13 +10,13 @@
 //! the same batch, and the fingerprint is the early cutoff between data and templates.
 //!
 //! - A one-off build (`locref build`, `locref check`, the check of `locref release`) never renders
-//!   anything twice, so the outputs and parts keep one value ([`for_one_off_build`]): each output is
+//!   anything twice, so the outputs and parts keep one value ([`for_single_build`]): each output is
 //!   handed over as soon as it is rendered and the batch evicted, so the build holds the parsed sources,
-//!   the derived data and a few outputs, not the site ([`crate::build::build_streaming`]).
+//!   the derived data and a few outputs, not the site ([`crate::build::Plan::single_build`]).
 //! - A `watch` session writes each output to its folder and keeps only its digest (content hash): an
 //!   edit streams as a one-off build does, comparing digests and staging the bytes of the outputs that
 //!   changed, batch by batch, so it holds one batch of what it made, not every changed output
-//!   ([`for_watch`]). It keeps the parts of the spliced lists and pages (`changes.json`'s and the
+//!   ([`for_session`]). It keeps the parts of the spliced lists and pages (`changes.json`'s and the
 //!   `/changes/` page's per-country parts among them): an edit splices the parts it did not touch as
 //!   they were, and parts let go would all be rendered again. It lets go of the History sections'
 //!   contexts, which only a page's context reads.
@@ -29,10 +29,9 @@ use crate::db::Db;
 /// skeletons; `facts.json`, `changes.json` and the flat JSON files are not even made of kept parts
 /// there, see [`crate::render::stream_list`]) and each History section's context, which one output (or
 /// one page and its twin) reads once.
-pub fn for_one_off_build(db: &mut Db) {
-    db.set_one_off();
+pub(crate) fn for_single_build(db: &mut Db) {
     crate::render::keep_last_output_only(db);
-    // `llms-full.txt` takes each condensed twin as the twin is rendered (see `build::stream_outputs`).
+    // `llms-full.txt` takes each condensed twin as the twin is rendered (see `build::streaming`).
     crate::render::llms::keep_last_condensed_twin_only(db);
     crate::render::api::keep_last_part_only(db);
     crate::render::history::keep_last_parts_only(db);
@@ -43,7 +42,7 @@ pub fn for_one_off_build(db: &mut Db) {
 }
 
 /// A `watch` session's capacities (see the module documentation).
-pub fn for_watch(db: &mut Db) {
+pub(crate) fn for_session(db: &mut Db) {
     crate::render::keep_last_output_only(db);
     crate::render::history::keep_last_contexts_only(db);
 }

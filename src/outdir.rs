@@ -14,7 +14,10 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::workspace::INPUT_DIRS;
+pub mod manifest;
+
+/// The folders of a project whose files are inputs: never an output folder, never written.
+pub const INPUT_DIRS: [&str; 2] = ["sources", "rules"];
 
 /// The longest name of a file or folder of the site, in bytes: file systems take 255, and a file is
 /// staged under its name with a prefix of up to 40 bytes.
@@ -532,7 +535,7 @@ pub fn clean_refusal(out: &Path, project_root: &Path, force: bool) -> Option<Str
     if force {
         return None;
     }
-    let manifest = crate::emit::load_manifest(&resolved);
+    let manifest = manifest::load_manifest(&resolved);
     let mut foreign = Vec::new();
     let mut stack = vec![resolved.clone()];
     while let Some(dir) = stack.pop() {

@@ -890,7 +890,7 @@ mod tests {
     }
 
     #[test]
-    fn a_one_off_build_stages_outside_the_folder_and_keeps_no_copy() {
+    fn a_single_build_stages_outside_the_folder_and_keeps_no_copy() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("site");
         let mut replacer = Replacer::new(&out, Lifetime::OneOff);

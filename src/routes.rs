@@ -4,55 +4,23 @@
 use std::collections::BTreeMap;
 
 use crate::diagnostics::Diagnostic;
+use crate::kinds::{ApiKind, FileKind, FlatTable};
 use crate::model::{countries, erps};
 use crate::parse::rules::{ROUTES, RouteRule, filter_rules, route_rules};
-use crate::render::kinds::{ApiKind, FileKind};
 
-/// What a route's placeholder expands over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Param {
-    None,
-    /// `{code}`: the countries.
-    Country,
-    /// `{id}`: the ERPs.
-    Erp,
-    /// `{filter}`: the filters.
-    Filter,
-    /// `{stem}`: the flat data tables.
-    Stem,
-    /// `{version}`: the releases of `sources/releases/`, newest first.
-    Release,
-}
-
-impl Param {
-    pub fn placeholder(self) -> Option<&'static str> {
-        match self {
-            Param::None => None,
-            Param::Country => Some("{code}"),
-            Param::Erp => Some("{id}"),
-            Param::Filter => Some("{filter}"),
-            Param::Stem => Some("{stem}"),
-            Param::Release => Some("{version}"),
-        }
-    }
-
-    /// Every placeholder a route path may carry.
-    pub(crate) const PLACEHOLDERS: [&'static str; 5] =
-        ["{code}", "{id}", "{filter}", "{stem}", "{version}"];
-
-    /// The parameter's name in OpenAPI (`code`).
-    pub fn name(self) -> Option<&'static str> {
-        self.placeholder().map(|p| p.trim_matches(['{', '}']))
-    }
-}
-
-pub use crate::render::kinds::Renderer;
+pub use crate::kinds::{Param, Renderer};
 
 /// The file stems of the flat data tables, in the SPEC's order (declared by [`FlatTable`]).
-///
-/// [`FlatTable`]: crate::render::data::FlatTable
-pub(crate) const STEMS: [&str; crate::render::data::FlatTable::ALL.len()] =
-    crate::render::data::FlatTable::STEMS;
+pub(crate) const STEMS: [&str; FlatTable::ALL.len()] = FlatTable::STEMS;
+
+/// Every output by site path.
+#[salsa::tracked(returns(ref))]
+pub fn output_paths(db: &dyn salsa::Database) -> BTreeMap<String, Output> {
+    outputs(db)
+        .iter()
+        .map(|o| (o.path.clone(), o.clone()))
+        .collect()
+}
 
 /// One output file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

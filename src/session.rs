@@ -15,12 +15,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::build::{OutputSizes, publish_streaming};
+use crate::build::Plan;
 use crate::diagnostics::Diagnostic;
-use crate::emit::{EmitReport, Publisher, Stamped, build_time};
-use crate::helper::Helper;
+use crate::emit::{EmitReport, Publisher, Stamped};
 use crate::replace::Lifetime;
 use crate::workspace::Project;
+use crate::workspace::build_time;
 
 /// What one rebuild did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,10 +174,9 @@ pub struct Session {
     /// Whether the output folder is behind the inputs (the last rebuild failed), so the next rebuild must
     /// render and emit even if no input changed.
     stale: bool,
-    /// The build's second thread, parked between rebuilds.
-    helper: Helper,
-    /// Each output's size when last made: how a rebuild sizes its batches.
-    sizes: OutputSizes,
+    /// How every build of the session is made (its second thread, parked between rebuilds, and each
+    /// output's size when last made, which sizes its batches).
+    plan: Plan,
     /// Whether the last rebuild failed (its errors were shown and are not cleared yet).
     failed: bool,
 }
@@ -185,16 +184,14 @@ pub struct Session {
 impl Session {
     /// Loads every input file under `root`. Nothing is built yet: call [`Session::build`].
     pub fn load(root: &Path, out: &Path) -> io::Result<Session> {
-        let mut project = Project::load(root)?;
-        crate::memory::for_watch(&mut project.db);
+        let project = Project::load(root)?;
         Ok(Session {
             project,
             out: Some(out.to_path_buf()),
             publisher: Publisher::new(Some(out), Lifetime::Session),
             fixed_time: None,
             stale: true,
-            helper: Helper::new(),
-            sizes: OutputSizes::default(),
+            plan: Plan::session(),
             failed: false,
         })
     }
@@ -208,8 +205,7 @@ impl Session {
             publisher: Publisher::new(None, Lifetime::Session),
             fixed_time: None,
             stale: true,
-            helper: Helper::new(),
-            sizes: OutputSizes::default(),
+            plan: Plan::session_in_memory(),
             failed: false,
         })
     }
@@ -289,7 +285,7 @@ impl Session {
         self.failed = true;
         RebuildReport {
             changed_inputs: Vec::new(),
-            executed: self.project.db.take_executed(),
+            executed: crate::render::take_executed(&self.project.db),
             outcome: Outcome::Internal(message),
             elapsed: started.elapsed(),
             recovered: false,
@@ -304,7 +300,7 @@ impl Session {
     ) -> RebuildReport {
         self.stale = true;
         self.failed = true;
-        let executed = self.project.db.take_executed();
+        let executed = crate::render::take_executed(&self.project.db);
         RebuildReport {
             changed_inputs: changed,
             executed,
@@ -320,13 +316,9 @@ impl Session {
         // Every build streams: the outputs are rendered in batches, each offered to the publisher with
         // its digest, which asks for the bytes of only those whose content is not the published one, and
         // evicted after the batch (a session that writes to a folder never holds the whole site).
-        let result = publish_streaming(
-            &mut self.project.db,
-            &mut self.helper,
-            &mut self.sizes,
-            &mut self.publisher,
-            &time,
-        );
+        let result = self
+            .plan
+            .publish(&mut self.project.db, &mut self.publisher, &time);
         let outcome = match result {
             Ok(Ok(report)) => {
                 self.stale = false;
@@ -345,7 +337,7 @@ impl Session {
         // A watch session lets the written outputs' bytes go and keeps their digests; the dev server's
         // session has no capacity to evict down to (see crate::memory).
         crate::memory::evict(&mut self.project.db);
-        let executed = self.project.db.take_executed();
+        let executed = crate::render::take_executed(&self.project.db);
         let built = matches!(outcome, Outcome::Built(_));
         let recovered = built && self.failed;
         self.failed = !built;

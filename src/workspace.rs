@@ -10,8 +10,8 @@ use salsa::{Durability, Setter};
 
 use crate::db::{BuildOptions, Db, SourceFile, Workspace};
 
-/// The folders whose files are inputs.
-pub(crate) const INPUT_DIRS: [&str; 2] = ["sources", "rules"];
+pub(crate) use crate::outdir::INPUT_DIRS;
+use crate::outdir::manifest::InputRecord;
 
 /// Names editors write transiently: never inputs.
 pub(crate) fn is_noise(path: &Path) -> bool {
@@ -71,8 +71,7 @@ impl Project {
         let _ = Workspace::builder(BTreeMap::new(), Default::default())
             .files_durability(Durability::HIGH)
             .new(&db);
-        let _ = BuildOptions::new(&db, None, day_of(&crate::emit::build_time()));
-        let _ = crate::render::pages::MadeContexts::new(&db, Default::default());
+        let _ = BuildOptions::new(&db, None, day_of(&build_time()));
         let mut project = Project {
             root,
             db,
@@ -336,4 +335,129 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, links: &mut Vec<PathBuf>) -> io::Res
 /// The day (`YYYY-MM-DD`) of a `generated_at` time (`2026-11-27T10:00:00Z`).
 pub fn day_of(time: &str) -> String {
     time.get(..10).unwrap_or(time).to_string()
+}
+
+/// The build time in `generated_at` form: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
+pub fn build_time() -> String {
+    let now = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .and_then(|s| jiff::Timestamp::from_second(s).ok())
+        .unwrap_or_else(|| {
+            jiff::Timestamp::from_second(jiff::Timestamp::now().as_second())
+                .expect("now is in range")
+        });
+    now.to_string()
+}
+
+impl Project {
+    /// The record of the inputs loaded here (the bytes the build read, not the files on disk now): what
+    /// the manifest of a one-off build keeps, so the next build of the same inputs can stop at once.
+    pub fn input_record(&self, base_url: Option<&str>) -> InputRecord {
+        let project = self;
+        let db = &project.db;
+        let files = crate::db::Workspace::get(db)
+            .files(db)
+            .iter()
+            .map(|(path, file)| {
+                (
+                    path.clone(),
+                    blake3::hash(file.bytes(db)).to_hex().to_string(),
+                )
+            })
+            .collect();
+        InputRecord {
+            locref: locref_identity(),
+            base_url: base_url.map(str::to_string),
+            build_date: project.build_date().to_string(),
+            files,
+        }
+    }
+}
+
+/// The locref that is running: its version, and its executable's device, inode, size, modification and
+/// change times, so a rebuilt or replaced binary (even of the same version) never takes another's record.
+/// The change time cannot be set back by hand, so an executable written in place changes it too.
+pub(crate) fn locref_identity() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let file = std::env::current_exe().and_then(std::fs::metadata);
+    #[cfg(unix)]
+    let file = file.map(|m| {
+        use std::os::unix::fs::MetadataExt;
+        format!(
+            "{}:{}:{}:{}.{}:{}.{}",
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec()
+        )
+    });
+    #[cfg(not(unix))]
+    let file = file.and_then(|m| {
+        Ok(format!(
+            "{}:{:?}",
+            m.len(),
+            m.modified()?.duration_since(std::time::UNIX_EPOCH)
+        ))
+    });
+    match file {
+        Ok(file) => format!("{version} {file}"),
+        // Unknown: never equal to a record, so every build renders.
+        Err(e) => format!(
+            "{version} unknown executable ({e}) {:?}",
+            std::time::Instant::now()
+        ),
+    }
+}
+
+/// Whether the input files under `root` (as the project loads them) are exactly `files`, each with the
+/// same content hash: the input fingerprint a build compares before it renders anything. `None` on a
+/// read error (the build reports it).
+pub(crate) fn same_inputs(root: &Path, files: &BTreeMap<String, String>) -> Option<bool> {
+    let mut seen = 0;
+    for dir in INPUT_DIRS {
+        if !same_inputs_under(root, &root.join(dir), files, &mut seen)? {
+            return Some(false);
+        }
+    }
+    Some(seen == files.len())
+}
+
+/// Whether every input file under `dir` (as the project loads them: noise skipped, links followed) is in
+/// `files` with the same content; counts them into `seen`. `None` on a read error (the build reports it).
+fn same_inputs_under(
+    root: &Path,
+    dir: &Path,
+    files: &BTreeMap<String, String>,
+    seen: &mut usize,
+) -> Option<bool> {
+    for entry in std::fs::read_dir(dir).ok()? {
+        let path = entry.ok()?.path();
+        if is_noise(&path) {
+            continue;
+        }
+        if path.is_dir() {
+            if !same_inputs_under(root, &path, files, seen)? {
+                return Some(false);
+            }
+        } else if path.is_file() {
+            let relative = path.strip_prefix(root).ok()?.to_str()?.replace('\\', "/");
+            let Some(hash) = files.get(&relative) else {
+                return Some(false);
+            };
+            // Hashed as it is read, through a small buffer: no copy of a big table is kept.
+            let mut hasher = blake3::Hasher::new();
+            hasher
+                .update_reader(std::fs::File::open(&path).ok()?)
+                .ok()?;
+            if hasher.finalize().to_hex().as_str() != hash {
+                return Some(false);
+            }
+            *seen += 1;
+        }
+    }
+    Some(true)
 }

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::obligations::{e_invoicing_deadlines, effective_date};
+use crate::ids::key_fact_id;
 use crate::model::{
     CountryKey, ErpKey, NumberedReport, country_facts_of, country_mandate, country_matrix,
     country_reporting, erp_country_facts, erp_matrix, erp_name,
@@ -12,16 +13,6 @@ use crate::model::{
 use crate::parse::rules::{FactLabel, fact_labels};
 use crate::parse::tables::{CountryFactRow, MandateRow, MatrixRow};
 use crate::resources::{Fact, FactTopic};
-
-/// The id of a country key fact.
-pub(crate) fn key_fact_id(country: &str, label: &FactLabel) -> String {
-    let topic = FactTopic::from_name(&label.topic)
-        .map_or_else(|| label.topic.replace('_', "-"), FactTopic::slug);
-    match &label.erp {
-        Some(erp) => format!("{country}-{topic}-{erp}"),
-        None => format!("{country}-{topic}"),
-    }
-}
 
 /// `mandatory` of an e-invoicing fact: true when a B2B or B2G mandate exists, false when both are known
 /// absent, null otherwise.
@@ -40,7 +31,7 @@ fn key_fact(
     effective_date: Option<String>,
 ) -> Fact {
     Fact {
-        id: key_fact_id(&row.country, label),
+        id: key_fact_id(&row.country, &label.topic, label.erp.as_deref()),
         country: row.country.clone(),
         erp: label.erp.clone(),
         topic: FactTopic::from_name(&label.topic).unwrap_or(FactTopic::Currency),

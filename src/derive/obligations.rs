@@ -4,8 +4,9 @@
 
 use jiff::civil::Date;
 
-use super::facts::key_fact_id;
-use super::toggles::{country_toggles, reference_day};
+use super::toggles::country_toggles;
+use crate::ids::key_fact_id;
+use crate::model::dates::reference_day;
 use crate::model::{CountryKey, countries, country_info, country_obligations, reference_date};
 use crate::parse::rules::{ObligationRule, fact_labels, obligation_rules};
 use crate::parse::tables::{ObligationRow, PartialDate, PhaseStatus};
@@ -93,7 +94,7 @@ fn explaining_fact_id(
         .value
         .iter()
         .find(|l| l.label == obligation.fact)
-        .map(|label| key_fact_id(country, label))
+        .map(|label| key_fact_id(country, &label.topic, label.erp.as_deref()))
         .unwrap_or_default()
 }
 

@@ -8,32 +8,11 @@
 
 use jiff::civil::Date;
 
-use crate::model::{CountryKey, country_obligations, reference_date};
+use crate::model::dates::{meets, reference_day};
+use crate::model::{CountryKey, country_obligations};
 use crate::parse::rules::{ObligationRule, PhaseCondition, obligation_rules, toggle_rules};
 use crate::parse::tables::{Basis, Coverage, ObligationRow, PhaseStatus};
 use crate::resources::{ToggleCoverage, Toggles};
-
-/// Whether a phase meets a condition on the reference date.
-pub fn meets(phase: &ObligationRow, condition: PhaseCondition, reference: Date) -> bool {
-    let first = phase.applies_from.and_then(|d| d.first_day());
-    let last = phase.applies_from.and_then(|d| d.last_day());
-    match condition {
-        PhaseCondition::Applies => match phase.status {
-            PhaseStatus::InForce => true,
-            // A month or a year applies on the reference date only when all of it is on or before it.
-            PhaseStatus::Enacted => last.is_some_and(|last| last <= reference),
-            _ => false,
-        },
-        PhaseCondition::AppliesLater => {
-            phase.status == PhaseStatus::Enacted && first.is_some_and(|first| first > reference)
-        }
-        PhaseCondition::InForce => phase.status == PhaseStatus::InForce,
-        PhaseCondition::Enacted => phase.status == PhaseStatus::Enacted,
-        PhaseCondition::EnactedDatePending => phase.status == PhaseStatus::EnactedDatePending,
-        PhaseCondition::Planned => phase.status == PhaseStatus::Planned,
-        PhaseCondition::None => phase.status == PhaseStatus::None,
-    }
-}
 
 /// How one toggle of one country got its value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,11 +35,6 @@ pub(crate) struct ToggleExplanation {
 pub(crate) struct ToggleOutcome {
     pub toggles: Toggles,
     pub explanations: Vec<ToggleExplanation>,
-}
-
-/// The reference date as a date, or `None` when `rules/site.toml` gives none (its own error says why).
-pub(crate) fn reference_day(db: &dyn salsa::Database) -> Option<Date> {
-    reference_date(db).parse().ok()
 }
 
 /// Why a toggle that no rule set is null, from the phases of its obligation.

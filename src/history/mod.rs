@@ -23,7 +23,6 @@
 //! again here.
 
 pub mod diff;
-pub mod release;
 pub mod snapshot;
 pub mod version;
 

@@ -7,8 +7,7 @@
 //! ```text
 //! page_links(page)    parses one rendered page or twin once: its ids, internal links (located), HTML errors
 //! page_ids(page)      the ids alone: the early-cutoff point for the pages linking into `page`
-//! output_paths()      the route table's outputs by site path
-//! broken_links(page)  resolves one page's links against output_paths and the targets' page_ids
+//! broken_links(page)  resolves one page's links against routes::output_paths and the targets' page_ids
 //! problems()          the whole site: a loop over the pages (no query of its own)
 //! ```
 //!
@@ -24,7 +23,7 @@ mod markdown;
 mod parts;
 mod resolve;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::diagnostics::Diagnostic;
 use crate::model::base_url;
@@ -88,15 +87,6 @@ pub fn page_ids<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> BTre
     page_links(db, page).ids.clone()
 }
 
-/// Every output by site path.
-#[salsa::tracked(returns(ref))]
-pub fn output_paths(db: &dyn salsa::Database) -> BTreeMap<String, Output> {
-    outputs(db)
-        .iter()
-        .map(|o| (o.path.clone(), o.clone()))
-        .collect()
-}
-
 /// Whether an output is an HTML page (parsed as HTML5; its ids are what `#fragment`s can point at).
 pub(crate) fn is_html(path: &str) -> bool {
     path.ends_with(".html")
@@ -131,7 +121,7 @@ fn diagnose_links<'a>(
     links: &[Link],
     own_ids: impl Fn() -> &'a BTreeSet<String>,
 ) -> Vec<Diagnostic> {
-    let paths = output_paths(db);
+    let paths = crate::routes::output_paths(db);
     let mut broken = Vec::new();
     for link in links {
         let problem = match paths.get(&link.target) {

@@ -337,7 +337,7 @@ pub fn check_erp_tables(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         c.country(&r.pos, "country_code", &r.row.country);
         c.unique(
             &mut seen,
-            local_erp_id(&r.row),
+            local_erp_id(&r.row.country, &r.row.name),
             &r.pos,
             "name",
             "local ERP id",
@@ -366,7 +366,13 @@ pub fn check_erp_tables(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     for r in &partner_rows(db).value {
         c.country(&r.pos, "country_code", &r.row.country);
         c.erp(&r.pos, "erp", &r.row.erp);
-        c.unique(&mut seen, partner_id(&r.row), &r.pos, "name", "partner id");
+        c.unique(
+            &mut seen,
+            partner_id(&r.row.country, &r.row.erp, &r.row.name),
+            &r.pos,
+            "name",
+            "partner id",
+        );
     }
     c.diagnostics
 }
@@ -582,7 +588,7 @@ pub fn check_obligations(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut c = Checker::new(db);
     let vocabulary = &vocabulary(db).value;
     let known: BTreeSet<&str> = obligation_rules(db).iter().map(|o| o.id.as_str()).collect();
-    let reference = crate::derive::toggles::reference_day(db);
+    let reference = super::dates::reference_day(db);
     let rows = &obligation_rows(db).value;
     let mut seen = BTreeMap::new();
     for r in rows {
@@ -740,7 +746,7 @@ fn claim(text: &str, clause: &str) -> Option<(Claim, String)> {
 
 /// Whether the phases of an obligation bear a claim out.
 fn borne_out(claim: &Claim, phases: &[&ObligationRow], reference: jiff::civil::Date) -> bool {
-    use crate::derive::toggles::meets;
+    use super::dates::meets;
     use crate::parse::rules::PhaseCondition as C;
     let any = |f: &dyn Fn(&ObligationRow) -> bool| phases.iter().any(|p| f(p));
     let enacted_or_in_force =
@@ -778,7 +784,7 @@ pub fn check_fact_clauses_of<'db>(
     key: crate::model::CountryKey<'db>,
 ) -> Vec<Diagnostic> {
     let phases = crate::model::country_obligations(db, key);
-    let Some(reference) = crate::derive::toggles::reference_day(db) else {
+    let Some(reference) = super::dates::reference_day(db) else {
         return Vec::new();
     };
     let mut diagnostics = Vec::new();

@@ -6,6 +6,7 @@
 //! nothing downstream of France re-runs. Cross-file checks live in [`checks`].
 
 pub mod checks;
+pub mod dates;
 
 use std::sync::Arc;
 

@@ -26,7 +26,7 @@ use crate::resources::{
     CountryDetail, Endpoint, Envelope, ErpDetail, Licence, LocalErp, Meta, NewsItem, Partner,
     PartnerFlag, Provider, Sponsor,
 };
-use crate::routes::{Output, Param, outputs};
+use crate::routes::{Output, outputs};
 use schemars::SchemaGenerator;
 
 use super::history;
@@ -78,7 +78,7 @@ fn detail<T: Serialize>(db: &dyn salsa::Database, data: T) -> Rendered {
 
 pub(crate) fn local_erp(row: &LocalErpRow) -> LocalErp {
     LocalErp {
-        id: local_erp_id(row),
+        id: local_erp_id(&row.country, &row.name),
         country: row.country.clone(),
         name: row.name.clone(),
         segment: row.segment.clone(),
@@ -105,7 +105,7 @@ pub(crate) fn partner_flag(row: &PartnerFlagRow) -> PartnerFlag {
 
 pub fn partner(row: &PartnerRow) -> Partner {
     Partner {
-        id: partner_id(row),
+        id: partner_id(&row.country, &row.erp, &row.name),
         name: row.name.clone(),
         erp: row.erp.clone(),
         country: row.country.clone(),
@@ -349,8 +349,6 @@ pub fn api_calendar(db: &dyn salsa::Database) -> Rendered {
 
 /// How an API envelope is made and described (see [`ApiKind::spec`]).
 pub(crate) struct ApiSpec {
-    /// The placeholder its routes carry.
-    pub param: Param,
     pub render: RenderFn,
     /// The schema of its body, from the resource types (what `openapi.json` describes).
     pub schema: fn(&mut SchemaGenerator) -> serde_json::Value,
@@ -367,37 +365,31 @@ impl ApiKind {
     pub(crate) fn spec(self) -> ApiSpec {
         match self {
             ApiKind::Index => ApiSpec {
-                param: Param::None,
                 render: |db, _| api_index(db),
                 schema: schema_of::<Envelope<Vec<Endpoint>>>,
                 count: None,
             },
             ApiKind::Countries => ApiSpec {
-                param: Param::None,
                 render: |db, _| api_countries(db),
                 schema: schema_of::<Envelope<Vec<Country>>>,
                 count: Some(|db, _| len(countries(db).len())),
             },
             ApiKind::Country => ApiSpec {
-                param: Param::Country,
                 render: |db, output| api_country(db, CountryKey::new(db, param_of(output))),
                 schema: schema_of::<Envelope<CountryDetail>>,
                 count: None,
             },
             ApiKind::Erps => ApiSpec {
-                param: Param::None,
                 render: |db, _| api_erps(db),
                 schema: schema_of::<Envelope<Vec<Erp>>>,
                 count: Some(|db, _| len(erps(db).len())),
             },
             ApiKind::Erp => ApiSpec {
-                param: Param::Erp,
                 render: |db, output| api_erp(db, ErpKey::new(db, param_of(output))),
                 schema: schema_of::<Envelope<ErpDetail>>,
                 count: None,
             },
             ApiKind::Facts => ApiSpec {
-                param: Param::None,
                 render: |db, _| api_facts(db),
                 schema: schema_of::<Envelope<Vec<Fact>>>,
                 count: Some(|db, _| {
@@ -410,49 +402,41 @@ impl ApiKind {
                 }),
             },
             ApiKind::LocalErps => ApiSpec {
-                param: Param::None,
                 render: |db, _| api_local_erps(db),
                 schema: schema_of::<Envelope<Vec<LocalErp>>>,
                 count: Some(|db, _| len(local_erp_rows(db).value.len())),
             },
             ApiKind::PartnerFlags => ApiSpec {
-                param: Param::None,
                 render: |db, _| api_partner_flags(db),
                 schema: schema_of::<Envelope<Vec<PartnerFlag>>>,
                 count: Some(|db, _| len(partner_flag_rows(db).value.len())),
             },
             ApiKind::Partners => ApiSpec {
-                param: Param::None,
                 render: |db, _| api_partners(db),
                 schema: schema_of::<Envelope<Vec<Partner>>>,
                 count: Some(|db, _| len(partner_rows(db).value.len())),
             },
             ApiKind::News => ApiSpec {
-                param: Param::None,
                 render: |db, _| api_news(db),
                 schema: schema_of::<Envelope<Vec<NewsItem>>>,
                 count: Some(|db, _| len(news_rows(db).value.len())),
             },
             ApiKind::Sponsors => ApiSpec {
-                param: Param::None,
                 render: |db, _| api_sponsors(db),
                 schema: schema_of::<Envelope<Vec<Sponsor>>>,
                 count: Some(|db, _| len(sponsor_rows(db).value.len())),
             },
             ApiKind::Toggles => ApiSpec {
-                param: Param::None,
                 render: |db, _| api_toggles(db),
                 schema: schema_of::<Envelope<Vec<ToggleDerivation>>>,
                 count: Some(|db, _| len(countries(db).len() * Toggles::NAMES.len())),
             },
             ApiKind::Calendar => ApiSpec {
-                param: Param::None,
                 render: |db, _| api_calendar(db),
                 schema: schema_of::<Envelope<Vec<CalendarEntry>>>,
                 count: Some(|db, _| len(crate::derive::obligations::calendar(db).len())),
             },
             ApiKind::Filter => ApiSpec {
-                param: Param::Filter,
                 render: |db, output| api_filter(db, FilterKey::new(db, param_of(output))),
                 schema: schema_of::<Envelope<Vec<FilterItem>>>,
                 count: Some(|db, output| {
@@ -461,19 +445,16 @@ impl ApiKind {
             },
             // Releases and changes (src/render/history.rs).
             ApiKind::Changes => ApiSpec {
-                param: Param::None,
                 render: |db, _| history::api_changes(db),
                 schema: schema_of::<Envelope<Vec<Change>>>,
                 count: Some(|db, _| len(history::change_count(db))),
             },
             ApiKind::Releases => ApiSpec {
-                param: Param::None,
                 render: |db, _| history::api_releases(db),
                 schema: schema_of::<Envelope<Vec<Release>>>,
                 count: Some(|db, _| len(crate::history::release_versions(db).len())),
             },
             ApiKind::Release => ApiSpec {
-                param: Param::Release,
                 render: |db, output| {
                     history::api_release(db, ReleaseKey::new(db, param_of(output)))
                 },

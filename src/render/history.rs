@@ -396,7 +396,7 @@ fn feed_line(db: &dyn salsa::Database, change: &Change) -> String {
         ChangeKind::Removed => format!("{country}: {what} removed (was “{old}”)"),
         kind => format!("{country}: {what}: {}: “{old}” → “{new}”", kind.words()),
     };
-    format!("<li>{}</li>", crate::render::pages::escape_html(&text))
+    format!("<li>{}</li>", crate::render::escape::escape_html(&text))
 }
 
 /// The HTML content of a feed entry: the counts by kind, then the changes (the first
@@ -424,7 +424,7 @@ fn feed_content<'a>(
         html.push_str(&format!(
             "<p>… and {} more: <a href=\"{}\">all changes</a>.</p>",
             total - FEED_CHANGES,
-            crate::render::pages::escape_html(more_at)
+            crate::render::escape::escape_html(more_at)
         ));
     }
     html

@@ -24,7 +24,7 @@ pub(crate) fn is_twin(output: &Output) -> bool {
 
 /// Computes what the llms files and the search index read of a twin (its title and condensed text)
 /// while its bytes are in memory: a one-off build evicts them after writing (see
-/// [`crate::build::build_streaming`]).
+/// [`crate::build::Plan::single_build`]).
 pub(crate) fn remember_page(db: &dyn salsa::Database, page: &Output) {
     if is_twin(page) {
         let key = OutputKey::new(db, page.clone());

@@ -9,10 +9,10 @@ pub mod assets;
 pub mod calendar;
 pub mod contexts;
 pub mod data;
+pub mod escape;
 pub mod figures;
 pub mod headers;
 pub mod history;
-pub mod kinds;
 pub mod llms;
 pub mod openapi;
 pub mod page_figures;
@@ -25,8 +25,15 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::diagnostics::Diagnostic;
-use crate::routes::{Output, Param};
-pub use kinds::{ApiKind, CountFn, FileKind, Format, PageKind, RenderFn, Renderer};
+pub use crate::kinds::{ApiKind, FileKind, FlatTable, Format, PageKind, Renderer};
+use crate::routes::Output;
+
+/// How an output of a kind is rendered, from the output's placeholder value (and, for assets, its path).
+/// Not memoized itself: [`output_file`] memoizes every output.
+pub type RenderFn = fn(&dyn salsa::Database, &Output) -> Rendered;
+
+/// How many records an output lists, for `index.json`.
+pub type CountFn = fn(&dyn salsa::Database, &Output) -> Option<u64>;
 
 /// Why a file cannot be rendered (a missing asset).
 pub(crate) type CheckFn = fn(&dyn salsa::Database, &Output) -> Option<Diagnostic>;
@@ -430,8 +437,6 @@ pub(crate) fn can_fail(output: &Output) -> bool {
 
 /// How a file that is neither an API envelope nor a page is made and described (see [`FileKind::spec`]).
 pub(crate) struct FileSpec {
-    /// The placeholder its routes carry.
-    pub param: Param,
     pub render: RenderFn,
     /// Why it cannot be rendered, for the kinds that can fail.
     pub check: Option<CheckFn>,
@@ -468,7 +473,6 @@ impl FileKind {
     pub(crate) fn spec(self) -> FileSpec {
         match self {
             FileKind::Openapi => FileSpec {
-                param: Param::None,
                 render: |db, _| openapi::openapi(db),
                 check: None,
                 count: None,
@@ -479,7 +483,6 @@ impl FileKind {
                 },
             },
             FileKind::DataJson => FileSpec {
-                param: Param::Stem,
                 render: |db, output| data::data_json(db, data::StemKey::new(db, param_of(output))),
                 check: None,
                 count: Some(flat_row_count),
@@ -489,7 +492,6 @@ impl FileKind {
                 },
             },
             FileKind::DataCsv => FileSpec {
-                param: Param::Stem,
                 render: |db, output| data::data_csv(db, data::StemKey::new(db, param_of(output))),
                 check: None,
                 count: Some(flat_row_count),
@@ -499,7 +501,6 @@ impl FileKind {
                 },
             },
             FileKind::Datapackage => FileSpec {
-                param: Param::None,
                 render: |db, _| data::datapackage(db),
                 check: None,
                 count: None,
@@ -509,21 +510,18 @@ impl FileKind {
                 },
             },
             FileKind::DataLicence => FileSpec {
-                param: Param::None,
                 render: |db, _| data::data_licence(db),
                 check: None,
                 count: None,
                 response: |_, _, _| ("text/plain".into(), json!({"type": "string"})),
             },
             FileKind::Headers => FileSpec {
-                param: Param::None,
                 render: |db, _| headers::headers(db),
                 check: None,
                 count: None,
                 response: |_, _, _| ("text/plain".into(), json!({"type": "string"})),
             },
             FileKind::Asset => FileSpec {
-                param: Param::None,
                 render: |db, output| {
                     assets::asset(db, assets::AssetKey::new(db, output.path.clone()))
                         .0
@@ -538,14 +536,12 @@ impl FileKind {
                 response: text_response,
             },
             FileKind::Llms => FileSpec {
-                param: Param::None,
                 render: |db, _| llms::llms_txt(db),
                 check: None,
                 count: None,
                 response: text_response,
             },
             FileKind::Calendar => FileSpec {
-                param: Param::None,
                 render: |db, _| calendar::calendar_ics(db),
                 check: None,
                 count: Some(|db, _| Some(crate::derive::obligations::calendar(db).len() as u64)),
@@ -555,7 +551,6 @@ impl FileKind {
                 },
             },
             FileKind::SearchIndex => FileSpec {
-                param: Param::None,
                 render: |db, _| search::search_index(db),
                 check: None,
                 count: Some(|db, _| Some(search::search_item_count(db) as u64)),
@@ -565,14 +560,12 @@ impl FileKind {
                 },
             },
             FileKind::Nojekyll => FileSpec {
-                param: Param::None,
                 render: |db, _| nojekyll(db),
                 check: None,
                 count: None,
                 response: |_, _, _| ("application/octet-stream".into(), json!({"type": "string"})),
             },
             FileKind::LlmsFull => FileSpec {
-                param: Param::None,
                 render: |db, _| llms::llms_full_txt(db),
                 check: None,
                 count: None,
@@ -580,7 +573,6 @@ impl FileKind {
             },
             // Releases and changes, and the crawler files (history.rs).
             FileKind::ChangesFeed => FileSpec {
-                param: Param::None,
                 render: |db, _| history::changes_feed(db),
                 check: None,
                 count: None,
@@ -591,7 +583,6 @@ impl FileKind {
                 },
             },
             FileKind::Sitemap => FileSpec {
-                param: Param::None,
                 render: |db, _| history::sitemap(db),
                 check: None,
                 count: None,
@@ -601,7 +592,6 @@ impl FileKind {
                 },
             },
             FileKind::Robots => FileSpec {
-                param: Param::None,
                 render: |db, _| history::robots(db),
                 check: None,
                 count: None,
@@ -740,6 +730,38 @@ pub(crate) fn stream_list(output: &Output) -> Option<ListStream> {
 /// Whether a one-off build hands `output` over piece by piece (see [`stream_list`]).
 pub fn is_streamed_list(output: &Output) -> bool {
     stream_list(output).is_some()
+}
+
+/// Names of the tracked functions that executed since the last call, sorted, one entry per execution
+/// (what `locref watch` reports and the incremental tests snapshot). An output's rendering is named by
+/// its renderer (`output_file(api_facts)`, `output_file(page_country_md)`), a page's context and part
+/// by their kind: which outputs were made again is what a reader wants to see.
+pub fn take_executed(db: &crate::db::Db) -> Vec<String> {
+    use salsa::plumbing::FromId;
+    let mut names: Vec<String> = db
+        .take_executed_keys()
+        .iter()
+        .map(|key| {
+            let name = salsa::Database::ingredient_debug_name(db, key.ingredient_index());
+            match &*name {
+                "output_file" => {
+                    let output = OutputKey::from_id(key.key_index());
+                    format!("output_file({})", output.output(db).renderer.name())
+                }
+                "page_context" => {
+                    let page = pages::PageContextKey::from_id(key.key_index());
+                    format!("page_context({})", <&str>::from(page.kind(db)))
+                }
+                "page_part" => {
+                    let part = parts::PartKey::from_id(key.key_index());
+                    format!("page_part({})", <&str>::from(part.kind(db)))
+                }
+                _ => name.into_owned(),
+            }
+        })
+        .collect();
+    names.sort();
+    names
 }
 
 #[cfg(test)]

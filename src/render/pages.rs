@@ -14,13 +14,14 @@ use serde_json::{Value as Json, json};
 
 use super::api_docs::api_docs_context;
 use super::contexts::*;
+use super::escape::write_escaped_html;
 use super::{Format, PageKind};
 use super::{Rendered, RenderedFile};
 use crate::derive::filters::FilterKey;
 use crate::diagnostics::Diagnostic;
 use crate::model::{CountryKey, ErpKey};
 use crate::parse::source_text;
-use crate::routes::{Output, Param};
+use crate::routes::Output;
 
 /// The folder of the page templates.
 pub(crate) const TEMPLATES: &str = "rules/templates";
@@ -114,42 +115,7 @@ fn auto_escape(name: &str) -> AutoEscape {
     }
 }
 
-/// Escapes `& < > " '`: enough for HTML text and for attribute values in double or single quotes.
-pub(crate) fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    write_escaped_html(&mut out, text).expect("writing to a String cannot fail");
-    out
-}
-
-/// What [`escape_html`] writes for one byte of text, if it is not the byte itself (the XML escape of the
-/// figures and feeds writes the same entities).
-pub(crate) fn html_escape_of(byte: u8) -> Option<&'static str> {
-    match byte {
-        b'&' => Some("&amp;"),
-        b'<' => Some("&lt;"),
-        b'>' => Some("&gt;"),
-        b'"' => Some("&quot;"),
-        b'\'' => Some("&#39;"),
-        _ => None,
-    }
-}
-
-/// Whether [`html_escape_of`] replaces `byte`, written as [`crate::bytescan::find_byte`] wants it.
-#[inline]
-pub(crate) fn is_html_special(b: u8) -> bool {
-    (b == b'&') | (b == b'<') | (b == b'>') | (b == b'"') | (b == b'\'')
-}
-
-/// Writes `text` escaped as [`escape_html`] does, straight into `out`. The five characters are ASCII, so
-/// the text is scanned as bytes and written in runs: a page's values are most of its bytes, and a
-/// character at a time was a tenth of an x100 edit.
-fn write_escaped_html(out: &mut impl std::fmt::Write, text: &str) -> std::fmt::Result {
-    crate::bytescan::write_replacing(out, text, is_html_special, |rest| {
-        html_escape_of(rest[0]).map(|with| (with, 1))
-    })
-}
-
-/// Writes every value of an `.html` template escaped by [`escape_html`], except values marked safe
+/// Writes every value of an `.html` template escaped by [`super::escape::escape_html`], except values marked safe
 /// (macro output, already escaped). A string value is escaped from where it is, not from a copy.
 fn html_formatter(out: &mut minijinja::Output, state: &State, value: &Value) -> Result<(), Error> {
     if state.auto_escape() != HTML || value.is_safe() {
@@ -521,12 +487,20 @@ pub(crate) fn context_of(db: &dyn salsa::Database, key: PageContextKey<'_>) -> P
 /// The contexts [`page_context`] made, by fingerprint, until the batch that renders their pages ends
 /// ([`forget_made_contexts`]). A salsa input whose one value (the shared table) is never set again, so
 /// reading it is a dependency no edit invalidates; keyed by content, so whichever build made an entry,
-/// it is the context of any page with that fingerprint. Created with the project
-/// ([`crate::workspace::Project::load`]); without it every render makes its page's context itself.
+/// it is the context of any page with that fingerprint. Created by the build before it renders
+/// ([`share_made_contexts`]); without it every render makes its page's context itself.
 #[salsa::input(singleton)]
 pub(crate) struct MadeContexts {
     #[returns(ref)]
     pub table: Arc<Mutex<HashMap<ContextFingerprint, PageContext>>>,
+}
+
+/// Makes the table of [`MadeContexts`] on `db` if it has none yet: a build calls this before it
+/// renders, so each page's context is made once for the page and its twin.
+pub(crate) fn share_made_contexts(db: &dyn salsa::Database) {
+    if MadeContexts::try_get(db).is_none() {
+        let _ = MadeContexts::new(db, Default::default());
+    }
 }
 
 /// Lets go of the contexts made so far: their pages are rendered (see [`MadeContexts`]).
@@ -635,46 +609,31 @@ impl PageContext {
 
 /// How a page is made (see [`PageKind::spec`]).
 pub(crate) struct PageSpec {
-    /// The placeholder its routes carry.
-    pub param: Param,
     /// Its template's name without extension: `country` is `country.html` and `country.md`.
     pub template: &'static str,
-    /// The formats it is published in.
-    pub formats: &'static [Format],
     pub context: ContextFn,
     /// Whether its bulk is rendered in parts (see [`super::parts`]).
     pub parts: Option<super::parts::PartsSpec>,
 }
 
-/// A page and its twin.
-const BOTH: &[Format] = &[Format::Html, Format::Markdown];
-
 impl PageKind {
     /// How pages of this kind are made: one declaration per kind.
     pub(crate) fn spec(self) -> PageSpec {
         let page = |template, context| PageSpec {
-            param: Param::None,
             template,
-            formats: BOTH,
             context,
             parts: None,
         };
         match self {
             PageKind::Home => page("home", |db, _| home_context(db)),
             PageKind::EInvoicing => page("e-invoicing", |db, _| e_invoicing_context(db)),
-            PageKind::Country => PageSpec {
-                param: Param::Country,
-                ..page("country", |db, code| {
-                    country_context(db, CountryKey::new(db, code.to_string()))
-                })
-            },
+            PageKind::Country => page("country", |db, code| {
+                country_context(db, CountryKey::new(db, code.to_string()))
+            }),
             PageKind::Erps => page("erps", |db, _| erps_context(db)),
-            PageKind::Erp => PageSpec {
-                param: Param::Erp,
-                ..page("erp", |db, id| {
-                    erp_context(db, ErpKey::new(db, id.to_string()))
-                })
-            },
+            PageKind::Erp => page("erp", |db, id| {
+                erp_context(db, ErpKey::new(db, id.to_string()))
+            }),
             PageKind::VatReporting => page("reporting", |db, _| vat_reporting_context(db)),
             PageKind::Saft => page("reporting", |db, _| saft_context(db)),
             // One part per country with partners (15,000 rows at x100).
@@ -707,20 +666,14 @@ impl PageKind {
             PageKind::Sponsors => page("sponsors", |db, _| sponsors_context(db)),
             PageKind::Licence => page("licence", |db, _| licence_context(db)),
             PageKind::Filters => page("filters", |db, _| filters_context(db)),
-            PageKind::Filter => PageSpec {
-                param: Param::Filter,
-                ..page("filter", |db, slug| {
-                    filter_context(db, FilterKey::new(db, slug.to_string()))
-                })
-            },
+            PageKind::Filter => page("filter", |db, slug| {
+                filter_context(db, FilterKey::new(db, slug.to_string()))
+            }),
             PageKind::Api => page("api", |db, _| api_docs_context(db)),
             PageKind::Calendar => page("calendar", |db, _| super::calendar::calendar_context(db)),
             PageKind::Search => page("search", |db, _| super::search::search_context(db)),
-            // The page a static host shows for an unknown path: no twin.
-            PageKind::NotFound => PageSpec {
-                formats: &[Format::Html],
-                ..page("404", |db, _| not_found_context(db))
-            },
+            // The page a static host shows for an unknown path (no twin: `PageKind::formats`).
+            PageKind::NotFound => page("404", |db, _| not_found_context(db)),
             // Releases and changes (history.rs).
             // The unreleased changes, one part per country.
             PageKind::Changes => PageSpec {
@@ -731,15 +684,12 @@ impl PageKind {
                 )),
                 ..page("changes", |db, _| super::history::changes_context(db))
             },
-            PageKind::Release => PageSpec {
-                param: Param::Release,
-                ..page("release", |db, version| {
-                    super::history::release_context(
-                        db,
-                        crate::history::ReleaseKey::new(db, version.to_string()),
-                    )
-                })
-            },
+            PageKind::Release => page("release", |db, version| {
+                super::history::release_context(
+                    db,
+                    crate::history::ReleaseKey::new(db, version.to_string()),
+                )
+            }),
         }
     }
 }
@@ -814,6 +764,7 @@ pub(crate) fn prefix_site_links(text: &str, prefix: &str, format: Format) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::escape::escape_html;
 
     #[test]
     fn a_context_is_the_value_the_engine_makes_of_its_json_with_long_texts_shared() {

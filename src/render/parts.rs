@@ -4,7 +4,7 @@
 //! few hundred news items), each rendered on its own by a macro of `macros.html` / `macros.md`, then
 //! spliced as shared [`Piece`]s, as `changes.json` splices its per-country fragments. An edit renders the
 //! skeleton (short) and the edited country's part again, not the whole page, and the link check reads
-//! the same parts (`crate::linkcheck::parts`). No query holds a whole list page's rows at once: a build
+//! the same parts (`linkcheck/parts.rs`). No query holds a whole list page's rows at once: a build
 //! holds one part's context at a time, not the page's.
 //!
 //! ```text

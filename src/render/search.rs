@@ -146,7 +146,7 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
             // The twin as the route table has it (its own route), so its title is read from the
             // twin the build renders, not from a second rendering under another key.
             let twin_path = output.path.replace("/index.html", "/index.md");
-            let twin = crate::linkcheck::output_paths(db)
+            let twin = crate::routes::output_paths(db)
                 .get(&twin_path)
                 .cloned()
                 .unwrap_or_else(|| Output {

@@ -1591,7 +1591,8 @@ fn rebuilds_keep_spare_files_outside_the_output_and_clean_removes_them() {
     }
     // The output folder holds the outputs and nothing else: no temporary or spare file is published.
     let manifest: Value =
-        serde_json::from_slice(&std::fs::read(locref::emit::manifest_path(&out)).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(locref::outdir::manifest_path(&out)).unwrap())
+            .unwrap();
     let published: BTreeSet<String> = manifest["files"]
         .as_object()
         .unwrap()
@@ -2353,5 +2354,26 @@ fn no_yes_or_no_contradicts_its_reason_or_its_limit() {
             assert_eq!(d["value"], false, "{who}");
             assert_eq!(phase["basis"], "absence", "{who}");
         }
+    }
+}
+
+/// The build's strategy is behind one seam: the serial reference plan (one thread, route order,
+/// everything kept) and the streaming plans (two threads, batches let go, lists and pages handed over
+/// piece by piece) publish the same files, byte for byte.
+#[test]
+fn the_serial_plan_and_the_streaming_plans_publish_the_same_site() {
+    use locref::build::Plan;
+    let dir = crate::common::copy_project();
+    let serial = crate::common::built_with(dir.path(), "serial", Plan::serial());
+    let expected =
+        locref::routes::outputs(&locref::workspace::Project::load(dir.path()).unwrap().db).len();
+    assert_eq!(serial.len(), expected, "every output of the route table");
+    for (folder, plan) in [
+        ("single", Plan::single_build()),
+        ("session", Plan::session()),
+        ("in-memory", Plan::session_in_memory()),
+    ] {
+        let streaming = crate::common::built_with(dir.path(), folder, plan);
+        crate::common::assert_same_site(&serial, &streaming);
     }
 }

@@ -1296,7 +1296,7 @@ fn a_new_release_diffs_only_itself() {
     let root = dir.path();
     // Whatever the shipped sources hold that is not released yet is released first, so that the release
     // below holds exactly the one change this test makes.
-    locref::history::release::release(root, "2026.11.28-0", "baseline", "2026-11-28T08:00:00Z")
+    locref::cmd::release::release(root, "2026.11.28-0", "baseline", "2026-11-28T08:00:00Z")
         .expect("baseline release");
     let mut session = session(root);
     // A change to release: Australia's SAF-T becomes required (a fact text and a toggle).
@@ -1315,7 +1315,7 @@ fn a_new_release_diffs_only_itself() {
     let edited = session.rebuild(&[facts, phase]);
     assert!(matches!(edited.outcome, Outcome::Built(_)), "{edited}");
     let before = snapshot(&root.join("public"));
-    let released = locref::history::release::release(
+    let released = locref::cmd::release::release(
         root,
         "2026.11.28-1",
         "Australia: SAF-T required",
@@ -1888,7 +1888,7 @@ fn apply(session: &mut Session, root: &Path, edit: &Edit, atomic: bool) -> Vec<P
                 .and_then(|t| t.parse().ok())
                 .expect("a release time");
             let time = (last_at + jiff::SignedDuration::from_mins(1)).to_string();
-            let released = locref::history::release::release(root, &next, "random edit", &time);
+            let released = locref::cmd::release::release(root, &next, "random edit", &time);
             match released {
                 Ok(_) => vec![
                     root.join(format!("sources/releases/{next}.jsonl")),
@@ -1897,7 +1897,7 @@ fn apply(session: &mut Session, root: &Path, edit: &Edit, atomic: bool) -> Vec<P
                 ],
                 // The sources do not check clean (a pending break batched with this step): nothing was
                 // written.
-                Err(locref::history::release::ReleaseError::Invalid(_)) => Vec::new(),
+                Err(locref::cmd::release::ReleaseError::Invalid(_)) => Vec::new(),
                 Err(e) => panic!("release {next}: {e:?}"),
             }
         }
@@ -2096,7 +2096,7 @@ fn a_twin_made_of_parts_with_a_row_to_condense_is_condensed_in_a_one_off_build_t
 pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
     let mut project = locref::workspace::Project::load(root).expect("load");
     let mut handed_over: Vec<String> = Vec::new();
-    let built = locref::build::build_streaming(&mut project.db, |path| {
+    let built = locref::build::Plan::single_build().check(&mut project.db, |path| {
         handed_over.push(path.to_string());
     });
     let db = &project.db;
@@ -2107,7 +2107,7 @@ pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
     handed_over.sort();
     assert_eq!(handed_over, paths, "every output handed over once");
 
-    let executed = db.take_executed();
+    let executed = locref::render::take_executed(db);
     let count = |name: &str| executed.iter().filter(|e| *e == name).count();
     use locref::render::parts::is_made_of_parts;
     // No twin made of parts has a row that `llms-full.txt` condenses here (such a twin is made whole

@@ -89,7 +89,7 @@ fn a_broken_anchor_fails_check_and_build_leaves_the_output_untouched() {
     let (dir, good) = built();
     let root = dir.path();
     let manifest =
-        std::fs::read(locref::emit::manifest_path(&root.join("site"))).expect("manifest");
+        std::fs::read(locref::outdir::manifest_path(&root.join("site"))).expect("manifest");
     let link = "<a href=\"/e-invoicing/\">E-invoicing matrix</a><span>";
     let at = position(page(&good, "index.html"), link, "<a href=\"".len());
     replace_once(
@@ -116,7 +116,7 @@ fn a_broken_anchor_fails_check_and_build_leaves_the_output_untouched() {
         "the output folder is untouched"
     );
     assert_eq!(
-        std::fs::read(locref::emit::manifest_path(&root.join("site"))).expect("manifest"),
+        std::fs::read(locref::outdir::manifest_path(&root.join("site"))).expect("manifest"),
         manifest
     );
 }

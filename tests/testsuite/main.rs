@@ -3,7 +3,7 @@
 //! Each module tests one side of locref as a user meets it: `build` and `diagnostics` the command line
 //! and its errors, `history` the releases and the changes published from them, `incremental` what a
 //! rebuild re-runs and rewrites, `watch` and `serve` the long-running
-//! commands, `pages` and `linkcheck` the published pages, `dataset` the shipped data, and `browser` the
+//! commands, `pages` and `linkcheck` the published pages, `dataset` the shipped data, `layers` the import order of `src/` that ARCHITECTURE.md states, and `browser` the
 //! site in headless Chromium (ignored by a plain `cargo test`; `.ci/run` runs it with `--ignored`).
 
 mod common;
@@ -15,6 +15,7 @@ mod diagnostics;
 mod history;
 mod hostile;
 mod incremental;
+mod layers;
 mod linkcheck;
 mod output_folder;
 mod pages;

@@ -82,7 +82,7 @@ fn a_publish_that_fails_half_way_puts_back_what_it_had_put_in_place() {
     // stands: that page cannot be put in place.
     a_folder_where_a_page_goes(&site);
     let before = snapshot(&site);
-    let manifest = std::fs::read(locref::emit::manifest_path(&site)).unwrap();
+    let manifest = std::fs::read(locref::outdir::manifest_path(&site)).unwrap();
     replace_once(
         root,
         "sources/tables/countries.csv",
@@ -99,7 +99,7 @@ fn a_publish_that_fails_half_way_puts_back_what_it_had_put_in_place() {
     );
     assert_eq!(snapshot(&site), before, "the last good build, whole");
     assert_eq!(
-        std::fs::read(locref::emit::manifest_path(&site)).unwrap(),
+        std::fs::read(locref::outdir::manifest_path(&site)).unwrap(),
         manifest
     );
     // Once the folder is moved away, the build goes through and writes the changed files.
@@ -136,7 +136,7 @@ fn a_stale_output_edited_by_hand_or_named_by_a_forged_manifest_is_left_in_place(
     let (project, _) = built();
     let root = project.path();
     let site = root.join("out/site");
-    let manifest_path = locref::emit::manifest_path(&site);
+    let manifest_path = locref::outdir::manifest_path(&site);
     // A file of the user's, and a manifest entry someone added for it.
     std::fs::write(site.join("notes.txt"), "my notes").unwrap();
     let mut manifest: serde_json::Value =
@@ -157,7 +157,7 @@ fn a_fifo_in_the_cache_folder_does_not_hang_a_build() {
     let root = project.path();
     let site = root.join("out/site");
     for path in [
-        locref::emit::manifest_path(&site),
+        locref::outdir::manifest_path(&site),
         locref::outdir::journal_path(&site),
     ] {
         let _ = std::fs::remove_file(&path);

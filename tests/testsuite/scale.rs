@@ -127,7 +127,7 @@ fn a_build_with_nothing_changed_writes_nothing() {
     let root = project.path();
     let site = root.join("site");
     let before = snapshot(&site);
-    let manifest = std::fs::read(locref::emit::manifest_path(&site)).unwrap();
+    let manifest = std::fs::read(locref::outdir::manifest_path(&site)).unwrap();
     // A touch and an identical save change nothing.
     let matrix = root.join("sources/tables/matrix.csv");
     std::fs::write(&matrix, std::fs::read(&matrix).unwrap()).unwrap();
@@ -137,13 +137,13 @@ fn a_build_with_nothing_changed_writes_nothing() {
     }
     assert!(snapshot(&site) == before);
     assert_eq!(
-        std::fs::read(locref::emit::manifest_path(&site)).unwrap(),
+        std::fs::read(locref::outdir::manifest_path(&site)).unwrap(),
         manifest
     );
 }
 
 fn manifest(root: &Path) -> Vec<u8> {
-    std::fs::read(locref::emit::manifest_path(&root.join("site"))).unwrap()
+    std::fs::read(locref::outdir::manifest_path(&root.join("site"))).unwrap()
 }
 
 /// An edit, then a build: it builds (the manifest records the new inputs) and writes what changed, if
@@ -287,11 +287,11 @@ fn a_watch_session_in_the_folder_drops_the_record() {
         .with_fixed_time("2026-09-21T14:13:20Z");
     assert!(matches!(session.build().outcome, Outcome::Built(_)));
     drop(session);
-    let manifest = std::fs::read_to_string(locref::emit::manifest_path(&site)).unwrap();
+    let manifest = std::fs::read_to_string(locref::outdir::manifest_path(&site)).unwrap();
     assert!(!manifest.contains("\"inputs\""), "{manifest}");
     let run = locref(root, &["build", "--out", "site"]);
     assert_eq!(built(&run).1, crate::common::shipped_outputs());
-    let manifest = std::fs::read_to_string(locref::emit::manifest_path(&site)).unwrap();
+    let manifest = std::fs::read_to_string(locref::outdir::manifest_path(&site)).unwrap();
     assert!(manifest.contains("\"inputs\""));
 }
 
@@ -301,6 +301,21 @@ fn a_watch_session_in_the_folder_drops_the_record() {
 #[ignore = "the x10 dataset: .ci/run runs it"]
 fn a_one_off_build_of_the_x10_dataset_makes_everything_once() {
     crate::incremental::assert_one_off_build_makes_everything_once(x10_template());
+}
+
+/// At x10 the streaming plan renders in several batches, hands the long lists over piece by piece and
+/// the pages made of parts part by part: still the same bytes as the serial reference plan.
+#[test]
+#[ignore = "the x10 dataset: .ci/run runs it"]
+fn the_serial_plan_and_the_streaming_plan_publish_the_same_x10_site() {
+    use locref::build::Plan;
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["sources", "rules"] {
+        crate::common::copy_dir(&x10_template().join(sub), &dir.path().join(sub));
+    }
+    let serial = crate::common::built_with(dir.path(), "serial", Plan::serial());
+    let streaming = crate::common::built_with(dir.path(), "single", Plan::single_build());
+    crate::common::assert_same_site(&serial, &streaming);
 }
 
 /// The x10 dataset's project, built once and copied for each case of the property test.

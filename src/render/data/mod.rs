@@ -11,11 +11,12 @@ mod records;
 
 pub use package::{csv_digest, data_json_schema, datapackage};
 
+pub use crate::kinds::FlatTable;
+pub use records::FlatRecords;
 use records::{
     ConnectorRecord, CountryFactRecord, LocalErpRecord, MatrixRecord, ObligationRecord,
     PartnerFlagRecord, ReportingRecord, ToggleRecord,
 };
-pub use records::{FlatRecords, FlatTable};
 
 use super::{Piece, Rendered, json_bytes, splice_items, splice_items_into};
 use crate::model::{

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
+use crate::kinds::FlatTable;
 use crate::model::{CountryInfo, NumberedReport};
 use crate::parse::tables::{
     ConnectorRow, CountryFactRow, LocalErpRow, MandateRow, MatrixRow, ObligationRow, PartnerFlagRow,
@@ -156,33 +157,12 @@ pub(crate) enum ValueSet {
 /// The matrix's `topic`.
 pub(crate) const MATRIX_TOPIC: &str = "e-invoicing";
 
-/// Declares the flat tables: `Variant("stem", Record) => "what it holds"`, in the SPEC's order.
-macro_rules! flat_tables {
-    ($($table:ident($stem:literal, $record:ident) => $description:literal,)*) => {
-        /// A flat data table: published as `data/<stem>.json` and `data/<stem>.csv`.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum FlatTable {
-            $($table,)*
-        }
-
+/// Says the record type of each flat table (declared in [`crate::kinds::FlatTable`]):
+/// `Variant(Record),`; the matches below are exhaustive, so a table declared there without its record
+/// type here does not compile.
+macro_rules! flat_records {
+    ($($table:ident($record:ident),)*) => {
         impl FlatTable {
-            /// Every table, in the SPEC's order.
-            pub const ALL: [FlatTable; [$(FlatTable::$table),*].len()] = [$(FlatTable::$table),*];
-
-            /// The file stem (`local_erps`).
-            pub const fn stem(self) -> &'static str {
-                match self {
-                    $(FlatTable::$table => $stem,)*
-                }
-            }
-
-            /// What the table holds (datapackage.json, data/LICENSE.txt, llms.txt).
-            pub const fn description(self) -> &'static str {
-                match self {
-                    $(FlatTable::$table => $description,)*
-                }
-            }
-
             /// The records of one part of this table, before any is added.
             pub(crate) fn no_records(self) -> FlatRecords {
                 match self {
@@ -255,44 +235,15 @@ macro_rules! flat_tables {
     };
 }
 
-flat_tables! {
-    Matrix("matrix", MatrixRecord) =>
-        "E-invoicing, one record per country and ERP: the country's mandate and the ERP's support.",
-    Reporting("reporting", ReportingRecord) =>
-        "VAT and tax reporting and SAF-T requirements, with the support of ten ERPs.",
-    Connectors("connectors", ConnectorRecord) => "E-invoicing provider and ERP connector routes.",
-    Countries("countries", CountryFactRecord) => "One record per country fact.",
-    LocalErps("local_erps", LocalErpRecord) => "Local and regional ERP and accounting systems.",
-    LocalPartnerFlags("local_partner_flags", PartnerFlagRecord) =>
-        "Country and global ERP flags: where localization is through local partners or add-ons.",
-    Obligations("obligations", ObligationRecord) =>
-        "One record per phase of an obligation (e-invoicing, real-time reporting, SAF-T, audit file): status, date, whom it covers and its source.",
-    Toggles("toggles", ToggleRecord) =>
-        "One record per country and toggle: the value on the reference date, the phase that set it and what it rests on.",
-}
-
-impl FlatTable {
-    /// The file stems, in the SPEC's order.
-    pub(crate) const STEMS: [&'static str; FlatTable::ALL.len()] = {
-        let mut stems = [""; FlatTable::ALL.len()];
-        let mut i = 0;
-        while i < stems.len() {
-            stems[i] = FlatTable::ALL[i].stem();
-            i += 1;
-        }
-        stems
-    };
-
-    /// The table a file stem names.
-    pub(crate) fn from_stem(stem: &str) -> Option<FlatTable> {
-        FlatTable::ALL.into_iter().find(|t| t.stem() == stem)
-    }
-
-    /// Whether the table is sorted by country first, so that its file is spliced from per-country parts
-    /// (`connectors` is small and not keyed by country).
-    pub(crate) fn per_country(self) -> bool {
-        self != FlatTable::Connectors
-    }
+flat_records! {
+    Matrix(MatrixRecord),
+    Reporting(ReportingRecord),
+    Connectors(ConnectorRecord),
+    Countries(CountryFactRecord),
+    LocalErps(LocalErpRecord),
+    LocalPartnerFlags(PartnerFlagRecord),
+    Obligations(ObligationRecord),
+    Toggles(ToggleRecord),
 }
 
 /// A record type of a flat table.

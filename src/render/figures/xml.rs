@@ -6,7 +6,7 @@ use std::fmt::Write;
 /// `value` as XML character data or attribute text: the five markup characters become entities, and
 /// characters XML 1.0 forbids (most C0 controls) are dropped, so any input string stays text.
 pub(crate) fn escape(value: &str) -> String {
-    use crate::render::pages::{html_escape_of, is_html_special};
+    use crate::render::escape::{html_escape_of, is_html_special};
     let mut out = String::with_capacity(value.len());
     // Read as UTF-8 bytes and copied in runs: what is replaced or dropped is ASCII, or U+FFFE / U+FFFF
     // (`EF BF BE` / `EF BF BF`), so every run is whole characters.

@@ -106,6 +106,49 @@ pub fn one_off_build(
     }
 }
 
+/// The site of the project at `root` as `plan` builds and publishes it into `<root>/<folder>` (at
+/// [`FIXED_TIME`], through the library: the plans are not a flag of the binary), every output by its
+/// site-relative path.
+pub fn built_with(
+    root: &Path,
+    folder: &str,
+    mut plan: locref::build::Plan,
+) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut project = locref::workspace::Project::load(root).expect("load");
+    project.set_build_time(FIXED_TIME);
+    let out = root.join(folder);
+    let mut publisher = locref::emit::Publisher::new(Some(&out), locref::replace::Lifetime::OneOff);
+    plan.publish(&mut project.db, &mut publisher, FIXED_TIME)
+        .expect("written")
+        .expect("no diagnostics");
+    snapshot(&out)
+}
+
+/// Compares two builds of one site file by file, naming the first files that differ.
+pub fn assert_same_site(
+    serial: &std::collections::BTreeMap<String, Vec<u8>>,
+    streaming: &std::collections::BTreeMap<String, Vec<u8>>,
+) {
+    let paths = |site: &std::collections::BTreeMap<String, Vec<u8>>| -> Vec<String> {
+        site.keys().cloned().collect()
+    };
+    assert_eq!(
+        paths(serial),
+        paths(streaming),
+        "the two plans publish other files"
+    );
+    let differ: Vec<&String> = serial
+        .iter()
+        .filter(|(path, bytes)| streaming.get(*path) != Some(bytes))
+        .map(|(path, _)| path)
+        .take(10)
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "the two plans publish other bytes in {differ:?}"
+    );
+}
+
 /// Copies the shipped `sources/` and `rules/` into a fresh temporary folder (the project root).
 pub fn copy_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -182,7 +225,7 @@ pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
 
 /// The bytes of the manifest of `<root>/public`, if any.
 pub fn manifest_bytes(root: &Path) -> Option<Vec<u8>> {
-    std::fs::read(locref::emit::manifest_path(&root.join("public"))).ok()
+    std::fs::read(locref::outdir::manifest_path(&root.join("public"))).ok()
 }
 
 /// Runs the `locref` binary in `project` with `SOURCE_DATE_EPOCH` set to `epoch`, so its outputs carry a

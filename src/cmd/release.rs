@@ -17,9 +17,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::version::Version;
-use super::{REGISTER, REGISTER_COLUMNS, chain_digest, is_utc_time, releases, snapshot_path};
 use crate::diagnostics::Diagnostic;
+use crate::history::version::Version;
+use crate::history::{
+    REGISTER, REGISTER_COLUMNS, chain_digest, is_utc_time, releases, snapshot_path,
+};
 use crate::parse::rules::SITE;
 use crate::workspace::Project;
 
@@ -59,7 +61,7 @@ pub enum ReleaseError {
 
 /// The whole check of a build (rendering every output, holding no more of the site than a build).
 fn check(db: &mut crate::db::Db) -> Result<(), ReleaseError> {
-    match crate::build::build_streaming(db, |_| ()) {
+    match crate::build::Plan::single_build().check(db, |_| ()) {
         Ok(_) => Ok(()),
         Err(crate::build::BuildError::Invalid(diagnostics)) => {
             Err(ReleaseError::Invalid(diagnostics))
@@ -142,7 +144,7 @@ pub fn release(
             "{snapshot_rel} exists; a release never writes over a snapshot"
         )));
     }
-    let text = super::current_snapshot_text(db);
+    let text = crate::history::current_snapshot_text(db);
     let digest = blake3::hash(text.as_bytes()).to_hex().to_string();
     let chain = chain_digest(
         previous.map(|p| p.chain_blake3.as_str()),
@@ -156,7 +158,7 @@ pub fn release(
         .filter(|l| l.starts_with("{\"country\""))
         .count();
     let facts = text.lines().count() - countries;
-    let changes = previous.map(|_| super::unreleased_counts(db).total() as usize);
+    let changes = previous.map(|_| crate::history::unreleased_counts(db).total() as usize);
     let previous = previous.map(|p| p.version.clone());
 
     let register_file = root.join(REGISTER);

@@ -1,50 +1,27 @@
-//! One build: gather every diagnostic (sources, rules, templates, then the rendered pages' HTML and
-//! links), and when there is none, render every output of the route table.
-//!
-//! Once the sources and rules are valid, the pages and the other outputs depend on them but not on each
-//! other, so the build runs them on two threads, each with its own handle on the same database: this
-//! one renders and checks the pages, the [`Helper`] thread renders the API and the data files, then
-//! takes a share of the page work; when this thread is done with the pages it works through the
-//! helper's list from the other end. A query both need runs once; the other thread waits for it. The
-//! source checks before that share the two threads too ([`source_diagnostics_beside`]).
+//! The fast plan ([`super::Plan::single_build`], [`super::Plan::session`]): the outputs in render order
+//! ([`render_order`]), in batches of a few megabytes ([`BATCH_BYTES`]) that both threads take from and
+//! that are handed over and let go before the next, the site-wide lists and `llms-full.txt` handed over
+//! piece by piece in a single build, and the pages made of parts part by part ([`parted`]). It decides
+//! which thread renders what and how much is held; what it hands over is what [`super::serial`] hands
+//! over, byte for byte.
 
 use std::sync::Arc;
 
+use super::{
+    BuildError, Mode, Sink, checked, is_made_from_twins, page_diagnostics, reads_pages,
+    source_diagnostics,
+};
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::helper::Helper;
 use crate::linkcheck::is_checked;
-use crate::model::checks;
-use crate::parse::{json_sources, rules, tables};
+use crate::parse::{json_sources, tables};
 use crate::render::{FileKind, PageKind};
-use crate::render::{ListStream, Piece, Rendered, digest, render, stream_list};
-use crate::routes::{Output, Renderer, check_routes, outputs};
+use crate::render::{ListStream, digest, stream_list};
+use crate::render::{Rendered, render};
+use crate::routes::{Output, Renderer, outputs};
 
 mod parted;
-
-/// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
-fn is_made_from_twins(output: &Output) -> bool {
-    matches!(
-        output.renderer,
-        Renderer::File(FileKind::Llms | FileKind::LlmsFull)
-    )
-}
-
-/// Whether an output is a page or twin, or is made from them: the work of the thread that renders and
-/// checks the pages.
-fn reads_pages(output: &Output) -> bool {
-    is_checked(&output.path) || is_made_from_twins(output)
-}
-
-/// Every problem in the sources and rules, then (when there is none) in the rendered pages, sorted by
-/// file and position.
-pub fn diagnostics(db: &Db) -> Vec<Diagnostic> {
-    let mut all = source_diagnostics(db);
-    if all.is_empty() {
-        all = page_diagnostics(db);
-    }
-    all
-}
 
 /// [`source_diagnostics`] on two threads: the helper reads the release snapshots (every release's,
 /// the largest check at the shipped scale) and the news (the largest source read whole at x100), then
@@ -63,72 +40,6 @@ fn source_diagnostics_beside(db: &Db, helper: &mut Helper) -> Vec<Diagnostic> {
             .for_each(drop);
     };
     helper.run_beside(theirs, || source_diagnostics(db))
-}
-
-/// Every problem in the sources and rules, sorted by file and position.
-fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
-    let mut all: Vec<Diagnostic> = Vec::new();
-    all.extend_from_slice(crate::db::link_diagnostics(db));
-    all.extend_from_slice(&tables::country_register_rows(db).diagnostics);
-    all.extend_from_slice(&json_sources::erp_register_rows(db).diagnostics);
-    all.extend_from_slice(&tables::country_fact_runs(db).diagnostics);
-    for rows in tables::country_fact_rows_by_key(db) {
-        all.extend_from_slice(&rows.diagnostics);
-    }
-    all.extend_from_slice(&tables::vat_rows(db).diagnostics);
-    all.extend_from_slice(&tables::mandate_rows(db).diagnostics);
-    all.extend_from_slice(&tables::matrix_rows(db).diagnostics);
-    all.extend_from_slice(&tables::reporting_table(db).diagnostics);
-    all.extend_from_slice(&tables::connector_rows(db).diagnostics);
-    all.extend_from_slice(&tables::local_erp_rows(db).diagnostics);
-    all.extend_from_slice(&tables::partner_flag_rows(db).diagnostics);
-    all.extend_from_slice(&tables::partner_rows(db).diagnostics);
-    all.extend_from_slice(&tables::obligation_rows(db).diagnostics);
-    all.extend_from_slice(&json_sources::news_rows(db).diagnostics);
-    all.extend_from_slice(&json_sources::sponsor_rows(db).diagnostics);
-    all.extend_from_slice(&rules::site_rules(db).diagnostics);
-    all.extend_from_slice(&rules::route_rules(db).diagnostics);
-    all.extend_from_slice(&rules::toggle_rules(db).diagnostics);
-    all.extend_from_slice(&rules::filter_rules(db).diagnostics);
-    all.extend_from_slice(&rules::fact_labels(db).diagnostics);
-    all.extend_from_slice(&rules::vocabulary(db).diagnostics);
-    all.extend_from_slice(checks::check_registers(db));
-    all.extend_from_slice(checks::check_country_facts(db));
-    all.extend_from_slice(checks::check_vat_and_mandates(db));
-    all.extend_from_slice(checks::check_matrix(db));
-    all.extend_from_slice(checks::check_reporting(db));
-    all.extend_from_slice(checks::check_erp_tables(db));
-    all.extend_from_slice(checks::check_news_and_sponsors(db));
-    all.extend_from_slice(checks::check_rules(db));
-    all.extend_from_slice(checks::check_obligations(db));
-    all.extend_from_slice(checks::check_fact_clauses(db));
-    all.extend_from_slice(checks::check_vat_rates(db));
-    all.extend_from_slice(check_routes(db));
-    // Releases and changes.
-    all.extend_from_slice(&crate::history::release_register(db).diagnostics);
-    all.extend_from_slice(crate::history::check_releases(db));
-    all.sort();
-    all.dedup();
-    crate::history::register_first(&mut all);
-    crate::diagnostics::cap_per_file(all)
-}
-
-/// The problems of the rendered pages, from valid sources: template errors at their file and line, then
-/// (when the pages render) HTML errors and internal links or anchors that do not resolve.
-fn page_diagnostics(db: &Db) -> Vec<Diagnostic> {
-    let mut all = crate::render::render_errors(db);
-    if all.is_empty() {
-        all = crate::linkcheck::problems(db);
-    }
-    all.sort();
-    all.dedup();
-    crate::diagnostics::cap_per_file(all)
-}
-
-/// Every output of the route table with its rendered bytes, or every diagnostic when there is any (a
-/// one-off build: the second thread lives for this call only).
-pub fn render_site(db: &Db) -> Result<Vec<(String, &Rendered)>, Vec<Diagnostic>> {
-    render_site_with(db, &mut Helper::new())
 }
 
 /// [`render_site`] with a session's [`Helper`] as the second thread.
@@ -190,15 +101,6 @@ pub fn check_site_with(db: &Db, helper: &mut Helper) -> Result<(), Vec<Diagnosti
     Ok(())
 }
 
-/// Why a one-off build stopped.
-#[derive(Debug)]
-pub enum BuildError {
-    /// The sources, rules or rendered pages have errors.
-    Invalid(Vec<Diagnostic>),
-    /// Handing an output over (writing it) failed.
-    Io(std::io::Error),
-}
-
 /// The rendered bytes a session's batch aims at: both threads take the next output until the outputs
 /// taken since the batch began reach it (by each output's size when it was last made, or as it is made
 /// now), and the batch ends at the next output that does not belong with the one before (a page's twin
@@ -227,7 +129,7 @@ const ONE_OFF_BATCH_BYTES: usize = 8 << 20;
 ///   on them (`facts.json` and `changes.json`, 25 MB each at x100) while the pages are made; the data
 ///   files come after `llms-full.txt` (113 MB), so that the data package's SHA-256 of a changed CSV
 ///   runs while it is written (BENCHMARKS.md).
-fn render_order(all: &[Output], one_off: bool) -> Vec<Output> {
+fn render_order(all: &[Output], once: bool) -> Vec<Output> {
     let mut first = std::collections::HashMap::new();
     for (i, output) in all.iter().enumerate() {
         if let Renderer::Page(kind, _) = output.renderer {
@@ -238,7 +140,7 @@ fn render_order(all: &[Output], one_off: bool) -> Vec<Output> {
     // Stable: outputs that are not pages keep their route order.
     ordered.sort_by_key(|(i, output)| match output.renderer {
         _ if is_made_from_pages(output) => (3, 0, None),
-        Renderer::File(_) if !one_off => (4, 0, None),
+        Renderer::File(_) if !once => (4, 0, None),
         Renderer::Api(_) | Renderer::File(_) => (0, 0, None),
         Renderer::Page(PageKind::Search, format) => (2, *i, Some(format)),
         Renderer::Page(kind, format) => (1, first[&(kind, output.param.as_deref())], Some(format)),
@@ -268,7 +170,7 @@ fn starts_unit(outputs: &[Output], i: usize) -> bool {
 /// against [`BATCH_BYTES`] before an output is made (an edit that changes the site-wide lists renders
 /// them in batches of their own instead of all at once).
 #[derive(Debug, Default)]
-pub struct OutputSizes(std::collections::HashMap<String, usize>);
+pub(super) struct OutputSizes(std::collections::HashMap<String, usize>);
 
 /// What both threads take of a list of work in one batch (a batch's outputs, a batch of a page's parts):
 /// the next item (the batch starts where the last one ended), the bytes taken since the batch began, the
@@ -409,34 +311,6 @@ fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
     }
 }
 
-/// Where a streaming build hands its outputs, in render order.
-trait Sink {
-    /// One output of the batch just rendered, with its digest: the sink asks [`render`] for its bytes
-    /// only if it needs them (they are at hand until the batch is evicted) and returns how many bytes it
-    /// took (0 when it did not ask).
-    fn output(
-        &mut self,
-        db: &Db,
-        output: &Output,
-        digest: &crate::render::Digest,
-    ) -> std::io::Result<usize>;
-
-    /// The next pieces of an output a one-off build hands over piece by piece, in order
-    /// (`llms-full.txt` as the twins are rendered, a site-wide list as its parts are made): the sink
-    /// stages them as they come. Two such outputs may be open at once.
-    fn pieces(&mut self, output: &Output, pieces: &[Piece]) -> std::io::Result<()>;
-
-    /// The end of such an output: the content hash of all its pieces.
-    fn pieces_done(&mut self, output: &Output, hash: blake3::Hash) -> std::io::Result<()>;
-
-    /// How much of such an output the sink has taken so far (its measure: only given back to
-    /// [`Sink::take_back`]).
-    fn taken(&self, output: &Output) -> u64;
-
-    /// Forgets what the sink took of such an output after `taken` ([`Sink::taken`]).
-    fn take_back(&mut self, output: &Output, taken: u64) -> std::io::Result<()>;
-}
-
 /// Hands each of `lists` to `sink` piece by piece as its parts are made (see
 /// [`crate::render::stream_list`]): a part is written and let go before the next is made.
 fn stream_lists(
@@ -508,124 +382,28 @@ fn grow(
     }
 }
 
-/// A one-off build's sink that keeps nothing (`locref check`, the check of `locref release`): it only
-/// tells `handed_over` the path of each output it was given.
-struct Discard<F: FnMut(&str)>(F);
-
-impl<F: FnMut(&str)> Sink for Discard<F> {
-    fn output(
-        &mut self,
-        _: &Db,
-        output: &Output,
-        _: &crate::render::Digest,
-    ) -> std::io::Result<usize> {
-        (self.0)(&output.path);
-        Ok(0)
-    }
-
-    fn pieces(&mut self, _: &Output, _: &[Piece]) -> std::io::Result<()> {
-        Ok(())
-    }
-
-    fn pieces_done(&mut self, output: &Output, _: blake3::Hash) -> std::io::Result<()> {
-        (self.0)(&output.path);
-        Ok(())
-    }
-
-    fn taken(&self, _: &Output) -> u64 {
-        0
-    }
-
-    fn take_back(&mut self, _: &Output, _: u64) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// A one-off build that writes nothing (`locref check`, the check of `locref release`): renders and
-/// checks every output of the route table once, tells `handed_over` the path of each as it is done, and
-/// lets the database forget them in batches, so the build holds the parsed sources and a few outputs
-/// rather than the whole site (see [`crate::memory`]). Returns how many outputs were made.
-pub fn build_streaming(db: &mut Db, handed_over: impl FnMut(&str)) -> Result<usize, BuildError> {
-    crate::memory::for_one_off_build(db);
-    let sizes = &mut OutputSizes::default();
-    stream_outputs(db, &mut Helper::new(), sizes, &mut Discard(handed_over))
-}
-
-/// Publishes each output as the build hands it over (see [`publish_streaming`]).
-impl Sink for crate::emit::Publish<'_> {
-    fn output(
-        &mut self,
-        db: &Db,
-        output: &Output,
-        digest: &crate::render::Digest,
-    ) -> std::io::Result<usize> {
-        let mut taken = 0;
-        self.offer_digest(&output.path, digest, || {
-            let rendered = render(db, output).clone();
-            taken = rendered.len();
-            rendered
-        })?;
-        Ok(taken)
-    }
-
-    fn pieces(&mut self, output: &Output, pieces: &[Piece]) -> std::io::Result<()> {
-        self.grow(&output.path, pieces)
-    }
-
-    fn pieces_done(&mut self, output: &Output, hash: blake3::Hash) -> std::io::Result<()> {
-        self.grown(&output.path, hash)
-    }
-
-    fn taken(&self, output: &Output) -> u64 {
-        self.grown_len(&output.path)
-    }
-
-    fn take_back(&mut self, output: &Output, taken: u64) -> std::io::Result<()> {
-        crate::emit::Publish::take_back(self, &output.path, taken)
-    }
-}
-
-/// A streaming build published by `publisher` (`locref build`, and every build of `watch` and of the
-/// dev server): each output is offered with its digest as it is rendered, and its bytes are asked for
-/// and staged only when its content is not the published one, so a rebuild renders in batches what an
-/// edit changed and holds one batch of it at a time. Everything is put in place only when the whole site
-/// checked out. On diagnostics the publish is dropped unfinished, which leaves the output folder as it
-/// was. The database's capacities are the caller's (see [`crate::memory`]).
-pub fn publish_streaming(
-    db: &mut Db,
-    helper: &mut Helper,
-    sizes: &mut OutputSizes,
-    publisher: &mut crate::emit::Publisher,
-    time: &str,
-) -> std::io::Result<Result<crate::emit::EmitReport, Vec<Diagnostic>>> {
-    let mut publish = publisher.begin(time)?;
-    match stream_outputs(db, helper, sizes, &mut publish) {
-        Ok(_) => publish.finish().map(Ok),
-        Err(BuildError::Invalid(diagnostics)) => Ok(Err(diagnostics)),
-        Err(BuildError::Io(e)) => Err(e),
-    }
-}
-
 /// Renders every output of the route table in batches (see [`BATCH_BYTES`], [`render_order`]) and hands
-/// each to `sink` with its digest. In a one-off build ([`Db::is_one_off`]) `llms-full.txt` is handed
+/// each to `sink` with its digest. In a one-off build ([`Mode::Once`]) `llms-full.txt` is handed
 /// over piece by piece as the twins are rendered, the site-wide lists piece by piece as their parts
 /// are made, never whole (see [`crate::render::stream_list`]), and the pages made of parts part by part
 /// between batches ([`parted`]). The pages are checked as they come
 /// (their HTML, ids and links are kept, not their bytes), and the links resolved at the end. Nothing
 /// is handed over after the first render error; the errors, or the pages' link problems, are returned
 /// at the end: on any, the caller must discard what the sink received.
-fn stream_outputs(
+pub(super) fn run(
     db: &mut Db,
+    mode: Mode,
     helper: &mut Helper,
     sizes: &mut OutputSizes,
     sink: &mut impl Sink,
 ) -> Result<usize, BuildError> {
+    let once = mode == Mode::Once;
     let diagnostics = source_diagnostics_beside(db, helper);
     if !diagnostics.is_empty() {
         return Err(BuildError::Invalid(diagnostics));
     }
-    let mut ordered = render_order(outputs(db), db.is_one_off());
-    let mut llms_full = match db.is_one_off() {
+    let mut ordered = render_order(outputs(db), once);
+    let mut llms_full = match once {
         true => crate::render::llms::LlmsFullGrowth::new(db),
         false => None,
     };
@@ -635,7 +413,7 @@ fn stream_outputs(
     // A one-off build hands the site-wide lists over piece by piece, on this thread while the helper
     // renders the first batch (see `crate::render::stream_list`).
     let mut lists: Vec<(Output, ListStream)> = Vec::new();
-    if db.is_one_off() {
+    if once {
         ordered.retain(|output| match stream_list(output) {
             Some(stream) => {
                 lists.push((output.clone(), stream));
@@ -648,7 +426,7 @@ fn stream_outputs(
     let ordered: Arc<[Output]> = ordered.into();
     let mut render_errors: Vec<Diagnostic> = Vec::new();
     let known = Arc::new(sizes.0.clone());
-    let limit = match db.is_one_off() {
+    let limit = match once {
         true => ONE_OFF_BATCH_BYTES,
         false => BATCH_BYTES,
     };
@@ -656,7 +434,7 @@ fn stream_outputs(
     // `parted::stream_parted`).
     let parted: Vec<bool> = ordered
         .iter()
-        .map(|output| db.is_one_off() && crate::render::parts::is_made_of_parts(output))
+        .map(|output| once && crate::render::parts::is_made_of_parts(output))
         .collect();
     let mut start = 0;
     while start < ordered.len() {
@@ -710,20 +488,7 @@ fn stream_outputs(
     {
         grow(db, growth, &[], sink).map_err(BuildError::Io)?;
     }
-    render_errors.extend(crate::render::page_figures::figure_errors(db));
-    let mut diagnostics = if render_errors.is_empty() {
-        crate::linkcheck::problems(db)
-    } else {
-        render_errors
-    };
-    if diagnostics.is_empty() {
-        return Ok(made);
-    }
-    diagnostics.sort();
-    diagnostics.dedup();
-    Err(BuildError::Invalid(crate::diagnostics::cap_per_file(
-        diagnostics,
-    )))
+    checked(db, render_errors, made)
 }
 
 #[cfg(test)]

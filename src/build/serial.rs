@@ -1,0 +1,28 @@
+//! The reference plan ([`super::Plan::serial`]): the sources checked, then every output of the route
+//! table in route order, on this thread, rendered whole and handed to the sink; nothing is let go, so
+//! it holds the whole site at the end. Slower and larger than [`super::streaming`], and the measure of
+//! it: both hand over the same outputs with the same bytes (`tests/testsuite/build.rs`).
+
+use super::{BuildError, Sink, checked, source_diagnostics};
+use crate::db::Db;
+use crate::render::digest;
+use crate::routes::outputs;
+
+pub(super) fn run(db: &mut Db, sink: &mut impl Sink) -> Result<usize, BuildError> {
+    let db: &Db = db;
+    let diagnostics = source_diagnostics(db);
+    if !diagnostics.is_empty() {
+        return Err(BuildError::Invalid(diagnostics));
+    }
+    let mut render_errors = Vec::new();
+    let all = outputs(db);
+    for output in all {
+        let digest = digest(db, output);
+        if let Some(error) = &digest.error {
+            render_errors.push(error.clone());
+        } else if render_errors.is_empty() {
+            sink.output(db, output, digest).map_err(BuildError::Io)?;
+        }
+    }
+    checked(db, render_errors, all.len())
+}
