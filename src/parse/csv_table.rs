@@ -240,19 +240,31 @@ impl<'a> RowChecker<'a> {
             }
         }
         if row.cells.len() != width {
-            let last = row
-                .cells
-                .last()
-                .map_or((row.line, 1), |c| (c.line, c.column));
-            diagnostics.push(Diagnostic::new(
-                self.path,
-                last.0,
-                last.1,
-                format!(
-                    "row has {} cells, the header has {width} columns",
-                    row.cells.len()
+            let count = format!(
+                "row has {} cells, the header has {width} columns",
+                row.cells.len()
+            );
+            // A stray quote pairs with the next quote, however many lines on, and the lines between
+            // become one cell: the mistake is at the quote that opened it, not where the row ends.
+            let diagnostic = match row.cells.iter().find(|c| c.text.contains('\n')) {
+                Some(cell) => Diagnostic::new(
+                    self.path,
+                    cell.line,
+                    cell.column,
+                    format!(
+                        "{count}: this `\"` opens a quoted cell that runs on to line {} (a quote inside a cell is written `\"\"`, and a cell that has one is quoted whole)",
+                        cell.line + cell.text.matches('\n').count() as u32
+                    ),
                 ),
-            ));
+                None => {
+                    let (line, column) = row
+                        .cells
+                        .last()
+                        .map_or((row.line, 1), |c| (c.line, c.column));
+                    Diagnostic::new(self.path, line, column, count)
+                }
+            };
+            diagnostics.push(diagnostic);
             return;
         }
         self.rows.push(row);
@@ -608,6 +620,20 @@ mod tests {
             (row.line, row.cells[2].column, row.cells[2].text.as_str()),
             (4, 6, "4")
         );
+    }
+
+    #[test]
+    fn a_stray_quote_that_swallows_lines_is_reported_at_the_quote() {
+        // The quote of line 2 pairs with the one on line 3: one cell runs over both lines.
+        let text = "a,b,c\n1,\"2,3\n4,5\",6,7\n8,9,10\n";
+        let (table, diagnostics) = read_table("t.csv", text, Header::Exact(&["a", "b", "c"]));
+        let shown: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            ["t.csv:2:3: error: row has 4 cells, the header has 3 columns: this `\"` opens a quoted cell that runs on to line 3 (a quote inside a cell is written `\"\"`, and a cell that has one is quoted whole)"]
+        );
+        // The rows after it are read as they are.
+        assert_eq!(table.rows.len(), 1);
     }
 
     #[test]
