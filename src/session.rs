@@ -48,6 +48,10 @@ pub struct RebuildReport {
     pub elapsed: Duration,
     /// Whether this build succeeded after failed ones: the errors a curator saw are cleared.
     pub recovered: bool,
+    /// Whether this is the session's first build.
+    pub first: bool,
+    /// Where the build was published: `None` for the dev server's memory, else the output folder.
+    pub published_to: Option<PathBuf>,
 }
 
 impl RebuildReport {
@@ -92,14 +96,43 @@ impl fmt::Display for RebuildReport {
                 self.executed.len(),
                 diagnostics.iter().map(|d| d.left_out.max(1)).sum::<usize>()
             ),
-            Outcome::Built(report) => {
-                let mut wrote = format!(
-                    "wrote {}",
-                    names_or_count(&report.written, SHOWN_FILES, "file")
-                );
-                if report.written.is_empty() {
-                    wrote = "wrote nothing".to_string();
+            Outcome::Built(report) if self.first => {
+                // What the session now serves or has on disk, and what that took. The queries keep
+                // the wording of every other line ("re-ran"), which scripts read.
+                let outputs = report.written.len() + report.unchanged;
+                let queries = self.executed.len();
+                match &self.published_to {
+                    None => write!(
+                        f,
+                        "first build: {outputs} outputs in {ms:.1} ms, served from memory; {queries} queries re-ran"
+                    ),
+                    Some(out) => {
+                        write!(
+                            f,
+                            "first build: {outputs} outputs in {ms:.1} ms; {queries} queries re-ran; wrote {} files to {}",
+                            report.written.len(),
+                            out.display()
+                        )?;
+                        if report.unchanged > 0 {
+                            write!(f, " ({} were up to date)", report.unchanged)?;
+                        }
+                        Ok(())
+                    }
                 }
+            }
+            Outcome::Built(report) => {
+                let mut wrote = match &self.published_to {
+                    None if report.written.is_empty() => "served as it was".to_string(),
+                    None => format!(
+                        "updated {} in memory",
+                        names_or_count(&report.written, SHOWN_FILES, "output")
+                    ),
+                    Some(_) if report.written.is_empty() => "wrote nothing".to_string(),
+                    Some(_) => format!(
+                        "wrote {}",
+                        names_or_count(&report.written, SHOWN_FILES, "file")
+                    ),
+                };
                 if !report.removed.is_empty() {
                     wrote.push_str(&format!(
                         ", removed {}",
@@ -118,7 +151,7 @@ impl fmt::Display for RebuildReport {
                         names_or_count(&report.kept, SHOWN_FILES, "file")
                     ));
                 }
-                // A build no edit started: the first one, or a repair of the output folder.
+                // A build no edit started: a repair of the output folder, or a rebuild after errors.
                 let cause = match self.changed_inputs.is_empty() {
                     true if !report.repaired.is_empty() => {
                         "the output folder changed outside locref".to_string()
@@ -179,6 +212,9 @@ pub struct Session {
     plan: Plan,
     /// Whether the last rebuild failed (its errors were shown and are not cleared yet).
     failed: bool,
+    /// Whether the session has built (or tried to) yet: the first build reports what the session
+    /// now serves, the later ones what changed.
+    ran_once: bool,
 }
 
 impl Session {
@@ -193,6 +229,7 @@ impl Session {
             stale: true,
             plan: Plan::session(),
             failed: false,
+            ran_once: false,
         })
     }
 
@@ -207,6 +244,7 @@ impl Session {
             stale: true,
             plan: Plan::session_in_memory(),
             failed: false,
+            ran_once: false,
         })
     }
 
@@ -273,6 +311,8 @@ impl Session {
                 outcome: Outcome::Unchanged,
                 elapsed: started.elapsed(),
                 recovered: false,
+                first: false,
+                published_to: self.out.clone(),
             };
         }
         self.run(changed, started)
@@ -289,6 +329,8 @@ impl Session {
             outcome: Outcome::Internal(message),
             elapsed: started.elapsed(),
             recovered: false,
+            first: false,
+            published_to: self.out.clone(),
         }
     }
 
@@ -307,6 +349,8 @@ impl Session {
             outcome: Outcome::IoError(message),
             elapsed: started.elapsed(),
             recovered: false,
+            first: false,
+            published_to: self.out.clone(),
         }
     }
 
@@ -341,12 +385,16 @@ impl Session {
         let built = matches!(outcome, Outcome::Built(_));
         let recovered = built && self.failed;
         self.failed = !built;
+        let first = built && !self.ran_once;
+        self.ran_once = true;
         RebuildReport {
             changed_inputs: changed,
             executed,
             outcome,
             elapsed: started.elapsed(),
             recovered,
+            first,
+            published_to: self.out.clone(),
         }
     }
 }

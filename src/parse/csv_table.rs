@@ -630,7 +630,9 @@ mod tests {
         let shown: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
         assert_eq!(
             shown,
-            ["t.csv:2:3: error: row has 4 cells, the header has 3 columns: this `\"` opens a quoted cell that runs on to line 3 (a quote inside a cell is written `\"\"`, and a cell that has one is quoted whole)"]
+            [
+                "t.csv:2:3: error: row has 4 cells, the header has 3 columns: this `\"` opens a quoted cell that runs on to line 3 (a quote inside a cell is written `\"\"`, and a cell that has one is quoted whole)"
+            ]
         );
         // The rows after it are read as they are.
         assert_eq!(table.rows.len(), 1);

@@ -217,6 +217,19 @@ fn read_until(stream: &mut TcpStream, seen: &mut String, needle: &str) -> bool {
 #[test]
 fn an_edit_reaches_a_connected_client_and_a_broken_source_keeps_the_last_good_build() {
     let served = serve();
+    // The first build says what is served, and that nothing went to disk.
+    let first = format!(
+        "first build: {} outputs in ",
+        crate::common::shipped_outputs()
+    );
+    assert!(
+        served
+            .startup
+            .iter()
+            .any(|l| l.contains(&first) && l.contains(" ms, served from memory; ")),
+        "{:?}",
+        served.startup
+    );
     let mut events = TcpStream::connect(&served.address).unwrap();
     events
         .write_all(b"GET /__livereload HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
@@ -243,6 +256,14 @@ fn an_edit_reaches_a_connected_client_and_a_broken_source_keeps_the_last_good_bu
             .text()
             .contains("Edited summary.")
     );
+    // Its line says the outputs were updated in memory, not written.
+    eventually("the rebuild line", || {
+        served.lines.try_iter().any(|l| {
+            l.contains("changed sources/tables/partners.csv; ")
+                && l.contains(" in memory; ")
+                && !l.contains("wrote")
+        })
+    });
 
     // Break a source: the error is reported, the last good content is still served.
     let vat = served.project.path().join("sources/tables/vat.csv");

@@ -107,11 +107,17 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
     let mut watch = Watch::start(root);
     let first = watch.expect("the initial build", |l| l.contains("queries re-ran"));
     assert!(
-        rebuild_line(&first).starts_with("built; "),
-        "a rebuild line starts with its time: {first}"
+        rebuild_line(&first).starts_with(&format!(
+            "first build: {} outputs in ",
+            crate::common::shipped_outputs()
+        )),
+        "a rebuild line starts with its time, then what the first build made: {first}"
     );
     assert!(
-        first.contains(&format!("wrote {} files", crate::common::shipped_outputs())),
+        first.contains(&format!(
+            "queries re-ran; wrote {} files to ",
+            crate::common::shipped_outputs()
+        )),
         "{first}"
     );
     watch.expect("the watching line", |l| l.starts_with("watching "));

@@ -11,6 +11,8 @@ pub struct Served {
     pub address: String,
     pub project: tempfile::TempDir,
     pub lines: mpsc::Receiver<String>,
+    /// What it printed before its address (the first build's line among them).
+    pub startup: Vec<String>,
 }
 
 impl Drop for Served {
@@ -43,6 +45,7 @@ pub fn serve_with(env: &[(&str, &str)]) -> Served {
         address: String::new(),
         project,
         lines,
+        startup: Vec::new(),
     };
     let stdout = served.child.stdout.take().unwrap();
     let stderr = served.child.stderr.take().unwrap();
@@ -65,6 +68,7 @@ pub fn serve_with(env: &[(&str, &str)]) -> Served {
             served.address = rest.split('/').next().unwrap().to_string();
             return served;
         }
+        served.startup.push(line);
     }
 }
 
