@@ -57,6 +57,13 @@
   choose(mandate, params.get("mandate") || "");
   choose(erp, params.get("erp") || "");
   known.checked = params.get("established") === "1";
+  // A cell the keyboard reaches is scrolled wholly into the grid's view, clear of the sticky headings
+  // (its scroll margins in site.css): browsers leave a cell that is partly in view where it is, cut off at
+  // the edge of the grid.
+  table.addEventListener("focusin", function (event) {
+    var cell = event.target.closest("td");
+    if (cell) { cell.scrollIntoView({ block: "nearest", inline: "nearest" }); }
+  });
   form.hidden = false;
   form.addEventListener("change", apply);
   form.addEventListener("submit", function (event) { event.preventDefault(); });

@@ -118,28 +118,67 @@
     return url.href;
   }
 
-  // The header's box: results under it as the reader types.
+  // The header's box: results under it as the reader types, as the ARIA combobox pattern describes. The
+  // input keeps the focus: the arrow keys move the active option (aria-activedescendant), Enter opens it,
+  // Escape closes the list. The script adds the roles, so without it the box is a plain search field.
   function enhanceBox(form) {
     var input = form.querySelector("input[type=search]");
     if (!input) { return; }
     var popup = el("div", "search-popup");
-    popup.id = input.id + "-results";
     popup.hidden = true;
     var status = el("p", "search-status");
     status.setAttribute("role", "status");
-    var list = el("ul", "search-list");
-    var all = el("a", "search-all");
+    var list = el("div", "search-list");
+    list.id = input.id + "-results";
+    list.setAttribute("role", "listbox");
+    list.setAttribute("aria-label", "Search results");
     popup.appendChild(status);
     popup.appendChild(list);
-    popup.appendChild(all);
     form.appendChild(popup);
-    input.setAttribute("aria-controls", popup.id);
+    input.setAttribute("role", "combobox");
+    input.setAttribute("aria-autocomplete", "list");
+    input.setAttribute("aria-controls", list.id);
     input.setAttribute("aria-expanded", "false");
     var timer = null;
+    var active = -1;
+
+    function options() {
+      return Array.prototype.slice.call(list.querySelectorAll("[role=option]"));
+    }
+
+    function option(node, index) {
+      node.id = input.id + "-option-" + index;
+      node.setAttribute("role", "option");
+      node.setAttribute("aria-selected", "false");
+      node.tabIndex = -1;
+      return node;
+    }
+
+    // The active option: marked, scrolled into the list's view and named by the input; -1 for none.
+    function activate(index) {
+      var all = options();
+      active = index;
+      all.forEach(function (node, i) {
+        node.setAttribute("aria-selected", i === index ? "true" : "false");
+        node.classList.toggle("active", i === index);
+      });
+      if (index >= 0 && all[index]) {
+        input.setAttribute("aria-activedescendant", all[index].id);
+        all[index].scrollIntoView({ block: "nearest" });
+      } else {
+        input.removeAttribute("aria-activedescendant");
+      }
+    }
 
     function close() {
+      activate(-1);
       popup.hidden = true;
       input.setAttribute("aria-expanded", "false");
+    }
+
+    function open() {
+      popup.hidden = false;
+      input.setAttribute("aria-expanded", "true");
     }
 
     function draw() {
@@ -148,21 +187,24 @@
       load().then(function () {
         if (input.value.trim() !== query) { return; }
         var results = search(query, 8);
+        activate(-1);
         list.textContent = "";
-        results.forEach(function (item) {
-          var li = el("li");
-          li.appendChild(resultLink(item, query));
-          list.appendChild(li);
+        results.forEach(function (item, i) {
+          list.appendChild(option(resultLink(item, query), i));
         });
-        status.textContent = results.length ? "" : "Nothing found for “" + query + "”.";
-        status.hidden = results.length > 0;
-        all.textContent = "All results for “" + query + "”";
+        var all = option(el("a", "search-all", "All results for “" + query + "”"), results.length);
         all.href = resultsUrl(query);
-        popup.hidden = false;
-        input.setAttribute("aria-expanded", "true");
+        list.appendChild(all);
+        // Read out by screen readers; shown only when nothing was found.
+        status.textContent = results.length
+          ? results.length + (results.length === 1 ? " result" : " results") + ", then all results"
+          : "Nothing found for “" + query + "”.";
+        status.classList.toggle("vh", results.length > 0);
+        open();
       }).catch(function () {
-        status.hidden = false;
+        status.classList.remove("vh");
         status.textContent = "The search index could not be loaded; press Enter for the A–Z index.";
+        list.textContent = "";
         popup.hidden = false;
       });
     }
@@ -172,18 +214,23 @@
       clearTimeout(timer);
       timer = setTimeout(draw, 60);
     });
-    form.addEventListener("keydown", function (event) {
-      var links = Array.prototype.slice.call(popup.querySelectorAll("a"));
-      var at = links.indexOf(document.activeElement);
-      if (event.key === "ArrowDown" && !popup.hidden && links.length) {
+    input.addEventListener("keydown", function (event) {
+      var count = options().length;
+      var shown = !popup.hidden && count > 0;
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
         event.preventDefault();
-        links[Math.min(at + 1, links.length - 1)].focus();
-      } else if (event.key === "ArrowUp" && at >= 0) {
+        if (!shown) { draw(); return; }
+        if (event.key === "ArrowDown") {
+          activate(active + 1 < count ? active + 1 : 0);
+        } else {
+          activate(active < 0 ? count - 1 : active - 1);
+        }
+      } else if (event.key === "Enter" && shown && active >= 0) {
         event.preventDefault();
-        if (at === 0) { input.focus(); } else { links[at - 1].focus(); }
+        location.href = options()[active].href;
       } else if (event.key === "Escape" && !popup.hidden) {
+        event.preventDefault();
         close();
-        input.focus();
       }
     });
     document.addEventListener("click", function (event) {

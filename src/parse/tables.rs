@@ -1403,3 +1403,61 @@ mod partial_date_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod url_tests {
+    use super::{Header, map_rows, read_table};
+    use proptest::prelude::*;
+
+    const PATH: &str = "sources/tables/t.csv";
+    const COLUMNS: &[&str] = &["name", "website", "source"];
+
+    /// The diagnostics of a one-row table whose `website` cell holds one URL and whose `source` cell holds
+    /// URLs separated by spaces, read by the readers every source table uses (`url` and `urls`).
+    fn check(website: &str, source: &str) -> Vec<String> {
+        let text = format!("name,website,source\nx,\"{website}\",\"{source}\"\n");
+        let (table, diagnostics) = read_table(PATH, &text, Header::Exact(COLUMNS));
+        let read = map_rows(PATH, COLUMNS, &table, diagnostics, |r| {
+            (r.url("website"), r.urls("source"))
+        });
+        read.diagnostics.iter().map(ToString::to_string).collect()
+    }
+
+    /// A well-formed `http(s)` URL of a host: scheme, host names of letters and digits, a path.
+    fn good_url() -> impl Strategy<Value = (String, String, String)> {
+        (
+            prop_oneof![Just("http"), Just("https")],
+            prop::collection::vec("[a-z][a-z0-9]{0,7}", 2..4).prop_map(|l| l.join(".")),
+            prop::collection::vec("[A-Za-z0-9_-]{0,8}", 0..3)
+                .prop_map(|p| p.iter().map(|s| format!("/{s}")).collect::<String>()),
+        )
+            .prop_map(|(scheme, host, path)| (scheme.to_string(), host, path))
+    }
+
+    proptest! {
+        /// A source URL that a browser could not follow as written (credentials or a `mailto:` before the
+        /// host, a space, a host ending in a dot) is refused at its cell, naming the URL; the same URL
+        /// well formed passes. The `mailto:` case is the one the Singapore row once held.
+        #[test]
+        fn a_malformed_source_url_is_refused_at_its_cell((scheme, host, path) in good_url(), defect in 0..4usize) {
+            let good = format!("{scheme}://{host}{path}");
+            prop_assert_eq!(check(&good, &format!("{good} {good}")), Vec::<String>::new());
+            let (bad, why) = match defect {
+                0 => (format!("{scheme}://user:secret@{host}{path}"), "credentials"),
+                1 => (format!("{scheme}://mailto:data@{host}{path}"), "credentials"),
+                2 => (format!("{scheme}://{host}.{path}"), "ends with a dot"),
+                _ => (format!("{scheme}://{host}{path} x"), "space"),
+            };
+            // In the one-URL column the cell starts at column 3 (after `x,`).
+            let errors = check(&bad, &good);
+            prop_assert_eq!(errors.len(), 1, "{:?}", errors);
+            let at = format!("{PATH}:2:3: error: `{bad}` is not an http(s) URL: ");
+            prop_assert!(errors[0].starts_with(&at) && errors[0].contains(why), "{}", errors[0]);
+            // In the list column a URL with a space is two words; one of them is refused there too.
+            let errors = check(&good, &format!("{good} {bad}"));
+            prop_assert_eq!(errors.len(), 1, "{:?}", errors);
+            let column = 3 + good.len() + 3;
+            prop_assert!(errors[0].starts_with(&format!("{PATH}:2:{column}: error: `")), "{}", errors[0]);
+        }
+    }
+}

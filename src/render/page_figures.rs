@@ -68,8 +68,8 @@ pub fn home_map(db: &dyn salsa::Database) -> Result<String, Diagnostic> {
         .collect();
     let figure = MapFigure {
         title: "Map of the countries by obligation".into(),
-        description: "Each country is coloured by the obligation chosen above the map: dark blue where it \
-                      applies (yes), light sand where it does not (no), hatched where it is not established \
+        description: "Each country is coloured by the obligation chosen before the map: dark blue where it \
+                      applies (yes), ochre where it does not (no), hatched grey where it is not established \
                       (unknown). Small countries are marked by a circle."
             .into(),
         toggles: labels,

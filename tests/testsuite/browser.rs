@@ -8,15 +8,25 @@
 //! - the search box finds a country, an ERP and a fact as the reader types, and `/search/` lists results;
 //! - the matrix's filters (region, B2B mandate, ERP, hide what is not established) show what they say and
 //!   keep the choice in the address;
-//! - the home page's map is recoloured by the toggle the reader picks.
+//! - the home page's map is recoloured by the toggle the reader picks;
+//! - every kind of page (one of each, from the route table) has no violation of axe-core's WCAG 2.1 A and
+//!   AA rules at 1280 and 390 px, nor the home page with the search box's results open;
+//! - the search box is an ARIA combobox the keyboard drives (arrow keys, Enter, Escape);
+//! - the keyboard: Tab reaches the map's switch before its countries (drawn above the map on a phone), a
+//!   focused country's ring is drawn above its neighbours, and every matrix cell Tab reaches is wholly in
+//!   view inside the grid, clear of its sticky headings, at 1280 and 390 px.
 //!
 //! Screenshots of the home, a country, the matrix, the API, an ERP, the VAT reporting and the licence pages
 //! (desktop and phone widths) are saved to `target/screenshots/` for review.
 //!
-//! A plain `cargo test` reports these tests as ignored: they need Chromium and chromedriver.
-//! `cargo test --test testsuite browser:: -- --ignored` runs them (`.ci/run` does, after installing both),
-//! and then a missing browser fails them: a browser test never passes without a browser.
+//! A plain `cargo test` reports these tests as ignored: they need Chromium and chromedriver (and axe-core,
+//! for the accessibility tests). `cargo test --test testsuite browser:: -- --ignored` runs them (`.ci/run`
+//! does, after installing all three), and then a missing browser or a missing axe-core fails them: a
+//! browser test never passes without what it needs. axe-core comes from its npm package, outside the site:
+//! `LOCREF_AXE_JS` names its `axe.min.js`, which the test puts into each page through WebDriver (script
+//! execution is not subject to the page's Content-Security-Policy; the site never ships axe).
 
+use std::collections::BTreeSet;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -110,6 +120,8 @@ impl Browser {
         let profile = tempfile::tempdir().unwrap();
         let capabilities = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
+            // axe-core takes a few seconds on the largest pages.
+            "timeouts": {"script": 120_000},
             "goog:chromeOptions": {
                 "binary": CHROMIUM,
                 "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
@@ -147,6 +159,29 @@ impl Browser {
             "/execute/sync",
             Some(json!({"script": code, "args": []})),
         )
+    }
+
+    /// Runs `code` as the body of an async function whose last argument is the callback that returns.
+    fn script_async(&self, code: &str) -> Value {
+        self.command(
+            "POST",
+            "/execute/async",
+            Some(json!({"script": code, "args": []})),
+        )
+    }
+
+    /// Presses and releases `key` (a WebDriver key code such as [`TAB`]) where the focus is.
+    fn press(&self, key: &str) {
+        let done = self.command(
+            "POST",
+            "/actions",
+            Some(
+                json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+                    {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}
+                ]}]}),
+            ),
+        );
+        assert!(done.is_null(), "pressing {key:?}: {done}");
     }
 
     /// Clicks the element matching `css`, as a user would (WebDriver element click).
@@ -232,6 +267,16 @@ impl Browser {
         std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
     }
 }
+
+/// WebDriver key codes.
+const TAB: &str = "\u{E004}";
+const ENTER: &str = "\u{E007}";
+const ESCAPE: &str = "\u{E00C}";
+const ARROW_UP: &str = "\u{E013}";
+const ARROW_DOWN: &str = "\u{E015}";
+
+/// The widths every page is checked at: a desktop window and a phone.
+const WIDTHS: [(u32, u32); 2] = [(1280, 900), (390, 844)];
 
 /// The elements (outside scrolling table wrappers) that reach past the window's right edge, for a failure
 /// message.
@@ -664,8 +709,14 @@ fn the_home_map_is_coloured_by_the_toggle_the_reader_picks() {
             && classes.as_str().unwrap().contains("t4-false"),
         "{classes}"
     );
+    // The map's colours are its legend's.
+    let swatch = |value: &str| {
+        browser.script(&format!(
+            "return getComputedStyle(document.querySelector('.map-legend-t0 .legend-{value}'), '::before').backgroundColor"
+        ))
+    };
     let yes = browser.script(italy_fill);
-    assert_eq!(yes, "rgb(43, 106, 138)");
+    assert_eq!(yes, swatch("true"));
     let legend_shown = |i: usize| {
         browser.script(&format!(
             "return getComputedStyle(document.querySelector('.map-legend-t{i}')).display !== 'none'"
@@ -678,7 +729,7 @@ fn the_home_map_is_coloured_by_the_toggle_the_reader_picks() {
         browser.script("return document.getElementById('map-t4').checked"),
         true
     );
-    assert_eq!(browser.script(italy_fill), "rgb(230, 207, 159)");
+    assert_eq!(browser.script(italy_fill), swatch("false"));
     assert_eq!(legend_shown(0), false);
     assert_eq!(legend_shown(4), true);
     // A country on the map opens its page.
@@ -739,6 +790,396 @@ fn a_sortable_table_sorts_by_the_heading_the_reader_presses() {
     let mut by_region = regions.clone();
     by_region.sort();
     assert_eq!(regions, by_region);
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+/// The tags of the axe-core rules run: WCAG 2.0 and 2.1, levels A and AA.
+const WCAG_21_AA: [&str; 4] = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+
+/// axe-core's `axe.min.js`, from the file `LOCREF_AXE_JS` names (`.ci/run` installs the npm package
+/// outside the site and sets it). Fails, saying how to get it, when it is missing.
+fn axe_source() -> String {
+    let path = std::env::var("LOCREF_AXE_JS").unwrap_or_default();
+    assert!(
+        !path.is_empty() && Path::new(&path).is_file(),
+        "LOCREF_AXE_JS must name axe-core's axe.min.js (found {path:?}); as .ci/run does: \
+         npm install --prefix /tmp/locref-axe --ignore-scripts axe-core@4.14.1 && \
+         export LOCREF_AXE_JS=/tmp/locref-axe/node_modules/axe-core/axe.min.js"
+    );
+    std::fs::read_to_string(&path).unwrap()
+}
+
+impl Browser {
+    /// Puts axe-core into the page as it stands and runs its WCAG 2.1 A and AA rules on the whole
+    /// document: one readable line per violation (rule, impact, what it asks, the elements, a link).
+    fn axe(&self, source: &str, what: &str) -> Vec<String> {
+        let loaded = self.script(&format!(
+            "{source}\n;return typeof axe === 'object' && axe.version"
+        ));
+        assert!(
+            loaded.is_string(),
+            "{what}: axe-core did not load into the page: {loaded}"
+        );
+        let run = self.script_async(&format!(
+            "const done = arguments[arguments.length - 1]; \
+             axe.run(document, {{runOnly: {{type: 'tag', values: {tags}}}, resultTypes: ['violations']}}) \
+               .then(r => done({{passes: r.passes.length, violations: r.violations.map(v => ({{id: v.id, impact: v.impact, help: v.help, url: v.helpUrl, nodes: v.nodes.map(n => n.target.join(' '))}}))}})) \
+               .catch(e => done({{error: String(e)}}))",
+            tags = json!(WCAG_21_AA)
+        ));
+        assert!(
+            run["error"].is_null(),
+            "{what}: axe-core failed: {}",
+            run["error"]
+        );
+        // A run that checked nothing would pass vacuously.
+        assert!(
+            run["passes"].as_u64().unwrap_or(0) > 0,
+            "{what}: axe-core checked nothing: {run}"
+        );
+        run["violations"]
+            .as_array()
+            .expect("the violations")
+            .iter()
+            .map(|v| {
+                let nodes: Vec<&str> = v["nodes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect();
+                format!(
+                    "{what}: {} ({}): {}; {} element(s): {}{} ({})",
+                    v["id"].as_str().unwrap_or(""),
+                    v["impact"].as_str().unwrap_or(""),
+                    v["help"].as_str().unwrap_or(""),
+                    nodes.len(),
+                    nodes.iter().take(5).copied().collect::<Vec<_>>().join(", "),
+                    if nodes.len() > 5 { ", …" } else { "" },
+                    v["url"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    }
+}
+
+/// One page of each kind of the route table (`locref::routes`): the first HTML output of each page
+/// renderer, as the path a browser asks for. The search page is asked a question, so its results show.
+fn one_page_per_kind(project: &Path) -> Vec<String> {
+    use locref::render::kinds::{Format, PageKind};
+    use locref::routes::Renderer;
+    let project = locref::workspace::Project::load(project).expect("the project");
+    let mut kinds = BTreeSet::new();
+    let mut pages = Vec::new();
+    for output in locref::routes::outputs(&project.db) {
+        let Renderer::Page(kind, Format::Html) = output.renderer else {
+            continue;
+        };
+        if kinds.insert(kind) {
+            let path = output
+                .path
+                .strip_suffix("index.html")
+                .unwrap_or(&output.path);
+            let query = if kind == PageKind::Search {
+                "?q=italy"
+            } else {
+                ""
+            };
+            pages.push(format!("{path}{query}"));
+        }
+    }
+    pages
+}
+
+#[test]
+#[ignore = "needs Chromium, chromedriver and axe-core"]
+fn every_page_kind_has_no_wcag_2_1_aa_violation_that_axe_finds_at_desktop_and_phone_widths() {
+    require_browser();
+    let axe = axe_source();
+    let served = serve();
+    let pages = one_page_per_kind(served.project.path());
+    assert!(pages.len() >= 20, "{pages:?}");
+    // The pages are served with the site's strict Content-Security-Policy, and axe-core still runs.
+    let home = crate::common::http::get(&served.address, "/");
+    let csp = home.header("Content-Security-Policy").unwrap_or_default();
+    assert!(
+        csp.contains("default-src 'self'"),
+        "the page's CSP: {csp:?}"
+    );
+    let browser = Browser::start();
+    let mut violations = Vec::new();
+    let mut checked = 0;
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        assert_eq!(
+            browser.script("return innerWidth"),
+            json!(width),
+            "the window's width"
+        );
+        for page in &pages {
+            browser.goto(&url(&served, page));
+            browser.wait_for(page, "return document.readyState === 'complete'");
+            violations.extend(browser.axe(&axe, &format!("{width} px {page}")));
+            checked += 1;
+        }
+        // The search box with its results open (the combobox expanded, an option active).
+        browser.goto(&url(&served, "/"));
+        browser.wait_for("the home page", "return document.readyState === 'complete'");
+        browser.click("#site-q");
+        browser.type_into("#site-q", "italy");
+        browser.wait_for(
+            "the results under the box",
+            "const p = document.querySelector('.search-popup'); return !!p && !p.hidden && p.querySelectorAll('a.result').length > 1",
+        );
+        browser.press(ARROW_DOWN);
+        violations.extend(browser.axe(&axe, &format!("{width} px / with the search results open")));
+        checked += 1;
+    }
+    for (width, _) in WIDTHS {
+        let prefix = format!("{width} px ");
+        println!(
+            "axe-core {} ({}) at {width} px: {} violations",
+            browser.script("return axe.version"),
+            WCAG_21_AA.join(", "),
+            violations.iter().filter(|v| v.starts_with(&prefix)).count()
+        );
+    }
+    println!("{checked} pages and states checked");
+    // Loading axe-core broke no rule of the CSP (a violation is logged as a console error).
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    assert!(
+        violations.is_empty(),
+        "{} WCAG 2.1 A/AA violations found by axe-core:\n{}",
+        violations.len(),
+        violations.join("\n")
+    );
+}
+
+#[test]
+#[ignore = "needs Chromium, chromedriver and axe-core"]
+fn the_search_box_is_a_combobox_the_keyboard_drives() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/calendar/"));
+    browser.wait_for("the page", "return document.readyState === 'complete'");
+    let state = "const i = document.getElementById('site-q'); const l = document.getElementById(i.getAttribute('aria-controls')); \
+                 const a = i.getAttribute('aria-activedescendant'); \
+                 return {role: i.getAttribute('role'), expanded: i.getAttribute('aria-expanded'), list: l && l.getAttribute('role'), \
+                 shown: !!l && !l.closest('.search-popup').hidden, active: a, selected: a && document.getElementById(a).getAttribute('aria-selected'), \
+                 focus: document.activeElement.id, options: l ? l.querySelectorAll('[role=option]').length : 0}";
+    let closed = browser.script(state);
+    assert_eq!(closed["role"], "combobox");
+    assert_eq!(closed["expanded"], "false");
+    assert_eq!(closed["list"], "listbox");
+    browser.click("#site-q");
+    browser.type_into("#site-q", "odoo");
+    browser.wait_for(
+        "the results under the box",
+        "return document.getElementById('site-q').getAttribute('aria-expanded') === 'true'",
+    );
+    let open = browser.script(state);
+    assert_eq!(open["shown"], true);
+    assert_eq!(
+        open["active"],
+        Value::Null,
+        "no option is active before an arrow key"
+    );
+    assert!(open["options"].as_u64().unwrap() >= 2, "{open}");
+    // The arrow keys move the active option; the focus stays in the box.
+    browser.press(ARROW_DOWN);
+    let first = browser.script(state);
+    assert_eq!(first["selected"], "true");
+    assert_eq!(first["focus"], "site-q");
+    let first_id = first["active"].as_str().unwrap().to_string();
+    browser.press(ARROW_DOWN);
+    assert_ne!(browser.script(state)["active"], json!(first_id));
+    browser.press(ARROW_UP);
+    assert_eq!(browser.script(state)["active"], json!(first_id));
+    // The last option is every result, on /search/.
+    browser.press(ARROW_UP);
+    browser.press(ARROW_UP);
+    let last = browser.script(state);
+    assert_eq!(
+        browser.script(&format!(
+            "const o = document.getElementById('{}'); return o && o.classList.contains('search-all')",
+            last["active"].as_str().unwrap_or("")
+        )),
+        true,
+        "ArrowUp from no option goes to the last: {last}"
+    );
+    // Escape closes the list.
+    browser.press(ESCAPE);
+    let escaped = browser.script(state);
+    assert_eq!(
+        (
+            escaped["expanded"].clone(),
+            escaped["shown"].clone(),
+            escaped["active"].clone()
+        ),
+        (json!("false"), json!(false), Value::Null)
+    );
+    // An arrow key opens it again; Enter on the active option opens its page.
+    browser.press(ARROW_DOWN);
+    browser.wait_for(
+        "the list to open again",
+        "return document.getElementById('site-q').getAttribute('aria-expanded') === 'true'",
+    );
+    browser.press(ARROW_DOWN);
+    assert_eq!(browser.script(state)["active"], json!(first_id));
+    browser.screenshot("search-combobox");
+    browser.press(ENTER);
+    browser.wait_for(
+        "the first result's page",
+        "return location.pathname === '/erp/odoo/'",
+    );
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn tab_reaches_the_map_switch_before_its_countries_and_a_focused_country_is_drawn_on_top() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        browser.goto(&url(&served, "/"));
+        browser.wait_for("the page", "return document.readyState === 'complete'");
+        // Tab from the top of the page until a country of the map has the focus.
+        let mut switch_at = None;
+        let mut country_at = None;
+        for stop in 1..=200 {
+            browser.press(TAB);
+            let at = browser.script(
+                "const e = document.activeElement; return e.matches('input[name=map-toggle]') ? 'switch' : e.closest('svg.fig-map') ? 'map' : ''",
+            );
+            if at == "switch" && switch_at.is_none() {
+                switch_at = Some(stop);
+            }
+            if at == "map" {
+                country_at = Some(stop);
+                break;
+            }
+        }
+        let (Some(switch_at), Some(country_at)) = (switch_at, country_at) else {
+            panic!(
+                "{width} px: Tab never reached the map's switch ({switch_at:?}) or a country ({country_at:?})"
+            )
+        };
+        println!(
+            "{width} px: the map's switch is Tab stop {switch_at}, its first country {country_at}"
+        );
+        assert!(switch_at < country_at);
+        if width < 600 {
+            // On a phone the switch is drawn above the map, as it comes first.
+            let order = browser.script(
+                "return document.querySelector('.map-switch').getBoundingClientRect().bottom <= document.querySelector('svg.fig-map').getBoundingClientRect().top",
+            );
+            assert_eq!(order, true, "{width} px: the switch is drawn above the map");
+        }
+        // The focused country's ring is drawn last in its panel (over every neighbour), on its outline.
+        let ring = browser.script(
+            "const a = document.activeElement; const r = document.querySelector('svg.fig-map .focus-ring'); \
+             if (!r) return null; \
+             const d = [...a.querySelectorAll('.shape')].map(s => s.getAttribute('d')); \
+             return {last: r.parentNode.lastElementChild === r, same_panel: r.parentNode === a.parentNode, \
+                     outline: [...r.querySelectorAll('.ring')].some(p => d.includes(p.getAttribute('d'))), \
+                     hidden: r.getAttribute('aria-hidden'), pointer: getComputedStyle(r).pointerEvents}",
+        );
+        assert_eq!(
+            ring,
+            json!({"last": true, "same_panel": true, "outline": true, "hidden": "true", "pointer": "none"}),
+            "{width} px: the focused country's ring"
+        );
+        // France, among its neighbours, for the screenshot.
+        browser.script(
+            "const a = document.querySelector('svg.fig-map a[href=\"/fr/\"]'); a.scrollIntoView({block: 'center'}); return null",
+        );
+        for _ in 0..100 {
+            if browser.script("return document.activeElement.getAttribute('href')") == "/fr/" {
+                break;
+            }
+            browser.press(TAB);
+        }
+        assert_eq!(
+            browser.script("return document.activeElement.getAttribute('href')"),
+            "/fr/",
+            "Tab reaches France on the map"
+        );
+        browser.screenshot(&format!("home-map-focus-{width}"));
+        // Moving on takes the ring away with the focus.
+        browser.script("document.activeElement.blur(); return null");
+        assert_eq!(
+            browser.script("return document.querySelector('svg.fig-map .focus-ring') === null"),
+            true
+        );
+    }
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn every_matrix_cell_tab_reaches_is_wholly_in_view_clear_of_the_sticky_headings() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    // Where the focused cell is, against what of the grid is in view: the grid's box less its scroll
+    // bars, below the sticky heading row and right of the sticky country column, inside the window.
+    let seen = "const td = document.activeElement.closest('table.matrix td'); if (!td) return null; \
+                const w = td.closest('.grid-wrap'); const g = w.getBoundingClientRect(); \
+                const c = td.getBoundingClientRect(); \
+                const head = td.closest('table').tHead.getBoundingClientRect(); \
+                const side = td.parentElement.querySelector('th').getBoundingClientRect(); \
+                const top = Math.max(g.top + w.clientTop, head.bottom, 0), left = Math.max(g.left + w.clientLeft, side.right, 0); \
+                const bottom = Math.min(g.top + w.clientTop + w.clientHeight, innerHeight), right = Math.min(g.left + w.clientLeft + w.clientWidth, innerWidth); \
+                return {id: td.id, ok: c.top >= top - 0.5 && c.left >= left - 0.5 && c.bottom <= bottom + 0.5 && c.right <= right + 0.5, \
+                        cell: [c.left, c.top, c.right, c.bottom].map(Math.round), view: [left, top, right, bottom].map(Math.round)}";
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        browser.goto(&url(&served, "/e-invoicing/"));
+        browser.wait_for(
+            "the filters",
+            "return !document.getElementById('matrix-filters').hidden",
+        );
+        let links = browser
+            .script("return document.querySelectorAll('table.matrix td a').length")
+            .as_u64()
+            .unwrap();
+        assert!(links > 100, "{links} cell links");
+        // From the first country's link, Tab through every row.
+        browser.script("document.querySelector('table.matrix tbody th a').focus(); return null");
+        let mut cells = 0;
+        let mut cut = Vec::new();
+        loop {
+            browser.press(TAB);
+            if browser.script("return !!document.activeElement.closest('table.matrix')") != true {
+                break;
+            }
+            let at = browser.script(seen);
+            if at.is_null() {
+                continue;
+            }
+            cells += 1;
+            if at["ok"] != true {
+                cut.push(at.to_string());
+            }
+            if at["id"] == "be-microsoft-dynamics-365-finance" {
+                browser.screenshot(&format!("matrix-focus-{width}"));
+            }
+        }
+        assert_eq!(cells, links, "{width} px: Tab reached every cell link");
+        assert!(
+            cut.is_empty(),
+            "{width} px: {} of {cells} focused cells are not wholly in view:\n{}",
+            cut.len(),
+            cut.join("\n")
+        );
+    }
     let errors = browser.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
 }

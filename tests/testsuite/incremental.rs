@@ -1362,7 +1362,7 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
-        file × 81
+        file × 82
         last_release × 1
         meta_base × 1
         openapi_document × 1

@@ -3,13 +3,16 @@
 //! Each module tests one side of locref as a user meets it: `build` and `diagnostics` the command line
 //! and its errors, `history` the releases and the changes published from them, `incremental` what a
 //! rebuild re-runs and rewrites, `watch` and `serve` the long-running
-//! commands, `pages` and `linkcheck` the published pages, `dataset` the shipped data, `layers` the import order of `src/` that ARCHITECTURE.md states, and `browser` the
-//! site in headless Chromium (ignored by a plain `cargo test`; `.ci/run` runs it with `--ignored`).
+//! commands, `pages` and `linkcheck` the published pages, `contrast` the colours of the matrix and the
+//! map, `dataset` the shipped data, `layers` the import order of `src/` that ARCHITECTURE.md states, and
+//! `browser` the site in headless Chromium (ignored by a plain `cargo test`; `.ci/run` runs it with
+//! `--ignored`).
 
 mod common;
 
 mod browser;
 mod build;
+mod contrast;
 mod dataset;
 mod diagnostics;
 mod history;

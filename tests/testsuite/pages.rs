@@ -580,12 +580,39 @@ fn assert_well_formed(path: &str, html: &str) {
         );
     }
     let tables = html.matches("<table>").count();
+    let wrapped = regex::Regex::new(
+        r#"<div class="table-wrap"([^>]*)>\n<table>\n<thead><tr><th scope="col">"#,
+    )
+    .unwrap();
     assert_eq!(
-        html.matches("<div class=\"table-wrap\">\n<table>\n<thead><tr><th scope=\"col\">")
-            .count(),
+        wrapped.find_iter(html).count(),
         tables,
         "{path}: every table is wrapped and has column headers"
     );
+    // A wrapper the keyboard can scroll is a named region: in the Tab order, with a label or the id of
+    // what labels it on the page.
+    for m in wrapped.captures_iter(html) {
+        let attributes = &m[1];
+        if attributes.is_empty() {
+            continue;
+        }
+        assert!(
+            attributes.starts_with(" role=\"region\" tabindex=\"0\" aria-label"),
+            "{path}: a scrolling table's wrapper `{attributes}`"
+        );
+        if let Some(label) = attributes.split("aria-labelledby=\"").nth(1) {
+            let label = &label[..label.find('"').unwrap()];
+            assert!(
+                ids.contains(label),
+                "{path}: aria-labelledby=\"{label}\" names no id"
+            );
+        } else {
+            assert!(
+                !attributes.contains("aria-label=\"\""),
+                "{path}: an empty aria-label"
+            );
+        }
+    }
 }
 
 #[test]
@@ -618,6 +645,17 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
         let page = text(&files, path);
         assert_well_formed(path, page);
         assert!(page.contains("not tax or legal advice"), "{path}: notice");
+        // The tables of country pages and the API docs, many with nothing to focus inside, scroll
+        // sideways on a phone: each wrapper is a region the keyboard reaches (WCAG 2.1.1).
+        let country = path.len() == "xx/index.html".len() && path.ends_with("/index.html");
+        if country || *path == "api/index.html" {
+            assert_eq!(
+                page.matches("<div class=\"table-wrap\" role=\"region\" tabindex=\"0\" ")
+                    .count(),
+                page.matches("<div class=\"table-wrap\"").count(),
+                "{path}: a table wrapper the keyboard cannot reach"
+            );
+        }
         if *path == "404.html" {
             continue;
         }
