@@ -867,7 +867,7 @@ impl Browser {
 /// One page of each kind of the route table (`locref::routes`): the first HTML output of each page
 /// renderer, as the path a browser asks for. The search page is asked a question, so its results show.
 fn one_page_per_kind(project: &Path) -> Vec<String> {
-    use locref::render::kinds::{Format, PageKind};
+    use locref::kinds::{Format, PageKind};
     use locref::routes::Renderer;
     let project = locref::workspace::Project::load(project).expect("the project");
     let mut kinds = BTreeSet::new();
