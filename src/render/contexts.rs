@@ -1,5 +1,6 @@
-//! What each page shows: one tracked query per page (or per page and key) returning a JSON value for its
-//! HTML template and its Markdown twin.
+//! What each page shows: one context function per page kind (called with the page's key), building a
+//! typed context (`#[derive(Serialize)]`: its fields are what the HTML template and its Markdown twin may
+//! read) and handing it to the page pipeline as JSON ([`to_json`]).
 //!
 //! Each context reads the narrowest projections it can, so an edit re-renders a page only when data the
 //! page shows changed: an ERP page reads that ERP's detail, never another ERP's matrix rows; the partners
@@ -9,9 +10,11 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value as Json, json};
+use serde::Serialize;
+use serde_json::Value as Json;
 
 use super::api::{country_detail, erp_detail, local_erp, news_items, partner, sponsor_items};
+use super::history::{HistoryContext, country_history_context, erp_history_context};
 use super::page_figures::{home_map, home_timeline};
 use crate::derive::filters::{FilterKey, filter_members, filter_rule};
 use crate::derive::obligations::country_toggle_derivations;
@@ -22,45 +25,101 @@ use crate::model::{
     country_matrix, country_obligations, country_partners, country_reporting, erp_name, erps,
     reporting_erps,
 };
-use crate::parse::rules::{FilterMatch, filter_rules, obligation_rules, site_rules, toggle_rules};
+use crate::parse::rules::{
+    ApiLicence, DataLicence, FilterMatch, filter_rules, obligation_rules, site_rules, toggle_rules,
+};
 use crate::parse::tables::{PartialDate, PhaseStatus, local_erp_rows, partner_rows};
 use crate::render::GENERATED_AT_MARK;
-use crate::resources::{Fact, FactTopic, NewsItem, Toggles};
+use crate::resources::{
+    CalendarEntry, Country, Erp, Fact, FactTopic, LocalErp, NewsItem, Partner, Sponsor, Toggles,
+    Verification,
+};
 use crate::routes::STEMS;
+
+/// A page's typed context as the JSON value the page pipeline takes ([`super::pages::page_context`]
+/// fingerprints it, then converts it once for the page and its twin).
+pub(crate) fn to_json(context: &impl Serialize) -> Json {
+    serde_json::to_value(context).expect("a page context serializes")
+}
+
+/// What every page shows of `rules/site.toml` (title, notice, licences in the footer).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SiteContext {
+    title: String,
+    description: String,
+    notice: String,
+    reference_date: String,
+    /// When the facts were checked, oldest and newest: what the footer says instead of one "as of" date.
+    checked_oldest: Option<String>,
+    checked_newest: Option<String>,
+    api_licence: LicenceLink,
+    data_licence: LicenceLink,
+    /// The jump-to-country list of every page's header, by name.
+    countries: Vec<CountryLink>,
+    /// Stamped by the emit step with the time of the build that last changed the page. Pages and
+    /// twins carry the raw placeholder: the emit step stamps only that form outside `.json` files.
+    updated: &'static str,
+}
+
+/// A licence as the footer links it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct LicenceLink {
+    name: String,
+    url: String,
+}
+
+/// A country as a link names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct CountryLink {
+    code: String,
+    name: String,
+}
 
 /// What every page shows of `rules/site.toml` (title, notice, licences in the footer).
 #[salsa::tracked(returns(ref))]
-pub fn site_context(db: &dyn salsa::Database) -> Json {
+pub fn site_context(db: &dyn salsa::Database) -> SiteContext {
     let site = &site_rules(db).value;
     let checked = crate::model::check_date_span(db).as_ref();
-    json!({
-        "title": site.title,
-        "description": site.description,
-        "notice": site.informational_notice,
-        "reference_date": site.reference_date,
-        // When the facts were checked, oldest and newest: what the footer says instead of one "as of" date.
-        "checked_oldest": checked.map(|(oldest, _)| oldest),
-        "checked_newest": checked.map(|(_, newest)| newest),
-        "api_licence": { "name": site.api_licence.name, "url": site.api_licence.url },
-        "data_licence": { "name": site.data_licence.name, "url": site.data_licence.url },
-        // The jump-to-country list of every page's header, by name.
-        "countries": countries_by_name(db)
+    let licence = |name: &String, url: &String| LicenceLink {
+        name: name.clone(),
+        url: url.clone(),
+    };
+    SiteContext {
+        title: site.title.clone(),
+        description: site.description.clone(),
+        notice: site.informational_notice.clone(),
+        reference_date: site.reference_date.clone(),
+        checked_oldest: checked.map(|(oldest, _)| oldest.clone()),
+        checked_newest: checked.map(|(_, newest)| newest.clone()),
+        api_licence: licence(&site.api_licence.name, &site.api_licence.url),
+        data_licence: licence(&site.data_licence.name, &site.data_licence.url),
+        countries: countries_by_name(db)
             .iter()
-            .map(|c| json!({ "code": c.code, "name": c.name }))
-            .collect::<Vec<_>>(),
-        // Stamped by the emit step with the time of the build that last changed the page. Pages and
-        // twins carry the raw placeholder: the emit step stamps only that form outside `.json` files.
-        "updated": GENERATED_AT_MARK,
-    })
+            .map(|c| CountryLink {
+                code: c.code.clone(),
+                name: c.name.clone(),
+            })
+            .collect(),
+        updated: GENERATED_AT_MARK,
+    }
 }
 
-/// Each toggle's name, short label and description (reference date filled in), in the published order: the
-/// headings of toggle columns. A projection of `rules/toggles.toml`, so a pattern edit stops here.
+/// A toggle's name, short label and description (reference date filled in): the heading of a toggle
+/// column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToggleLabel {
+    pub name: &'static str,
+    pub label: String,
+    pub description: String,
+}
+
+/// Each toggle's label, in the published order: the headings of toggle columns. A projection of
+/// `rules/toggles.toml`, so a pattern edit stops here.
 #[salsa::tracked(returns(ref))]
-pub fn toggle_labels(db: &dyn salsa::Database) -> Json {
+pub fn toggle_labels(db: &dyn salsa::Database) -> Vec<ToggleLabel> {
     let rules = &toggle_rules(db).value;
     let reference = &site_rules(db).value.reference_date;
-    let labels: Vec<Json> = Toggles::NAMES
+    Toggles::NAMES
         .iter()
         .map(|name| {
             let rule = rules.iter().find(|r| r.name == *name);
@@ -70,10 +129,13 @@ pub fn toggle_labels(db: &dyn salsa::Database) -> Json {
             let description = rule.map_or(String::new(), |r| {
                 r.description.replace("{reference_date}", reference)
             });
-            json!({ "name": name, "label": label, "description": description })
+            ToggleLabel {
+                name,
+                label,
+                description,
+            }
         })
-        .collect();
-    Json::Array(labels)
+        .collect()
 }
 
 /// Country code -> name, from the register.
@@ -84,16 +146,37 @@ fn country_names(db: &dyn salsa::Database) -> BTreeMap<&str, &str> {
         .collect()
 }
 
-/// A country's toggles as `[{name, value, limit, absence}]`, in the published order (the order of
-/// [`toggle_labels`]): what the `toggle` macro shows (a yes with its limit, a no resting on absence).
-fn toggle_list(marks: &[ToggleMark]) -> Vec<Json> {
+/// A country's value of one toggle: what the `toggle` macro shows (a yes with its limit, a no resting on
+/// absence).
+#[derive(Serialize)]
+struct ToggleValue<'a> {
+    name: &'static str,
+    value: Option<bool>,
+    limit: Option<&'a str>,
+    absence: bool,
+}
+
+/// A country's toggles in the published order (the order of [`toggle_labels`]).
+fn toggle_list(marks: &[ToggleMark]) -> Vec<ToggleValue<'_>> {
     Toggles::NAMES
         .iter()
         .zip(marks)
-        .map(|(name, mark)| {
-            json!({ "name": name, "value": mark.value, "limit": mark.limit, "absence": mark.absence })
+        .map(|(name, mark)| ToggleValue {
+            name,
+            value: mark.value,
+            limit: mark.limit.as_deref(),
+            absence: mark.absence,
         })
         .collect()
+}
+
+/// A country in a list with its toggles (the home page's rows, a filter's members).
+#[derive(Serialize)]
+struct CountryToggles<'a> {
+    code: &'a str,
+    name: &'a str,
+    region: &'a str,
+    toggles: Vec<ToggleValue<'a>>,
 }
 
 /// The topic pages of the reporting rows: the reporting table's `topic` is also the page's path and the
@@ -114,8 +197,16 @@ pub(super) fn reporting_anchor(fact: &Fact) -> Option<String> {
     Some(format!("{page}-{}-{n}", fact.country))
 }
 
-/// How many countries have each value of each toggle: `[{yes, no, unknown}]` in the published order.
-fn toggle_counts(rows: &[&[ToggleMark]]) -> Vec<Json> {
+/// How many countries have each value of one toggle.
+#[derive(Serialize)]
+struct ToggleCount {
+    yes: usize,
+    no: usize,
+    unknown: usize,
+}
+
+/// How many countries have each value of each toggle, in the published order.
+fn toggle_counts(rows: &[&[ToggleMark]]) -> Vec<ToggleCount> {
     (0..Toggles::NAMES.len())
         .map(|i| {
             let count = |wanted: Option<bool>| {
@@ -123,13 +214,57 @@ fn toggle_counts(rows: &[&[ToggleMark]]) -> Vec<Json> {
                     .filter(|t| t.get(i).map(|m| m.value) == Some(wanted))
                     .count()
             };
-            json!({ "yes": count(Some(true)), "no": count(Some(false)), "unknown": count(None) })
+            ToggleCount {
+                yes: count(Some(true)),
+                no: count(Some(false)),
+                unknown: count(None),
+            }
         })
         .collect()
 }
 
-/// The home page's data: each country's name, region and toggle values (not its fact texts), by name; the
-/// map and the timeline; the ERPs and filters it links to.
+/// The home page: each country's name, region and toggle values (not its fact texts), by name; the map
+/// and the timeline; the ERPs and filters it links to.
+#[derive(Serialize)]
+pub struct HomeContext<'a> {
+    site: &'a SiteContext,
+    toggles: &'a [ToggleLabel],
+    /// Each toggle with its definition and counts: the map's switch and its legends.
+    map_toggles: Vec<MapToggle<'a>>,
+    map: Option<&'a String>,
+    timeline: Option<&'a str>,
+    timeline_rows: &'a [CalendarEntry],
+    countries: Vec<CountryToggles<'a>>,
+    erps: Vec<ErpLink<'a>>,
+    filters: Vec<FilterLink<'a>>,
+    stems: &'static [&'static str],
+}
+
+/// A toggle as the map's switch and legends show it.
+#[derive(Serialize)]
+struct MapToggle<'a> {
+    name: &'static str,
+    label: &'a str,
+    description: &'a str,
+    index: usize,
+    counts: ToggleCount,
+}
+
+/// An ERP as a link names it.
+#[derive(Serialize)]
+struct ErpLink<'a> {
+    id: &'a str,
+    name: &'a str,
+}
+
+/// A filter as a link names it.
+#[derive(Serialize)]
+struct FilterLink<'a> {
+    slug: &'a str,
+    description: &'a str,
+}
+
+/// The home page's context (see [`HomeContext`]).
 pub fn home_context(db: &dyn salsa::Database) -> Json {
     let values: Vec<(&crate::model::CountryInfo, &[ToggleMark])> = countries_by_name(db)
         .iter()
@@ -138,58 +273,60 @@ pub fn home_context(db: &dyn salsa::Database) -> Json {
             (c, country_toggle_marks(db, key).as_slice())
         })
         .collect();
-    let rows: Vec<Json> = values
+    let rows: Vec<CountryToggles> = values
         .iter()
-        .map(|(c, toggles)| {
-            json!({
-                "code": c.code,
-                "name": c.name,
-                "region": c.region,
-                "toggles": toggle_list(toggles),
-            })
+        .map(|(c, toggles)| CountryToggles {
+            code: &c.code,
+            name: &c.name,
+            region: &c.region,
+            toggles: toggle_list(toggles),
         })
         .collect();
     let counts = toggle_counts(&values.iter().map(|(_, t)| *t).collect::<Vec<_>>());
-    // Each toggle with its definition and counts: the map's switch and its legends.
-    let map_toggles: Vec<Json> = toggle_labels(db)
-        .as_array()
-        .into_iter()
-        .flatten()
-        .zip(&counts)
+    let map_toggles: Vec<MapToggle> = toggle_labels(db)
+        .iter()
+        .zip(counts)
         .enumerate()
-        .map(|(i, (label, count))| {
-            let mut value = label.clone();
-            value["index"] = json!(i);
-            value["counts"] = count.clone();
-            value
+        .map(|(index, (label, counts))| MapToggle {
+            name: label.name,
+            label: &label.label,
+            description: &label.description,
+            index,
+            counts,
         })
         .collect();
-    let erps: Vec<Json> = erps(db)
+    let erps: Vec<ErpLink> = erps(db)
         .iter()
-        .map(|e| json!({ "id": e.id, "name": e.name }))
+        .map(|e| ErpLink {
+            id: &e.id,
+            name: &e.name,
+        })
         .collect();
-    let filters: Vec<Json> = filter_rules(db)
+    let filters: Vec<FilterLink> = filter_rules(db)
         .value
         .iter()
-        .map(|f| json!({ "slug": f.slug, "description": f.description }))
+        .map(|f| FilterLink {
+            slug: &f.slug,
+            description: &f.description,
+        })
         .collect();
     // A figure that cannot be drawn is a build error (page_figures::figure_errors); the page then only
     // needs to render without it.
     let (timeline, timeline_rows) = match home_timeline(db) {
-        Ok((svg, rows)) => (json!(svg), rows.clone()),
-        Err(_) => (Json::Null, json!([])),
+        Ok((svg, rows)) => (Some(svg.as_str()), rows.as_slice()),
+        Err(_) => (None, &[][..]),
     };
-    json!({
-        "site": site_context(db),
-        "toggles": toggle_labels(db),
-        "map_toggles": map_toggles,
-        "map": home_map(db).as_ref().ok(),
-        "timeline": timeline,
-        "timeline_rows": timeline_rows,
-        "countries": rows,
-        "erps": erps,
-        "filters": filters,
-        "stems": STEMS,
+    to_json(&HomeContext {
+        site: site_context(db),
+        toggles: toggle_labels(db),
+        map_toggles,
+        map: home_map(db).as_ref().ok(),
+        timeline,
+        timeline_rows,
+        countries: rows,
+        erps,
+        filters,
+        stems: &STEMS,
     })
 }
 
@@ -271,16 +408,30 @@ fn support_style(value: &str) -> (&str, &'static str) {
         .map_or((value, "s-other"), |s| (s.short, s.class))
 }
 
+/// An ERP's name as a narrow column heading shows it: the vendor on its own line (none for a product
+/// named like its vendor), then the product.
+#[derive(Serialize)]
+struct ErpHeading<'a> {
+    vendor: Option<&'a str>,
+    product: &'a str,
+}
+
 /// An ERP's name split for a narrow column heading: the vendor on its own line, then the product
 /// (`SAP` / `S/4HANA Cloud`); a product named like its vendor (`Odoo`) is one line.
-fn erp_heading(name: &str, vendor: Option<&str>) -> Json {
+fn erp_heading<'a>(name: &'a str, vendor: Option<&'a str>) -> ErpHeading<'a> {
     let product = vendor
         .and_then(|v| name.strip_prefix(v))
         .and_then(|rest| rest.strip_prefix(' '))
         .filter(|rest| !rest.is_empty());
     match (vendor, product) {
-        (Some(vendor), Some(product)) => json!({ "vendor": vendor, "product": product }),
-        _ => json!({ "vendor": null, "product": name }),
+        (Some(vendor), Some(product)) => ErpHeading {
+            vendor: Some(vendor),
+            product,
+        },
+        _ => ErpHeading {
+            vendor: None,
+            product: name,
+        },
     }
 }
 
@@ -326,29 +477,111 @@ const MANDATE_STATUSES: [(&str, &str); 5] = [
     ("unknown", "Not established"),
 ];
 
-/// The e-invoicing matrix page's data: a row per country (by name) with its B2B mandate, a cell per ERP
-/// with its support type, verification and source, the legend and the filters' values.
+/// The e-invoicing matrix page: a row per country (by name) with its B2B mandate, a cell per ERP with its
+/// support type, verification and source, the legend and the filters' values.
+#[derive(Serialize)]
+pub struct EInvoicingContext<'a> {
+    site: &'a SiteContext,
+    erps: Vec<MatrixColumn<'a>>,
+    rows: Vec<MatrixCountry<'a>>,
+    legend: Vec<LegendEntry>,
+    regions: Vec<&'a str>,
+    mandate_statuses: Vec<MandateStatus>,
+    known_cells: usize,
+    cells: usize,
+}
+
+/// An ERP column of the matrix.
+#[derive(Serialize)]
+struct MatrixColumn<'a> {
+    id: &'a str,
+    name: &'a str,
+    heading: ErpHeading<'a>,
+}
+
+/// A country's row of the matrix.
+#[derive(Serialize)]
+struct MatrixCountry<'a> {
+    code: &'a str,
+    name: &'a str,
+    region: &'a str,
+    b2b: B2bMandate,
+    /// The country's mandate as its mandates row states it ("unknown" is a value there too).
+    mandate: Option<MandateText<'a>>,
+    cells: Vec<MatrixCell<'a>>,
+    /// How many of its cells are known.
+    known: usize,
+}
+
+/// A country's B2B mandate as the matrix's filter and badge read it (see [`b2b_mandate`]).
+#[derive(Serialize)]
+struct B2bMandate {
+    status: &'static str,
+    label: String,
+}
+
+/// A country's mandates row, as the matrix shows it.
+#[derive(Serialize)]
+struct MandateText<'a> {
+    short_label: &'a str,
+    mandate: &'a str,
+    deadlines: &'a str,
+}
+
+/// One cell of the matrix: an ERP's support in a country.
+#[derive(Serialize)]
+struct MatrixCell<'a> {
+    erp: &'a str,
+    erp_name: &'a str,
+    support: &'a str,
+    short: &'a str,
+    class: &'static str,
+    known: bool,
+    established: bool,
+    verification: &'a str,
+    last_checked: Option<&'a str>,
+    source_url: Option<&'a String>,
+}
+
+/// A support type in the matrix's legend, with how many cells have it.
+#[derive(Serialize)]
+struct LegendEntry {
+    value: &'static str,
+    short: &'static str,
+    brief: &'static str,
+    class: &'static str,
+    meaning: &'static str,
+    count: usize,
+}
+
+/// A B2B mandate status in the matrix's filter, with how many countries have it.
+#[derive(Serialize)]
+struct MandateStatus {
+    key: &'static str,
+    label: &'static str,
+    count: usize,
+}
+
+/// The e-invoicing matrix page's context (see [`EInvoicingContext`]).
 pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
     let erp_list = erps(db);
-    let columns: Vec<Json> = erp_list
+    let columns: Vec<MatrixColumn> = erp_list
         .iter()
-        .map(|e| {
-            json!({
-                "id": e.id,
-                "name": e.name,
-                "heading": erp_heading(&e.name, e.vendor.as_deref()),
-            })
+        .map(|e| MatrixColumn {
+            id: &e.id,
+            name: &e.name,
+            heading: erp_heading(&e.name, e.vendor.as_deref()),
         })
         .collect();
     let mut used: BTreeMap<String, usize> = BTreeMap::new();
     let mut known_cells = 0;
     let mut statuses: BTreeMap<&str, usize> = BTreeMap::new();
-    let rows: Vec<Json> = countries_by_name(db)
+    let rows: Vec<MatrixCountry> = countries_by_name(db)
         .iter()
         .map(|c| {
             let key = CountryKey::new(db, c.code.clone());
             let matrix = country_matrix(db, key);
-            let cells: Vec<Json> = erp_list
+            let cells: Vec<MatrixCell> = erp_list
                 .iter()
                 .map(|e| {
                     let row = matrix.iter().find(|r| r.erp == e.id);
@@ -357,70 +590,70 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
                     let known = support != "unknown/unverified";
                     known_cells += usize::from(known);
                     let (short, class) = support_style(support);
-                    json!({
-                        "erp": e.id,
-                        "erp_name": e.name,
-                        "support": support,
-                        "short": short,
-                        "class": class,
-                        "known": known,
-                        "established": support_established(support),
-                        "verification": row.map_or("unverified", |r| r.verification.as_str()),
-                        "last_checked": row.and_then(|r| r.last_verified.as_deref()),
-                        "source_url": row.and_then(|r| r.erp_source.first()),
-                    })
+                    MatrixCell {
+                        erp: &e.id,
+                        erp_name: &e.name,
+                        support,
+                        short,
+                        class,
+                        known,
+                        established: support_established(support),
+                        verification: row.map_or("unverified", |r| r.verification.as_str()),
+                        last_checked: row.and_then(|r| r.last_verified.as_deref()),
+                        source_url: row.and_then(|r| r.erp_source.first()),
+                    }
                 })
                 .collect();
             let (status, label) = b2b_mandate(db, key);
             *statuses.entry(status).or_default() += 1;
-            // The country's mandate as its mandates row states it ("unknown" is a value there too).
-            let mandate = country_mandate(db, key).as_ref().map(|m| {
-                json!({
-                    "short_label": m.short_label,
-                    "mandate": m.mandate,
-                    "deadlines": m.deadlines,
-                })
+            let mandate = country_mandate(db, key).as_ref().map(|m| MandateText {
+                short_label: &m.short_label,
+                mandate: &m.mandate,
+                deadlines: &m.deadlines,
             });
-            json!({
-                "code": c.code,
-                "name": c.name,
-                "region": c.region,
-                "b2b": { "status": status, "label": label },
-                "mandate": mandate,
-                "cells": cells,
-                "known": cells.iter().filter(|c| c["known"] == true).count(),
-            })
+            MatrixCountry {
+                code: &c.code,
+                name: &c.name,
+                region: &c.region,
+                b2b: B2bMandate { status, label },
+                mandate,
+                known: cells.iter().filter(|c| c.known).count(),
+                cells,
+            }
         })
         .collect();
-    let legend: Vec<Json> = SUPPORT_STYLES
+    let legend: Vec<LegendEntry> = SUPPORT_STYLES
         .iter()
-        .map(|s| {
-            json!({
-                "value": s.value,
-                "short": s.short,
-                "brief": s.brief,
-                "class": s.class,
-                "meaning": s.meaning,
-                "count": used.get(s.value).copied().unwrap_or(0),
-            })
+        .map(|s| LegendEntry {
+            value: s.value,
+            short: s.short,
+            brief: s.brief,
+            class: s.class,
+            meaning: s.meaning,
+            count: used.get(s.value).copied().unwrap_or(0),
         })
         .collect();
     let mut regions: Vec<&str> = countries(db).iter().map(|c| c.region.as_str()).collect();
     regions.sort_unstable();
     regions.dedup();
-    let mandate_statuses: Vec<Json> = MANDATE_STATUSES
+    let mandate_statuses: Vec<MandateStatus> = MANDATE_STATUSES
         .iter()
-        .map(|(key, label)| json!({ "key": key, "label": label, "count": statuses.get(key).copied().unwrap_or(0) }))
+        .map(|&(key, label)| MandateStatus {
+            key,
+            label,
+            count: statuses.get(key).copied().unwrap_or(0),
+        })
         .collect();
-    json!({
-        "site": site_context(db),
-        "erps": columns,
-        "rows": rows,
-        "legend": legend,
-        "regions": regions,
-        "mandate_statuses": mandate_statuses,
-        "known_cells": known_cells,
-        "cells": rows.len() * erp_list.len(),
+    let cells = rows.len() * erp_list.len();
+    to_json(&EInvoicingContext {
+        site: site_context(db),
+        erps: columns,
+        rows,
+        legend,
+        regions,
+        mandate_statuses,
+        known_cells,
+        cells,
     })
 }
 
@@ -473,17 +706,99 @@ fn phase_in_words(status: &str, from: Option<&str>, reference: &str) -> String {
     }
 }
 
-fn fact_json(fact: &Fact) -> Json {
-    let mut value = serde_json::to_value(fact).expect("facts serialize");
-    if let Some(anchor) = reporting_anchor(fact) {
-        value["anchor"] = json!(anchor);
-        value["page"] = json!(reporting_page(fact.topic));
-    }
-    value
+/// A fact as the pages show it: a reporting fact also says where its row is on its topic page.
+#[derive(Serialize)]
+struct FactView<'a> {
+    #[serde(flatten)]
+    fact: &'a Fact,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    anchor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    page: Option<&'static str>,
 }
 
-/// One country page's data: its facts by section, toggles with the fact text that set them, local ERPs,
+fn fact_view(fact: &Fact) -> FactView<'_> {
+    let anchor = reporting_anchor(fact);
+    let page = anchor.as_ref().and(reporting_page(fact.topic));
+    FactView { fact, anchor, page }
+}
+
+/// A record with the name of the thing its `erp` (or `country`) names, as the page lists it.
+#[derive(Serialize)]
+struct WithErpName<'a, T> {
+    #[serde(flatten)]
+    item: &'a T,
+    erp_name: String,
+}
+
+/// One country page: its facts by section, toggles with the fact text that set them, local ERPs,
 /// partner flags and partners.
+#[derive(Serialize)]
+pub struct CountryContext<'a> {
+    site: &'a SiteContext,
+    country: &'a Country,
+    toggles: Vec<ToggleExplained<'a>>,
+    phases: Vec<PhaseView<'a>>,
+    reference_date: &'a str,
+    key_facts: Vec<FactView<'a>>,
+    e_invoicing: Vec<FactView<'a>>,
+    matrix: Vec<FactView<'a>>,
+    vat_reporting: Vec<FactView<'a>>,
+    saft: Vec<FactView<'a>>,
+    local_erps: &'a [LocalErp],
+    partner_flags: Vec<WithErpName<'a, crate::resources::PartnerFlag>>,
+    partners: Vec<WithErpName<'a, Partner>>,
+    /// Releases and changes (history.rs).
+    history: &'a HistoryContext,
+}
+
+/// A toggle of a country page with the rule, the phase and the sources that set it, in words.
+#[derive(Serialize)]
+struct ToggleExplained<'a> {
+    limit: &'a Option<String>,
+    absence: bool,
+    evidence: &'a Option<String>,
+    notes: String,
+    name: &'a str,
+    label: &'a str,
+    description: &'a str,
+    value: Option<bool>,
+    rule: Option<u64>,
+    condition: &'a Option<String>,
+    phase_id: &'a Option<String>,
+    status: Option<&'static str>,
+    applies_from: &'a Option<String>,
+    scope: &'a Option<String>,
+    source_urls: &'a [String],
+    verification: Option<Verification>,
+    last_checked: &'a Option<String>,
+    why_null: &'a Option<String>,
+    why_status: Option<String>,
+    why_scope: &'a str,
+    explanation: String,
+}
+
+/// A dated obligation phase of a country page.
+#[derive(Serialize)]
+struct PhaseView<'a> {
+    id: String,
+    obligation: &'a str,
+    phase: &'a str,
+    status: &'static str,
+    status_words: String,
+    applies_from: Option<String>,
+    scope: &'a str,
+    coverage: &'static str,
+    limit: &'a str,
+    basis: Option<&'static str>,
+    notes: &'a str,
+    source_urls: &'a [String],
+    evidence: &'a str,
+    verification: Verification,
+    last_checked: &'a Option<String>,
+}
+
+/// One country page's context (see [`CountryContext`]).
 pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Json {
     let Some(detail) = country_detail(db, key) else {
         return Json::Null;
@@ -497,254 +812,386 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
             .map(|p| p.notes.trim().to_string())
             .unwrap_or_default()
     };
-    let toggles: Vec<Json> = country_toggle_derivations(db, key)
+    let toggles: Vec<ToggleExplained> = country_toggle_derivations(db, key)
         .iter()
-        .zip(labels.as_array().into_iter().flatten())
-        .map(|(d, label)| {
-            json!({
-                "limit": d.limit,
-                "absence": d.rests_on_absence,
-                "evidence": d.evidence,
-                "notes": phase_notes(&d.phase_id),
-                "name": d.toggle,
-                "label": label["label"],
-                "description": label["description"],
-                "value": d.value,
-                "rule": d.rule,
-                "condition": d.condition_text,
-                "phase_id": d.phase_id,
-                "status": d.status.as_deref().and_then(crate::parse::tables::PhaseStatus::parse).map(|s| s.describe()),
-                "applies_from": d.applies_from,
-                "scope": d.scope,
-                "source_urls": d.source_urls,
-                "verification": d.verification,
-                "last_checked": d.last_checked,
-                "why_null": d.why_null,
-                "why_status": d.status.as_deref().map(|status| phase_in_words(status, d.applies_from.as_deref(), reference)),
-                "why_scope": d.scope.as_deref().map(|s| s.trim().trim_end_matches('.')).unwrap_or_default(),
-                "explanation": match &d.status {
-                    Some(status) => sentence(&phase_in_words(status, d.applies_from.as_deref(), reference), d.scope.as_deref().unwrap_or_default()),
-                    None => d.why_null.clone().unwrap_or_default(),
-                },
-            })
+        .zip(labels)
+        .map(|(d, label)| ToggleExplained {
+            limit: &d.limit,
+            absence: d.rests_on_absence,
+            evidence: &d.evidence,
+            notes: phase_notes(&d.phase_id),
+            name: &d.toggle,
+            label: &label.label,
+            description: &label.description,
+            value: d.value,
+            rule: d.rule,
+            condition: &d.condition_text,
+            phase_id: &d.phase_id,
+            status: d
+                .status
+                .as_deref()
+                .and_then(PhaseStatus::parse)
+                .map(|s| s.describe()),
+            applies_from: &d.applies_from,
+            scope: &d.scope,
+            source_urls: &d.source_urls,
+            verification: d.verification,
+            last_checked: &d.last_checked,
+            why_null: &d.why_null,
+            why_status: d
+                .status
+                .as_deref()
+                .map(|status| phase_in_words(status, d.applies_from.as_deref(), reference)),
+            why_scope: d
+                .scope
+                .as_deref()
+                .map(|s| s.trim().trim_end_matches('.'))
+                .unwrap_or_default(),
+            explanation: match &d.status {
+                Some(status) => sentence(
+                    &phase_in_words(status, d.applies_from.as_deref(), reference),
+                    d.scope.as_deref().unwrap_or_default(),
+                ),
+                None => d.why_null.clone().unwrap_or_default(),
+            },
         })
         .collect();
     let obligations = obligation_rules(db);
-    let phases: Vec<Json> = country_obligations(db, key)
+    let phases: Vec<PhaseView> = country_obligations(db, key)
         .iter()
         .map(|p| {
             let label = obligations
                 .iter()
                 .find(|o| o.id == p.obligation)
                 .map_or(p.obligation.as_str(), |o| o.label.as_str());
-            json!({
-                "id": p.id(),
-                "obligation": label,
-                "phase": p.phase,
-                "status": p.status.describe(),
-                "status_words": phase_in_words(p.status.as_str(), p.applies_from.map(|d| d.to_string()).as_deref(), reference),
-                "applies_from": p.applies_from.map(|d| d.to_string()),
-                "scope": p.scope,
-                "coverage": p.coverage.as_str(),
-                "limit": p.limit,
-                "basis": p.basis.map(|b| b.as_str()),
-                "notes": p.notes,
-                "source_urls": p.source,
-                "evidence": p.evidence,
-                "verification": p.verification,
-                "last_checked": p.last_verified,
-            })
+            let applies_from = p.applies_from.map(|d| d.to_string());
+            PhaseView {
+                id: p.id(),
+                obligation: label,
+                phase: &p.phase,
+                status: p.status.describe(),
+                status_words: phase_in_words(p.status.as_str(), applies_from.as_deref(), reference),
+                applies_from,
+                scope: &p.scope,
+                coverage: p.coverage.as_str(),
+                limit: &p.limit,
+                basis: p.basis.map(|b| b.as_str()),
+                notes: &p.notes,
+                source_urls: &p.source,
+                evidence: &p.evidence,
+                verification: p.verification,
+                last_checked: &p.last_verified,
+            }
         })
         .collect();
-    let of = |pred: &dyn Fn(FactTopic) -> bool| -> Json {
+    let of = |pred: &dyn Fn(FactTopic) -> bool| -> Vec<FactView> {
         detail
             .facts
             .iter()
             .filter(|f| pred(f.topic))
-            .map(fact_json)
+            .map(fact_view)
             .collect()
     };
-    let with_erp_name = |erp: &str, mut value: Json| {
-        value["erp_name"] = json!(erp_name(db, erp));
-        value
-    };
-    object([
-        ("site", site_context(db).clone()),
-        ("country", json!(detail.country)),
-        ("toggles", Json::Array(toggles)),
-        ("phases", Json::Array(phases)),
-        ("reference_date", json!(crate::model::reference_date(db))),
-        (
-            "key_facts",
-            of(&|t| {
-                !matches!(
-                    t,
-                    FactTopic::EInvoicing
-                        | FactTopic::EInvoicingErpSupport
-                        | FactTopic::VatReporting
-                        | FactTopic::Saft
-                )
-            }),
-        ),
-        ("e_invoicing", of(&|t| t == FactTopic::EInvoicing)),
-        ("matrix", of(&|t| t == FactTopic::EInvoicingErpSupport)),
-        ("vat_reporting", of(&|t| t == FactTopic::VatReporting)),
-        ("saft", of(&|t| t == FactTopic::Saft)),
-        ("local_erps", json!(detail.local_erps)),
-        (
-            "partner_flags",
-            detail
-                .partner_flags
-                .iter()
-                .map(|p| with_erp_name(&p.erp, json!(p)))
-                .collect(),
-        ),
-        (
-            "partners",
-            detail
-                .partners
-                .iter()
-                .map(|p| with_erp_name(&p.erp, json!(p)))
-                .collect(),
-        ),
-        // Releases and changes (history.rs).
-        (
-            "history",
-            super::history::country_history_context(db, key).clone(),
-        ),
-    ])
-}
-
-/// A JSON object of `pairs`, in their order, the values moved in. `json!` serializes every value it
-/// is given again, so a page's arrays of facts made for it would be copied whole and the first made
-/// dropped.
-pub(crate) fn object<const N: usize>(pairs: [(&str, Json); N]) -> Json {
-    Json::Object(
-        pairs
-            .into_iter()
-            .map(|(key, value)| (key.to_string(), value))
+    let with_erp_name = |erp: &str| erp_name(db, erp);
+    to_json(&CountryContext {
+        site: site_context(db),
+        country: &detail.country,
+        toggles,
+        phases,
+        reference_date: reference,
+        key_facts: of(&|t| {
+            !matches!(
+                t,
+                FactTopic::EInvoicing
+                    | FactTopic::EInvoicingErpSupport
+                    | FactTopic::VatReporting
+                    | FactTopic::Saft
+            )
+        }),
+        e_invoicing: of(&|t| t == FactTopic::EInvoicing),
+        matrix: of(&|t| t == FactTopic::EInvoicingErpSupport),
+        vat_reporting: of(&|t| t == FactTopic::VatReporting),
+        saft: of(&|t| t == FactTopic::Saft),
+        local_erps: &detail.local_erps,
+        partner_flags: detail
+            .partner_flags
+            .iter()
+            .map(|p| WithErpName {
+                item: p,
+                erp_name: with_erp_name(&p.erp),
+            })
             .collect(),
-    )
+        partners: detail
+            .partners
+            .iter()
+            .map(|p| WithErpName {
+                item: p,
+                erp_name: with_erp_name(&p.erp),
+            })
+            .collect(),
+        history: country_history_context(db, key),
+    })
 }
 
 /// The ERP index: each ERP's name, vendor, category, website and counts (not its per-country data).
+#[derive(Serialize)]
+pub struct ErpsContext<'a> {
+    site: &'a SiteContext,
+    erps: Vec<ErpRow<'a>>,
+    countries: usize,
+}
+
+/// An ERP of the index, with how its matrix cells divide among the support types.
+#[derive(Serialize)]
+struct ErpRow<'a> {
+    #[serde(flatten)]
+    summary: &'a Erp,
+    support: SupportBreakdown,
+}
+
+/// The ERP index's context (see [`ErpsContext`]).
 pub fn erps_context(db: &dyn salsa::Database) -> Json {
-    let rows: Vec<Json> = erps(db)
+    let rows: Vec<ErpRow> = erps(db)
         .iter()
         .filter_map(|e| {
             let key = ErpKey::new(db, e.id.clone());
             let summary = erp_summary(db, key).as_ref()?;
-            let mut value = json!(summary);
-            value["support"] = support_breakdown(db, key);
-            Some(value)
+            Some(ErpRow {
+                summary,
+                support: support_breakdown(db, key),
+            })
         })
         .collect();
-    json!({ "site": site_context(db), "erps": rows, "countries": countries(db).len() })
+    to_json(&ErpsContext {
+        site: site_context(db),
+        erps: rows,
+        countries: countries(db).len(),
+    })
 }
 
-/// How an ERP's matrix cells divide among the support types: `[{value, short, count}]` for the types it
-/// has, in the legend's order, with the count of established support and of cells not established.
-fn support_breakdown(db: &dyn salsa::Database, key: ErpKey<'_>) -> Json {
+/// How an ERP's matrix cells divide among the support types: the types it has, in the legend's order,
+/// with the count of established support and of cells not established.
+#[derive(Serialize)]
+struct SupportBreakdown {
+    types: Vec<SupportCount>,
+    established: usize,
+    unknown: usize,
+    recorded: usize,
+}
+
+/// How many of an ERP's cells have one support type.
+#[derive(Serialize)]
+struct SupportCount {
+    value: &'static str,
+    class: &'static str,
+    count: usize,
+}
+
+/// See [`SupportBreakdown`].
+fn support_breakdown(db: &dyn salsa::Database, key: ErpKey<'_>) -> SupportBreakdown {
     let rows = crate::model::erp_matrix(db, key);
     let count = |value: &str| rows.iter().filter(|r| r.support_type == value).count();
-    let types: Vec<Json> = SUPPORT_STYLES
+    let types: Vec<SupportCount> = SUPPORT_STYLES
         .iter()
         .filter(|s| s.value != "unknown/unverified")
         .map(|s| (s, count(s.value)))
         .filter(|(_, n)| *n > 0)
-        .map(|(s, n)| json!({ "value": s.value, "class": s.class, "count": n }))
+        .map(|(s, n)| SupportCount {
+            value: s.value,
+            class: s.class,
+            count: n,
+        })
         .collect();
-    json!({
-        "types": types,
-        "established": rows.iter().filter(|r| support_established(&r.support_type)).count(),
-        "unknown": count("unknown/unverified"),
-        "recorded": rows.len(),
-    })
+    SupportBreakdown {
+        types,
+        established: rows
+            .iter()
+            .filter(|r| support_established(&r.support_type))
+            .count(),
+        unknown: count("unknown/unverified"),
+        recorded: rows.len(),
+    }
 }
 
 /// One ERP page: its profile, its e-invoicing support in every country of the register (a row per country,
 /// "not recorded" where the matrix has none), its providers, partner flags and other facts.
+#[derive(Serialize)]
+pub struct ErpContext<'a> {
+    site: &'a SiteContext,
+    erp: &'a Erp,
+    support: SupportBreakdown,
+    /// How many rows.
+    countries: usize,
+    rows: Vec<ErpCountryRow<'a>>,
+    providers: Vec<ProviderView<'a>>,
+    partner_flags: Vec<WithCountryName<'a, crate::resources::PartnerFlag>>,
+    other_facts: Vec<WithCountryName<'a, Fact>>,
+    /// Releases and changes (history.rs).
+    history: &'a HistoryContext,
+}
+
+/// A country's row of an ERP page: only what the page shows (the mandate text in a fact's `details`
+/// belongs to the country pages); a country the matrix has no row for has no support and nothing else.
+#[derive(Serialize)]
+struct ErpCountryRow<'a> {
+    code: &'a str,
+    name: &'a str,
+    region: &'a str,
+    support: Option<&'a str>,
+    #[serde(flatten)]
+    recorded: Option<ErpSupport<'a>>,
+}
+
+/// What the matrix records of an ERP's support in a country.
+#[derive(Serialize)]
+struct ErpSupport<'a> {
+    class: &'static str,
+    established: bool,
+    vendors: Option<&'a String>,
+    notes: Option<&'a String>,
+    verification: &'static str,
+    last_checked: &'a Option<String>,
+    source_urls: &'a [String],
+}
+
+/// A record with the name of the country its `country` names.
+#[derive(Serialize)]
+struct WithCountryName<'a, T> {
+    #[serde(flatten)]
+    item: &'a T,
+    country_name: &'a str,
+}
+
+/// A provider of an ERP page, with the names of the countries in its scope.
+#[derive(Serialize)]
+struct ProviderView<'a> {
+    #[serde(flatten)]
+    provider: &'a crate::resources::Provider,
+    countries: Vec<CountryName<'a>>,
+}
+
+/// A country code and its name (the code where the register has no such country).
+#[derive(Serialize)]
+struct CountryName<'a> {
+    code: &'a str,
+    name: &'a str,
+}
+
+/// One ERP page's context (see [`ErpContext`]).
 pub(crate) fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Json {
     let Some(detail) = erp_detail(db, key) else {
         return Json::Null;
     };
     let names = country_names(db);
+    let name_of = |code: &'db str| names.get(code).copied().unwrap_or(code);
     let support: BTreeMap<&str, &Fact> = detail
         .e_invoicing_support
         .iter()
         .map(|f| (f.country.as_str(), f))
         .collect();
-    // Only what the page shows: the mandate text in `details` belongs to the country pages.
-    let rows: Vec<Json> = countries_by_name(db)
+    let rows: Vec<ErpCountryRow> = countries_by_name(db)
         .iter()
-        .map(|c| match support.get(c.code.as_str()) {
-            Some(f) => json!({
-                "code": c.code,
-                "name": c.name,
-                "region": c.region,
-                "support": f.value,
-                "class": support_style(&f.value).1,
-                "established": support_established(&f.value),
-                "vendors": f.details.get("vendors"),
-                "notes": f.details.get("notes"),
-                "verification": f.verification.as_str(),
-                "last_checked": f.last_checked,
-                "source_urls": f.source_urls,
-            }),
-            None => json!({ "code": c.code, "name": c.name, "region": c.region, "support": null }),
+        .map(|c| {
+            let fact = support.get(c.code.as_str());
+            ErpCountryRow {
+                code: &c.code,
+                name: &c.name,
+                region: &c.region,
+                support: fact.map(|f| &*f.value),
+                recorded: fact.map(|f| ErpSupport {
+                    class: support_style(&f.value).1,
+                    established: support_established(&f.value),
+                    vendors: f.details.get("vendors"),
+                    notes: f.details.get("notes"),
+                    verification: f.verification.as_str(),
+                    last_checked: &f.last_checked,
+                    source_urls: &f.source_urls,
+                }),
+            }
         })
         .collect();
-    let named = |code: &str, mut value: Json| {
-        value["country_name"] = json!(names.get(code).copied().unwrap_or(code));
-        value
-    };
-    let providers: Vec<Json> = detail
+    let providers: Vec<ProviderView> = detail
         .providers
         .iter()
-        .map(|p| {
-            let mut value = json!(p);
-            value["countries"] = p
+        .map(|p| ProviderView {
+            provider: p,
+            countries: p
                 .countries_in_scope
                 .iter()
-                .map(|c| json!({ "code": c, "name": names.get(c.as_str()).copied().unwrap_or(c) }))
-                .collect();
-            value
+                .map(|c| CountryName {
+                    code: c,
+                    name: name_of(c),
+                })
+                .collect(),
         })
         .collect();
-    object([
-        ("site", site_context(db).clone()),
-        ("erp", json!(detail.erp)),
-        ("support", support_breakdown(db, key)),
-        ("countries", json!(rows.len())),
-        ("rows", Json::Array(rows)),
-        ("providers", Json::Array(providers)),
-        (
-            "partner_flags",
-            detail
-                .partner_flags
-                .iter()
-                .map(|p| named(&p.country, json!(p)))
-                .collect(),
-        ),
-        (
-            "other_facts",
-            detail
-                .other_facts
-                .iter()
-                .map(|f| named(&f.country, json!(f)))
-                .collect(),
-        ),
-        // Releases and changes (history.rs).
-        (
-            "history",
-            super::history::erp_history_context(db, key).clone(),
-        ),
-    ])
+    to_json(&ErpContext {
+        site: site_context(db),
+        erp: &detail.erp,
+        support: support_breakdown(db, key),
+        countries: rows.len(),
+        rows,
+        providers,
+        partner_flags: detail
+            .partner_flags
+            .iter()
+            .map(|p| WithCountryName {
+                item: p,
+                country_name: name_of(&p.country),
+            })
+            .collect(),
+        other_facts: detail
+            .other_facts
+            .iter()
+            .map(|f| WithCountryName {
+                item: f,
+                country_name: name_of(&f.country),
+            })
+            .collect(),
+        history: erp_history_context(db, key),
+    })
 }
 
 /// A reporting topic page (`vat-reporting`, `saf-t`): one row per reporting row of every country (by
 /// country name), with the ERP columns that say something in at least one row. A column that is
 /// "unknown" in every row is folded into one line naming those ERPs, so the table fits a desktop screen.
+#[derive(Serialize)]
+pub struct ReportingContext<'a> {
+    site: &'a SiteContext,
+    topic: &'a str,
+    columns: Vec<ErpNamed<'a>>,
+    folded: Vec<ErpNamed<'a>>,
+    rows: Vec<ReportingView<'a>>,
+}
+
+/// An ERP by id, with its name.
+#[derive(Serialize)]
+struct ErpNamed<'a> {
+    id: &'a str,
+    name: String,
+}
+
+/// A reporting row of a topic page.
+#[derive(Serialize)]
+struct ReportingView<'a> {
+    anchor: String,
+    country: &'a str,
+    country_name: &'a str,
+    report_en: &'a str,
+    report_local: Option<&'a String>,
+    frequency: &'a str,
+    deadline: &'a str,
+    channel_format: &'a str,
+    source_urls: &'a [String],
+    last_checked: &'a Option<String>,
+    verification: &'static str,
+    /// The shown columns' values.
+    erp_support: Vec<String>,
+    erp_sources: &'a [String],
+    notes: &'a str,
+}
+
+/// A reporting topic page's context (see [`ReportingContext`]).
 fn reporting_context(db: &dyn salsa::Database, topic: &str) -> Json {
     let ids = reporting_erps(db);
     let mut reports = Vec::new();
@@ -764,42 +1211,56 @@ fn reporting_context(db: &dyn salsa::Database, topic: &str) -> Json {
                 .any(|(_, r)| r.row.erp_support.get(*i).is_some_and(|v| v != "unknown"))
         })
         .collect();
-    let columns: Vec<Json> = shown
+    let columns: Vec<ErpNamed> = shown
         .iter()
-        .map(|i| json!({ "id": ids[*i], "name": erp_name(db, &ids[*i]) }))
+        .map(|i| ErpNamed {
+            id: &ids[*i],
+            name: erp_name(db, &ids[*i]),
+        })
         .collect();
-    let folded: Vec<Json> = (0..ids.len())
+    let folded: Vec<ErpNamed> = (0..ids.len())
         .filter(|i| !shown.contains(i))
-        .map(|i| json!({ "id": ids[i], "name": erp_name(db, &ids[i]) }))
+        .map(|i| ErpNamed {
+            id: &ids[i],
+            name: erp_name(db, &ids[i]),
+        })
         .collect();
-    let rows: Vec<Json> = reports
+    let rows: Vec<ReportingView> = reports
         .iter()
         .map(|(c, report)| {
             let r = &report.row;
-            json!({
-                "anchor": format!("{topic}-{}-{}", c.code, report.n),
-                "country": c.code,
-                "country_name": c.name,
-                "report_en": r.report_en,
-                "report_local": (r.report_local != r.report_en).then_some(&r.report_local),
-                "frequency": r.frequency,
-                "deadline": r.deadline,
-                "channel_format": r.channel_format,
-                "source_urls": r.source,
-                "last_checked": r.source_checked,
-                "verification": r.verification.as_str(),
-                "erp_support": shown.iter().map(|i| r.erp_support.get(*i).cloned().unwrap_or_else(|| "unknown".into())).collect::<Vec<_>>(),
-                "erp_sources": r.erp_sources,
-                "notes": r.notes,
-            })
+            ReportingView {
+                anchor: format!("{topic}-{}-{}", c.code, report.n),
+                country: &c.code,
+                country_name: &c.name,
+                report_en: &r.report_en,
+                report_local: (r.report_local != r.report_en).then_some(&r.report_local),
+                frequency: &r.frequency,
+                deadline: &r.deadline,
+                channel_format: &r.channel_format,
+                source_urls: &r.source,
+                last_checked: &r.source_checked,
+                verification: r.verification.as_str(),
+                erp_support: shown
+                    .iter()
+                    .map(|i| {
+                        r.erp_support
+                            .get(*i)
+                            .cloned()
+                            .unwrap_or_else(|| "unknown".into())
+                    })
+                    .collect(),
+                erp_sources: &r.erp_sources,
+                notes: &r.notes,
+            }
         })
         .collect();
-    json!({
-        "site": site_context(db),
-        "topic": topic,
-        "columns": columns,
-        "folded": folded,
-        "rows": rows,
+    to_json(&ReportingContext {
+        site: site_context(db),
+        topic,
+        columns,
+        folded,
+        rows,
     })
 }
 
@@ -813,17 +1274,48 @@ pub fn saft_context(db: &dyn salsa::Database) -> Json {
     reporting_context(db, "saf-t")
 }
 
+/// How many rows a page made of parts (partners, local ERPs, news) shows, and the mark where they go
+/// (one part at a time, see [`super::parts`]).
+#[derive(Serialize)]
+pub struct PartedRows {
+    pub count: usize,
+    pub rows: &'static str,
+}
+
+impl PartedRows {
+    /// `count` rows, printed where the template prints `rows`.
+    pub fn of(count: usize) -> PartedRows {
+        PartedRows {
+            count,
+            rows: super::parts::PARTS_MARK,
+        }
+    }
+}
+
+/// The partners page: how many partners, and where their rows go.
+#[derive(Serialize)]
+pub struct PartnersContext<'a> {
+    site: &'a SiteContext,
+    partners: PartedRows,
+}
+
 /// The partners page: how many partners, and the mark where its rows go (one part per country, see
 /// [`partners_page_rows`]; sorted by country, ERP and name, with the registers' names). Neutral: nothing
 /// is featured and no pricing exists in the data.
 pub fn partners_context(db: &dyn salsa::Database) -> Json {
-    json!({
-        "site": site_context(db),
-        "partners": {
-            "count": partner_rows(db).value.len(),
-            "rows": super::parts::PARTS_MARK,
-        },
+    to_json(&PartnersContext {
+        site: site_context(db),
+        partners: PartedRows::of(partner_rows(db).value.len()),
     })
+}
+
+/// A partner as the partners page's rows show it.
+#[derive(Serialize)]
+struct PartnerView<'a> {
+    #[serde(flatten)]
+    partner: Partner,
+    country_name: Option<&'a str>,
+    erp_name: String,
 }
 
 /// One country's partners as the partners page's rows show them: the value its part is rendered from
@@ -831,28 +1323,39 @@ pub fn partners_context(db: &dyn salsa::Database) -> Json {
 pub(crate) fn partners_page_rows(db: &dyn salsa::Database, code: &str) -> Json {
     let names = country_names(db);
     let rows = country_partners(db, CountryKey::new(db, code.to_string()));
-    let rows: Vec<Json> = rows
+    let rows: Vec<PartnerView> = rows
         .iter()
-        .map(|row| {
-            let mut value = json!(partner(row));
-            value["country_name"] = json!(names.get(row.country.as_str()).copied());
-            value["erp_name"] = json!(erp_name(db, &row.erp));
-            value
+        .map(|row| PartnerView {
+            partner: partner(row),
+            country_name: names.get(row.country.as_str()).copied(),
+            erp_name: erp_name(db, &row.erp),
         })
         .collect();
-    Json::Array(rows)
+    to_json(&rows)
+}
+
+/// The local ERPs page: how many, and where their rows go.
+#[derive(Serialize)]
+pub struct LocalErpsContext<'a> {
+    site: &'a SiteContext,
+    local_erps: PartedRows,
 }
 
 /// The local ERPs page: how many, and the mark where its rows go (one part per country, see
 /// [`local_erps_page_rows`]).
 pub(crate) fn local_erps_context(db: &dyn salsa::Database) -> Json {
-    json!({
-        "site": site_context(db),
-        "local_erps": {
-            "count": local_erp_rows(db).value.len(),
-            "rows": super::parts::PARTS_MARK,
-        },
+    to_json(&LocalErpsContext {
+        site: site_context(db),
+        local_erps: PartedRows::of(local_erp_rows(db).value.len()),
     })
+}
+
+/// A local ERP as the local ERPs page's rows show it.
+#[derive(Serialize)]
+struct LocalErpView<'a> {
+    #[serde(flatten)]
+    local_erp: LocalErp,
+    country_name: Option<&'a str>,
 }
 
 /// One country's local and regional ERPs as the local ERPs page's rows show them, sorted by name: the
@@ -860,15 +1363,14 @@ pub(crate) fn local_erps_context(db: &dyn salsa::Database) -> Json {
 pub(crate) fn local_erps_page_rows(db: &dyn salsa::Database, code: &str) -> Json {
     let names = country_names(db);
     let rows = country_local_erps(db, CountryKey::new(db, code.to_string()));
-    let rows: Vec<Json> = rows
+    let rows: Vec<LocalErpView> = rows
         .iter()
-        .map(|row| {
-            let mut value = json!(local_erp(row));
-            value["country_name"] = json!(names.get(row.country.as_str()).copied());
-            value
+        .map(|row| LocalErpView {
+            local_erp: local_erp(row),
+            country_name: names.get(row.country.as_str()).copied(),
         })
         .collect();
-    Json::Array(rows)
+    to_json(&rows)
 }
 
 /// About how many news items one part of the news page holds: a part ends after an item whose id's
@@ -878,12 +1380,19 @@ const NEWS_PER_PART: u64 = 500;
 /// The most news items one part holds, whatever their ids.
 const NEWS_PART_MOST: usize = 2000;
 
+/// The news page: how many items, and where their rows go.
+#[derive(Serialize)]
+pub struct NewsContext<'a> {
+    site: &'a SiteContext,
+    news: PartedRows,
+}
+
 /// The news page: how many items, and the mark where its rows go (the items newest first, as
 /// `news.json`, in parts of about [`NEWS_PER_PART`], see [`news_page_rows`]).
 pub(crate) fn news_context(db: &dyn salsa::Database) -> Json {
-    json!({
-        "site": site_context(db),
-        "news": { "count": news_items(db).len(), "rows": super::parts::PARTS_MARK },
+    to_json(&NewsContext {
+        site: site_context(db),
+        news: PartedRows::of(news_items(db).len()),
     })
 }
 
@@ -934,23 +1443,33 @@ struct NewsPart<'db> {
     first: String,
 }
 
+/// A news item as the news page's rows show it, with the names of the ERPs it is about.
+#[derive(Serialize)]
+struct NewsView<'a> {
+    #[serde(flatten)]
+    item: &'a NewsItem,
+    erp_names: Vec<ErpNamed<'a>>,
+}
+
 /// The news items of the part that begins with the item `first`: titles, dates and links only (none
 /// when no part begins there).
 pub(crate) fn news_page_rows(db: &dyn salsa::Database, first: &str) -> Json {
     let items = news_part_items(db, NewsPart::new(db, first.to_string()));
-    let items: Vec<Json> = items
+    let items: Vec<NewsView> = items
         .iter()
-        .map(|n| {
-            let mut value = json!(n);
-            value["erp_names"] = n
+        .map(|n| NewsView {
+            item: n,
+            erp_names: n
                 .erps
                 .iter()
-                .map(|e| json!({ "id": e, "name": erp_name(db, e) }))
-                .collect();
-            value
+                .map(|e| ErpNamed {
+                    id: e,
+                    name: erp_name(db, e),
+                })
+                .collect(),
         })
         .collect();
-    Json::Array(items)
+    to_json(&items)
 }
 
 /// The items of one part of the news page. Every part's items are taken again after any edit of the
@@ -973,29 +1492,38 @@ pub(crate) fn keep_last_news_part_only(db: &mut dyn salsa::Database) {
 }
 
 /// The sponsors page: the notice of `rules/site.toml` and the paid placements, if any.
+#[derive(Serialize)]
+pub struct SponsorsContext<'a> {
+    site: &'a SiteContext,
+    notice: &'a str,
+    sponsors: &'a [Sponsor],
+}
+
+/// The sponsors page's context (see [`SponsorsContext`]).
 pub fn sponsors_context(db: &dyn salsa::Database) -> Json {
-    let sponsors: Vec<Json> = sponsor_items(db).iter().map(|s| json!(s)).collect();
-    json!({
-        "site": site_context(db),
-        "notice": site_rules(db).value.sponsors.notice,
-        "sponsors": sponsors,
+    let sponsors = sponsor_items(db);
+    to_json(&SponsorsContext {
+        site: site_context(db),
+        notice: &site_rules(db).value.sponsors.notice,
+        sponsors: &sponsors,
     })
 }
 
 /// The licence page: both licences, their attribution strings and the commercial path.
+#[derive(Serialize)]
+pub struct LicenceContext<'a> {
+    site: &'a SiteContext,
+    api: &'a ApiLicence,
+    data: &'a DataLicence,
+}
+
+/// The licence page's context, read from `rules/site.toml` only.
 pub fn licence_context(db: &dyn salsa::Database) -> Json {
     let site = &site_rules(db).value;
-    let (api, data) = (&site.api_licence, &site.data_licence);
-    json!({
-        "site": site_context(db),
-        "api": {
-            "name": api.name,
-            "url": api.url,
-            "commercial_licence": api.commercial_licence,
-            "commercial_contact": api.commercial_contact,
-            "attribution": api.attribution,
-        },
-        "data": { "name": data.name, "url": data.url, "attribution": data.attribution },
+    to_json(&LicenceContext {
+        site: site_context(db),
+        api: &site.api_licence,
+        data: &site.data_licence,
     })
 }
 
@@ -1007,56 +1535,92 @@ fn filter_match_text(matches: FilterMatch) -> &'static str {
     }
 }
 
-/// A filter's definition for the pages: slug, description, the rule in words and the toggles it reads.
-fn filter_json(db: &dyn salsa::Database, filter: &crate::parse::rules::FilterRule) -> Json {
-    let labels = toggle_labels(db);
+/// A filter's definition for the pages: slug, description, the rule in words and the toggles it reads
+/// (and on the filters index, how many countries it lists).
+#[derive(Serialize)]
+struct FilterView<'a> {
+    slug: &'a str,
+    description: &'a str,
+    rule: &'static str,
+    toggles: Vec<&'a ToggleLabel>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    count: Option<usize>,
+}
+
+/// See [`FilterView`].
+fn filter_view<'a>(
+    db: &'a dyn salsa::Database,
+    filter: &'a crate::parse::rules::FilterRule,
+) -> FilterView<'a> {
     let all = filter.toggles.iter().any(|t| t == "*");
-    let toggles: Vec<&Json> = labels
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|l| all || filter.toggles.iter().any(|t| l["name"] == t.as_str()))
+    let toggles: Vec<&ToggleLabel> = toggle_labels(db)
+        .iter()
+        .filter(|l| all || filter.toggles.iter().any(|t| l.name == t.as_str()))
         .collect();
-    json!({
-        "slug": filter.slug,
-        "description": filter.description,
-        "rule": filter_match_text(filter.matches),
-        "toggles": toggles,
-    })
+    FilterView {
+        slug: &filter.slug,
+        description: &filter.description,
+        rule: filter_match_text(filter.matches),
+        toggles,
+        count: None,
+    }
 }
 
 /// The filters index: each filter's definition and how many countries it lists.
+#[derive(Serialize)]
+pub struct FiltersContext<'a> {
+    site: &'a SiteContext,
+    filters: Vec<FilterView<'a>>,
+}
+
+/// The filters index's context (see [`FiltersContext`]).
 pub fn filters_context(db: &dyn salsa::Database) -> Json {
-    let filters: Vec<Json> = filter_rules(db)
+    let filters: Vec<FilterView> = filter_rules(db)
         .value
         .iter()
-        .map(|f| {
-            let mut value = filter_json(db, f);
-            value["count"] = json!(filter_members(db, FilterKey::new(db, f.slug.clone())).len());
-            value
+        .map(|f| FilterView {
+            count: Some(filter_members(db, FilterKey::new(db, f.slug.clone())).len()),
+            ..filter_view(db, f)
         })
         .collect();
-    json!({ "site": site_context(db), "filters": filters })
+    to_json(&FiltersContext {
+        site: site_context(db),
+        filters,
+    })
 }
 
 /// One filter page: its definition and its member countries with their toggles.
+#[derive(Serialize)]
+pub struct FilterContext<'a> {
+    site: &'a SiteContext,
+    filter: FilterView<'a>,
+    toggle_labels: &'a [ToggleLabel],
+    members: Vec<CountryToggles<'a>>,
+}
+
+/// One filter page's context (see [`FilterContext`]).
 pub(crate) fn filter_context<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>) -> Json {
     let Some(filter) = filter_rule(db, key) else {
         return Json::Null;
     };
     let mut members: Vec<_> = filter_members(db, key).iter().collect();
     members.sort_by_cached_key(|m| (crate::ids::slugify(&m.name), m.code.clone()));
-    let members: Vec<Json> = members
+    let members: Vec<CountryToggles> = members
         .iter()
-        .map(|m| {
-            let marks = country_toggle_marks(db, CountryKey::new(db, m.code.clone()));
-            json!({ "code": m.code, "name": m.name, "region": m.region, "toggles": toggle_list(marks) })
+        .map(|m| CountryToggles {
+            code: &m.code,
+            name: &m.name,
+            region: &m.region,
+            toggles: toggle_list(country_toggle_marks(
+                db,
+                CountryKey::new(db, m.code.clone()),
+            )),
         })
         .collect();
-    object([
-        ("site", site_context(db).clone()),
-        ("filter", filter_json(db, filter)),
-        ("toggle_labels", toggle_labels(db).clone()),
-        ("members", Json::Array(members)),
-    ])
+    to_json(&FilterContext {
+        site: site_context(db),
+        filter: filter_view(db, filter),
+        toggle_labels: toggle_labels(db),
+        members,
+    })
 }

@@ -8,10 +8,11 @@
 //! release, so an edit of the sources re-renders only the unreleased part (and the short `/changes/` page
 //! that lists it) and splices it with them.
 
-use serde_json::{Value as Json, json};
+use serde::Serialize;
+use serde_json::Value as Json;
 
 use super::api::{meta, spliced_list};
-use super::contexts::object;
+use super::contexts::{SiteContext, site_context, to_json, toggle_labels};
 use super::figures::xml::escape as escape_xml;
 use super::{GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, stamp_of};
 use crate::history::{
@@ -190,18 +191,31 @@ fn day(time: &str) -> &str {
 
 /// One change for a template: the country and its name, what changed, and the values before and after as
 /// text (source URLs too: a source a later release dropped is shown, never linked).
-fn change_json(change: &Change, country_name: &str, toggle_label: Option<&str>) -> Json {
-    json!({
-        "country": change.country,
-        "country_name": country_name,
-        "fact_id": change.fact_id,
-        "toggle": change.toggle,
-        "label": toggle_label.unwrap_or(&change.label),
-        "kind": change.kind.name(),
-        "words": change.kind.words(),
-        "old": shown(&change.old, change.kind),
-        "new": shown(&change.new, change.kind),
-    })
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangeRow {
+    country: String,
+    country_name: String,
+    fact_id: Option<String>,
+    toggle: Option<String>,
+    label: String,
+    kind: &'static str,
+    words: &'static str,
+    old: String,
+    new: String,
+}
+
+fn change_row(change: &Change, country_name: String, toggle_label: Option<&str>) -> ChangeRow {
+    ChangeRow {
+        country: change.country.clone(),
+        country_name,
+        fact_id: change.fact_id.clone(),
+        toggle: change.toggle.clone(),
+        label: toggle_label.unwrap_or(&change.label).to_string(),
+        kind: change.kind.name(),
+        words: change.kind.words(),
+        old: shown(&change.old, change.kind),
+        new: shown(&change.new, change.kind),
+    }
 }
 
 /// Country code -> name (the code itself for a country the register no longer has).
@@ -213,35 +227,42 @@ fn country_name(db: &dyn salsa::Database, code: &str) -> String {
 }
 
 /// Toggle name -> its label in `rules/toggles.toml`.
-fn toggle_label(db: &dyn salsa::Database, name: &str) -> Option<String> {
-    super::contexts::toggle_labels(db)
-        .as_array()?
+fn toggle_label<'db>(db: &'db dyn salsa::Database, name: &str) -> Option<&'db str> {
+    toggle_labels(db)
         .iter()
-        .find(|t| t["name"] == name)
-        .and_then(|t| t["label"].as_str())
-        .map(str::to_string)
+        .find(|t| t.name == name)
+        .map(|t| t.label.as_str())
 }
 
-fn changes_json(db: &dyn salsa::Database, changes: &[Change]) -> Vec<Json> {
+fn change_rows(db: &dyn salsa::Database, changes: &[Change]) -> Vec<ChangeRow> {
     changes
         .iter()
         .map(|c| {
             let label = c.toggle.as_deref().and_then(|t| toggle_label(db, t));
-            change_json(c, &country_name(db, &c.country), label.as_deref())
+            change_row(c, country_name(db, &c.country), label)
         })
         .collect()
 }
 
-/// The counts of a change set by kind, the kinds that occur: `[{count, text}]` (`text`: the count in
-/// words, `5 toggles flipped`).
-fn counts_json(changes: &[Change]) -> Vec<Json> {
-    counts_json_of(&ChangeCounts::of(changes))
+/// How many changes of one kind a change set holds, and that count in words (`5 toggles flipped`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KindCount {
+    count: u64,
+    text: String,
 }
 
-/// [`counts_json`] of counts made already.
-fn counts_json_of(counts: &ChangeCounts) -> Vec<Json> {
+/// The counts of a change set by kind, the kinds that occur.
+fn kind_counts(changes: &[Change]) -> Vec<KindCount> {
+    kind_counts_of(&ChangeCounts::of(changes))
+}
+
+/// [`kind_counts`] of counts made already.
+fn kind_counts_of(counts: &ChangeCounts) -> Vec<KindCount> {
     kinds_that_occur(counts)
-        .map(|(kind, n)| json!({ "count": n, "text": kind.counted(n) }))
+        .map(|(kind, n)| KindCount {
+            count: n,
+            text: kind.counted(n),
+        })
         .collect()
 }
 
@@ -256,64 +277,102 @@ pub(crate) fn release_page_path(version: &str) -> String {
 }
 
 /// One release as the `/changes/` page lists it: its time, note and counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReleaseListing {
+    version: String,
+    released_at: String,
+    date: String,
+    note: String,
+    previous: Option<String>,
+    previous_page: Option<String>,
+    page: String,
+    facts: u64,
+    countries: u64,
+    api_url: String,
+    change_count: Option<u64>,
+    counts: Vec<KindCount>,
+}
+
+/// One release as the `/changes/` page lists it (none for a version the register does not have).
 #[salsa::tracked(returns(ref))]
-pub fn release_listing_json<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
-    let Some(release) = release_summary(db, key) else {
-        return Json::Null;
-    };
+pub fn release_listing_json<'db>(
+    db: &'db dyn salsa::Database,
+    key: ReleaseKey<'db>,
+) -> Option<ReleaseListing> {
+    let release = release_summary(db, key).as_ref()?;
     let changes = release_changes(db, key);
-    json!({
-        "version": release.version,
-        "released_at": release.released_at,
-        "date": day(&release.released_at),
-        "note": release.note,
-        "previous": release.previous,
-        "previous_page": release.previous.as_deref().map(release_page_path),
-        "page": release_page_path(&release.version),
-        "facts": release.facts,
-        "countries": release.countries,
-        "api_url": release.api_url,
-        "change_count": release.change_count,
-        "counts": counts_json(changes),
+    Some(ReleaseListing {
+        version: release.version.clone(),
+        released_at: release.released_at.clone(),
+        date: day(&release.released_at).to_string(),
+        note: release.note.clone(),
+        previous: release.previous.clone(),
+        previous_page: release.previous.as_deref().map(release_page_path),
+        page: release_page_path(&release.version),
+        facts: release.facts,
+        countries: release.countries,
+        api_url: release.api_url.clone(),
+        change_count: release.change_count,
+        counts: kind_counts(changes),
     })
 }
 
 /// A release's page `/changes/<version>/`: its listing and every change it made. Frozen: a new release
 /// or an edit of the sources does not render it again.
+#[derive(Serialize)]
+pub struct ReleaseContext<'a> {
+    site: &'a SiteContext,
+    release: &'a ReleaseListing,
+    changes: Vec<ChangeRow>,
+}
+
+/// A release page's context (see [`ReleaseContext`]).
 pub(crate) fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
-    let listing = release_listing_json(db, key);
-    if listing.is_null() {
+    let Some(listing) = release_listing_json(db, key) else {
         return Json::Null;
-    }
-    object([
-        ("site", super::contexts::site_context(db).clone()),
-        ("release", listing.clone()),
-        (
-            "changes",
-            Json::Array(changes_json(db, release_changes(db, key))),
-        ),
-    ])
+    };
+    to_json(&ReleaseContext {
+        site: site_context(db),
+        release: listing,
+        changes: change_rows(db, release_changes(db, key)),
+    })
 }
 
 /// The `/changes/` page: the unreleased changes, then every release (with a link to its page), newest
 /// first. The unreleased changes are the page's parts (see [`super::parts::PartsSpec`]): the context
 /// holds their counts and the mark where the template prints their rows, and each country's rows are
 /// rendered on their own from [`unreleased_rows`].
+#[derive(Serialize)]
+pub struct ChangesContext<'a> {
+    site: &'a SiteContext,
+    last_release: &'a Option<String>,
+    unreleased: Unreleased,
+    releases: Vec<&'a ReleaseListing>,
+}
+
+/// The unreleased changes of the `/changes/` page: how many, of which kinds, and where their rows go.
+#[derive(Serialize)]
+struct Unreleased {
+    count: u64,
+    counts: Vec<KindCount>,
+    rows: &'static str,
+}
+
+/// The `/changes/` page's context (see [`ChangesContext`]).
 pub fn changes_context(db: &dyn salsa::Database) -> Json {
     let counts = unreleased_counts(db);
-    let releases: Vec<&Json> = newest_first(db)
-        .map(|key| release_listing_json(db, key))
-        .filter(|r| !r.is_null())
+    let releases: Vec<&ReleaseListing> = newest_first(db)
+        .filter_map(|key| release_listing_json(db, key).as_ref())
         .collect();
-    json!({
-        "site": super::contexts::site_context(db),
-        "last_release": last_release(db),
-        "unreleased": {
-            "count": counts.total(),
-            "counts": counts_json_of(counts),
-            "rows": super::parts::PARTS_MARK,
+    to_json(&ChangesContext {
+        site: site_context(db),
+        last_release: last_release(db),
+        unreleased: Unreleased {
+            count: counts.total(),
+            counts: kind_counts_of(counts),
+            rows: super::parts::PARTS_MARK,
         },
-        "releases": releases,
+        releases,
     })
 }
 
@@ -321,7 +380,7 @@ pub fn changes_context(db: &dyn salsa::Database) -> Json {
 /// rendered from.
 pub(crate) fn unreleased_rows(db: &dyn salsa::Database, code: &str) -> Json {
     let changes = unreleased_country_changes(db, CountryKey::new(db, code.to_string()));
-    Json::Array(changes_json(db, changes))
+    to_json(&change_rows(db, changes))
 }
 
 /// The parts of the `/changes/` page: the countries the unreleased changes are computed for, in order.
@@ -332,8 +391,26 @@ pub(crate) fn unreleased_parts(db: &dyn salsa::Database) -> &[String] {
 /// A History section (a country's or an ERP's): its changes grouped by release, unreleased first. Which
 /// release is the last is named only in the unreleased group, so a new release re-renders only the
 /// sections whose changes it releases.
-fn history_json(db: &dyn salsa::Database, changes: &[Change]) -> Json {
-    let mut groups: Vec<Json> = Vec::new();
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HistoryContext {
+    released: bool,
+    groups: Vec<HistoryGroup>,
+}
+
+/// The changes of one release (or the unreleased ones) in a History section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct HistoryGroup {
+    release: Option<String>,
+    date: Option<String>,
+    page: Option<String>,
+    /// The last release, for the unreleased group only.
+    since: Option<Option<String>>,
+    changes: Vec<ChangeRow>,
+}
+
+/// See [`HistoryContext`].
+fn history_context(db: &dyn salsa::Database, changes: &[Change]) -> HistoryContext {
+    let mut groups = Vec::new();
     let mut start = 0;
     while start < changes.len() {
         let release = &changes[start].release;
@@ -342,31 +419,34 @@ fn history_json(db: &dyn salsa::Database, changes: &[Change]) -> Json {
             .position(|c| &c.release != release)
             .map_or(changes.len(), |n| start + n);
         let group = &changes[start..end];
-        groups.push(object([
-            ("release", json!(release)),
-            ("date", json!(group[0].released_at.as_deref().map(day))),
-            ("page", json!(release.as_deref().map(release_page_path))),
-            ("since", json!(release.is_none().then(|| last_release(db)))),
-            ("changes", Json::Array(changes_json(db, group))),
-        ]));
+        groups.push(HistoryGroup {
+            release: release.clone(),
+            date: group[0].released_at.as_deref().map(|t| day(t).to_string()),
+            page: release.as_deref().map(release_page_path),
+            since: release.is_none().then(|| last_release(db).clone()),
+            changes: change_rows(db, group),
+        });
         start = end;
     }
-    object([
-        ("released", json!(last_release(db).is_some())),
-        ("groups", Json::Array(groups)),
-    ])
+    HistoryContext {
+        released: last_release(db).is_some(),
+        groups,
+    }
 }
 
 /// The History section of a country page.
 #[salsa::tracked(returns(ref), lru = 0)]
-pub fn country_history_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Json {
-    history_json(db, country_history(db, key))
+pub fn country_history_context<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> HistoryContext {
+    history_context(db, country_history(db, key))
 }
 
 /// The History section of an ERP page.
 #[salsa::tracked(returns(ref), lru = 0)]
-pub fn erp_history_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Json {
-    history_json(db, erp_history(db, key))
+pub fn erp_history_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> HistoryContext {
+    history_context(db, erp_history(db, key))
 }
 
 // -------------------------------------------------------------------------------------------- XML
@@ -382,10 +462,7 @@ fn feed_line(db: &dyn salsa::Database, change: &Change) -> String {
     let what = match (&change.fact_id, &change.toggle) {
         (Some(id), _) => format!("{} ({id})", change.label),
         (None, Some(toggle)) => {
-            format!(
-                "toggle {}",
-                toggle_label(db, toggle).unwrap_or(toggle.clone())
-            )
+            format!("toggle {}", toggle_label(db, toggle).unwrap_or(toggle))
         }
         (None, None) => change.label.clone(),
     };

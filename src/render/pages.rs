@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use minijinja::{AutoEscape, Environment, Error, State, Value};
-use serde_json::{Value as Json, json};
+use serde::Serialize;
+use serde_json::Value as Json;
 
 use super::api_docs::api_docs_context;
 use super::contexts::*;
@@ -202,9 +203,16 @@ pub(crate) fn source_name(url: &str) -> String {
     }
 }
 
-/// A list of source URLs as `[{url, name}]`, named by [`source_name`]; two sources of one publisher are
-/// told apart by a number (`vatupdate.com`, `vatupdate.com (2)`).
-fn named_sources(urls: &Value) -> Vec<serde_json::Value> {
+/// A source URL and the name its link shows.
+#[derive(Serialize)]
+struct NamedSource {
+    url: String,
+    name: String,
+}
+
+/// A list of source URLs, named by [`source_name`]; two sources of one publisher are told apart by a
+/// number (`vatupdate.com`, `vatupdate.com (2)`).
+fn named_sources(urls: &Value) -> Vec<NamedSource> {
     let urls: Vec<String> = match urls.try_iter() {
         Ok(items) => items
             .filter(|v| !v.is_none() && !v.is_undefined())
@@ -224,7 +232,10 @@ fn named_sources(urls: &Value) -> Vec<serde_json::Value> {
             } else {
                 format!("{name} ({})", before + 1)
             };
-            json!({ "url": url, "name": name })
+            NamedSource {
+                url: url.clone(),
+                name,
+            }
         })
         .collect()
 }
@@ -695,8 +706,16 @@ impl PageKind {
 }
 
 /// The 404 page shows only what every page shows.
+#[derive(Serialize)]
+pub struct NotFoundContext<'a> {
+    site: &'a SiteContext,
+}
+
+/// The 404 page's context (see [`NotFoundContext`]).
 pub(crate) fn not_found_context(db: &dyn salsa::Database) -> Json {
-    json!({ "site": site_context(db) })
+    to_json(&NotFoundContext {
+        site: site_context(db),
+    })
 }
 
 /// A page or twin, rendered from its context and templates (memoized as its output, see
@@ -765,6 +784,7 @@ pub(crate) fn prefix_site_links(text: &str, prefix: &str, format: Format) -> Str
 mod tests {
     use super::*;
     use crate::render::escape::escape_html;
+    use serde_json::json;
 
     #[test]
     fn a_context_is_the_value_the_engine_makes_of_its_json_with_long_texts_shared() {
@@ -840,7 +860,7 @@ mod tests {
             "https://vatupdate.com/b",
             "https://ecosio.com/",
         ]));
-        let names: Vec<&str> = named.iter().map(|n| n["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = named.iter().map(|n| n.name.as_str()).collect();
         assert_eq!(names, ["vatupdate.com", "vatupdate.com (2)", "ecosio.com"]);
         assert!(named_sources(&Value::from(())).is_empty());
     }

@@ -22,10 +22,12 @@
 //! country and its facts, an ERP page its product, any other page its title), so an edit of Italy's facts
 //! re-serializes Italy's lines only.
 
+use serde::Serialize;
 use serde_json::{Value as Json, json};
 
 use super::OutputKey;
 use super::api::country_detail;
+use super::contexts::{SiteContext, site_context, to_json};
 use super::llms::twin_title;
 use super::{Format, PageKind, Renderer};
 use super::{Piece, Rendered};
@@ -235,8 +237,55 @@ pub(crate) fn search_item_count(db: &dyn salsa::Database) -> usize {
 
 /// The `/search/` page: the index as an A–Z list (what a reader without scripts browses instead), the
 /// results of a query being drawn there by `/assets/search.js`.
+#[derive(Serialize)]
+pub struct SearchContext<'a> {
+    site: &'a SiteContext,
+    letters: Vec<Letter<'a>>,
+    erps: Vec<SearchErp<'a>>,
+    pages: Vec<SearchPage>,
+    index: &'static str,
+}
+
+/// The countries whose names begin with one letter.
+#[derive(Serialize)]
+struct Letter<'a> {
+    letter: String,
+    countries: Vec<SearchCountry<'a>>,
+}
+
+#[derive(Serialize)]
+struct SearchCountry<'a> {
+    code: &'a str,
+    name: &'a str,
+    region: &'a str,
+}
+
+#[derive(Serialize)]
+struct SearchErp<'a> {
+    id: &'a str,
+    name: &'a str,
+    vendor: &'a Option<String>,
+}
+
+/// A page of the index (not a country's or an ERP's) as the list shows it.
+#[derive(Serialize)]
+struct SearchPage {
+    title: String,
+    path: String,
+    description: String,
+}
+
+/// A line of the index, as [`item`] writes it.
+#[derive(serde::Deserialize)]
+struct IndexLine {
+    t: String,
+    u: String,
+    s: String,
+}
+
+/// The `/search/` page's context (see [`SearchContext`]).
 pub fn search_context(db: &dyn salsa::Database) -> Json {
-    let mut by_letter: Vec<(String, Vec<Json>)> = Vec::new();
+    let mut letters: Vec<Letter> = Vec::new();
     for c in countries_by_name(db) {
         let letter = crate::ids::slugify(&c.name)
             .chars()
@@ -244,22 +293,29 @@ pub fn search_context(db: &dyn salsa::Database) -> Json {
             .unwrap_or('#')
             .to_ascii_uppercase()
             .to_string();
-        let entry = json!({ "code": c.code, "name": c.name, "region": c.region });
-        match by_letter.last_mut() {
-            Some((l, list)) if *l == letter => list.push(entry),
-            _ => by_letter.push((letter, vec![entry])),
+        let entry = SearchCountry {
+            code: &c.code,
+            name: &c.name,
+            region: &c.region,
+        };
+        match letters.last_mut() {
+            Some(l) if l.letter == letter => l.countries.push(entry),
+            _ => letters.push(Letter {
+                letter,
+                countries: vec![entry],
+            }),
         }
     }
-    let letters: Vec<Json> = by_letter
-        .into_iter()
-        .map(|(letter, countries)| json!({ "letter": letter, "countries": countries }))
-        .collect();
-    let mut erp_list: Vec<Json> = erps(db)
+    let mut erp_list: Vec<SearchErp> = erps(db)
         .iter()
-        .map(|e| json!({ "id": e.id, "name": e.name, "vendor": e.vendor }))
+        .map(|e| SearchErp {
+            id: &e.id,
+            name: &e.name,
+            vendor: &e.vendor,
+        })
         .collect();
-    erp_list.sort_by_key(|e| crate::ids::slugify(e["name"].as_str().unwrap_or_default()));
-    let pages: Vec<Json> = indexed_pages(db)
+    erp_list.sort_by_key(|e| crate::ids::slugify(e.name));
+    let pages: Vec<SearchPage> = indexed_pages(db)
         .into_iter()
         .filter(|o| {
             !matches!(
@@ -268,15 +324,19 @@ pub fn search_context(db: &dyn salsa::Database) -> Json {
             )
         })
         .flat_map(|o| page_search_items(db, OutputKey::new(db, o)).lines())
-        .filter_map(|line| serde_json::from_str::<Json>(&line).ok())
-        .map(|i| json!({ "title": i["t"], "path": format!("/{}", i["u"].as_str().unwrap_or_default()), "description": i["s"] }))
+        .filter_map(|line| serde_json::from_str::<IndexLine>(&line).ok())
+        .map(|i| SearchPage {
+            title: i.t,
+            path: format!("/{}", i.u),
+            description: i.s,
+        })
         .collect();
-    json!({
-        "site": super::contexts::site_context(db),
-        "letters": letters,
-        "erps": erp_list,
-        "pages": pages,
-        "index": INDEX,
+    to_json(&SearchContext {
+        site: site_context(db),
+        letters,
+        erps: erp_list,
+        pages,
+        index: INDEX,
     })
 }
 
