@@ -38,7 +38,7 @@ pub(crate) fn for_single_build(db: &mut Db) {
     crate::render::history::keep_last_contexts_only(db);
     crate::render::data::keep_last_parts_only(db);
     crate::render::parts::keep_last_parts_only(db);
-    crate::render::contexts::keep_last_news_part_only(db);
+    crate::render::pages::lists::keep_last_news_part_only(db);
 }
 
 /// A `watch` session's capacities (see the module documentation).

@@ -7,8 +7,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
-use super::contexts::{SiteContext, site_context, to_json};
 use super::openapi::openapi_document;
+use super::pages::shared::{SiteContext, site_context, to_json};
 use crate::model::{base_url, countries, erps};
 
 /// The schema name a `$ref` points to (`#/components/schemas/Country` -> `Country`).

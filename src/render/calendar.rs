@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::Rendered;
-use super::contexts::{SiteContext, site_context, to_json};
+use super::pages::shared::{SiteContext, site_context, to_json};
 use crate::derive::obligations::calendar;
 use crate::model::{base_url, reference_date};
 use crate::parse::rules::site_rules;

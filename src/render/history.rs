@@ -12,8 +12,8 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::api::{meta, spliced_list};
-use super::contexts::{SiteContext, site_context, to_json, toggle_labels};
 use super::figures::xml::escape as escape_xml;
+use super::pages::shared::{SiteContext, site_context, to_json, toggle_labels};
 use super::{GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, stamp_of};
 use crate::history::{
     ReleaseKey, country_history, erp_history, last_release, previous_release, release_changes,

@@ -7,7 +7,6 @@ pub mod api;
 pub mod api_docs;
 pub mod assets;
 pub mod calendar;
-pub mod contexts;
 pub mod data;
 pub mod escape;
 pub mod figures;

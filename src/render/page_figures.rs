@@ -6,8 +6,8 @@
 //! A figure that cannot be drawn (a country without a shape, a malformed shapes file) is a diagnostic of
 //! the build ([`figure_errors`]), never a page without its figure.
 
-use super::contexts::toggle_labels;
 use super::figures::{MapCountry, MapFigure, Shapes, TimelineEvent, TimelineFigure, map, timeline};
+use super::pages::shared::toggle_labels;
 use crate::derive::obligations::calendar;
 use crate::derive::toggles::country_toggle_marks;
 use crate::diagnostics::Diagnostic;

@@ -27,8 +27,8 @@ use serde_json::{Value as Json, json};
 
 use super::OutputKey;
 use super::api::country_detail;
-use super::contexts::{SiteContext, site_context, to_json};
 use super::llms::twin_title;
+use super::pages::shared::{SiteContext, site_context, to_json};
 use super::{Format, PageKind, Renderer};
 use super::{Piece, Rendered};
 use crate::model::{CountryKey, ErpKey, countries_by_name, erp_info, erps};
@@ -122,7 +122,8 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
                     Some(erp) if fact.label.starts_with("E-invoicing support: ") => {
                         format!("erp-{erp}")
                     }
-                    _ => super::contexts::reporting_anchor(fact).unwrap_or_else(|| fact.id.clone()),
+                    _ => super::pages::shared::reporting_anchor(fact)
+                        .unwrap_or_else(|| fact.id.clone()),
                 };
                 lines.push(item(
                     "fact",
