@@ -4,7 +4,6 @@
 //! the build time, and the emit step stamps the time of the build that last changed the content.
 
 pub mod api;
-pub mod api_docs;
 pub mod assets;
 pub mod calendar;
 pub mod data;

@@ -1,5 +1,5 @@
-//! The search index (`/search-index.json`) that the search box of every page reads, and the `/search/`
-//! page's context.
+//! The search index (`/search-index.json`) that the search box of every page reads (the `/search/` page
+//! lists it: `render/pages/search.rs`).
 //!
 //! The index is one small JSON document, fetched from the site itself (so the Content-Security-Policy
 //! holds) the first time a reader uses the search box:
@@ -22,13 +22,11 @@
 //! country and its facts, an ERP page its product, any other page its title), so an edit of Italy's facts
 //! re-serializes Italy's lines only.
 
-use serde::Serialize;
-use serde_json::{Value as Json, json};
+use serde_json::json;
 
 use super::OutputKey;
 use super::api::country_detail;
 use super::llms::twin_title;
-use super::pages::shared::{SiteContext, site_context, to_json};
 use super::{Format, PageKind, Renderer};
 use super::{Piece, Rendered};
 use crate::model::{CountryKey, ErpKey, countries_by_name, erp_info, erps};
@@ -73,7 +71,7 @@ impl SearchItems {
     }
 
     /// The items, one JSON object each (a line holds no raw line break: JSON escapes them).
-    fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         match self.count {
             0 => Vec::new(),
             _ => self.piece.text().split(",\n").map(str::to_string).collect(),
@@ -171,7 +169,7 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
 
 /// The HTML pages in the order their items are listed: countries and ERPs by name first (what people
 /// look for most), then the other pages in route order.
-fn indexed_pages(db: &dyn salsa::Database) -> Vec<Output> {
+pub(crate) fn indexed_pages(db: &dyn salsa::Database) -> Vec<Output> {
     let html: Vec<&Output> = outputs(db)
         .iter()
         .filter(|o| matches!(o.renderer, Renderer::Page(_, Format::Html)))
@@ -234,111 +232,6 @@ pub(crate) fn search_item_count(db: &dyn salsa::Database) -> usize {
         .into_iter()
         .map(|page| page_search_items(db, OutputKey::new(db, page)).count)
         .sum()
-}
-
-/// The `/search/` page: the index as an A–Z list (what a reader without scripts browses instead), the
-/// results of a query being drawn there by `/assets/search.js`.
-#[derive(Serialize)]
-pub struct SearchContext<'a> {
-    site: &'a SiteContext,
-    letters: Vec<Letter<'a>>,
-    erps: Vec<SearchErp<'a>>,
-    pages: Vec<SearchPage>,
-    index: &'static str,
-}
-
-/// The countries whose names begin with one letter.
-#[derive(Serialize)]
-struct Letter<'a> {
-    letter: String,
-    countries: Vec<SearchCountry<'a>>,
-}
-
-#[derive(Serialize)]
-struct SearchCountry<'a> {
-    code: &'a str,
-    name: &'a str,
-    region: &'a str,
-}
-
-#[derive(Serialize)]
-struct SearchErp<'a> {
-    id: &'a str,
-    name: &'a str,
-    vendor: &'a Option<String>,
-}
-
-/// A page of the index (not a country's or an ERP's) as the list shows it.
-#[derive(Serialize)]
-struct SearchPage {
-    title: String,
-    path: String,
-    description: String,
-}
-
-/// A line of the index, as [`item`] writes it.
-#[derive(serde::Deserialize)]
-struct IndexLine {
-    t: String,
-    u: String,
-    s: String,
-}
-
-/// The `/search/` page's context (see [`SearchContext`]).
-pub fn search_context(db: &dyn salsa::Database) -> Json {
-    let mut letters: Vec<Letter> = Vec::new();
-    for c in countries_by_name(db) {
-        let letter = crate::ids::slugify(&c.name)
-            .chars()
-            .next()
-            .unwrap_or('#')
-            .to_ascii_uppercase()
-            .to_string();
-        let entry = SearchCountry {
-            code: &c.code,
-            name: &c.name,
-            region: &c.region,
-        };
-        match letters.last_mut() {
-            Some(l) if l.letter == letter => l.countries.push(entry),
-            _ => letters.push(Letter {
-                letter,
-                countries: vec![entry],
-            }),
-        }
-    }
-    let mut erp_list: Vec<SearchErp> = erps(db)
-        .iter()
-        .map(|e| SearchErp {
-            id: &e.id,
-            name: &e.name,
-            vendor: &e.vendor,
-        })
-        .collect();
-    erp_list.sort_by_key(|e| crate::ids::slugify(e.name));
-    let pages: Vec<SearchPage> = indexed_pages(db)
-        .into_iter()
-        .filter(|o| {
-            !matches!(
-                o.renderer,
-                Renderer::Page(PageKind::Country | PageKind::Erp, _)
-            )
-        })
-        .flat_map(|o| page_search_items(db, OutputKey::new(db, o)).lines())
-        .filter_map(|line| serde_json::from_str::<IndexLine>(&line).ok())
-        .map(|i| SearchPage {
-            title: i.t,
-            path: format!("/{}", i.u),
-            description: i.s,
-        })
-        .collect();
-    to_json(&SearchContext {
-        site: site_context(db),
-        letters,
-        erps: erp_list,
-        pages,
-        index: INDEX,
-    })
 }
 
 #[cfg(test)]

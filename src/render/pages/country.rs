@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::changes::{HistoryContext, country_history_context};
 use super::shared::*;
 use super::{PageSpec, page};
 use crate::derive::obligations::country_toggle_derivations;
@@ -11,7 +12,6 @@ use crate::model::{CountryKey, country_obligations, erp_name};
 use crate::parse::rules::obligation_rules;
 use crate::parse::tables::{PartialDate, PhaseStatus};
 use crate::render::api::country_detail;
-use crate::render::history::{HistoryContext, country_history_context};
 use crate::resources::{Country, Fact, FactTopic, LocalErp, Partner, Verification};
 
 /// "In force since 2026-09-01" and what the phase covers, as one sentence.

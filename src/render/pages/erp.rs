@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::changes::{HistoryContext, erp_history_context};
 use super::shared::*;
 use super::{PageSpec, page};
 use crate::derive::{erp_summary, support_established};
 use crate::model::{ErpKey, countries, countries_by_name, erps};
 use crate::render::api::erp_detail;
-use crate::render::history::{HistoryContext, erp_history_context};
 use crate::resources::{Erp, Fact};
 
 /// The ERP index: each ERP's name, vendor, category, website and counts (not its per-country data).

@@ -4,9 +4,9 @@
 //! context's fingerprint. Each kind of page (or a small family of them) has a module of its own holding
 //! its typed context, its context function and its spec: [`home`], [`e_invoicing`], [`country`], [`erp`],
 //! [`topics`] (VAT reporting and SAF-T), [`lists`] (the pages made of parts), [`filters`], [`sponsors`],
-//! [`licence`], [`not_found`]; what every page shows is in [`shared`]. The API docs, calendar, search and
-//! History pages keep their contexts beside the outputs they share data with (`render/api_docs.rs`,
-//! `calendar.rs`, `search.rs`, `history.rs`).
+//! [`licence`], [`api_docs`], [`search`], [`changes`] (the changes and release pages, the History
+//! sections), [`not_found`]; what every page shows is in [`shared`]. The calendar page's context is in
+//! `render/calendar.rs`, beside `calendar.ics`.
 //!
 //! Each template file is read and syntax-checked by its own query ([`template_text`]), so an edit of
 //! `country.html` re-runs only the pages that load it. Each page reads a narrow context (a typed value
@@ -14,6 +14,8 @@
 //! templates are auto-escaped (by their `.html` name, see [`html_formatter`]); Markdown templates escape
 //! table cells with the `md` filter and link targets with `md_url`.
 
+mod api_docs;
+pub(crate) mod changes;
 mod country;
 mod e_invoicing;
 mod erp;
@@ -22,6 +24,7 @@ mod home;
 mod licence;
 pub(crate) mod lists;
 mod not_found;
+mod search;
 pub(crate) mod shared;
 mod sponsors;
 mod topics;
@@ -670,27 +673,13 @@ impl PageKind {
             PageKind::Licence => licence::spec(),
             PageKind::Filters => filters::index_spec(),
             PageKind::Filter => filters::spec(),
-            PageKind::Api => page("api", |db, _| super::api_docs::api_docs_context(db)),
+            PageKind::Api => api_docs::spec(),
             PageKind::Calendar => page("calendar", |db, _| super::calendar::calendar_context(db)),
-            PageKind::Search => page("search", |db, _| super::search::search_context(db)),
+            PageKind::Search => search::spec(),
             // The page a static host shows for an unknown path (no twin: `PageKind::formats`).
             PageKind::NotFound => not_found::spec(),
-            // Releases and changes (history.rs).
-            // The unreleased changes, one part per country.
-            PageKind::Changes => PageSpec {
-                parts: Some(super::parts::PartsSpec::table_rows(
-                    super::history::unreleased_parts,
-                    super::history::unreleased_rows,
-                    "changes_rows",
-                )),
-                ..page("changes", |db, _| super::history::changes_context(db))
-            },
-            PageKind::Release => page("release", |db, version| {
-                super::history::release_context(
-                    db,
-                    crate::history::ReleaseKey::new(db, version.to_string()),
-                )
-            }),
+            PageKind::Changes => changes::changes_spec(),
+            PageKind::Release => changes::release_spec(),
         }
     }
 }

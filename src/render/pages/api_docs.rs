@@ -7,9 +7,10 @@
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
-use super::openapi::openapi_document;
-use super::pages::shared::{SiteContext, site_context, to_json};
+use super::shared::{SiteContext, site_context, to_json};
+use super::{PageSpec, page};
 use crate::model::{base_url, countries, erps};
+use crate::render::openapi::openapi_document;
 
 /// The schema name a `$ref` points to (`#/components/schemas/Country` -> `Country`).
 fn ref_name(schema: &Json) -> Option<&str> {
@@ -275,4 +276,9 @@ pub fn api_docs_context(db: &dyn salsa::Database) -> Json {
         endpoints,
         resources,
     })
+}
+
+/// How the API docs page is made.
+pub(super) fn spec() -> PageSpec {
+    page("api", |db, _| api_docs_context(db))
 }
