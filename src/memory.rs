@@ -35,16 +35,16 @@ pub(crate) fn for_single_build(db: &mut Db) {
     crate::render::llms::keep_last_condensed_twin_only(db);
     crate::render::api::keep_last_part_only(db);
     crate::render::history::keep_last_parts_only(db);
-    crate::render::history::keep_last_contexts_only(db);
+    crate::render::pages::changes::keep_last_contexts_only(db);
     crate::render::data::keep_last_parts_only(db);
     crate::render::parts::keep_last_parts_only(db);
-    crate::render::contexts::keep_last_news_part_only(db);
+    crate::render::pages::lists::keep_last_news_part_only(db);
 }
 
 /// A `watch` session's capacities (see the module documentation).
 pub(crate) fn for_session(db: &mut Db) {
     crate::render::keep_last_output_only(db);
-    crate::render::history::keep_last_contexts_only(db);
+    crate::render::pages::changes::keep_last_contexts_only(db);
 }
 
 /// Drops the values beyond each query's capacity now.

@@ -2,8 +2,8 @@
 //! vocabulary and the closed value sets. Each is a salsa input like any source, so editing a rule rebuilds
 //! exactly what depends on it.
 
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::{is_http_url, is_iso_date, source_text};
@@ -111,7 +111,8 @@ fn control_in_toml(path: &str, text: &str) -> Option<Diagnostic> {
 
 // ---------------------------------------------------------------- site.toml
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+/// The API's licence (serialized as the licence page shows it).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ApiLicence {
     pub name: String,
@@ -121,7 +122,8 @@ pub(crate) struct ApiLicence {
     pub attribution: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+/// The data files' licence (serialized as the licence page shows it).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct DataLicence {
     pub name: String,

@@ -10,10 +10,11 @@
 
 use chrono::{NaiveDate, TimeZone, Utc};
 use icalendar::{Calendar, Component, Event, EventLike, EventStatus};
-use serde_json::{Value as Json, json};
+use serde::Serialize;
+use serde_json::Value as Json;
 
 use super::Rendered;
-use super::contexts::site_context;
+use super::pages::shared::{SiteContext, site_context, to_json};
 use crate::derive::obligations::calendar;
 use crate::model::{base_url, reference_date};
 use crate::parse::rules::site_rules;
@@ -125,6 +126,20 @@ pub fn calendar_ics(db: &dyn salsa::Database) -> Rendered {
 /// The `/calendar/` page: the dated phases of the next twelve months from the day of the build first, then
 /// the later ones, then the past ones (newest first), each with its source and verification. The window
 /// starts at the build's day, not the reference date: a reader looks ahead from today.
+#[derive(Serialize)]
+pub struct CalendarContext<'a> {
+    site: &'a SiteContext,
+    /// A timeline that cannot be drawn is a build error (page_figures::figure_errors).
+    timeline: Option<&'a String>,
+    reference_date: String,
+    today: String,
+    horizon: String,
+    next: Vec<&'a CalendarEntry>,
+    later: Vec<&'a CalendarEntry>,
+    past: Vec<&'a CalendarEntry>,
+}
+
+/// The `/calendar/` page's context (see [`CalendarContext`]).
 pub fn calendar_context(db: &dyn salsa::Database) -> Json {
     let reference: jiff::civil::Date = reference_date(db).parse().unwrap_or_default();
     let today: jiff::civil::Date = crate::db::BuildOptions::get(db)
@@ -139,24 +154,22 @@ pub fn calendar_context(db: &dyn salsa::Database) -> Json {
         let Some(date) = PartialDate::parse(&entry.date) else {
             continue;
         };
-        let row = json!(entry);
         match (date.first_day(), date.last_day()) {
-            (_, Some(last)) if last < today => past.push(row),
-            (Some(first), _) if first > horizon => later.push(row),
-            _ => next.push(row),
+            (_, Some(last)) if last < today => past.push(entry),
+            (Some(first), _) if first > horizon => later.push(entry),
+            _ => next.push(entry),
         }
     }
     past.reverse();
-    json!({
-        "site": site_context(db),
-        // A timeline that cannot be drawn is a build error (page_figures::figure_errors).
-        "timeline": super::page_figures::calendar_timeline(db).as_ref().ok(),
-        "reference_date": reference.to_string(),
-        "today": today.to_string(),
-        "horizon": horizon.to_string(),
-        "next": next,
-        "later": later,
-        "past": past,
+    to_json(&CalendarContext {
+        site: site_context(db),
+        timeline: super::page_figures::calendar_timeline(db).as_ref().ok(),
+        reference_date: reference.to_string(),
+        today: today.to_string(),
+        horizon: horizon.to_string(),
+        next,
+        later,
+        past,
     })
 }
 

@@ -1,25 +1,22 @@
 //! The outputs made from the releases and their changes (`crate::history`): `/api/v1/changes.json`,
-//! `/api/v1/releases.json`, `/api/v1/releases/{version}.json`, the Atom feed `/changes.xml`, the
-//! contexts of the `/changes/` page, of each release's page `/changes/{version}/` and of the History
-//! sections of the country and ERP pages; and the crawler
-//! files `/sitemap.xml` (every page, `lastmod` the time its content last changed) and `/robots.txt`.
+//! `/api/v1/releases.json`, `/api/v1/releases/{version}.json`, the Atom feed `/changes.xml`, and the
+//! crawler files `/sitemap.xml` (every page, `lastmod` the time its content last changed) and
+//! `/robots.txt`; and the ways the pages show a change, shared with the changes and release pages and the
+//! History sections (`render/pages/changes.rs`).
 //!
 //! A release's change set is frozen: its JSON fragment, its feed entry and its page are cached per
 //! release, so an edit of the sources re-renders only the unreleased part (and the short `/changes/` page
 //! that lists it) and splices it with them.
 
-use serde_json::{Value as Json, json};
-
 use super::api::{meta, spliced_list};
-use super::contexts::object;
 use super::figures::xml::escape as escape_xml;
+use super::pages::shared::toggle_labels;
 use super::{GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, stamp_of};
 use crate::history::{
-    ReleaseKey, country_history, erp_history, last_release, previous_release, release_changes,
-    release_versions, releases, snapshot_of, unreleased_codes, unreleased_country_changes,
-    unreleased_counts,
+    ReleaseKey, last_release, previous_release, release_changes, release_versions, releases,
+    snapshot_of, unreleased_codes, unreleased_country_changes, unreleased_counts,
 };
-use crate::model::{CountryKey, ErpKey, base_url, countries};
+use crate::model::{CountryKey, base_url, countries};
 use crate::parse::rules::site_rules;
 use crate::resources::{
     Change, ChangeCounts, ChangeKind, ChangeValue, Envelope, Release, ReleaseDetail,
@@ -59,7 +56,7 @@ pub fn release_summary<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) 
 }
 
 /// The release keys, newest first.
-fn newest_first(db: &dyn salsa::Database) -> impl Iterator<Item = ReleaseKey<'_>> {
+pub(crate) fn newest_first(db: &dyn salsa::Database) -> impl Iterator<Item = ReleaseKey<'_>> {
     release_versions(db)
         .iter()
         .rev()
@@ -95,13 +92,6 @@ pub fn release_changes_json<'db>(
 /// [`crate::memory`]).
 pub(crate) fn keep_last_parts_only(db: &mut dyn salsa::Database) {
     unreleased_country_changes_json::set_lru_capacity(db, 1);
-}
-
-/// Limits the History sections' contexts to their most recent value (every build: a page's context,
-/// which reads one, keeps only its fingerprint, see [`super::pages::page_context`]).
-pub(crate) fn keep_last_contexts_only(db: &mut dyn salsa::Database) {
-    country_history_context::set_lru_capacity(db, 1);
-    erp_history_context::set_lru_capacity(db, 1);
 }
 
 /// `/api/v1/changes.json`: the unreleased changes, then each release's, newest first.
@@ -167,7 +157,7 @@ pub(crate) fn api_release<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
 // ------------------------------------------------------------------------------- shown to people
 
 /// A value of a change as the pages and the feed show it.
-fn shown(value: &Option<ChangeValue>, kind: ChangeKind) -> String {
+pub(crate) fn shown(value: &Option<ChangeValue>, kind: ChangeKind) -> String {
     match value {
         Some(ChangeValue::Text(text)) => text.to_string(),
         Some(ChangeValue::Flag(true)) => "yes".into(),
@@ -184,28 +174,12 @@ fn shown(value: &Option<ChangeValue>, kind: ChangeKind) -> String {
 }
 
 /// The date part of a release time.
-fn day(time: &str) -> &str {
+pub(crate) fn day(time: &str) -> &str {
     time.get(..10).unwrap_or(time)
 }
 
-/// One change for a template: the country and its name, what changed, and the values before and after as
-/// text (source URLs too: a source a later release dropped is shown, never linked).
-fn change_json(change: &Change, country_name: &str, toggle_label: Option<&str>) -> Json {
-    json!({
-        "country": change.country,
-        "country_name": country_name,
-        "fact_id": change.fact_id,
-        "toggle": change.toggle,
-        "label": toggle_label.unwrap_or(&change.label),
-        "kind": change.kind.name(),
-        "words": change.kind.words(),
-        "old": shown(&change.old, change.kind),
-        "new": shown(&change.new, change.kind),
-    })
-}
-
 /// Country code -> name (the code itself for a country the register no longer has).
-fn country_name(db: &dyn salsa::Database, code: &str) -> String {
+pub(crate) fn country_name(db: &dyn salsa::Database, code: &str) -> String {
     countries(db)
         .iter()
         .find(|c| c.code == code)
@@ -213,160 +187,21 @@ fn country_name(db: &dyn salsa::Database, code: &str) -> String {
 }
 
 /// Toggle name -> its label in `rules/toggles.toml`.
-fn toggle_label(db: &dyn salsa::Database, name: &str) -> Option<String> {
-    super::contexts::toggle_labels(db)
-        .as_array()?
+pub(crate) fn toggle_label<'db>(db: &'db dyn salsa::Database, name: &str) -> Option<&'db str> {
+    toggle_labels(db)
         .iter()
-        .find(|t| t["name"] == name)
-        .and_then(|t| t["label"].as_str())
-        .map(str::to_string)
-}
-
-fn changes_json(db: &dyn salsa::Database, changes: &[Change]) -> Vec<Json> {
-    changes
-        .iter()
-        .map(|c| {
-            let label = c.toggle.as_deref().and_then(|t| toggle_label(db, t));
-            change_json(c, &country_name(db, &c.country), label.as_deref())
-        })
-        .collect()
-}
-
-/// The counts of a change set by kind, the kinds that occur: `[{count, text}]` (`text`: the count in
-/// words, `5 toggles flipped`).
-fn counts_json(changes: &[Change]) -> Vec<Json> {
-    counts_json_of(&ChangeCounts::of(changes))
-}
-
-/// [`counts_json`] of counts made already.
-fn counts_json_of(counts: &ChangeCounts) -> Vec<Json> {
-    kinds_that_occur(counts)
-        .map(|(kind, n)| json!({ "count": n, "text": kind.counted(n) }))
-        .collect()
+        .find(|t| t.name == name)
+        .map(|t| t.label.as_str())
 }
 
 /// The kinds of change that occur in `counts`, with their counts, in [`ChangeKind::ALL`] order.
-fn kinds_that_occur(counts: &ChangeCounts) -> impl Iterator<Item = (ChangeKind, u64)> {
+pub(crate) fn kinds_that_occur(counts: &ChangeCounts) -> impl Iterator<Item = (ChangeKind, u64)> {
     counts.by_kind().into_iter().filter(|(_, n)| *n > 0)
 }
 
 /// Site-relative path of a release's page.
 pub(crate) fn release_page_path(version: &str) -> String {
     format!("/changes/{version}/")
-}
-
-/// One release as the `/changes/` page lists it: its time, note and counts.
-#[salsa::tracked(returns(ref))]
-pub fn release_listing_json<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
-    let Some(release) = release_summary(db, key) else {
-        return Json::Null;
-    };
-    let changes = release_changes(db, key);
-    json!({
-        "version": release.version,
-        "released_at": release.released_at,
-        "date": day(&release.released_at),
-        "note": release.note,
-        "previous": release.previous,
-        "previous_page": release.previous.as_deref().map(release_page_path),
-        "page": release_page_path(&release.version),
-        "facts": release.facts,
-        "countries": release.countries,
-        "api_url": release.api_url,
-        "change_count": release.change_count,
-        "counts": counts_json(changes),
-    })
-}
-
-/// A release's page `/changes/<version>/`: its listing and every change it made. Frozen: a new release
-/// or an edit of the sources does not render it again.
-pub(crate) fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
-    let listing = release_listing_json(db, key);
-    if listing.is_null() {
-        return Json::Null;
-    }
-    object([
-        ("site", super::contexts::site_context(db).clone()),
-        ("release", listing.clone()),
-        (
-            "changes",
-            Json::Array(changes_json(db, release_changes(db, key))),
-        ),
-    ])
-}
-
-/// The `/changes/` page: the unreleased changes, then every release (with a link to its page), newest
-/// first. The unreleased changes are the page's parts (see [`super::parts::PartsSpec`]): the context
-/// holds their counts and the mark where the template prints their rows, and each country's rows are
-/// rendered on their own from [`unreleased_rows`].
-pub fn changes_context(db: &dyn salsa::Database) -> Json {
-    let counts = unreleased_counts(db);
-    let releases: Vec<&Json> = newest_first(db)
-        .map(|key| release_listing_json(db, key))
-        .filter(|r| !r.is_null())
-        .collect();
-    json!({
-        "site": super::contexts::site_context(db),
-        "last_release": last_release(db),
-        "unreleased": {
-            "count": counts.total(),
-            "counts": counts_json_of(counts),
-            "rows": super::parts::PARTS_MARK,
-        },
-        "releases": releases,
-    })
-}
-
-/// One country's unreleased changes as the `/changes/` page's rows show them: the value its part is
-/// rendered from.
-pub(crate) fn unreleased_rows(db: &dyn salsa::Database, code: &str) -> Json {
-    let changes = unreleased_country_changes(db, CountryKey::new(db, code.to_string()));
-    Json::Array(changes_json(db, changes))
-}
-
-/// The parts of the `/changes/` page: the countries the unreleased changes are computed for, in order.
-pub(crate) fn unreleased_parts(db: &dyn salsa::Database) -> &[String] {
-    unreleased_codes(db)
-}
-
-/// A History section (a country's or an ERP's): its changes grouped by release, unreleased first. Which
-/// release is the last is named only in the unreleased group, so a new release re-renders only the
-/// sections whose changes it releases.
-fn history_json(db: &dyn salsa::Database, changes: &[Change]) -> Json {
-    let mut groups: Vec<Json> = Vec::new();
-    let mut start = 0;
-    while start < changes.len() {
-        let release = &changes[start].release;
-        let end = changes[start..]
-            .iter()
-            .position(|c| &c.release != release)
-            .map_or(changes.len(), |n| start + n);
-        let group = &changes[start..end];
-        groups.push(object([
-            ("release", json!(release)),
-            ("date", json!(group[0].released_at.as_deref().map(day))),
-            ("page", json!(release.as_deref().map(release_page_path))),
-            ("since", json!(release.is_none().then(|| last_release(db)))),
-            ("changes", Json::Array(changes_json(db, group))),
-        ]));
-        start = end;
-    }
-    object([
-        ("released", json!(last_release(db).is_some())),
-        ("groups", Json::Array(groups)),
-    ])
-}
-
-/// The History section of a country page.
-#[salsa::tracked(returns(ref), lru = 0)]
-pub fn country_history_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Json {
-    history_json(db, country_history(db, key))
-}
-
-/// The History section of an ERP page.
-#[salsa::tracked(returns(ref), lru = 0)]
-pub fn erp_history_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Json {
-    history_json(db, erp_history(db, key))
 }
 
 // -------------------------------------------------------------------------------------------- XML
@@ -382,10 +217,7 @@ fn feed_line(db: &dyn salsa::Database, change: &Change) -> String {
     let what = match (&change.fact_id, &change.toggle) {
         (Some(id), _) => format!("{} ({id})", change.label),
         (None, Some(toggle)) => {
-            format!(
-                "toggle {}",
-                toggle_label(db, toggle).unwrap_or(toggle.clone())
-            )
+            format!("toggle {}", toggle_label(db, toggle).unwrap_or(toggle))
         }
         (None, None) => change.label.clone(),
     };

@@ -370,7 +370,7 @@ fn footer_of_the_file(db: &dyn salsa::Database) -> String {
     let Ok(env) = super::pages::compiled_templates(db, set) else {
         return String::new();
     };
-    let site = minijinja::Value::from_serialize(super::contexts::site_context(db));
+    let site = minijinja::Value::from_serialize(super::pages::shared::site_context(db));
     let args = [site, minijinja::Value::from(true)];
     let footer = super::pages::call_macro(env, MACROS, "footer", &args, || {
         minijinja::Error::new(minijinja::ErrorKind::UnknownFunction, "no footer macro")

@@ -4,10 +4,8 @@
 //! the build time, and the emit step stamps the time of the build that last changed the content.
 
 pub mod api;
-pub mod api_docs;
 pub mod assets;
 pub mod calendar;
-pub mod contexts;
 pub mod data;
 pub mod escape;
 pub mod figures;

@@ -6,10 +6,8 @@
 //! A figure that cannot be drawn (a country without a shape, a malformed shapes file) is a diagnostic of
 //! the build ([`figure_errors`]), never a page without its figure.
 
-use serde_json::{Value as Json, json};
-
-use super::contexts::toggle_labels;
 use super::figures::{MapCountry, MapFigure, Shapes, TimelineEvent, TimelineFigure, map, timeline};
+use super::pages::shared::toggle_labels;
 use crate::derive::obligations::calendar;
 use crate::derive::toggles::country_toggle_marks;
 use crate::diagnostics::Diagnostic;
@@ -40,12 +38,7 @@ pub(crate) fn map_shapes(db: &dyn salsa::Database) -> Result<Shapes, Diagnostic>
 #[salsa::tracked(returns(ref))]
 pub fn home_map(db: &dyn salsa::Database) -> Result<String, Diagnostic> {
     let shapes = map_shapes(db).as_ref().map_err(Clone::clone)?;
-    let labels: Vec<String> = toggle_labels(db)
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|t| t["label"].as_str().unwrap_or_default().to_string())
-        .collect();
+    let labels: Vec<String> = toggle_labels(db).iter().map(|t| t.label.clone()).collect();
     let countries = countries_by_name(db)
         .iter()
         .map(|c| {
@@ -156,13 +149,13 @@ fn draw_timeline(
 }
 
 /// A timeline's events as rows for its table (the text alternative) and the Markdown twin.
-fn rows(entries: &[&CalendarEntry]) -> Json {
-    Json::Array(entries.iter().map(|e| json!(e)).collect())
+fn rows(entries: &[&CalendarEntry]) -> Vec<CalendarEntry> {
+    entries.iter().map(|&e| e.clone()).collect()
 }
 
 /// The home page's timeline: the mandate start dates from the year before the reference year on.
 #[salsa::tracked(returns(ref))]
-pub fn home_timeline(db: &dyn salsa::Database) -> Result<(String, Json), Diagnostic> {
+pub fn home_timeline(db: &dyn salsa::Database) -> Result<(String, Vec<CalendarEntry>), Diagnostic> {
     let entries = mandate_entries(db, true);
     let svg = draw_timeline(
         db,

@@ -1,5 +1,5 @@
-//! The search index (`/search-index.json`) that the search box of every page reads, and the `/search/`
-//! page's context.
+//! The search index (`/search-index.json`) that the search box of every page reads (the `/search/` page
+//! lists it: `render/pages/search.rs`).
 //!
 //! The index is one small JSON document, fetched from the site itself (so the Content-Security-Policy
 //! holds) the first time a reader uses the search box:
@@ -22,7 +22,7 @@
 //! country and its facts, an ERP page its product, any other page its title), so an edit of Italy's facts
 //! re-serializes Italy's lines only.
 
-use serde_json::{Value as Json, json};
+use serde_json::json;
 
 use super::OutputKey;
 use super::api::country_detail;
@@ -71,7 +71,7 @@ impl SearchItems {
     }
 
     /// The items, one JSON object each (a line holds no raw line break: JSON escapes them).
-    fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         match self.count {
             0 => Vec::new(),
             _ => self.piece.text().split(",\n").map(str::to_string).collect(),
@@ -120,7 +120,8 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
                     Some(erp) if fact.label.starts_with("E-invoicing support: ") => {
                         format!("erp-{erp}")
                     }
-                    _ => super::contexts::reporting_anchor(fact).unwrap_or_else(|| fact.id.clone()),
+                    _ => super::pages::shared::reporting_anchor(fact)
+                        .unwrap_or_else(|| fact.id.clone()),
                 };
                 lines.push(item(
                     "fact",
@@ -168,7 +169,7 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
 
 /// The HTML pages in the order their items are listed: countries and ERPs by name first (what people
 /// look for most), then the other pages in route order.
-fn indexed_pages(db: &dyn salsa::Database) -> Vec<Output> {
+pub(crate) fn indexed_pages(db: &dyn salsa::Database) -> Vec<Output> {
     let html: Vec<&Output> = outputs(db)
         .iter()
         .filter(|o| matches!(o.renderer, Renderer::Page(_, Format::Html)))
@@ -231,53 +232,6 @@ pub(crate) fn search_item_count(db: &dyn salsa::Database) -> usize {
         .into_iter()
         .map(|page| page_search_items(db, OutputKey::new(db, page)).count)
         .sum()
-}
-
-/// The `/search/` page: the index as an A–Z list (what a reader without scripts browses instead), the
-/// results of a query being drawn there by `/assets/search.js`.
-pub fn search_context(db: &dyn salsa::Database) -> Json {
-    let mut by_letter: Vec<(String, Vec<Json>)> = Vec::new();
-    for c in countries_by_name(db) {
-        let letter = crate::ids::slugify(&c.name)
-            .chars()
-            .next()
-            .unwrap_or('#')
-            .to_ascii_uppercase()
-            .to_string();
-        let entry = json!({ "code": c.code, "name": c.name, "region": c.region });
-        match by_letter.last_mut() {
-            Some((l, list)) if *l == letter => list.push(entry),
-            _ => by_letter.push((letter, vec![entry])),
-        }
-    }
-    let letters: Vec<Json> = by_letter
-        .into_iter()
-        .map(|(letter, countries)| json!({ "letter": letter, "countries": countries }))
-        .collect();
-    let mut erp_list: Vec<Json> = erps(db)
-        .iter()
-        .map(|e| json!({ "id": e.id, "name": e.name, "vendor": e.vendor }))
-        .collect();
-    erp_list.sort_by_key(|e| crate::ids::slugify(e["name"].as_str().unwrap_or_default()));
-    let pages: Vec<Json> = indexed_pages(db)
-        .into_iter()
-        .filter(|o| {
-            !matches!(
-                o.renderer,
-                Renderer::Page(PageKind::Country | PageKind::Erp, _)
-            )
-        })
-        .flat_map(|o| page_search_items(db, OutputKey::new(db, o)).lines())
-        .filter_map(|line| serde_json::from_str::<Json>(&line).ok())
-        .map(|i| json!({ "title": i["t"], "path": format!("/{}", i["u"].as_str().unwrap_or_default()), "description": i["s"] }))
-        .collect();
-    json!({
-        "site": super::contexts::site_context(db),
-        "letters": letters,
-        "erps": erp_list,
-        "pages": pages,
-        "index": INDEX,
-    })
 }
 
 #[cfg(test)]

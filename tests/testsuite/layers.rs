@@ -310,3 +310,26 @@ fn the_readme_recipes_are_the_shipped_code() {
         missing.join("\n\n")
     );
 }
+
+/// Page contexts are typed values: the code that makes them (`src/render/pages/`) derives `Serialize` on
+/// a type saying what a template may read, and never builds a context with `json!` (its tests aside).
+#[test]
+fn page_contexts_are_typed_not_built_with_json_macros() {
+    let dir = project().join("src/render/pages");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (n, line) in code.lines().enumerate() {
+            if line.contains("json!") && !line.trim_start().starts_with("//") {
+                found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "page contexts built with json!:\n{}",
+        found.join("\n")
+    );
+}

@@ -1,25 +1,45 @@
 //! HTML pages and their Markdown twins, rendered from the minijinja templates in `rules/templates/`.
 //!
+//! This module is the shared core: the template environment, [`render_kind`], [`PageSpec`] and the
+//! context's fingerprint. Each kind of page (or a small family of them) has a module of its own holding
+//! its typed context, its context function and its spec: [`home`], [`e_invoicing`], [`country`], [`erp`],
+//! [`topics`] (VAT reporting and SAF-T), [`lists`] (the pages made of parts), [`filters`], [`sponsors`],
+//! [`licence`], [`api_docs`], [`search`], [`changes`] (the changes and release pages, the History
+//! sections), [`not_found`]; what every page shows is in [`shared`]. The calendar page's context is in
+//! `render/calendar.rs`, beside `calendar.ics`.
+//!
 //! Each template file is read and syntax-checked by its own query ([`template_text`]), so an edit of
-//! `country.html` re-runs only the pages that load it. Each page reads a narrow context query (a JSON
-//! value), so a page and its twin render again only when the data they show changed. HTML templates are
-//! auto-escaped (by their `.html` name, see [`html_formatter`]); Markdown templates escape table cells with
-//! the `md` filter and link targets with `md_url`.
+//! `country.html` re-runs only the pages that load it. Each page reads a narrow context (a typed value
+//! handed over as JSON), so a page and its twin render again only when the data they show changed. HTML
+//! templates are auto-escaped (by their `.html` name, see [`html_formatter`]); Markdown templates escape
+//! table cells with the `md` filter and link targets with `md_url`.
+
+mod api_docs;
+pub(crate) mod changes;
+mod country;
+mod e_invoicing;
+mod erp;
+mod filters;
+mod home;
+mod licence;
+pub(crate) mod lists;
+mod not_found;
+mod search;
+pub(crate) mod shared;
+mod sponsors;
+mod topics;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use minijinja::{AutoEscape, Environment, Error, State, Value};
-use serde_json::{Value as Json, json};
+use serde::Serialize;
+use serde_json::Value as Json;
 
-use super::api_docs::api_docs_context;
-use super::contexts::*;
 use super::escape::write_escaped_html;
 use super::{Format, PageKind};
 use super::{Rendered, RenderedFile};
-use crate::derive::filters::FilterKey;
 use crate::diagnostics::Diagnostic;
-use crate::model::{CountryKey, ErpKey};
 use crate::parse::source_text;
 use crate::routes::Output;
 
@@ -202,9 +222,16 @@ pub(crate) fn source_name(url: &str) -> String {
     }
 }
 
-/// A list of source URLs as `[{url, name}]`, named by [`source_name`]; two sources of one publisher are
-/// told apart by a number (`vatupdate.com`, `vatupdate.com (2)`).
-fn named_sources(urls: &Value) -> Vec<serde_json::Value> {
+/// A source URL and the name its link shows.
+#[derive(Serialize)]
+struct NamedSource {
+    url: String,
+    name: String,
+}
+
+/// A list of source URLs, named by [`source_name`]; two sources of one publisher are told apart by a
+/// number (`vatupdate.com`, `vatupdate.com (2)`).
+fn named_sources(urls: &Value) -> Vec<NamedSource> {
     let urls: Vec<String> = match urls.try_iter() {
         Ok(items) => items
             .filter(|v| !v.is_none() && !v.is_undefined())
@@ -224,7 +251,10 @@ fn named_sources(urls: &Value) -> Vec<serde_json::Value> {
             } else {
                 format!("{name} ({})", before + 1)
             };
-            json!({ "url": url, "name": name })
+            NamedSource {
+                url: url.clone(),
+                name,
+            }
         })
         .collect()
 }
@@ -436,8 +466,8 @@ pub(crate) fn template_names(template: &str, format: Format) -> [String; 3] {
     ]
 }
 
-/// What a page shows, from the page's placeholder value (made in `contexts.rs` and the modules of the
-/// page kinds; memoized per page by [`page_context`]).
+/// What a page shows, from the page's placeholder value (made by the module of its page kind;
+/// fingerprinted per page by [`page_context`]).
 pub(crate) type ContextFn = fn(&dyn salsa::Database, &str) -> Json;
 
 /// A page's kind and placeholder value, as a query key: the HTML page and its twin share one context.
@@ -616,87 +646,42 @@ pub(crate) struct PageSpec {
     pub parts: Option<super::parts::PartsSpec>,
 }
 
-impl PageKind {
-    /// How pages of this kind are made: one declaration per kind.
-    pub(crate) fn spec(self) -> PageSpec {
-        let page = |template, context| PageSpec {
-            template,
-            context,
-            parts: None,
-        };
-        match self {
-            PageKind::Home => page("home", |db, _| home_context(db)),
-            PageKind::EInvoicing => page("e-invoicing", |db, _| e_invoicing_context(db)),
-            PageKind::Country => page("country", |db, code| {
-                country_context(db, CountryKey::new(db, code.to_string()))
-            }),
-            PageKind::Erps => page("erps", |db, _| erps_context(db)),
-            PageKind::Erp => page("erp", |db, id| {
-                erp_context(db, ErpKey::new(db, id.to_string()))
-            }),
-            PageKind::VatReporting => page("reporting", |db, _| vat_reporting_context(db)),
-            PageKind::Saft => page("reporting", |db, _| saft_context(db)),
-            // One part per country with partners (15,000 rows at x100).
-            PageKind::Partners => PageSpec {
-                parts: Some(super::parts::PartsSpec::table_rows(
-                    |db| crate::model::partner_codes(db),
-                    partners_page_rows,
-                    "partner_rows",
-                )),
-                ..page("partners", |db, _| partners_context(db))
-            },
-            // One part per country with local ERPs (10,000 rows at x100).
-            PageKind::LocalErps => PageSpec {
-                parts: Some(super::parts::PartsSpec::table_rows(
-                    |db| crate::model::local_erp_codes(db),
-                    local_erps_page_rows,
-                    "local_erp_rows",
-                )),
-                ..page("local-erps", |db, _| local_erps_context(db))
-            },
-            // Parts of about 500 items, cut where the items say (20,000 items at x100).
-            PageKind::News => PageSpec {
-                parts: Some(super::parts::PartsSpec::table_rows(
-                    |db| news_parts(db),
-                    news_page_rows,
-                    "news_rows",
-                )),
-                ..page("news", |db, _| news_context(db))
-            },
-            PageKind::Sponsors => page("sponsors", |db, _| sponsors_context(db)),
-            PageKind::Licence => page("licence", |db, _| licence_context(db)),
-            PageKind::Filters => page("filters", |db, _| filters_context(db)),
-            PageKind::Filter => page("filter", |db, slug| {
-                filter_context(db, FilterKey::new(db, slug.to_string()))
-            }),
-            PageKind::Api => page("api", |db, _| api_docs_context(db)),
-            PageKind::Calendar => page("calendar", |db, _| super::calendar::calendar_context(db)),
-            PageKind::Search => page("search", |db, _| super::search::search_context(db)),
-            // The page a static host shows for an unknown path (no twin: `PageKind::formats`).
-            PageKind::NotFound => page("404", |db, _| not_found_context(db)),
-            // Releases and changes (history.rs).
-            // The unreleased changes, one part per country.
-            PageKind::Changes => PageSpec {
-                parts: Some(super::parts::PartsSpec::table_rows(
-                    super::history::unreleased_parts,
-                    super::history::unreleased_rows,
-                    "changes_rows",
-                )),
-                ..page("changes", |db, _| super::history::changes_context(db))
-            },
-            PageKind::Release => page("release", |db, version| {
-                super::history::release_context(
-                    db,
-                    crate::history::ReleaseKey::new(db, version.to_string()),
-                )
-            }),
-        }
+/// A page rendered whole from `template` and the context `context` makes.
+pub(crate) fn page(template: &'static str, context: ContextFn) -> PageSpec {
+    PageSpec {
+        template,
+        context,
+        parts: None,
     }
 }
 
-/// The 404 page shows only what every page shows.
-pub(crate) fn not_found_context(db: &dyn salsa::Database) -> Json {
-    json!({ "site": site_context(db) })
+impl PageKind {
+    /// How pages of this kind are made: one declaration per kind, each in the module of its page.
+    pub(crate) fn spec(self) -> PageSpec {
+        match self {
+            PageKind::Home => home::spec(),
+            PageKind::EInvoicing => e_invoicing::spec(),
+            PageKind::Country => country::spec(),
+            PageKind::Erps => erp::index_spec(),
+            PageKind::Erp => erp::spec(),
+            PageKind::VatReporting => topics::vat_reporting_spec(),
+            PageKind::Saft => topics::saft_spec(),
+            PageKind::Partners => lists::partners_spec(),
+            PageKind::LocalErps => lists::local_erps_spec(),
+            PageKind::News => lists::news_spec(),
+            PageKind::Sponsors => sponsors::spec(),
+            PageKind::Licence => licence::spec(),
+            PageKind::Filters => filters::index_spec(),
+            PageKind::Filter => filters::spec(),
+            PageKind::Api => api_docs::spec(),
+            PageKind::Calendar => page("calendar", |db, _| super::calendar::calendar_context(db)),
+            PageKind::Search => search::spec(),
+            // The page a static host shows for an unknown path (no twin: `PageKind::formats`).
+            PageKind::NotFound => not_found::spec(),
+            PageKind::Changes => changes::changes_spec(),
+            PageKind::Release => changes::release_spec(),
+        }
+    }
 }
 
 /// A page or twin, rendered from its context and templates (memoized as its output, see
@@ -765,6 +750,7 @@ pub(crate) fn prefix_site_links(text: &str, prefix: &str, format: Format) -> Str
 mod tests {
     use super::*;
     use crate::render::escape::escape_html;
+    use serde_json::json;
 
     #[test]
     fn a_context_is_the_value_the_engine_makes_of_its_json_with_long_texts_shared() {
@@ -840,7 +826,7 @@ mod tests {
             "https://vatupdate.com/b",
             "https://ecosio.com/",
         ]));
-        let names: Vec<&str> = named.iter().map(|n| n["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = named.iter().map(|n| n.name.as_str()).collect();
         assert_eq!(names, ["vatupdate.com", "vatupdate.com (2)", "ecosio.com"]);
         assert!(named_sources(&Value::from(())).is_empty());
     }

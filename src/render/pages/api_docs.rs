@@ -4,11 +4,13 @@
 //! The context lists every path with its summary, parameter values and response, and every schema with
 //! its fields. The try-it control of the HTML page (`rules/assets/try-it.js`) works on the same list.
 
-use serde_json::{Map, Value as Json, json};
+use serde::Serialize;
+use serde_json::{Map, Value as Json};
 
-use super::contexts::site_context;
-use super::openapi::openapi_document;
+use super::shared::{SiteContext, site_context, to_json};
+use super::{PageSpec, page};
 use crate::model::{base_url, countries, erps};
+use crate::render::openapi::openapi_document;
 
 /// The schema name a `$ref` points to (`#/components/schemas/Country` -> `Country`).
 fn ref_name(schema: &Json) -> Option<&str> {
@@ -71,30 +73,43 @@ fn referenced(schema: &Json, out: &mut Vec<String>) {
     }
 }
 
+/// A field of a resource schema as the API docs page lists it.
+#[derive(Serialize)]
+struct Field<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    kind: String,
+    /// The schemas it refers to.
+    links: Vec<String>,
+    required: bool,
+    description: &'a str,
+}
+
 /// One row per field of an object schema.
-fn fields(schema: &Json) -> Vec<Json> {
+fn fields(schema: &Json) -> Vec<Field<'_>> {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Json::as_array)
         .map(|r| r.iter().filter_map(Json::as_str).collect())
         .unwrap_or_default();
-    let empty = Map::new();
-    let properties = schema
-        .get("properties")
-        .and_then(Json::as_object)
-        .unwrap_or(&empty);
+    let Some(properties) = schema.get("properties").and_then(Json::as_object) else {
+        return Vec::new();
+    };
     properties
         .iter()
         .map(|(name, property)| {
             let mut links = Vec::new();
             referenced(property, &mut links);
-            json!({
-                "name": name,
-                "type": type_label(property),
-                "links": links,
-                "required": required.contains(&name.as_str()),
-                "description": property.get("description").and_then(Json::as_str).unwrap_or(""),
-            })
+            Field {
+                name,
+                kind: type_label(property),
+                links,
+                required: required.contains(&name.as_str()),
+                description: property
+                    .get("description")
+                    .and_then(Json::as_str)
+                    .unwrap_or(""),
+            }
         })
         .collect()
 }
@@ -118,7 +133,58 @@ fn value_label(db: &dyn salsa::Database, value: &str) -> String {
 }
 
 /// What the API docs page shows: the base URL, every path of the OpenAPI document (with the allowed
-/// values of its parameter), and the resource schemas with their fields.
+/// values of its parameter), and the resource schemas with their fields. Values taken from the OpenAPI
+/// document as they are there (a summary, a parameter's name) are its JSON values.
+#[derive(Serialize)]
+pub struct ApiDocsContext<'a> {
+    site: &'a SiteContext,
+    base_url: &'a str,
+    openapi_version: &'a Json,
+    endpoints: Vec<Endpoint<'a>>,
+    resources: Vec<Resource<'a>>,
+}
+
+/// A path of the OpenAPI document.
+#[derive(Serialize)]
+struct Endpoint<'a> {
+    path: &'a str,
+    summary: &'a Json,
+    parameter: Option<Parameter<'a>>,
+    media_type: String,
+    response: String,
+    links: Vec<String>,
+    not_found: bool,
+    try_it: bool,
+}
+
+/// A path's parameter, with its allowed values.
+#[derive(Serialize)]
+struct Parameter<'a> {
+    name: &'a Json,
+    placeholder: String,
+    values: Vec<&'a str>,
+    /// The try-it control names each value: `it (Italy)`, `odoo (Odoo)`.
+    options: Vec<ParameterOption<'a>>,
+    description: &'a Json,
+}
+
+#[derive(Serialize)]
+struct ParameterOption<'a> {
+    value: &'a str,
+    label: String,
+}
+
+/// A resource schema and its fields.
+#[derive(Serialize)]
+struct Resource<'a> {
+    name: &'a str,
+    description: &'a str,
+    #[serde(rename = "type")]
+    kind: String,
+    fields: Vec<Field<'a>>,
+}
+
+/// The API docs page's context (see [`ApiDocsContext`]).
 pub fn api_docs_context(db: &dyn salsa::Database) -> Json {
     let document = openapi_document(db);
     let schemas = document["components"]["schemas"]
@@ -127,7 +193,7 @@ pub fn api_docs_context(db: &dyn salsa::Database) -> Json {
         .unwrap_or_default();
     let empty = Map::new();
     let paths = document["paths"].as_object().unwrap_or(&empty);
-    let endpoints: Vec<Json> = paths
+    let endpoints: Vec<Endpoint> = paths
         .iter()
         .map(|(path, item)| {
             let get = &item["get"];
@@ -136,18 +202,20 @@ pub fn api_docs_context(db: &dyn salsa::Database) -> Json {
                     .as_array()
                     .map(|v| v.iter().filter_map(Json::as_str).collect())
                     .unwrap_or_default();
-                // The try-it control names each value: `it (Italy)`, `odoo (Odoo)`.
-                let options: Vec<Json> = values
+                let options: Vec<ParameterOption> = values
                     .iter()
-                    .map(|v| json!({"value": v, "label": value_label(db, v)}))
+                    .map(|v| ParameterOption {
+                        value: v,
+                        label: value_label(db, v),
+                    })
                     .collect();
-                json!({
-                    "name": p["name"],
-                    "placeholder": format!("{{{}}}", p["name"].as_str().unwrap_or_default()),
-                    "values": values,
-                    "options": options,
-                    "description": p["description"],
-                })
+                Parameter {
+                    name: &p["name"],
+                    placeholder: format!("{{{}}}", p["name"].as_str().unwrap_or_default()),
+                    values,
+                    options,
+                    description: &p["description"],
+                }
             });
             let (media_type, schema) = get["responses"]["200"]["content"]
                 .as_object()
@@ -174,36 +242,43 @@ pub fn api_docs_context(db: &dyn salsa::Database) -> Json {
                 ),
             };
             let is_api = path.starts_with("/api/v1/");
-            json!({
-                "path": path,
-                "summary": get["summary"],
-                "parameter": parameter,
-                "media_type": media_type,
-                "response": response,
-                "links": links,
-                "not_found": get["responses"].get("404").is_some(),
-                "try_it": is_api || path == "/api/openapi.json",
-            })
+            Endpoint {
+                path,
+                summary: &get["summary"],
+                parameter,
+                media_type,
+                response,
+                links,
+                not_found: get["responses"].get("404").is_some(),
+                try_it: is_api || path == "/api/openapi.json",
+            }
         })
         .collect();
     // The resource schemas, without the envelope instances (they are described once, as Envelope).
-    let resources: Vec<Json> = schemas
+    let resources: Vec<Resource> = schemas
         .iter()
         .filter(|(name, _)| !name.starts_with("Envelope_"))
-        .map(|(name, schema)| {
-            json!({
-                "name": name,
-                "description": schema["description"].as_str().unwrap_or(""),
-                "type": if schema.get("properties").is_some() { "object".to_string() } else { type_label(schema) },
-                "fields": fields(schema),
-            })
+        .map(|(name, schema)| Resource {
+            name,
+            description: schema["description"].as_str().unwrap_or(""),
+            kind: if schema.get("properties").is_some() {
+                "object".to_string()
+            } else {
+                type_label(schema)
+            },
+            fields: fields(schema),
         })
         .collect();
-    json!({
-        "site": site_context(db),
-        "base_url": base_url(db),
-        "openapi_version": document["openapi"],
-        "endpoints": endpoints,
-        "resources": resources,
+    to_json(&ApiDocsContext {
+        site: site_context(db),
+        base_url: base_url(db),
+        openapi_version: &document["openapi"],
+        endpoints,
+        resources,
     })
+}
+
+/// How the API docs page is made.
+pub(super) fn spec() -> PageSpec {
+    page("api", |db, _| api_docs_context(db))
 }

@@ -1,0 +1,281 @@
+//! The pages of the releases and their changes: `/changes/` (the unreleased changes, a part per
+//! country, then every release), each release's page `/changes/{version}/`, and the History sections of
+//! the country and ERP pages. The API, the feed and the sitemap of the same changes are
+//! `render/history.rs`.
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use super::shared::{SiteContext, site_context, to_json};
+use super::{PageSpec, page};
+use crate::history::{
+    ReleaseKey, country_history, erp_history, last_release, release_changes, unreleased_codes,
+    unreleased_country_changes, unreleased_counts,
+};
+use crate::model::{CountryKey, ErpKey};
+use crate::render::history::{
+    country_name, day, kinds_that_occur, newest_first, release_page_path, release_summary, shown,
+    toggle_label,
+};
+use crate::render::parts::PartsSpec;
+use crate::resources::{Change, ChangeCounts};
+
+/// Limits the History sections' contexts to their most recent value (every build: a page's context,
+/// which reads one, keeps only its fingerprint, see [`super::page_context`]).
+pub(crate) fn keep_last_contexts_only(db: &mut dyn salsa::Database) {
+    country_history_context::set_lru_capacity(db, 1);
+    erp_history_context::set_lru_capacity(db, 1);
+}
+
+/// One change for a template: the country and its name, what changed, and the values before and after as
+/// text (source URLs too: a source a later release dropped is shown, never linked).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangeRow {
+    country: String,
+    country_name: String,
+    fact_id: Option<String>,
+    toggle: Option<String>,
+    label: String,
+    kind: &'static str,
+    words: &'static str,
+    old: String,
+    new: String,
+}
+
+fn change_row(change: &Change, country_name: String, toggle_label: Option<&str>) -> ChangeRow {
+    ChangeRow {
+        country: change.country.clone(),
+        country_name,
+        fact_id: change.fact_id.clone(),
+        toggle: change.toggle.clone(),
+        label: toggle_label.unwrap_or(&change.label).to_string(),
+        kind: change.kind.name(),
+        words: change.kind.words(),
+        old: shown(&change.old, change.kind),
+        new: shown(&change.new, change.kind),
+    }
+}
+
+fn change_rows(db: &dyn salsa::Database, changes: &[Change]) -> Vec<ChangeRow> {
+    changes
+        .iter()
+        .map(|c| {
+            let label = c.toggle.as_deref().and_then(|t| toggle_label(db, t));
+            change_row(c, country_name(db, &c.country), label)
+        })
+        .collect()
+}
+
+/// How many changes of one kind a change set holds, and that count in words (`5 toggles flipped`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KindCount {
+    count: u64,
+    text: String,
+}
+
+/// The counts of a change set by kind, the kinds that occur.
+fn kind_counts(changes: &[Change]) -> Vec<KindCount> {
+    kind_counts_of(&ChangeCounts::of(changes))
+}
+
+/// [`kind_counts`] of counts made already.
+fn kind_counts_of(counts: &ChangeCounts) -> Vec<KindCount> {
+    kinds_that_occur(counts)
+        .map(|(kind, n)| KindCount {
+            count: n,
+            text: kind.counted(n),
+        })
+        .collect()
+}
+
+/// One release as the `/changes/` page lists it: its time, note and counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReleaseListing {
+    version: String,
+    released_at: String,
+    date: String,
+    note: String,
+    previous: Option<String>,
+    previous_page: Option<String>,
+    page: String,
+    facts: u64,
+    countries: u64,
+    api_url: String,
+    change_count: Option<u64>,
+    counts: Vec<KindCount>,
+}
+
+/// One release as the `/changes/` page lists it (none for a version the register does not have).
+#[salsa::tracked(returns(ref))]
+pub fn release_listing_json<'db>(
+    db: &'db dyn salsa::Database,
+    key: ReleaseKey<'db>,
+) -> Option<ReleaseListing> {
+    let release = release_summary(db, key).as_ref()?;
+    let changes = release_changes(db, key);
+    Some(ReleaseListing {
+        version: release.version.clone(),
+        released_at: release.released_at.clone(),
+        date: day(&release.released_at).to_string(),
+        note: release.note.clone(),
+        previous: release.previous.clone(),
+        previous_page: release.previous.as_deref().map(release_page_path),
+        page: release_page_path(&release.version),
+        facts: release.facts,
+        countries: release.countries,
+        api_url: release.api_url.clone(),
+        change_count: release.change_count,
+        counts: kind_counts(changes),
+    })
+}
+
+/// A release's page `/changes/<version>/`: its listing and every change it made. Frozen: a new release
+/// or an edit of the sources does not render it again.
+#[derive(Serialize)]
+pub struct ReleaseContext<'a> {
+    site: &'a SiteContext,
+    release: &'a ReleaseListing,
+    changes: Vec<ChangeRow>,
+}
+
+/// A release page's context (see [`ReleaseContext`]).
+pub(crate) fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Json {
+    let Some(listing) = release_listing_json(db, key) else {
+        return Json::Null;
+    };
+    to_json(&ReleaseContext {
+        site: site_context(db),
+        release: listing,
+        changes: change_rows(db, release_changes(db, key)),
+    })
+}
+
+/// The `/changes/` page: the unreleased changes, then every release (with a link to its page), newest
+/// first. The unreleased changes are the page's parts (see [`crate::render::parts::PartsSpec`]): the context
+/// holds their counts and the mark where the template prints their rows, and each country's rows are
+/// rendered on their own from [`unreleased_rows`].
+#[derive(Serialize)]
+pub struct ChangesContext<'a> {
+    site: &'a SiteContext,
+    last_release: &'a Option<String>,
+    unreleased: Unreleased,
+    releases: Vec<&'a ReleaseListing>,
+}
+
+/// The unreleased changes of the `/changes/` page: how many, of which kinds, and where their rows go.
+#[derive(Serialize)]
+struct Unreleased {
+    count: u64,
+    counts: Vec<KindCount>,
+    rows: &'static str,
+}
+
+/// The `/changes/` page's context (see [`ChangesContext`]).
+pub fn changes_context(db: &dyn salsa::Database) -> Json {
+    let counts = unreleased_counts(db);
+    let releases: Vec<&ReleaseListing> = newest_first(db)
+        .filter_map(|key| release_listing_json(db, key).as_ref())
+        .collect();
+    to_json(&ChangesContext {
+        site: site_context(db),
+        last_release: last_release(db),
+        unreleased: Unreleased {
+            count: counts.total(),
+            counts: kind_counts_of(counts),
+            rows: crate::render::parts::PARTS_MARK,
+        },
+        releases,
+    })
+}
+
+/// One country's unreleased changes as the `/changes/` page's rows show them: the value its part is
+/// rendered from.
+pub(crate) fn unreleased_rows(db: &dyn salsa::Database, code: &str) -> Json {
+    let changes = unreleased_country_changes(db, CountryKey::new(db, code.to_string()));
+    to_json(&change_rows(db, changes))
+}
+
+/// The parts of the `/changes/` page: the countries the unreleased changes are computed for, in order.
+pub(crate) fn unreleased_parts(db: &dyn salsa::Database) -> &[String] {
+    unreleased_codes(db)
+}
+
+/// A History section (a country's or an ERP's): its changes grouped by release, unreleased first. Which
+/// release is the last is named only in the unreleased group, so a new release re-renders only the
+/// sections whose changes it releases.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HistoryContext {
+    released: bool,
+    groups: Vec<HistoryGroup>,
+}
+
+/// The changes of one release (or the unreleased ones) in a History section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct HistoryGroup {
+    release: Option<String>,
+    date: Option<String>,
+    page: Option<String>,
+    /// The last release, for the unreleased group only.
+    since: Option<Option<String>>,
+    changes: Vec<ChangeRow>,
+}
+
+/// See [`HistoryContext`].
+fn history_context(db: &dyn salsa::Database, changes: &[Change]) -> HistoryContext {
+    let mut groups = Vec::new();
+    let mut start = 0;
+    while start < changes.len() {
+        let release = &changes[start].release;
+        let end = changes[start..]
+            .iter()
+            .position(|c| &c.release != release)
+            .map_or(changes.len(), |n| start + n);
+        let group = &changes[start..end];
+        groups.push(HistoryGroup {
+            release: release.clone(),
+            date: group[0].released_at.as_deref().map(|t| day(t).to_string()),
+            page: release.as_deref().map(release_page_path),
+            since: release.is_none().then(|| last_release(db).clone()),
+            changes: change_rows(db, group),
+        });
+        start = end;
+    }
+    HistoryContext {
+        released: last_release(db).is_some(),
+        groups,
+    }
+}
+
+/// The History section of a country page.
+#[salsa::tracked(returns(ref), lru = 0)]
+pub fn country_history_context<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> HistoryContext {
+    history_context(db, country_history(db, key))
+}
+
+/// The History section of an ERP page.
+#[salsa::tracked(returns(ref), lru = 0)]
+pub fn erp_history_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> HistoryContext {
+    history_context(db, erp_history(db, key))
+}
+
+/// How the `/changes/` page is made: the unreleased changes, one part per country.
+pub(super) fn changes_spec() -> PageSpec {
+    PageSpec {
+        parts: Some(PartsSpec::table_rows(
+            unreleased_parts,
+            unreleased_rows,
+            "changes_rows",
+        )),
+        ..page("changes", |db, _| changes_context(db))
+    }
+}
+
+/// How a release's page is made: its key is the release's version.
+pub(super) fn release_spec() -> PageSpec {
+    page("release", |db, version| {
+        release_context(db, ReleaseKey::new(db, version.to_string()))
+    })
+}

@@ -1,0 +1,298 @@
+//! A country's page (`/<code>/`): its facts by section, its toggles explained, its phases, local ERPs,
+//! partners and History.
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use super::changes::{HistoryContext, country_history_context};
+use super::shared::*;
+use super::{PageSpec, page};
+use crate::derive::obligations::country_toggle_derivations;
+use crate::model::{CountryKey, country_obligations, erp_name};
+use crate::parse::rules::obligation_rules;
+use crate::parse::tables::{PartialDate, PhaseStatus};
+use crate::render::api::country_detail;
+use crate::resources::{Country, Fact, FactTopic, LocalErp, Partner, Verification};
+
+/// "In force since 2026-09-01" and what the phase covers, as one sentence.
+fn sentence(words: &str, scope: &str) -> String {
+    let scope = scope.trim().trim_end_matches('.');
+    if scope.is_empty() {
+        format!("{words}.")
+    } else {
+        format!("{words}: {scope}.")
+    }
+}
+
+/// A phase's status and date in words, judged against the reference date: "In force since 2026-09-01",
+/// "Enacted; applies from 2027-09-01, after the reference date" (what pages say instead of the rule that
+/// matched).
+fn phase_in_words(status: &str, from: Option<&str>, reference: &str) -> String {
+    let date = from.and_then(PartialDate::parse);
+    let reference: Option<jiff::civil::Date> = reference.parse().ok();
+    // A month or a year holding the reference date is neither before nor after it.
+    let started = match (date, reference) {
+        (Some(d), Some(r)) => match (d.first_day(), d.last_day()) {
+            (_, Some(last)) if last <= r => Some(true),
+            (Some(first), _) if first > r => Some(false),
+            _ => None,
+        },
+        _ => None,
+    };
+    let from = from.unwrap_or_default();
+    match (PhaseStatus::parse(status), date.is_some(), started) {
+        (Some(PhaseStatus::InForce), true, Some(false)) => format!("In force from {from}"),
+        (Some(PhaseStatus::InForce), true, _) => format!("In force since {from}"),
+        (Some(PhaseStatus::InForce), false, _) => "In force".into(),
+        (Some(PhaseStatus::Enacted), true, Some(true)) => {
+            format!("Enacted; applies since {from}")
+        }
+        (Some(PhaseStatus::Enacted), true, Some(false)) => {
+            format!("Enacted; applies from {from}, after the reference date")
+        }
+        (Some(PhaseStatus::Enacted), true, None) => {
+            format!("Enacted; applies from {from} (the source gives no exact day)")
+        }
+        (Some(PhaseStatus::Enacted), false, _) | (Some(PhaseStatus::EnactedDatePending), _, _) => {
+            "Enacted, with no start date set yet".into()
+        }
+        (Some(PhaseStatus::Planned), true, _) => format!("Planned for {from}, not yet enacted"),
+        (Some(PhaseStatus::Planned), false, _) => "Planned, not yet enacted".into(),
+        (Some(PhaseStatus::None), _, _) => "No such obligation".into(),
+        (Some(PhaseStatus::Unclear), _, _) | (None, _, _) => "Not clear from the source".into(),
+    }
+}
+
+/// A fact as the pages show it: a reporting fact also says where its row is on its topic page.
+#[derive(Serialize)]
+struct FactView<'a> {
+    #[serde(flatten)]
+    fact: &'a Fact,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    anchor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    page: Option<&'static str>,
+}
+
+fn fact_view(fact: &Fact) -> FactView<'_> {
+    let anchor = reporting_anchor(fact);
+    let page = anchor.as_ref().and(reporting_page(fact.topic));
+    FactView { fact, anchor, page }
+}
+
+/// A record with the name of the thing its `erp` (or `country`) names, as the page lists it.
+#[derive(Serialize)]
+struct WithErpName<'a, T> {
+    #[serde(flatten)]
+    item: &'a T,
+    erp_name: String,
+}
+
+/// One country page: its facts by section, toggles with the fact text that set them, local ERPs,
+/// partner flags and partners.
+#[derive(Serialize)]
+pub struct CountryContext<'a> {
+    site: &'a SiteContext,
+    country: &'a Country,
+    toggles: Vec<ToggleExplained<'a>>,
+    phases: Vec<PhaseView<'a>>,
+    reference_date: &'a str,
+    key_facts: Vec<FactView<'a>>,
+    e_invoicing: Vec<FactView<'a>>,
+    matrix: Vec<FactView<'a>>,
+    vat_reporting: Vec<FactView<'a>>,
+    saft: Vec<FactView<'a>>,
+    local_erps: &'a [LocalErp],
+    partner_flags: Vec<WithErpName<'a, crate::resources::PartnerFlag>>,
+    partners: Vec<WithErpName<'a, Partner>>,
+    /// Releases and changes (history.rs).
+    history: &'a HistoryContext,
+}
+
+/// A toggle of a country page with the rule, the phase and the sources that set it, in words.
+#[derive(Serialize)]
+struct ToggleExplained<'a> {
+    limit: &'a Option<String>,
+    absence: bool,
+    evidence: &'a Option<String>,
+    notes: String,
+    name: &'a str,
+    label: &'a str,
+    description: &'a str,
+    value: Option<bool>,
+    rule: Option<u64>,
+    condition: &'a Option<String>,
+    phase_id: &'a Option<String>,
+    status: Option<&'static str>,
+    applies_from: &'a Option<String>,
+    scope: &'a Option<String>,
+    source_urls: &'a [String],
+    verification: Option<Verification>,
+    last_checked: &'a Option<String>,
+    why_null: &'a Option<String>,
+    why_status: Option<String>,
+    why_scope: &'a str,
+    explanation: String,
+}
+
+/// A dated obligation phase of a country page.
+#[derive(Serialize)]
+struct PhaseView<'a> {
+    id: String,
+    obligation: &'a str,
+    phase: &'a str,
+    status: &'static str,
+    status_words: String,
+    applies_from: Option<String>,
+    scope: &'a str,
+    coverage: &'static str,
+    limit: &'a str,
+    basis: Option<&'static str>,
+    notes: &'a str,
+    source_urls: &'a [String],
+    evidence: &'a str,
+    verification: Verification,
+    last_checked: &'a Option<String>,
+}
+
+/// One country page's context (see [`CountryContext`]).
+pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Json {
+    let Some(detail) = country_detail(db, key) else {
+        return Json::Null;
+    };
+    let labels = toggle_labels(db);
+    let reference = crate::model::reference_date(db);
+    let phase_notes = |id: &Option<String>| {
+        country_obligations(db, key)
+            .iter()
+            .find(|p| Some(p.id()) == *id)
+            .map(|p| p.notes.trim().to_string())
+            .unwrap_or_default()
+    };
+    let toggles: Vec<ToggleExplained> = country_toggle_derivations(db, key)
+        .iter()
+        .zip(labels)
+        .map(|(d, label)| ToggleExplained {
+            limit: &d.limit,
+            absence: d.rests_on_absence,
+            evidence: &d.evidence,
+            notes: phase_notes(&d.phase_id),
+            name: &d.toggle,
+            label: &label.label,
+            description: &label.description,
+            value: d.value,
+            rule: d.rule,
+            condition: &d.condition_text,
+            phase_id: &d.phase_id,
+            status: d
+                .status
+                .as_deref()
+                .and_then(PhaseStatus::parse)
+                .map(|s| s.describe()),
+            applies_from: &d.applies_from,
+            scope: &d.scope,
+            source_urls: &d.source_urls,
+            verification: d.verification,
+            last_checked: &d.last_checked,
+            why_null: &d.why_null,
+            why_status: d
+                .status
+                .as_deref()
+                .map(|status| phase_in_words(status, d.applies_from.as_deref(), reference)),
+            why_scope: d
+                .scope
+                .as_deref()
+                .map(|s| s.trim().trim_end_matches('.'))
+                .unwrap_or_default(),
+            explanation: match &d.status {
+                Some(status) => sentence(
+                    &phase_in_words(status, d.applies_from.as_deref(), reference),
+                    d.scope.as_deref().unwrap_or_default(),
+                ),
+                None => d.why_null.clone().unwrap_or_default(),
+            },
+        })
+        .collect();
+    let obligations = obligation_rules(db);
+    let phases: Vec<PhaseView> = country_obligations(db, key)
+        .iter()
+        .map(|p| {
+            let label = obligations
+                .iter()
+                .find(|o| o.id == p.obligation)
+                .map_or(p.obligation.as_str(), |o| o.label.as_str());
+            let applies_from = p.applies_from.map(|d| d.to_string());
+            PhaseView {
+                id: p.id(),
+                obligation: label,
+                phase: &p.phase,
+                status: p.status.describe(),
+                status_words: phase_in_words(p.status.as_str(), applies_from.as_deref(), reference),
+                applies_from,
+                scope: &p.scope,
+                coverage: p.coverage.as_str(),
+                limit: &p.limit,
+                basis: p.basis.map(|b| b.as_str()),
+                notes: &p.notes,
+                source_urls: &p.source,
+                evidence: &p.evidence,
+                verification: p.verification,
+                last_checked: &p.last_verified,
+            }
+        })
+        .collect();
+    let of = |pred: &dyn Fn(FactTopic) -> bool| -> Vec<FactView> {
+        detail
+            .facts
+            .iter()
+            .filter(|f| pred(f.topic))
+            .map(fact_view)
+            .collect()
+    };
+    let with_erp_name = |erp: &str| erp_name(db, erp);
+    to_json(&CountryContext {
+        site: site_context(db),
+        country: &detail.country,
+        toggles,
+        phases,
+        reference_date: reference,
+        key_facts: of(&|t| {
+            !matches!(
+                t,
+                FactTopic::EInvoicing
+                    | FactTopic::EInvoicingErpSupport
+                    | FactTopic::VatReporting
+                    | FactTopic::Saft
+            )
+        }),
+        e_invoicing: of(&|t| t == FactTopic::EInvoicing),
+        matrix: of(&|t| t == FactTopic::EInvoicingErpSupport),
+        vat_reporting: of(&|t| t == FactTopic::VatReporting),
+        saft: of(&|t| t == FactTopic::Saft),
+        local_erps: &detail.local_erps,
+        partner_flags: detail
+            .partner_flags
+            .iter()
+            .map(|p| WithErpName {
+                item: p,
+                erp_name: with_erp_name(&p.erp),
+            })
+            .collect(),
+        partners: detail
+            .partners
+            .iter()
+            .map(|p| WithErpName {
+                item: p,
+                erp_name: with_erp_name(&p.erp),
+            })
+            .collect(),
+        history: country_history_context(db, key),
+    })
+}
+
+/// How a country's page is made: its key is the country's code.
+pub(super) fn spec() -> PageSpec {
+    page("country", |db, code| {
+        country_context(db, CountryKey::new(db, code.to_string()))
+    })
+}

@@ -1,0 +1,151 @@
+//! The home page (`/`): every country's toggles, the map and the timeline.
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use super::shared::*;
+use super::{PageSpec, page};
+use crate::derive::toggles::{ToggleMark, country_toggle_marks};
+use crate::model::{CountryKey, countries_by_name, erps};
+use crate::parse::rules::filter_rules;
+use crate::render::page_figures::{home_map, home_timeline};
+use crate::resources::{CalendarEntry, Toggles};
+use crate::routes::STEMS;
+
+/// How many countries have each value of one toggle.
+#[derive(Serialize)]
+struct ToggleCount {
+    yes: usize,
+    no: usize,
+    unknown: usize,
+}
+
+/// How many countries have each value of each toggle, in the published order.
+fn toggle_counts(rows: &[&[ToggleMark]]) -> Vec<ToggleCount> {
+    (0..Toggles::NAMES.len())
+        .map(|i| {
+            let count = |wanted: Option<bool>| {
+                rows.iter()
+                    .filter(|t| t.get(i).map(|m| m.value) == Some(wanted))
+                    .count()
+            };
+            ToggleCount {
+                yes: count(Some(true)),
+                no: count(Some(false)),
+                unknown: count(None),
+            }
+        })
+        .collect()
+}
+
+/// The home page: each country's name, region and toggle values (not its fact texts), by name; the map
+/// and the timeline; the ERPs and filters it links to.
+#[derive(Serialize)]
+pub struct HomeContext<'a> {
+    site: &'a SiteContext,
+    toggles: &'a [ToggleLabel],
+    /// Each toggle with its definition and counts: the map's switch and its legends.
+    map_toggles: Vec<MapToggle<'a>>,
+    map: Option<&'a String>,
+    timeline: Option<&'a str>,
+    timeline_rows: &'a [CalendarEntry],
+    countries: Vec<CountryToggles<'a>>,
+    erps: Vec<ErpLink<'a>>,
+    filters: Vec<FilterLink<'a>>,
+    stems: &'static [&'static str],
+}
+
+/// A toggle as the map's switch and legends show it.
+#[derive(Serialize)]
+struct MapToggle<'a> {
+    name: &'static str,
+    label: &'a str,
+    description: &'a str,
+    index: usize,
+    counts: ToggleCount,
+}
+
+/// An ERP as a link names it.
+#[derive(Serialize)]
+struct ErpLink<'a> {
+    id: &'a str,
+    name: &'a str,
+}
+
+/// A filter as a link names it.
+#[derive(Serialize)]
+struct FilterLink<'a> {
+    slug: &'a str,
+    description: &'a str,
+}
+
+/// The home page's context (see [`HomeContext`]).
+pub fn home_context(db: &dyn salsa::Database) -> Json {
+    let values: Vec<(&crate::model::CountryInfo, &[ToggleMark])> = countries_by_name(db)
+        .iter()
+        .map(|c| {
+            let key = CountryKey::new(db, c.code.clone());
+            (c, country_toggle_marks(db, key).as_slice())
+        })
+        .collect();
+    let rows: Vec<CountryToggles> = values
+        .iter()
+        .map(|(c, toggles)| CountryToggles {
+            code: &c.code,
+            name: &c.name,
+            region: &c.region,
+            toggles: toggle_list(toggles),
+        })
+        .collect();
+    let counts = toggle_counts(&values.iter().map(|(_, t)| *t).collect::<Vec<_>>());
+    let map_toggles: Vec<MapToggle> = toggle_labels(db)
+        .iter()
+        .zip(counts)
+        .enumerate()
+        .map(|(index, (label, counts))| MapToggle {
+            name: label.name,
+            label: &label.label,
+            description: &label.description,
+            index,
+            counts,
+        })
+        .collect();
+    let erps: Vec<ErpLink> = erps(db)
+        .iter()
+        .map(|e| ErpLink {
+            id: &e.id,
+            name: &e.name,
+        })
+        .collect();
+    let filters: Vec<FilterLink> = filter_rules(db)
+        .value
+        .iter()
+        .map(|f| FilterLink {
+            slug: &f.slug,
+            description: &f.description,
+        })
+        .collect();
+    // A figure that cannot be drawn is a build error (page_figures::figure_errors); the page then only
+    // needs to render without it.
+    let (timeline, timeline_rows) = match home_timeline(db) {
+        Ok((svg, rows)) => (Some(svg.as_str()), rows.as_slice()),
+        Err(_) => (None, &[][..]),
+    };
+    to_json(&HomeContext {
+        site: site_context(db),
+        toggles: toggle_labels(db),
+        map_toggles,
+        map: home_map(db).as_ref().ok(),
+        timeline,
+        timeline_rows,
+        countries: rows,
+        erps,
+        filters,
+        stems: &STEMS,
+    })
+}
+
+/// How the home page is made.
+pub(super) fn spec() -> PageSpec {
+    page("home", |db, _| home_context(db))
+}

@@ -1,0 +1,33 @@
+//! The sponsors page (`/sponsors/`).
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use super::shared::*;
+use super::{PageSpec, page};
+use crate::parse::rules::site_rules;
+use crate::render::api::sponsor_items;
+use crate::resources::Sponsor;
+
+/// The sponsors page: the notice of `rules/site.toml` and the paid placements, if any.
+#[derive(Serialize)]
+pub struct SponsorsContext<'a> {
+    site: &'a SiteContext,
+    notice: &'a str,
+    sponsors: &'a [Sponsor],
+}
+
+/// The sponsors page's context (see [`SponsorsContext`]).
+pub fn sponsors_context(db: &dyn salsa::Database) -> Json {
+    let sponsors = sponsor_items(db);
+    to_json(&SponsorsContext {
+        site: site_context(db),
+        notice: &site_rules(db).value.sponsors.notice,
+        sponsors: &sponsors,
+    })
+}
+
+/// How the sponsors page is made.
+pub(super) fn spec() -> PageSpec {
+    page("sponsors", |db, _| sponsors_context(db))
+}
