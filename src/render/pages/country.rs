@@ -88,6 +88,19 @@ struct WithErpName<'a, T> {
     erp_name: String,
 }
 
+impl<'a, T> WithErpName<'a, T> {
+    /// Each of `items` with the name of the ERP that `erp` reads from it.
+    fn each(items: &'a [T], erp: impl Fn(&T) -> &str, name: impl Fn(&str) -> String) -> Vec<Self> {
+        items
+            .iter()
+            .map(|item| WithErpName {
+                item,
+                erp_name: name(erp(item)),
+            })
+            .collect()
+    }
+}
+
 /// One country page: its facts by section, toggles with the fact text that set them, local ERPs,
 /// partner flags and partners.
 #[derive(Serialize)]
@@ -270,22 +283,8 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
         vat_reporting: of(&|t| t == FactTopic::VatReporting),
         saft: of(&|t| t == FactTopic::Saft),
         local_erps: &detail.local_erps,
-        partner_flags: detail
-            .partner_flags
-            .iter()
-            .map(|p| WithErpName {
-                item: p,
-                erp_name: with_erp_name(&p.erp),
-            })
-            .collect(),
-        partners: detail
-            .partners
-            .iter()
-            .map(|p| WithErpName {
-                item: p,
-                erp_name: with_erp_name(&p.erp),
-            })
-            .collect(),
+        partner_flags: WithErpName::each(&detail.partner_flags, |p| &p.erp, with_erp_name),
+        partners: WithErpName::each(&detail.partners, |p| &p.erp, with_erp_name),
         history: country_history_context(db, key),
     })
 }

@@ -142,6 +142,23 @@ struct WithCountryName<'a, T> {
     country_name: &'a str,
 }
 
+impl<'a, T> WithCountryName<'a, T> {
+    /// Each of `items` with the name of the country that `country` reads from it.
+    fn each(
+        items: &'a [T],
+        country: impl Fn(&'a T) -> &'a str,
+        name: impl Fn(&'a str) -> &'a str,
+    ) -> Vec<Self> {
+        items
+            .iter()
+            .map(|item| WithCountryName {
+                item,
+                country_name: name(country(item)),
+            })
+            .collect()
+    }
+}
+
 /// A provider of an ERP page, with the names of the countries in its scope.
 #[derive(Serialize)]
 struct ProviderView<'a> {
@@ -212,22 +229,8 @@ pub(crate) fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -
         countries: rows.len(),
         rows,
         providers,
-        partner_flags: detail
-            .partner_flags
-            .iter()
-            .map(|p| WithCountryName {
-                item: p,
-                country_name: name_of(&p.country),
-            })
-            .collect(),
-        other_facts: detail
-            .other_facts
-            .iter()
-            .map(|f| WithCountryName {
-                item: f,
-                country_name: name_of(&f.country),
-            })
-            .collect(),
+        partner_flags: WithCountryName::each(&detail.partner_flags, |p| &p.country, name_of),
+        other_facts: WithCountryName::each(&detail.other_facts, |f| &f.country, name_of),
         history: erp_history_context(db, key),
     })
 }
