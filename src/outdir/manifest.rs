@@ -63,9 +63,7 @@ pub(crate) fn read_manifest(out: &Path) -> Option<Manifest> {
 /// leaves its journal (the paths it was replacing): those entries are forgotten, so the next build
 /// writes them again instead of trusting files that may not match.
 pub(crate) fn load_manifest(out: &Path) -> Manifest {
-    let mut manifest: Manifest = super::read_cache_file(&manifest_path(out), CACHE_FILE_LIMIT)
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
+    let mut manifest = read_manifest(out).unwrap_or_default();
     if let Some(journal) = load_journal(out) {
         for path in journal {
             // An unknown hash: rewritten if still an output, removed as stale if not.
