@@ -517,8 +517,9 @@ pub(crate) fn context_of(db: &dyn salsa::Database, key: PageContextKey<'_>) -> P
 /// The contexts [`page_context`] made, by fingerprint, until the batch that renders their pages ends
 /// ([`forget_made_contexts`]). A salsa input whose one value (the shared table) is never set again, so
 /// reading it is a dependency no edit invalidates; keyed by content, so whichever build made an entry,
-/// it is the context of any page with that fingerprint. Created by the build before it renders
-/// ([`share_made_contexts`]); without it every render makes its page's context itself.
+/// it is the context of any page with that fingerprint. Created by the streaming plans before they
+/// render ([`share_made_contexts`]); without it (the serial plan) every render makes its page's context
+/// itself. Why this one cache stands beside salsa: ARCHITECTURE.md, "The one cache beside salsa".
 #[salsa::input(singleton)]
 pub(crate) struct MadeContexts {
     #[returns(ref)]
