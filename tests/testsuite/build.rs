@@ -2421,3 +2421,26 @@ fn the_sponsors_page_is_linked_only_while_there_is_a_sponsor() {
     assert!(text(&with["/index.md"]).contains("[Sponsors](/sponsors/index.md)"));
     assert!(text(&with["/search-index.json"]).contains("\"u\":\"sponsors/\""));
 }
+
+/// Frictionless reads JSON tables only with its `json` extra: the package says so where a validator
+/// looks, in its description and in every JSON resource's.
+#[test]
+fn the_data_package_says_that_validating_its_json_needs_frictionless_json() {
+    let package = json_file("/data/datapackage.json");
+    let needs = "pip install 'frictionless[json]'";
+    assert!(package["description"].as_str().unwrap().contains(needs));
+    let json_resources: Vec<&Value> = package["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["format"] == "json")
+        .collect();
+    assert!(!json_resources.is_empty());
+    for resource in json_resources {
+        assert!(
+            resource["description"].as_str().unwrap().contains(needs),
+            "{}",
+            resource["name"]
+        );
+    }
+}
