@@ -6,6 +6,8 @@
 //! - an old `/#<country>-<erp>` link lands on the matrix row;
 //! - no page of the site logs a console error (a CSP violation would be one);
 //! - the search box finds a country, an ERP and a fact as the reader types, and `/search/` lists results;
+//!   a title (a name) match ranks before a mention in a text, the words found are highlighted, and case,
+//!   accents and punctuation are folded alike in the index and the query (`verifactu` finds "VERI*FACTU");
 //! - the matrix's filters (region, B2B mandate, ERP, hide what is not established) show what they say and
 //!   keep the choice in the address;
 //! - the home page's map is recoloured by the toggle the reader picks;
@@ -1180,6 +1182,128 @@ fn every_matrix_cell_tab_reaches_is_wholly_in_view_clear_of_the_sticky_headings(
             cut.join("\n")
         );
     }
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+/// The search ranks by relevance: results whose title (a name) holds the words come before results that
+/// only mention them in their text. "control" is in two facts' titles and in the API page's text only
+/// (its try-it control): ranked by kind first, the page came first.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn search_ranks_a_title_match_before_a_mention_and_highlights_the_words_found() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/calendar/"));
+    browser.wait_for("the page", "return document.readyState === 'complete'");
+    browser.click("#site-q");
+    browser.type_into("#site-q", "control");
+    browser.wait_for(
+        "the results under the box",
+        "const p = document.querySelector('.search-popup'); return !!p && !p.hidden && p.querySelectorAll('a.result').length > 0",
+    );
+    let titles = browser.script(
+        "return [...document.querySelectorAll('.search-popup a.result .result-title')].map(t => t.textContent)",
+    );
+    let titles: Vec<&str> = titles
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    let named: Vec<bool> = titles
+        .iter()
+        .map(|t| t.to_lowercase().contains("control"))
+        .collect();
+    assert!(
+        named.contains(&true) && named.contains(&false),
+        "both kinds of result are needed: {titles:?}"
+    );
+    let first_mention = named.iter().position(|n| !n).unwrap();
+    assert!(
+        named[first_mention..].iter().all(|n| !n),
+        "a title match ranks after a mention: {titles:?}"
+    );
+    // The words found are highlighted, in the titles and in the texts, and only they.
+    let marks = browser.script(
+        "return [...document.querySelectorAll('.search-popup a.result mark')].map(m => m.textContent.toLowerCase())",
+    );
+    let marks = marks.as_array().unwrap();
+    assert!(marks.len() >= titles.len(), "{marks:?}");
+    assert!(marks.iter().all(|m| m == "control"), "{marks:?}");
+    assert_eq!(
+        browser.script(
+            "return document.querySelectorAll('.search-popup a.result .result-title mark').length"
+        ),
+        json!(named.iter().filter(|n| **n).count())
+    );
+    // A name match first: the product itself for its name, its name highlighted.
+    browser.script("const i = document.getElementById('site-q'); i.value = ''; return null");
+    browser.type_into("#site-q", "odoo");
+    browser.wait_for(
+        "Odoo first",
+        "const a = document.querySelector('.search-popup a.result .result-title'); return !!a && a.textContent === 'Odoo'",
+    );
+    assert_eq!(
+        browser.script(
+            "return document.querySelector('.search-popup a.result .result-title').innerHTML"
+        ),
+        "<mark>Odoo</mark>"
+    );
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+/// The search folds case, accents and punctuation alike in the index and in the query: each query finds
+/// a result where the text is written otherwise, and highlights it as written (the marks are where the
+/// folded query matched the folded text, so a mark of "VERI*FACTU" for "verifactu" shows both folded).
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn search_folds_case_accents_and_punctuation_in_the_index_and_the_query() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    // (query, as a matching title or text writes it)
+    let cases = [
+        ("verifactu", "VERI*FACTU"),
+        ("Veri-Factu", "VERI*FACTU"),
+        ("s4hana", "S/4HANA"),
+        ("TURKIYE", "Türkiye"),
+        ("turkiye", "Türkiye"),
+    ];
+    let index =
+        String::from_utf8(crate::common::http::get(&served.address, "/search-index.json").body)
+            .unwrap();
+    for (query, written) in cases {
+        assert!(
+            index.contains(written),
+            "the index no longer holds {written:?}"
+        );
+        browser.goto(&url(&served, &format!("/search/?q={query}")));
+        browser.wait_for("the results", "return !!document.getElementById('results')");
+        let marks = browser.script(
+            "return [...document.querySelectorAll('#search-page-results mark')].map(m => m.textContent)",
+        );
+        assert!(
+            marks.as_array().unwrap().iter().any(|m| m == written),
+            "{query:?} finds and highlights no {written:?}: {marks}"
+        );
+    }
+    // The VERI*FACTU page: Spain's e-invoicing fact, found by the word as people type it.
+    browser.goto(&url(&served, "/search/?q=verifactu"));
+    browser.wait_for("the results", "return !!document.getElementById('results')");
+    let links = browser.script(
+        "return [...document.querySelectorAll('#search-page-results a.result')].map(a => new URL(a.href).pathname + new URL(a.href).hash)",
+    );
+    assert!(
+        links
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l == "/es/#es-e-invoicing"),
+        "{links}"
+    );
     let errors = browser.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
 }
