@@ -1307,3 +1307,40 @@ fn search_folds_case_accents_and_punctuation_in_the_index_and_the_query() {
     let errors = browser.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
 }
+
+/// At a phone's width the header's Countries panel lists every country in one column that scrolls down:
+/// none is left in a column beside the others that only scrolls sideways.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_countries_menu_on_a_phone_lists_every_country_in_one_column() {
+    require_browser();
+    let served = serve();
+    let countries: Value = serde_json::from_slice(
+        &crate::common::http::get(&served.address, "/api/v1/countries.json").body,
+    )
+    .unwrap();
+    let count = countries["data"].as_array().unwrap().len();
+    let browser = Browser::start();
+    browser.resize(390, 844);
+    browser.goto(&url(&served, "/"));
+    browser.wait_for("the page", "return document.readyState === 'complete'");
+    browser.click("details.jump summary");
+    let layout = browser.script(
+        "const u = document.querySelector('details.jump ul'); const box = u.getBoundingClientRect(); const items = [...u.querySelectorAll('li')]; \
+         return {count: items.length, innerWidth, sideways: u.scrollWidth - u.clientWidth, \
+                 lefts: [...new Set(items.map(l => Math.round(l.getBoundingClientRect().left)))].length, \
+                 outside: items.filter(l => { const r = l.getBoundingClientRect(); return r.left < box.left || r.right > box.right; }).map(l => l.textContent), \
+                 scrolls: u.scrollHeight > u.clientHeight && getComputedStyle(u).overflowY === 'auto'}",
+    );
+    assert_eq!(layout["innerWidth"], 390, "{layout}");
+    assert_eq!(layout["count"], json!(count), "{layout}");
+    assert_eq!(layout["sideways"], 0, "{layout}");
+    assert_eq!(layout["lefts"], 1, "one column: {layout}");
+    assert_eq!(layout["outside"], json!([]), "{layout}");
+    assert_eq!(layout["scrolls"], true, "{layout}");
+    // The last country is reached by scrolling the panel down.
+    let last = browser.script(
+        "const u = document.querySelector('details.jump ul'); u.scrollTop = u.scrollHeight; const b = u.getBoundingClientRect(), r = u.querySelector('li:last-child').getBoundingClientRect(); return r.top >= b.top && r.bottom <= b.bottom + 1",
+    );
+    assert_eq!(last, true);
+}
