@@ -1344,3 +1344,40 @@ fn the_countries_menu_on_a_phone_lists_every_country_in_one_column() {
     );
     assert_eq!(last, true);
 }
+
+/// At a phone's width every answer shows its grade beside it: in a table whose grade is a column of its
+/// own (support by ERP or by country, flags, local ERPs) the row is stacked, the grade right after the
+/// answer; no grade is left where only a sideways scroll shows it.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn on_a_phone_every_answer_shows_its_grade_beside_it() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    browser.resize(390, 844);
+    for page in ["/es/", "/de/", "/erp/odoo/", "/local-erps/", "/calendar/"] {
+        browser.goto(&url(&served, page));
+        browser.wait_for("the page", "return document.readyState === 'complete'");
+        let found = browser.script(
+            "const grades = [...document.querySelectorAll('main td.verified, main td.unverified, main .answer .grade')]; \
+             const hidden = grades.filter(g => { const r = g.getBoundingClientRect(); return r.width === 0 || r.left < 0 || r.right > document.documentElement.clientWidth; }).map(g => g.closest('tr').textContent.slice(0, 60)); \
+             const apart = [...document.querySelectorAll('main tr')].filter(tr => tr.querySelector('td.ans') && tr.querySelector('td.verified, td.unverified')).filter(tr => { \
+               const a = tr.querySelector('td.ans').getBoundingClientRect(), g = tr.querySelector('td.verified, td.unverified').getBoundingClientRect(); \
+               const besideIt = Math.abs(g.top - a.top) < 4 && g.left >= a.right - 1; const underIt = g.top >= a.bottom - 1 && g.top - a.bottom < 8 && g.left <= a.left + 1; \
+               return !(besideIt || underIt); }).map(tr => tr.textContent.slice(0, 60)); \
+             return {grades: grades.length, hidden, apart, wide: document.documentElement.scrollWidth - document.documentElement.clientWidth}",
+        );
+        assert!(found["grades"].as_u64().unwrap() > 0, "{page}: {found}");
+        assert_eq!(
+            found["hidden"],
+            json!([]),
+            "{page}: grades out of view: {found}"
+        );
+        assert_eq!(
+            found["apart"],
+            json!([]),
+            "{page}: grades apart from their answers: {found}"
+        );
+        assert_eq!(found["wide"], 0, "{page}: {found}");
+    }
+}

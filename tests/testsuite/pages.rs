@@ -741,7 +741,7 @@ fn every_erp_page_has_a_row_per_country_and_its_sections() {
         .lines()
         .find(|l| l.starts_with("<tr id=\"fr\">"))
         .unwrap();
-    assert!(row.contains("<td>native</td>"), "{row}");
+    assert!(row.contains("<td class=\"ans\">native</td>"), "{row}");
     assert!(
         row.contains(
             "<td class=\"verified\">verified (official)</td><td class=\"date\">2026-11-21</td>"
@@ -758,7 +758,7 @@ fn every_erp_page_has_a_row_per_country_and_its_sections() {
     );
     // An unverified cell says so; providers and partner flags come from their tables.
     assert!(
-        intacct.contains("<tr id=\"ad\"><th scope=\"row\"><a href=\"/ad/#erp-sage-intacct\">Andorra</a></th><td class=\"unknown\">unknown/unverified</td>")
+        intacct.contains("<tr id=\"ad\"><th scope=\"row\"><a href=\"/ad/#erp-sage-intacct\">Andorra</a></th><td class=\"ans unknown\">unknown/unverified</td>")
     );
     let fusion = text(&files, "erp/oracle-fusion-cloud-erp/index.html");
     assert!(fusion.contains("<tr><th scope=\"row\">Thomson Reuters</th>"));
