@@ -8,6 +8,8 @@
 //! - the search box finds a country, an ERP and a fact as the reader types, and `/search/` lists results;
 //!   a title (a name) match ranks before a mention in a text, the words found are highlighted, and case,
 //!   accents and punctuation are folded alike in the index and the query (`verifactu` finds "VERI*FACTU");
+//! - at 390 px the Countries panel lists every country in one column that scrolls down, every answer
+//!   shows its grade beside it, and the try-it controls of `/api/` look like the site's other controls;
 //! - the matrix's filters (region, B2B mandate, ERP, hide what is not established) show what they say and
 //!   keep the choice in the address;
 //! - the home page's map is recoloured by the toggle the reader picks;
@@ -1379,5 +1381,25 @@ fn on_a_phone_every_answer_shows_its_grade_beside_it() {
             "{page}: grades apart from their answers: {found}"
         );
         assert_eq!(found["wide"], 0, "{page}: {found}");
+    }
+}
+
+/// The try-it controls of /api/ look like the site's other controls (the search box's button): the same
+/// face, size, border and corners, not the browser's default widgets.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_try_it_controls_are_styled_like_the_rest_of_the_site() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/api/"));
+    browser.wait_for("the page", "return document.readyState === 'complete'");
+    let styles = browser.script(
+        "const pick = s => { const c = getComputedStyle(document.querySelector(s)); return [c.fontFamily, c.fontSize, c.borderTopWidth, c.borderTopLeftRadius, c.paddingTop]; }; \
+         return {site: pick('.site-search button'), select: pick('#try-endpoint'), send: pick('#try-send'), copy: pick('#try-copy'), body: getComputedStyle(document.body).fontFamily}",
+    );
+    assert_eq!(styles["site"][0], styles["body"], "{styles}");
+    for control in ["select", "send", "copy"] {
+        assert_eq!(styles[control], styles["site"], "{control}: {styles}");
     }
 }
