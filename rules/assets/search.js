@@ -14,8 +14,37 @@
   var SNIPPET = 140; // the most characters of a result's text shown under its title
   var WEIGHT = { country: 400, erp: 350, page: 200, fact: 0 };
 
+  // One character as the search compares it: lower case, without accents or other marks, and without
+  // punctuation (so "VERI*FACTU" and "verifactu", "S/4HANA" and "s4hana", "Türkiye" and "turkiye" are the
+  // same). A space stays a space: it separates words.
+  function foldChar(c) {
+    return fold(c);
+  }
+
+  // A whole text folded: the same as folding it character by character (Greek's final sigma, the one
+  // letter lower-cased by its place in a word, is folded to the plain sigma), in one pass.
   function fold(text) {
-    return String(text).toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "");
+    return String(text).toLowerCase().normalize("NFD").replace(/[^\p{L}\p{N}\s]/gu, "")
+      .replace(/\s/g, " ").replace(/ς/g, "σ");
+  }
+
+  // A text folded character by character, with the place in the text each folded character comes from:
+  // the index's texts and the query are folded alike, and a match in the folded text is highlighted at
+  // its place in the text.
+  function folded(text) {
+    text = String(text);
+    var out = "", origin = [];
+    for (var i = 0; i < text.length; i++) {
+      var one = foldChar(text[i]);
+      out += one;
+      for (var k = 0; k < one.length; k++) { origin.push(i); }
+    }
+    return { text: out, origin: origin };
+  }
+
+  // The words of a query, folded; a word that folds to nothing (punctuation only) is dropped.
+  function queryWords(query) {
+    return fold(query).split(/\s+/).filter(Boolean);
   }
 
   function load() {
@@ -35,31 +64,67 @@
     return loading;
   }
 
-  // Every word must appear in the title or the text; titles, names and exact starts rank first.
+  // Where a word starts a word of a folded text (its start, or after a space), or -1.
+  function wordStart(text, word) {
+    for (var at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+      if (at === 0 || text[at - 1] === " ") { return at; }
+    }
+    return -1;
+  }
+
+  // Every word must appear in the title or the text. Ranked by relevance: the more words the title (a
+  // name) holds, the higher, so a name or title match always comes before a mention in the text; then a
+  // title that is the query, or starts with it; then a word found at the start of a title's word; then
+  // countries, ERPs and pages before facts; then the index's order.
   function search(query, limit) {
-    var words = fold(query).split(/\s+/).filter(Boolean);
+    var words = queryWords(query);
     if (!words.length || !index) { return []; }
     var whole = words.join(" ");
     var found = [];
     for (var i = 0; i < index.length; i++) {
       var entry = index[i];
-      var score = WEIGHT[entry.item.k] || 0;
-      var ok = true;
+      var inTitle = 0, starts = 0, ok = true;
       for (var w = 0; w < words.length; w++) {
-        var inTitle = entry.title.indexOf(words[w]) >= 0;
-        if (inTitle) {
-          score += 100;
+        if (entry.title.indexOf(words[w]) >= 0) {
+          inTitle++;
+          if (wordStart(entry.title, words[w]) >= 0) { starts++; }
         } else if (entry.text.indexOf(words[w]) < 0) {
           ok = false;
           break;
         }
       }
       if (!ok) { continue; }
-      if (entry.title === whole) { score += 600; } else if (entry.title.indexOf(whole) === 0) { score += 300; }
+      var title = entry.title.replace(/\s+/g, " ").trim();
+      var score = inTitle * 10000 + starts * 100 + (WEIGHT[entry.item.k] || 0);
+      if (title === whole) { score += 3000; } else if (title.indexOf(whole) === 0) { score += 1500; }
       found.push({ entry: entry, score: score });
     }
     found.sort(function (a, b) { return b.score - a.score || a.entry.order - b.entry.order; });
     return found.slice(0, limit).map(function (f) { return f.entry.item; });
+  }
+
+  // A text with the words found in it marked (<mark>), as nodes: the folded words are looked for in the
+  // folded text, and marked at their place in the text.
+  function highlighted(text, words) {
+    var f = folded(text);
+    var marks = [];
+    words.forEach(function (word) {
+      for (var at = f.text.indexOf(word); at >= 0; at = f.text.indexOf(word, at + word.length)) {
+        marks.push([f.origin[at], f.origin[at + word.length - 1] + 1]);
+      }
+    });
+    marks.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
+    var fragment = document.createDocumentFragment();
+    var done = 0;
+    marks.forEach(function (m) {
+      if (m[1] <= done) { return; }
+      var from = Math.max(m[0], done);
+      if (from > done) { fragment.appendChild(document.createTextNode(text.slice(done, from))); }
+      fragment.appendChild(el("mark", "", text.slice(from, m[1])));
+      done = m[1];
+    });
+    if (done < text.length) { fragment.appendChild(document.createTextNode(text.slice(done))); }
+    return fragment;
   }
 
   function el(name, className, text) {
@@ -73,18 +138,12 @@
   function snippet(item, query) {
     var text = item.s || "";
     if (text.length <= SNIPPET) { return text; }
-    // The text folded character by character, so that a match in the folded text has its place in the
-    // text (folding can change a character's length: "İ" is two characters once lower-cased).
-    var folded = "", origin = [];
-    for (var i = 0; i < text.length; i++) {
-      var one = fold(text[i]);
-      folded += one;
-      for (var k = 0; k < one.length; k++) { origin.push(i); }
-    }
-    var words = fold(query).split(/\s+/).filter(Boolean);
+    // Folded character by character, so that a match in the folded text has its place in the text.
+    var f = folded(text);
+    var words = queryWords(query);
     var at = -1;
-    for (var w = 0; w < words.length && at < 0; w++) { at = folded.indexOf(words[w]); }
-    var match = at < 0 ? 0 : origin[at];
+    for (var w = 0; w < words.length && at < 0; w++) { at = f.text.indexOf(words[w]); }
+    var match = at < 0 ? 0 : f.origin[at];
     var isSpace = function (c) { return /\s/.test(c); };
     // Start at the beginning of the word 50 characters before the match, end after the last whole word
     // that fits.
@@ -105,10 +164,17 @@
     var a = el("a", "result");
     a.href = new URL(item.u, root).href;
     var head = el("span", "result-head");
-    head.appendChild(el("span", "result-title", item.t));
+    var words = queryWords(query);
+    var title = el("span", "result-title");
+    title.appendChild(highlighted(item.t, words));
+    head.appendChild(title);
     head.appendChild(el("span", "kind kind-" + item.k, KINDS[item.k] || item.k));
     a.appendChild(head);
-    if (item.s) { a.appendChild(el("span", "result-text", snippet(item, query))); }
+    if (item.s) {
+      var text = el("span", "result-text");
+      text.appendChild(highlighted(snippet(item, query), words));
+      a.appendChild(text);
+    }
     return a;
   }
 

@@ -79,7 +79,8 @@ impl SearchItems {
     }
 }
 
-/// The index lines one HTML page contributes (none for the 404 and search pages).
+/// The index lines one HTML page contributes (none for the 404 and search pages, nor for the sponsors
+/// page while there is no sponsor).
 #[salsa::tracked(returns(ref), lru = 0)]
 pub fn page_search_items<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> SearchItems {
     SearchItems::of(search_lines(db, key))
@@ -93,6 +94,8 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
     let param = output.param.as_deref().unwrap_or_default();
     match kind {
         PageKind::NotFound | PageKind::Search => Vec::new(),
+        // The sponsors page says only that there are none while there are none: nothing to find there.
+        PageKind::Sponsors if super::api::sponsor_items(db).is_empty() => Vec::new(),
         PageKind::Country => {
             let Some(detail) = country_detail(db, CountryKey::new(db, param.to_string())) else {
                 return Vec::new();

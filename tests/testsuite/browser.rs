@@ -6,6 +6,10 @@
 //! - an old `/#<country>-<erp>` link lands on the matrix row;
 //! - no page of the site logs a console error (a CSP violation would be one);
 //! - the search box finds a country, an ERP and a fact as the reader types, and `/search/` lists results;
+//!   a title (a name) match ranks before a mention in a text, the words found are highlighted, and case,
+//!   accents and punctuation are folded alike in the index and the query (`verifactu` finds "VERI*FACTU");
+//! - at 390 px the Countries panel lists every country in one column that scrolls down, every answer
+//!   shows its grade beside it, and the try-it controls of `/api/` look like the site's other controls;
 //! - the matrix's filters (region, B2B mandate, ERP, hide what is not established) show what they say and
 //!   keep the choice in the address;
 //! - the home page's map is recoloured by the toggle the reader picks;
@@ -1182,4 +1186,220 @@ fn every_matrix_cell_tab_reaches_is_wholly_in_view_clear_of_the_sticky_headings(
     }
     let errors = browser.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+/// The search ranks by relevance: results whose title (a name) holds the words come before results that
+/// only mention them in their text. "control" is in two facts' titles and in the API page's text only
+/// (its try-it control): ranked by kind first, the page came first.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn search_ranks_a_title_match_before_a_mention_and_highlights_the_words_found() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/calendar/"));
+    browser.wait_for("the page", "return document.readyState === 'complete'");
+    browser.click("#site-q");
+    browser.type_into("#site-q", "control");
+    browser.wait_for(
+        "the results under the box",
+        "const p = document.querySelector('.search-popup'); return !!p && !p.hidden && p.querySelectorAll('a.result').length > 0",
+    );
+    let titles = browser.script(
+        "return [...document.querySelectorAll('.search-popup a.result .result-title')].map(t => t.textContent)",
+    );
+    let titles: Vec<&str> = titles
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    let named: Vec<bool> = titles
+        .iter()
+        .map(|t| t.to_lowercase().contains("control"))
+        .collect();
+    assert!(
+        named.contains(&true) && named.contains(&false),
+        "both kinds of result are needed: {titles:?}"
+    );
+    let first_mention = named.iter().position(|n| !n).unwrap();
+    assert!(
+        named[first_mention..].iter().all(|n| !n),
+        "a title match ranks after a mention: {titles:?}"
+    );
+    // The words found are highlighted, in the titles and in the texts, and only they.
+    let marks = browser.script(
+        "return [...document.querySelectorAll('.search-popup a.result mark')].map(m => m.textContent.toLowerCase())",
+    );
+    let marks = marks.as_array().unwrap();
+    assert!(marks.len() >= titles.len(), "{marks:?}");
+    assert!(marks.iter().all(|m| m == "control"), "{marks:?}");
+    assert_eq!(
+        browser.script(
+            "return document.querySelectorAll('.search-popup a.result .result-title mark').length"
+        ),
+        json!(named.iter().filter(|n| **n).count())
+    );
+    // A name match first: the product itself for its name, its name highlighted.
+    browser.script("const i = document.getElementById('site-q'); i.value = ''; return null");
+    browser.type_into("#site-q", "odoo");
+    browser.wait_for(
+        "Odoo first",
+        "const a = document.querySelector('.search-popup a.result .result-title'); return !!a && a.textContent === 'Odoo'",
+    );
+    assert_eq!(
+        browser.script(
+            "return document.querySelector('.search-popup a.result .result-title').innerHTML"
+        ),
+        "<mark>Odoo</mark>"
+    );
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+/// The search folds case, accents and punctuation alike in the index and in the query: each query finds
+/// a result where the text is written otherwise, and highlights it as written (the marks are where the
+/// folded query matched the folded text, so a mark of "VERI*FACTU" for "verifactu" shows both folded).
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn search_folds_case_accents_and_punctuation_in_the_index_and_the_query() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    // (query, as a matching title or text writes it)
+    let cases = [
+        ("verifactu", "VERI*FACTU"),
+        ("Veri-Factu", "VERI*FACTU"),
+        ("s4hana", "S/4HANA"),
+        ("TURKIYE", "Türkiye"),
+        ("turkiye", "Türkiye"),
+    ];
+    let index =
+        String::from_utf8(crate::common::http::get(&served.address, "/search-index.json").body)
+            .unwrap();
+    for (query, written) in cases {
+        assert!(
+            index.contains(written),
+            "the index no longer holds {written:?}"
+        );
+        browser.goto(&url(&served, &format!("/search/?q={query}")));
+        browser.wait_for("the results", "return !!document.getElementById('results')");
+        let marks = browser.script(
+            "return [...document.querySelectorAll('#search-page-results mark')].map(m => m.textContent)",
+        );
+        assert!(
+            marks.as_array().unwrap().iter().any(|m| m == written),
+            "{query:?} finds and highlights no {written:?}: {marks}"
+        );
+    }
+    // The VERI*FACTU page: Spain's e-invoicing fact, found by the word as people type it.
+    browser.goto(&url(&served, "/search/?q=verifactu"));
+    browser.wait_for("the results", "return !!document.getElementById('results')");
+    let links = browser.script(
+        "return [...document.querySelectorAll('#search-page-results a.result')].map(a => new URL(a.href).pathname + new URL(a.href).hash)",
+    );
+    assert!(
+        links
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l == "/es/#es-e-invoicing"),
+        "{links}"
+    );
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+/// At a phone's width the header's Countries panel lists every country in one column that scrolls down:
+/// none is left in a column beside the others that only scrolls sideways.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_countries_menu_on_a_phone_lists_every_country_in_one_column() {
+    require_browser();
+    let served = serve();
+    let countries: Value = serde_json::from_slice(
+        &crate::common::http::get(&served.address, "/api/v1/countries.json").body,
+    )
+    .unwrap();
+    let count = countries["data"].as_array().unwrap().len();
+    let browser = Browser::start();
+    browser.resize(390, 844);
+    browser.goto(&url(&served, "/"));
+    browser.wait_for("the page", "return document.readyState === 'complete'");
+    browser.click("details.jump summary");
+    let layout = browser.script(
+        "const u = document.querySelector('details.jump ul'); const box = u.getBoundingClientRect(); const items = [...u.querySelectorAll('li')]; \
+         return {count: items.length, innerWidth, sideways: u.scrollWidth - u.clientWidth, \
+                 lefts: [...new Set(items.map(l => Math.round(l.getBoundingClientRect().left)))].length, \
+                 outside: items.filter(l => { const r = l.getBoundingClientRect(); return r.left < box.left || r.right > box.right; }).map(l => l.textContent), \
+                 scrolls: u.scrollHeight > u.clientHeight && getComputedStyle(u).overflowY === 'auto'}",
+    );
+    assert_eq!(layout["innerWidth"], 390, "{layout}");
+    assert_eq!(layout["count"], json!(count), "{layout}");
+    assert_eq!(layout["sideways"], 0, "{layout}");
+    assert_eq!(layout["lefts"], 1, "one column: {layout}");
+    assert_eq!(layout["outside"], json!([]), "{layout}");
+    assert_eq!(layout["scrolls"], true, "{layout}");
+    // The last country is reached by scrolling the panel down.
+    let last = browser.script(
+        "const u = document.querySelector('details.jump ul'); u.scrollTop = u.scrollHeight; const b = u.getBoundingClientRect(), r = u.querySelector('li:last-child').getBoundingClientRect(); return r.top >= b.top && r.bottom <= b.bottom + 1",
+    );
+    assert_eq!(last, true);
+}
+
+/// At a phone's width every answer shows its grade beside it: in a table whose grade is a column of its
+/// own (support by ERP or by country, flags, local ERPs) the row is stacked, the grade right after the
+/// answer; no grade is left where only a sideways scroll shows it.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn on_a_phone_every_answer_shows_its_grade_beside_it() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    browser.resize(390, 844);
+    for page in ["/es/", "/de/", "/erp/odoo/", "/local-erps/", "/calendar/"] {
+        browser.goto(&url(&served, page));
+        browser.wait_for("the page", "return document.readyState === 'complete'");
+        let found = browser.script(
+            "const grades = [...document.querySelectorAll('main td.verified, main td.unverified, main .answer .grade')]; \
+             const hidden = grades.filter(g => { const r = g.getBoundingClientRect(); return r.width === 0 || r.left < 0 || r.right > document.documentElement.clientWidth; }).map(g => g.closest('tr').textContent.slice(0, 60)); \
+             const apart = [...document.querySelectorAll('main tr')].filter(tr => tr.querySelector('td.ans') && tr.querySelector('td.verified, td.unverified')).filter(tr => { \
+               const a = tr.querySelector('td.ans').getBoundingClientRect(), g = tr.querySelector('td.verified, td.unverified').getBoundingClientRect(); \
+               const besideIt = Math.abs(g.top - a.top) < 4 && g.left >= a.right - 1; const underIt = g.top >= a.bottom - 1 && g.top - a.bottom < 8 && g.left <= a.left + 1; \
+               return !(besideIt || underIt); }).map(tr => tr.textContent.slice(0, 60)); \
+             return {grades: grades.length, hidden, apart, wide: document.documentElement.scrollWidth - document.documentElement.clientWidth}",
+        );
+        assert!(found["grades"].as_u64().unwrap() > 0, "{page}: {found}");
+        assert_eq!(
+            found["hidden"],
+            json!([]),
+            "{page}: grades out of view: {found}"
+        );
+        assert_eq!(
+            found["apart"],
+            json!([]),
+            "{page}: grades apart from their answers: {found}"
+        );
+        assert_eq!(found["wide"], 0, "{page}: {found}");
+    }
+}
+
+/// The try-it controls of /api/ look like the site's other controls (the search box's button): the same
+/// face, size, border and corners, not the browser's default widgets.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_try_it_controls_are_styled_like_the_rest_of_the_site() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/api/"));
+    browser.wait_for("the page", "return document.readyState === 'complete'");
+    let styles = browser.script(
+        "const pick = s => { const c = getComputedStyle(document.querySelector(s)); return [c.fontFamily, c.fontSize, c.borderTopWidth, c.borderTopLeftRadius, c.paddingTop]; }; \
+         return {site: pick('.site-search button'), select: pick('#try-endpoint'), send: pick('#try-send'), copy: pick('#try-copy'), body: getComputedStyle(document.body).fontFamily}",
+    );
+    assert_eq!(styles["site"][0], styles["body"], "{styles}");
+    for control in ["select", "send", "copy"] {
+        assert_eq!(styles[control], styles["site"], "{control}: {styles}");
+    }
 }

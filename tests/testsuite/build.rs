@@ -2377,3 +2377,70 @@ fn the_serial_plan_and_the_streaming_plans_publish_the_same_site() {
         crate::common::assert_same_site(&serial, &streaming);
     }
 }
+
+/// A page the reader can follow from every footer must have something on it: while
+/// `sources/sponsors.json` holds no sponsor, no page or Markdown twin links the sponsors page (which is
+/// still built, saying there are none), nor does the search index list it; with a sponsor, the footer and
+/// the home page link it again.
+#[test]
+fn the_sponsors_page_is_linked_only_while_there_is_a_sponsor() {
+    let sponsors = json_file("/api/v1/sponsors.json");
+    assert_eq!(sponsors["data"], json!([]), "the shipped sources sell none");
+    let files = &shipped().files;
+    assert!(files.contains_key("/sponsors/index.html"));
+    let linking: Vec<&String> = files
+        .iter()
+        .filter(|(path, _)| path.ends_with(".html") || path.ends_with(".md"))
+        .filter(|(_, bytes)| {
+            let page = text(bytes);
+            page.contains("href=\"/sponsors/") || page.contains("](/sponsors/")
+        })
+        .map(|(path, _)| path)
+        .collect();
+    assert!(
+        linking.is_empty(),
+        "pages linking the empty sponsors page: {linking:?}"
+    );
+    assert!(!text(&files["/search-index.json"]).contains("\"sponsors/\""));
+
+    let project = scratch_project();
+    std::fs::write(
+        project.path().join("sources/sponsors.json"),
+        r#"[{"id": "test-sponsor", "name": "A test sponsor"}]"#,
+    )
+    .unwrap();
+    let run = locref(project.path(), &["build", "--out", "public"], EPOCH);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let with = tree(&project.path().join("public"));
+    for page in ["/index.html", "/it/index.html", "/api/index.html"] {
+        assert!(
+            text(&with[page]).contains("<a href=\"/sponsors/\">Sponsors</a>"),
+            "{page} does not link the sponsors page"
+        );
+    }
+    assert!(text(&with["/index.md"]).contains("[Sponsors](/sponsors/index.md)"));
+    assert!(text(&with["/search-index.json"]).contains("\"u\":\"sponsors/\""));
+}
+
+/// Frictionless reads JSON tables only with its `json` extra: the package says so where a validator
+/// looks, in its description and in every JSON resource's.
+#[test]
+fn the_data_package_says_that_validating_its_json_needs_frictionless_json() {
+    let package = json_file("/data/datapackage.json");
+    let needs = "pip install 'frictionless[json]'";
+    assert!(package["description"].as_str().unwrap().contains(needs));
+    let json_resources: Vec<&Value> = package["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["format"] == "json")
+        .collect();
+    assert!(!json_resources.is_empty());
+    for resource in json_resources {
+        assert!(
+            resource["description"].as_str().unwrap().contains(needs),
+            "{}",
+            resource["name"]
+        );
+    }
+}

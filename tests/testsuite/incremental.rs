@@ -1417,7 +1417,7 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 1
         page_layout × 2
         page_links × 10
-        page_search_items × 33
+        page_search_items × 32
         page_skeleton × 2
         part_problems × 88
         previous_release × 12

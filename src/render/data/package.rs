@@ -280,6 +280,10 @@ fn register_resources(db: &dyn salsa::Database) -> [Value; 2] {
     ]
 }
 
+/// What a reader validating the package needs to know: Frictionless reads JSON tables only with its
+/// `json` extra (so its JSON format's documentation: `pip install 'frictionless[json]'`).
+const FRICTIONLESS_JSON: &str = "Validating the JSON resources with Frictionless needs its JSON extra: pip install 'frictionless[json]'.";
+
 pub fn datapackage(db: &dyn salsa::Database) -> super::Rendered {
     let site = &site_rules(db).value;
     let licence = &site.data_licence;
@@ -310,7 +314,7 @@ pub fn datapackage(db: &dyn salsa::Database) -> super::Rendered {
             "path": format!("{stem}.json"),
             "profile": "tabular-data-resource",
             "title": format!("{stem} (JSON)"),
-            "description": format!("{} The records of {stem}.csv as a JSON array of objects; an unknown value is null.", table.description()),
+            "description": format!("{} The records of {stem}.csv as a JSON array of objects; an unknown value is null. {FRICTIONLESS_JSON}", table.description()),
             "format": "json",
             "mediatype": "application/json",
             "encoding": "utf-8",
@@ -322,7 +326,7 @@ pub fn datapackage(db: &dyn salsa::Database) -> super::Rendered {
         "profile": "tabular-data-package",
         "name": "locref",
         "title": site.title,
-        "description": site.description,
+        "description": format!("{} {FRICTIONLESS_JSON}", site.description),
         "homepage": format!("{}/", crate::model::base_url(db)),
         "version": site.version,
         "licenses": [{"name": licence.name.replace(' ', "-"), "path": licence.url, "title": licence.name}],

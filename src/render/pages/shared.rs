@@ -33,6 +33,9 @@ pub struct SiteContext {
     data_licence: LicenceLink,
     /// The jump-to-country list of every page's header, by name.
     countries: Vec<CountryLink>,
+    /// Whether `sources/sponsors.json` holds a sponsor: the footer and the home page link the sponsors
+    /// page only then (the page itself is always built; without sponsors it says there are none).
+    has_sponsors: bool,
     /// Stamped by the emit step with the time of the build that last changed the page. Pages and
     /// twins carry the raw placeholder: the emit step stamps only that form outside `.json` files.
     updated: &'static str,
@@ -77,6 +80,7 @@ pub fn site_context(db: &dyn salsa::Database) -> SiteContext {
                 name: c.name.clone(),
             })
             .collect(),
+        has_sponsors: !crate::render::api::sponsor_items(db).is_empty(),
         updated: GENERATED_AT_MARK,
     }
 }

@@ -80,9 +80,14 @@ pub(crate) struct Label {
 }
 
 impl Label {
-    #[cfg(test)]
-    pub fn bottom(&self) -> f64 {
+    pub(crate) fn bottom(&self) -> f64 {
         self.top + self.height
+    }
+
+    /// The y of a rule under the label: halfway across the gap to whatever is stacked below it, so the
+    /// rule touches neither the label's text nor the next label.
+    pub(crate) fn rule_y(&self) -> f64 {
+        self.bottom() + GAP / 2.0
     }
 
     /// The y of the middle of its first line, where the leader line arrives.

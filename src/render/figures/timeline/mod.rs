@@ -242,7 +242,10 @@ fn draw_years(svg: &mut String, layout: &Layout) {
 }
 
 /// The reference date: a tick across the axis, its label among the event labels, and a dashed rule
-/// from the label to the edge, between the past and the upcoming events.
+/// under the label, across to the edge, between the past and the upcoming events. The rule runs in the
+/// gap below the label (labels are a `GAP` apart), not level with its text: a label's width is only
+/// estimated (the browser picks the font), and a rule started after the estimated end ran through the
+/// label's last characters in a wide bold face.
 fn draw_reference(svg: &mut String, layout: &Layout) {
     let label = &layout.reference_label;
     let _ = write!(
@@ -253,14 +256,13 @@ fn draw_reference(svg: &mut String, layout: &Layout) {
         y = num(layout.reference_y)
     );
     leader(svg, AXIS_X + 9.0, layout.reference_y, label);
-    let rule_from = label.x + label.width + 8.0;
-    if rule_from < WIDTH - 10.0 {
+    if !label.lines.is_empty() {
         let _ = write!(
             svg,
-            r#"<line x1="{}" y1="{y}" x2="{}" y2="{y}" stroke-width="1" stroke-dasharray="4 3"/>"#,
-            num(rule_from),
+            r#"<line class="reference-rule" x1="{}" y1="{y}" x2="{}" y2="{y}" stroke-width="1" stroke-dasharray="4 3"/>"#,
+            num(label.x),
             num(WIDTH - 4.0),
-            y = num(label.anchor_y())
+            y = num(label.rule_y())
         );
     }
     svg.push_str("</g>");

@@ -242,6 +242,43 @@ fn dense_input_keeps_labels_apart() {
     );
 }
 
+/// The reference date's dashed rule runs in the gap under its label, clear of every label's box: level
+/// with the label's text, it ran through the label's end whenever the browser's font was wider than the
+/// estimate.
+#[test]
+fn the_reference_rule_runs_through_no_label() {
+    for events in [
+        dense_events(),
+        vec![event("2026-10-01", "gr", "B2B e-invoicing", "in force")],
+        vec![
+            event("2026-09-01", "fr", "B2B e-invoicing", "in force"),
+            event("2027-01-01", "hr", "B2B e-invoicing", "enacted"),
+        ],
+    ] {
+        let f = figure(events);
+        let layout = layout(&f).unwrap();
+        let svg = timeline(&f).unwrap();
+        let doc = parse_xml(&svg);
+        let rule = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some("reference-rule"))
+            .expect("a reference rule");
+        let y: f64 = rule.attribute("y1").unwrap().parse().unwrap();
+        assert_eq!(rule.attribute("y2"), rule.attribute("y1"));
+        let x1: f64 = rule.attribute("x1").unwrap().parse().unwrap();
+        let x2: f64 = rule.attribute("x2").unwrap().parse().unwrap();
+        let reference = &layout.reference_label;
+        assert!(y > reference.bottom(), "{y} {reference:?}");
+        for label in labels(&layout) {
+            let beside = label.x < x2 && x1 < label.x + label.width;
+            assert!(
+                !(beside && label.top <= y && y <= label.bottom()),
+                "the rule at y {y} runs through {label:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn no_event_and_one_event() {
     let empty = figure(Vec::new());
