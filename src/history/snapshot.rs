@@ -468,6 +468,128 @@ fn read_fact(
     })
 }
 
+// ------------------------------------------------------------------------------ records and indexes
+
+/// The records of a snapshot's text, one a country, in the text's order: each runs from its country's
+/// line to the line before the next country's, so the records put end to end are the text again. For a
+/// text that [`parse`] reads without a problem (lines sorted by key, each fact after its country's
+/// line); `None` if a line before the first country's line is not a country's.
+pub fn split_records(text: &str) -> Option<Vec<(String, &str)>> {
+    let mut records: Vec<(String, usize)> = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some(code) = country_of_line(line) {
+            records.push((code, at));
+        } else if records.is_empty() {
+            return None;
+        }
+        at += line.len();
+    }
+    let ends: Vec<usize> = records
+        .iter()
+        .skip(1)
+        .map(|(_, start)| *start)
+        .chain([text.len()])
+        .collect();
+    Some(
+        records
+            .into_iter()
+            .zip(ends)
+            .map(|((code, start), end)| (code, &text[start..end]))
+            .collect(),
+    )
+}
+
+/// The country code of a country's line (`{"country":"it",…`), as [`write`] writes it.
+fn country_of_line(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("{\"country\":\"")?;
+    let code = rest.get(..2)?;
+    (is_country_code(code) && rest[2..].starts_with('"')).then(|| code.to_string())
+}
+
+/// The blake3 (hex) that names a record: of its text.
+pub fn record_name(record: &str) -> String {
+    blake3::hash(record.as_bytes()).to_hex().to_string()
+}
+
+/// The text of a release's index: a line a country, `<code> <blake3 of its record>`, in code order.
+pub fn write_index<'a>(records: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let mut text = String::new();
+    for (code, record) in records {
+        text.push_str(code);
+        text.push(' ');
+        text.push_str(&record_name(record));
+        text.push('\n');
+    }
+    text
+}
+
+/// One line of a release's index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexEntry {
+    pub code: String,
+    /// The record's name: the blake3 (hex) of its text.
+    pub record: String,
+    pub line: u32,
+}
+
+/// Parses a release's index: its entries in the file's order, and every problem, located. The codes
+/// must increase line by line (so the records put end to end are the snapshot, in key order).
+pub fn parse_index(path: &str, text: &str) -> (Vec<IndexEntry>, Vec<Diagnostic>) {
+    let mut problems = Problems {
+        path,
+        list: Vec::new(),
+        hidden: 0,
+        hidden_from: 0,
+    };
+    let mut entries: Vec<IndexEntry> = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let n = i as u32 + 1;
+        if line.is_empty() {
+            continue;
+        }
+        let Some((code, name)) = line.split_once(' ') else {
+            problems.push(
+                n,
+                1,
+                "an index line is `<country code> <blake3 of its record>`".into(),
+            );
+            continue;
+        };
+        if !is_country_code(code) {
+            problems.push(n, 1, format!("`{code}` is not a lower-case country code"));
+            continue;
+        }
+        if !(name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))) {
+            problems.push(
+                n,
+                4,
+                format!("`{name}` is not the 64 hex digits of a record's blake3"),
+            );
+            continue;
+        }
+        if let Some(last) = entries.last()
+            && code <= last.code.as_str()
+        {
+            problems.push(
+                n,
+                1,
+                format!(
+                    "countries are in code order, each once: `{code}` comes after `{}`",
+                    last.code
+                ),
+            );
+            continue;
+        }
+        entries.push(IndexEntry {
+            code: code.to_string(),
+            record: name.to_string(),
+            line: n,
+        });
+    }
+    (entries, problems.finish())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
