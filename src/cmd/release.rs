@@ -181,6 +181,7 @@ pub fn release(
     let new_site = with_version(old_site_text, version)?;
 
     // Every file this release writes goes through the journal, which can take back exactly that.
+    let new_records = stored.new_records(root);
     let mut journal = Journal::default();
     let written = stored
         .write(root, version, &mut journal)
@@ -210,7 +211,7 @@ pub fn release(
         changes,
         snapshot: index_rel,
         snapshot_bytes: text.len(),
-        new_records: stored.new_records(root),
+        new_records,
     })
 }
 

@@ -526,17 +526,13 @@ pub fn check_releases(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         if path == REGISTER || recorded.contains(path) {
             continue;
         }
+        // A record no index names is never read (a release made and taken back by hand leaves one);
+        // anything else in the folder is not a record.
         if let Some(name) = path
             .strip_prefix(&record_prefix)
             .and_then(|p| p.strip_suffix(".jsonl"))
+            && is_blake3_hex(name)
         {
-            if named.contains(name) || !register_reads {
-                continue;
-            }
-            diagnostics.push(Diagnostic::file(
-                path,
-                "this record is named by no release's index: `locref release` writes a record with the index that names it; remove it",
-            ));
             continue;
         }
         let stored = path.ends_with(".jsonl") || path.ends_with(".index");
@@ -592,9 +588,14 @@ pub fn check_releases(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                 let path = index_path(version);
                 let before = diagnostics.len();
                 diagnostics.extend_from_slice(&index.diagnostics);
+                // A record with problems has them reported at the record, once; they are the cause
+                // of the snapshot's wrong hash, which is then not reported for each release naming it.
+                let mut damaged = false;
                 for entry in &index.value {
                     let record = record_path(&entry.record);
-                    match &record_state(db, RecordKey::new(db, entry.record.clone())).value {
+                    let state = record_state(db, RecordKey::new(db, entry.record.clone()));
+                    damaged |= !state.diagnostics.is_empty();
+                    match &state.value {
                         _ if lookup(db, &record).is_none() => diagnostics.push(Diagnostic::new(
                             &path,
                             entry.line,
@@ -609,11 +610,10 @@ pub fn check_releases(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                                 format!("this record holds `{code}`, not `{}`", entry.code),
                             ))
                         }
-                        // A record with problems has them reported at the record.
                         _ => {}
                     }
                 }
-                if diagnostics.len() > before {
+                if damaged || diagnostics.len() > before {
                     continue;
                 }
                 path

@@ -648,6 +648,59 @@ mod tests {
         assert_eq!(write(snapshot.iter().map(|(c, s)| (c.as_str(), s))), text);
     }
 
+    #[test]
+    fn a_snapshot_splits_into_records_that_put_it_back_and_an_index_that_reads_back() {
+        let it = state();
+        let mut fr = state();
+        fr.facts.iter_mut().for_each(|f| {
+            f.id = f.id.replacen("it-", "fr-", 1);
+        });
+        let text = write([("it", &it), ("fr", &fr)]);
+        let records = split_records(&text).unwrap();
+        let codes: Vec<&str> = records.iter().map(|(c, _)| c.as_str()).collect();
+        assert_eq!(codes, ["fr", "it"]);
+        assert_eq!(records.iter().map(|(_, r)| *r).collect::<String>(), text);
+        for (code, record) in &records {
+            let (one, problems) = parse("r.jsonl", record);
+            assert!(problems.is_empty(), "{problems:?}");
+            assert_eq!(one.keys().collect::<Vec<_>>(), [code]);
+        }
+        let index = write_index(records.iter().map(|(c, r)| (c.as_str(), *r)));
+        let (entries, problems) = parse_index("i.index", &index);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            entries
+                .iter()
+                .map(|e| (e.code.as_str(), e.record.clone(), e.line))
+                .collect::<Vec<_>>(),
+            [
+                ("fr", record_name(records[0].1), 1),
+                ("it", record_name(records[1].1), 2)
+            ]
+        );
+        assert_eq!(split_records("{\"id\":\"x\"}\n"), None);
+        assert_eq!(split_records(""), Some(Vec::new()));
+    }
+
+    #[test]
+    fn an_index_with_problems_is_reported_at_each_line() {
+        let name = "a".repeat(64);
+        let text = format!("it {name}\nfr {name}\nIT {name}\nde short\nno-space\nit {name}\n");
+        let (entries, problems) = parse_index("i.index", &text);
+        assert_eq!(entries.len(), 1);
+        let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            problems,
+            [
+                "i.index:2:1: error: countries are in code order, each once: `fr` comes after `it`",
+                "i.index:3:1: error: `IT` is not a lower-case country code",
+                "i.index:4:4: error: `short` is not the 64 hex digits of a record's blake3",
+                "i.index:5:1: error: an index line is `<country code> <blake3 of its record>`",
+                "i.index:6:1: error: countries are in code order, each once: `it` comes after `it`",
+            ]
+        );
+    }
+
     fn messages(text: &str) -> Vec<String> {
         parse("s.jsonl", text)
             .1
@@ -699,6 +752,15 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn any_bytes_as_an_index_or_a_snapshot_to_split_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = parse_index("i.index", &text);
+            if let Some(records) = split_records(&text) {
+                prop_assert_eq!(records.iter().map(|(_, r)| *r).collect::<String>(), text.as_ref());
+            }
+        }
+
         /// Any text at all: the parser returns, it never panics.
         #[test]
         fn any_bytes_parse_or_are_located(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
