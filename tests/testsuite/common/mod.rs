@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod releases;
 pub mod scale;
 pub mod served;
 
