@@ -7,7 +7,8 @@
 //! `BENCH_SCALES=1,10` picks the datasets (default 1,10,100); `BENCH_RUNS=N` sets the repetition count
 //! at x1 (x10 and x100 run fewer); `BENCH_ONLY=text` runs only the cases whose name contains `text` (for
 //! profiling one case with `perf record`); `BENCH_WORKLOAD_OUT=DIR` writes the datasets' sources and
-//! rules to `DIR/x<scale>` instead.
+//! rules to `DIR/x<scale>` instead (and, with `BENCH_MORE_RELEASES=N`, to `DIR/x<scale>-r<N>` with N
+//! more releases).
 
 // The allocator of the `locref` binary, so the figures are the binary's.
 #[global_allocator]
@@ -123,7 +124,13 @@ fn main() {
         .collect();
     // `BENCH_WORKLOAD_OUT=DIR`: write each dataset's sources and rules to `DIR/x<scale>` (for the
     // whole-process figures of `farm-bench`), and measure nothing.
+    // With `BENCH_MORE_RELEASES=N`, also `DIR/x<scale>-r<N>`: the same dataset with N more releases
+    // made by `locref release`, three facts revised in each (tests/testsuite/common/releases.rs).
     if let Some(out) = std::env::var_os("BENCH_WORKLOAD_OUT") {
+        let more: usize = std::env::var("BENCH_MORE_RELEASES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
         for scale in scales {
             let dir = project(scale);
             let to = Path::new(&out).join(format!("x{scale}"));
@@ -131,6 +138,24 @@ fn main() {
                 common::copy_dir(&dir.path().join(sub), &to.join(sub));
             }
             println!("wrote {}", to.display());
+            if more > 0 {
+                let started = Instant::now();
+                let added = common::releases::add_releases(dir.path(), more, 3);
+                let to = Path::new(&out).join(format!("x{scale}-r{more}"));
+                for sub in ["sources", "rules"] {
+                    common::copy_dir(&dir.path().join(sub), &to.join(sub));
+                }
+                let mut sorted = added.clone();
+                sorted.sort_unstable();
+                println!(
+                    "wrote {} ({more} more releases in {:.1} s; bytes added a release: median {}, max {}; sources/releases/ {} bytes)",
+                    to.display(),
+                    started.elapsed().as_secs_f64(),
+                    sorted[sorted.len() / 2],
+                    sorted[sorted.len() - 1],
+                    common::releases::releases_bytes(dir.path())
+                );
+            }
         }
         return;
     }

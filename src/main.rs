@@ -71,7 +71,8 @@ enum Command {
         out: PathBuf,
     },
     /// After a clean check, record the published facts and toggles as release VERSION: a frozen snapshot
-    /// sources/releases/VERSION.jsonl, its row in sources/releases/releases.csv, and `version` in
+    /// (sources/releases/VERSION.index, naming each country's record in sources/releases/records/, of
+    /// which it writes those no release wrote), its row in sources/releases/releases.csv, and `version` in
     /// rules/site.toml. Dated now, or by SOURCE_DATE_EPOCH when set. One release at a time (a second is
     /// refused while one runs). Writes nothing on any error, or takes back what it wrote.
     Release {
@@ -81,6 +82,10 @@ enum Command {
         #[arg(long, default_value = "")]
         note: String,
     },
+    /// Store every release snapshot kept whole (sources/releases/VERSION.jsonl, the form before
+    /// records) as an index and records, after checking that they put back the recorded text: each
+    /// release keeps its hash and chain, and the history derived from it stays the same.
+    MigrateReleases,
 }
 
 fn print_diagnostics(diagnostics: &[Diagnostic]) {
@@ -247,8 +252,59 @@ fn check() -> ExitCode {
     }
 }
 
+/// What `release` and `migrate-releases` print and exit with when they wrote nothing (or could not take
+/// everything back).
+fn release_failed(error: locref::cmd::release::ReleaseError) -> ExitCode {
+    use locref::cmd::release::ReleaseError;
+    match error {
+        ReleaseError::Invalid(diagnostics) => {
+            print_diagnostics(&diagnostics);
+            ExitCode::from(EXIT_INVALID)
+        }
+        ReleaseError::Usage(message) => {
+            eprintln!("error: {message}; nothing was written");
+            ExitCode::from(2)
+        }
+        ReleaseError::Refused(message) => {
+            eprintln!("error: {message}; nothing was written");
+            ExitCode::from(EXIT_INVALID)
+        }
+        ReleaseError::Busy(message) | ReleaseError::Io(message) => {
+            eprintln!("error: {message}; nothing was written");
+            ExitCode::from(EXIT_IO)
+        }
+        ReleaseError::Unfinished(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(EXIT_IO)
+        }
+    }
+}
+
+fn migrate_releases() -> ExitCode {
+    use locref::cmd::release::migrate_releases;
+    match migrate_releases(Path::new(".")) {
+        Ok(done) if done.releases.is_empty() => {
+            println!(
+                "every release is stored as an index and records already; nothing was written"
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(done) => {
+            println!(
+                "migrated {} release(s) ({}): {} bytes of whole snapshots are now {} bytes of indexes and records",
+                done.releases.len(),
+                done.releases.join(", "),
+                done.bytes_before,
+                done.bytes_after
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => release_failed(e),
+    }
+}
+
 fn release(version: &str, note: &str) -> ExitCode {
-    use locref::cmd::release::{ReleaseError, release};
+    use locref::cmd::release::release;
     let started = Instant::now();
     match release(Path::new("."), version, note, &build_time()) {
         Ok(done) => {
@@ -258,10 +314,14 @@ fn release(version: &str, note: &str) -> ExitCode {
                 }
                 _ => "the first release".to_string(),
             };
+            for (record, bytes) in &done.new_records {
+                println!("  wrote   {record} ({bytes} bytes)");
+            }
             println!(
-                "  wrote   {} ({} bytes)\n  wrote   {}\n  wrote   {}",
+                "  wrote   {} (a snapshot of {} bytes, {} new record(s))\n  wrote   {}\n  wrote   {}",
                 done.snapshot,
                 done.snapshot_bytes,
+                done.new_records.len(),
                 locref::history::REGISTER,
                 locref::parse::rules::SITE
             );
@@ -275,26 +335,7 @@ fn release(version: &str, note: &str) -> ExitCode {
             );
             ExitCode::SUCCESS
         }
-        Err(ReleaseError::Invalid(diagnostics)) => {
-            print_diagnostics(&diagnostics);
-            ExitCode::from(EXIT_INVALID)
-        }
-        Err(ReleaseError::Usage(message)) => {
-            eprintln!("error: {message}; nothing was written");
-            ExitCode::from(2)
-        }
-        Err(ReleaseError::Refused(message)) => {
-            eprintln!("error: {message}; nothing was written");
-            ExitCode::from(EXIT_INVALID)
-        }
-        Err(ReleaseError::Busy(message)) | Err(ReleaseError::Io(message)) => {
-            eprintln!("error: {message}; nothing was written");
-            ExitCode::from(EXIT_IO)
-        }
-        Err(ReleaseError::Unfinished(message)) => {
-            eprintln!("error: {message}");
-            ExitCode::from(EXIT_IO)
-        }
+        Err(e) => release_failed(e),
     }
 }
 
@@ -316,9 +357,10 @@ fn main() -> ExitCode {
     // command gives it back (see the functions).
     match command {
         Command::Watch { .. } | Command::Serve { .. } => locref::allocator::keep_freed_memory(),
-        Command::Build { .. } | Command::Check | Command::Release { .. } => {
-            locref::allocator::return_freed_memory_soon()
-        }
+        Command::Build { .. }
+        | Command::Check
+        | Command::Release { .. }
+        | Command::MigrateReleases => locref::allocator::return_freed_memory_soon(),
     }
     match command {
         Command::Build {
@@ -331,5 +373,6 @@ fn main() -> ExitCode {
         Command::Watch { out } => exit_with(locref::watch::run(Path::new("."), &out)),
         Command::Serve { bind, port } => exit_with(locref::serve::run(Path::new("."), &bind, port)),
         Command::Release { version, note } => release(&version, &note),
+        Command::MigrateReleases => migrate_releases(),
     }
 }

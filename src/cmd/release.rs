@@ -1,5 +1,6 @@
 //! `locref release VERSION`: after a clean check, record the published facts and toggles as a frozen
-//! snapshot (`sources/releases/<version>.jsonl`), add its row to `sources/releases/releases.csv` (version,
+//! snapshot (`sources/releases/<version>.index`, naming each country's record under
+//! `sources/releases/records/`, of which it writes the ones no earlier release wrote), add its row to `sources/releases/releases.csv` (version,
 //! time, blake3 of the snapshot, its link in the chain of releases, note) and set `version` in
 //! `rules/site.toml`.
 //!
@@ -20,7 +21,8 @@ use serde::Deserialize;
 use crate::diagnostics::Diagnostic;
 use crate::history::version::Version;
 use crate::history::{
-    REGISTER, REGISTER_COLUMNS, chain_digest, is_utc_time, releases, snapshot_path,
+    REGISTER, REGISTER_COLUMNS, chain_digest, index_path, is_utc_time, record_path, releases,
+    snapshot, snapshot_path,
 };
 use crate::parse::rules::SITE;
 use crate::workspace::Project;
@@ -35,9 +37,12 @@ pub struct Released {
     pub facts: usize,
     /// Changes since the previous release (`None` for the first release).
     pub changes: Option<usize>,
-    /// The snapshot (project-relative) and its size in bytes.
+    /// The snapshot's index (project-relative) and the size in bytes of the snapshot it stands for.
     pub snapshot: String,
     pub snapshot_bytes: usize,
+    /// The records this release wrote (project-relative) and their sizes: the countries whose state no
+    /// earlier release recorded.
+    pub new_records: Vec<(String, usize)>,
 }
 
 /// Why nothing was released.
@@ -137,15 +142,17 @@ pub fn release(
             )));
         }
     }
-    let snapshot_rel = snapshot_path(version);
-    let snapshot_file = root.join(&snapshot_rel);
-    if snapshot_file.exists() {
-        return Err(ReleaseError::Refused(format!(
-            "{snapshot_rel} exists; a release never writes over a snapshot"
-        )));
+    let index_rel = index_path(version);
+    for taken in [snapshot_path(version), index_rel.clone()] {
+        if root.join(&taken).exists() {
+            return Err(ReleaseError::Refused(format!(
+                "{taken} exists; a release never writes over a snapshot"
+            )));
+        }
     }
     let text = crate::history::current_snapshot_text(db);
     let digest = blake3::hash(text.as_bytes()).to_hex().to_string();
+    let stored = Stored::of(&text)?;
     let chain = chain_digest(
         previous.map(|p| p.chain_blake3.as_str()),
         version,
@@ -174,9 +181,10 @@ pub fn release(
     let new_site = with_version(old_site_text, version)?;
 
     // Every file this release writes goes through the journal, which can take back exactly that.
+    let new_records = stored.new_records(root);
     let mut journal = Journal::default();
-    let written = journal
-        .create(&snapshot_file, text.as_bytes())
+    let written = stored
+        .write(root, version, &mut journal)
         .and_then(|()| {
             journal.replace(
                 &register_file,
@@ -201,9 +209,135 @@ pub fn release(
         countries,
         facts,
         changes,
-        snapshot: snapshot_rel,
+        snapshot: index_rel,
         snapshot_bytes: text.len(),
+        new_records,
     })
+}
+
+/// A snapshot as the releases store it: an index naming each country's record, and the records (the
+/// format is described in `sources/README.md`, "releases/").
+struct Stored<'t> {
+    index: String,
+    records: Vec<(String, &'t str)>,
+}
+
+impl<'t> Stored<'t> {
+    /// The index and records of a snapshot's text (as [`crate::history::snapshot::write`] writes it).
+    fn of(text: &'t str) -> Result<Stored<'t>, ReleaseError> {
+        let records = snapshot::split_records(text).ok_or_else(|| {
+            ReleaseError::Io("the snapshot does not start with a country's line".into())
+        })?;
+        let index = snapshot::write_index(records.iter().map(|(code, r)| (code.as_str(), *r)));
+        Ok(Stored {
+            index,
+            records: records
+                .into_iter()
+                .map(|(_, record)| (snapshot::record_name(record), record))
+                .collect(),
+        })
+    }
+
+    /// The records no earlier release wrote (a record is named by its text, so one that exists holds
+    /// the same text).
+    fn new_records(&self, root: &Path) -> Vec<(String, usize)> {
+        self.records
+            .iter()
+            .filter(|(name, _)| !root.join(record_path(name)).exists())
+            .map(|(name, record)| (record_path(name), record.len()))
+            .collect()
+    }
+
+    /// Writes the records that do not exist yet, then the index of release `version`, through `journal`.
+    fn write(&self, root: &Path, version: &str, journal: &mut Journal) -> Result<(), ReleaseError> {
+        for (name, record) in &self.records {
+            let path = root.join(record_path(name));
+            match std::fs::read(&path) {
+                Ok(bytes) if bytes == record.as_bytes() => continue,
+                Ok(_) => {
+                    return Err(ReleaseError::Refused(format!(
+                        "{} does not hold the text its name is the blake3 of: restore it from version control",
+                        record_path(name)
+                    )));
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    journal.create(&path, record.as_bytes())?;
+                }
+                Err(e) => return Err(io_error(&path, e)),
+            }
+        }
+        journal.create(&root.join(index_path(version)), self.index.as_bytes())
+    }
+}
+
+/// What `locref migrate-releases` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Migrated {
+    /// The releases whose whole snapshot was replaced by an index and records, oldest first.
+    pub releases: Vec<String>,
+    /// Bytes of the whole snapshots removed, and of the indexes and new records written.
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
+/// Stores every release of the project at `root` that is stored whole (`<version>.jsonl`) as an index
+/// and records, and removes the whole snapshot. Each snapshot must have its recorded blake3, and the
+/// records put end to end must be its text again (so the recorded hash and chain stay true and every
+/// change derived from it is the same). Like a release: under the lock of `sources/`, only after a
+/// clean check, checked again after writing, and taken back whole on any failure.
+pub fn migrate_releases(root: &Path) -> Result<Migrated, ReleaseError> {
+    let _lock = match crate::outdir::lock_sources(root) {
+        Ok(Some(lock)) => lock,
+        Ok(None) => {
+            return Err(ReleaseError::Busy(format!(
+                "a locref release is running on this project (it holds {})",
+                crate::outdir::sources_lock_path(root).display()
+            )));
+        }
+        Err(e) => return Err(ReleaseError::Io(e.to_string())),
+    };
+    let mut project = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
+    check(&mut project.db)?;
+    let mut journal = Journal::default();
+    let mut migrated = Migrated {
+        releases: Vec::new(),
+        bytes_before: 0,
+        bytes_after: 0,
+    };
+    let result = (|| {
+        for row in releases(&project.db) {
+            let whole = root.join(snapshot_path(&row.version));
+            let Some(bytes) = read_optional(&whole)? else {
+                continue;
+            };
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|_| ReleaseError::Io(format!("{} is not UTF-8", whole.display())))?;
+            let stored = Stored::of(text)?;
+            let joined: String = stored.records.iter().map(|(_, r)| *r).collect();
+            if blake3::hash(joined.as_bytes()).to_hex().as_str() != row.snapshot_blake3 {
+                return Err(ReleaseError::Refused(format!(
+                    "the records of {} would not put back its recorded text",
+                    snapshot_path(&row.version)
+                )));
+            }
+            migrated.bytes_after += stored.index.len() as u64
+                + stored
+                    .new_records(root)
+                    .iter()
+                    .map(|(_, len)| *len as u64)
+                    .sum::<u64>();
+            migrated.bytes_before += bytes.len() as u64;
+            stored.write(root, &row.version, &mut journal)?;
+            journal.remove(&whole, &bytes)?;
+            migrated.releases.push(row.version.clone());
+        }
+        let mut after = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
+        check(&mut after.db)
+    })();
+    match result {
+        Ok(()) => Ok(migrated),
+        Err(e) => Err(journal.undo(root, e)),
+    }
 }
 
 /// A file a release wrote: what it held before (`None`: it did not exist) and the blake3 of what the
@@ -212,7 +346,8 @@ pub fn release(
 struct Wrote {
     path: PathBuf,
     before: Option<Vec<u8>>,
-    written: blake3::Hash,
+    /// The blake3 of what the release wrote; `None`: it removed the file.
+    written: Option<blake3::Hash>,
 }
 
 /// The files a release has written so far, oldest first: what [`Journal::undo`] takes back.
@@ -228,7 +363,24 @@ impl Journal {
         self.wrote.push(Wrote {
             path: path.to_path_buf(),
             before: None,
-            written: blake3::hash(bytes),
+            written: Some(blake3::hash(bytes)),
+        });
+        Ok(())
+    }
+
+    /// Removes `path`, which must still hold `before`.
+    fn remove(&mut self, path: &Path, before: &[u8]) -> Result<(), ReleaseError> {
+        if read_optional(path)?.as_deref() != Some(before) {
+            return Err(ReleaseError::Io(format!(
+                "{} changed while the release was being made",
+                path.display()
+            )));
+        }
+        std::fs::remove_file(path).map_err(|e| io_error(path, e))?;
+        self.wrote.push(Wrote {
+            path: path.to_path_buf(),
+            before: Some(before.to_vec()),
+            written: None,
         });
         Ok(())
     }
@@ -251,7 +403,7 @@ impl Journal {
         self.wrote.push(Wrote {
             path: path.to_path_buf(),
             before: before.map(<[u8]>::to_vec),
-            written: blake3::hash(bytes),
+            written: Some(blake3::hash(bytes)),
         });
         Ok(())
     }
@@ -277,7 +429,7 @@ impl Journal {
                     continue;
                 }
             };
-            if now.as_deref().map(blake3::hash) != Some(wrote.written) {
+            if now.as_deref().map(blake3::hash) != wrote.written {
                 left.push(format!(
                     "{name} (changed by someone else since this release wrote it)"
                 ));

@@ -27,6 +27,7 @@ pub mod snapshot;
 pub mod version;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::db::{Workspace, lookup};
 use crate::derive::facts::country_facts;
@@ -38,7 +39,7 @@ use crate::parse::source_text;
 use crate::parse::tables::{Located, Pos};
 use crate::resources::Change;
 use diff::{Published, diff_country};
-use snapshot::{CountryState, Snapshot};
+use snapshot::{CountryState, IndexEntry, Snapshot};
 use version::Version;
 
 /// The folder of the releases.
@@ -53,9 +54,24 @@ pub(crate) const REGISTER_COLUMNS: &[&str] = &[
     "note",
 ];
 
-/// The project path of a release's snapshot.
+/// The project path of a release's snapshot stored whole (the form before records; see
+/// [`index_path`]).
 pub(crate) fn snapshot_path(version: &str) -> String {
     format!("{RELEASES_DIR}/{version}.jsonl")
+}
+
+/// The project path of a release's index: a line a country, naming the record of its state.
+pub(crate) fn index_path(version: &str) -> String {
+    format!("{RELEASES_DIR}/{version}.index")
+}
+
+/// The folder of the records: each country's state as one or more releases recorded it, named by the
+/// blake3 of its text, so a country that did not change between two releases is one file.
+pub(crate) const RECORDS_DIR: &str = "sources/releases/records";
+
+/// The project path of the record named `name`.
+pub(crate) fn record_path(name: &str) -> String {
+    format!("{RECORDS_DIR}/{name}.jsonl")
 }
 
 /// One row of the register.
@@ -315,7 +331,95 @@ pub fn release_files(db: &dyn salsa::Database) -> Vec<String> {
         .collect()
 }
 
-/// The snapshot of a release, parsed (only its own file is read).
+/// A record as a query key: its name.
+#[salsa::interned(debug)]
+pub(crate) struct RecordKey<'db> {
+    #[returns(ref)]
+    pub name: String,
+}
+
+/// A release's index, parsed; `None` for a release stored whole (no index file).
+#[salsa::tracked(returns(ref))]
+pub fn snapshot_index<'db>(
+    db: &'db dyn salsa::Database,
+    key: ReleaseKey<'db>,
+) -> Option<Checked<Vec<IndexEntry>>> {
+    let path = index_path(key.version(db));
+    lookup(db, &path)?;
+    Some(match source_text(db, &path) {
+        Ok(text) => {
+            let (entries, diagnostics) = snapshot::parse_index(&path, text);
+            Checked::new(entries, diagnostics)
+        }
+        Err(diagnostic) => Checked::new(Vec::new(), vec![diagnostic]),
+    })
+}
+
+/// One record, parsed and checked: named by the blake3 of its text, holding one country's line and its
+/// facts. `None` (with no problem: the index that names it reports that) when the file is missing.
+/// Memoized per record, so a country that did not change is read once, however many releases name it.
+#[salsa::tracked(returns(ref))]
+pub fn record_state<'db>(
+    db: &'db dyn salsa::Database,
+    key: RecordKey<'db>,
+) -> Checked<Option<(String, Arc<CountryState>)>> {
+    let path = record_path(key.name(db));
+    if lookup(db, &path).is_none() {
+        return Checked::new(None, Vec::new());
+    }
+    let text = match source_text(db, &path) {
+        Ok(text) => text,
+        Err(diagnostic) => return Checked::new(None, vec![diagnostic]),
+    };
+    let mut diagnostics = Vec::new();
+    let digest = snapshot::record_name(text);
+    if digest != *key.name(db) {
+        diagnostics.push(Diagnostic::file(
+            &path,
+            format!(
+                "this record was changed after it was written: its blake3 is {digest}, not its name; a record is frozen (restore it from version control)"
+            ),
+        ));
+    }
+    let (snapshot, problems) = snapshot::parse(&path, text);
+    diagnostics.extend(problems);
+    if diagnostics.is_empty() && snapshot.len() != 1 {
+        diagnostics.push(Diagnostic::file(
+            &path,
+            format!(
+                "a record holds one country's line and its facts; this one holds {} countries",
+                snapshot.len()
+            ),
+        ));
+    }
+    let value = if diagnostics.is_empty() {
+        snapshot
+            .into_iter()
+            .next()
+            .map(|(code, state)| (code, Arc::new(state)))
+    } else {
+        None
+    };
+    Checked::new(value, diagnostics)
+}
+
+/// The name of the record a release's index gives for country `key`; `None` for a release stored
+/// whole or a country it did not record.
+#[salsa::tracked(returns(ref))]
+pub fn snapshot_record<'db>(
+    db: &'db dyn salsa::Database,
+    key: ReleaseCountry<'db>,
+) -> Option<String> {
+    let index = snapshot_index(db, ReleaseKey::new(db, key.version(db).clone())).as_ref()?;
+    index
+        .value
+        .iter()
+        .find(|e| e.code == *key.code(db))
+        .map(|e| e.record.clone())
+}
+
+/// The snapshot of a release stored whole, parsed (only its own file is read). Empty for a release
+/// stored as records (see [`snapshot_country`]).
 #[salsa::tracked(returns(ref))]
 pub fn snapshot_of<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Checked<Snapshot> {
     let path = snapshot_path(key.version(db));
@@ -328,27 +432,69 @@ pub fn snapshot_of<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> C
     }
 }
 
-/// blake3 (hex) of a snapshot's text, as `locref release` recorded it.
+/// blake3 (hex) of a snapshot's text, as `locref release` recorded it: of the whole file, or of the
+/// records its index names put end to end (the same text). `None` if a file is missing.
 #[salsa::tracked(returns(ref))]
 pub fn snapshot_digest<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Option<String> {
-    let text = source_text(db, &snapshot_path(key.version(db))).ok()?;
-    Some(blake3::hash(text.as_bytes()).to_hex().to_string())
+    let Some(index) = snapshot_index(db, key) else {
+        let text = source_text(db, &snapshot_path(key.version(db))).ok()?;
+        return Some(blake3::hash(text.as_bytes()).to_hex().to_string());
+    };
+    let mut hasher = blake3::Hasher::new();
+    for entry in &index.value {
+        let text = source_text(db, &record_path(&entry.record)).ok()?;
+        hasher.update(text.as_bytes());
+    }
+    Some(hasher.finalize().to_hex().to_string())
 }
 
 /// The countries a release recorded.
 #[salsa::tracked(returns(ref))]
 pub fn snapshot_codes<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> Vec<String> {
-    snapshot_of(db, key).value.keys().cloned().collect()
+    match snapshot_index(db, key) {
+        Some(index) => index.value.iter().map(|e| e.code.clone()).collect(),
+        None => snapshot_of(db, key).value.keys().cloned().collect(),
+    }
+}
+
+/// How many countries and facts a release recorded.
+#[salsa::tracked(returns(ref))]
+pub fn snapshot_size<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> (u64, u64) {
+    let codes = snapshot_codes(db, key);
+    let facts = codes
+        .iter()
+        .filter_map(|code| {
+            snapshot_country(
+                db,
+                ReleaseCountry::new(db, key.version(db).clone(), code.clone()),
+            )
+            .as_ref()
+            .map(|state| state.facts.len() as u64)
+        })
+        .sum();
+    (codes.len() as u64, facts)
 }
 
 /// One country as a release recorded it: the early-cutoff point between a snapshot and the diffs.
+/// Shared, not copied: a release stored as records hands out the state its record holds.
 #[salsa::tracked(returns(ref))]
 pub fn snapshot_country<'db>(
     db: &'db dyn salsa::Database,
     key: ReleaseCountry<'db>,
-) -> Option<CountryState> {
+) -> Option<Arc<CountryState>> {
     let release = ReleaseKey::new(db, key.version(db).clone());
-    snapshot_of(db, release).value.get(key.code(db)).cloned()
+    if snapshot_index(db, release).is_some() {
+        let name = snapshot_record(db, key).as_ref()?;
+        return record_state(db, RecordKey::new(db, name.clone()))
+            .value
+            .as_ref()
+            .filter(|(code, _)| code == key.code(db))
+            .map(|(_, state)| Arc::clone(state));
+    }
+    snapshot_of(db, release)
+        .value
+        .get(key.code(db))
+        .map(|state| Arc::new(state.clone()))
 }
 
 /// The problems of the releases: files that are not recorded releases, recorded releases without their
@@ -366,46 +512,118 @@ pub fn check_releases(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let register_reads = checked.diagnostics.is_empty();
     let recorded: BTreeSet<String> = register
         .iter()
-        .map(|r| snapshot_path(&r.row.version))
+        .flat_map(|r| [snapshot_path(&r.row.version), index_path(&r.row.version)])
         .collect();
+    // The records the indexes name, each checked once however many releases name it.
+    let mut named: BTreeSet<&str> = BTreeSet::new();
+    for row in register {
+        if let Some(index) = snapshot_index(db, ReleaseKey::new(db, row.row.version.clone())) {
+            named.extend(index.value.iter().map(|e| e.record.as_str()));
+        }
+    }
+    let record_prefix = format!("{RECORDS_DIR}/");
     for path in release_files(db) {
         if path == REGISTER || recorded.contains(path) {
             continue;
         }
-        if !register_reads && path.ends_with(".jsonl") {
+        // A record no index names is never read (a release made and taken back by hand leaves one);
+        // anything else in the folder is not a record.
+        if let Some(name) = path
+            .strip_prefix(&record_prefix)
+            .and_then(|p| p.strip_suffix(".jsonl"))
+            && is_blake3_hex(name)
+        {
             continue;
         }
-        let message = if path.ends_with(".jsonl") {
+        let stored = path.ends_with(".jsonl") || path.ends_with(".index");
+        if !register_reads && stored {
+            continue;
+        }
+        let message = if stored {
             format!(
                 "`{path}` is not a recorded release: `locref release` records each snapshot it writes in {REGISTER}"
             )
         } else {
             format!(
-                "{RELEASES_DIR}/ holds only releases.csv and the release snapshots (<version>.jsonl), written by `locref release`"
+                "{RELEASES_DIR}/ holds only releases.csv, the releases' indexes (<version>.index) and their records (records/), written by `locref release` (or snapshots stored whole, <version>.jsonl, before `locref migrate-releases`)"
             )
         };
         diagnostics.push(Diagnostic::file(path, message));
     }
+    for name in &named {
+        diagnostics
+            .extend_from_slice(&record_state(db, RecordKey::new(db, name.to_string())).diagnostics);
+    }
     for row in register {
-        let path = snapshot_path(&row.row.version);
-        if lookup(db, &path).is_none() {
-            diagnostics.push(row.pos.error(
-                "version",
-                format!(
-                    "the snapshot of release `{}` ({path}) is missing",
-                    row.row.version
-                ),
-            ));
-            continue;
-        }
-        let key = ReleaseKey::new(db, row.row.version.clone());
-        let parsed = snapshot_of(db, key);
-        diagnostics.extend_from_slice(&parsed.diagnostics);
+        let version = &row.row.version;
+        let whole = snapshot_path(version);
+        let key = ReleaseKey::new(db, version.clone());
+        let index = snapshot_index(db, key);
+        let stored_at = match (lookup(db, &whole).is_some(), index) {
+            (false, None) => {
+                diagnostics.push(row.pos.error(
+                    "version",
+                    format!(
+                        "the snapshot of release `{version}` ({}) is missing",
+                        index_path(version)
+                    ),
+                ));
+                continue;
+            }
+            (true, Some(_)) => {
+                diagnostics.push(Diagnostic::file(
+                    &whole,
+                    format!(
+                        "release `{version}` is stored twice, whole and as {}: keep the index (`locref migrate-releases` writes it and removes the whole snapshot)",
+                        index_path(version)
+                    ),
+                ));
+                continue;
+            }
+            (true, None) => {
+                diagnostics.extend_from_slice(&snapshot_of(db, key).diagnostics);
+                whole
+            }
+            (false, Some(index)) => {
+                let path = index_path(version);
+                let before = diagnostics.len();
+                diagnostics.extend_from_slice(&index.diagnostics);
+                // A record with problems has them reported at the record, once; they are the cause
+                // of the snapshot's wrong hash, which is then not reported for each release naming it.
+                let mut damaged = false;
+                for entry in &index.value {
+                    let record = record_path(&entry.record);
+                    let state = record_state(db, RecordKey::new(db, entry.record.clone()));
+                    damaged |= !state.diagnostics.is_empty();
+                    match &state.value {
+                        _ if lookup(db, &record).is_none() => diagnostics.push(Diagnostic::new(
+                            &path,
+                            entry.line,
+                            4,
+                            format!("the record of `{}` ({record}) is missing", entry.code),
+                        )),
+                        Some((code, _)) if *code != entry.code => {
+                            diagnostics.push(Diagnostic::new(
+                                &path,
+                                entry.line,
+                                4,
+                                format!("this record holds `{code}`, not `{}`", entry.code),
+                            ))
+                        }
+                        _ => {}
+                    }
+                }
+                if damaged || diagnostics.len() > before {
+                    continue;
+                }
+                path
+            }
+        };
         if let Some(digest) = snapshot_digest(db, key)
             && *digest != row.row.snapshot_blake3
         {
             diagnostics.push(Diagnostic::file(
-                &path,
+                &stored_at,
                 format!(
                     "this snapshot was changed after its release: its blake3 is {digest}, {REGISTER}:{} records {}; a released snapshot is frozen (restore it from version control)",
                     row.pos.line, row.row.snapshot_blake3
@@ -427,16 +645,20 @@ pub fn release_country_changes<'db>(
     let Some(previous) = previous_release(db, release) else {
         return Vec::new();
     };
-    let before = snapshot_country(
-        db,
-        ReleaseCountry::new(db, previous.clone(), key.code(db).clone()),
-    );
+    let before_key = ReleaseCountry::new(db, previous.clone(), key.code(db).clone());
+    // One record named by both releases: nothing changed, and neither is read.
+    if let (Some(before), Some(after)) = (snapshot_record(db, before_key), snapshot_record(db, key))
+        && before == after
+    {
+        return Vec::new();
+    }
+    let before = snapshot_country(db, before_key);
     let after = snapshot_country(db, key);
     let published = Published {
         release: Some(key.version(db)),
         released_at: release_time(db, release).as_deref(),
     };
-    diff_country(key.code(db), before.as_ref(), after.as_ref(), published)
+    diff_country(key.code(db), before.as_deref(), after.as_deref(), published)
 }
 
 /// Every change of one release, by country.
@@ -492,7 +714,7 @@ pub fn unreleased_country_changes<'db>(
     let after = current_country_state(db, key);
     diff_country(
         key.code(db),
-        before.as_ref(),
+        before.as_deref(),
         after.as_ref(),
         Published::UNRELEASED,
     )

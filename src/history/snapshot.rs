@@ -468,6 +468,128 @@ fn read_fact(
     })
 }
 
+// ------------------------------------------------------------------------------ records and indexes
+
+/// The records of a snapshot's text, one a country, in the text's order: each runs from its country's
+/// line to the line before the next country's, so the records put end to end are the text again. For a
+/// text that [`parse`] reads without a problem (lines sorted by key, each fact after its country's
+/// line); `None` if a line before the first country's line is not a country's.
+pub fn split_records(text: &str) -> Option<Vec<(String, &str)>> {
+    let mut records: Vec<(String, usize)> = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some(code) = country_of_line(line) {
+            records.push((code, at));
+        } else if records.is_empty() {
+            return None;
+        }
+        at += line.len();
+    }
+    let ends: Vec<usize> = records
+        .iter()
+        .skip(1)
+        .map(|(_, start)| *start)
+        .chain([text.len()])
+        .collect();
+    Some(
+        records
+            .into_iter()
+            .zip(ends)
+            .map(|((code, start), end)| (code, &text[start..end]))
+            .collect(),
+    )
+}
+
+/// The country code of a country's line (`{"country":"it",…`), as [`write`] writes it.
+fn country_of_line(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("{\"country\":\"")?;
+    let code = rest.get(..2)?;
+    (is_country_code(code) && rest[2..].starts_with('"')).then(|| code.to_string())
+}
+
+/// The blake3 (hex) that names a record: of its text.
+pub fn record_name(record: &str) -> String {
+    blake3::hash(record.as_bytes()).to_hex().to_string()
+}
+
+/// The text of a release's index: a line a country, `<code> <blake3 of its record>`, in code order.
+pub fn write_index<'a>(records: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let mut text = String::new();
+    for (code, record) in records {
+        text.push_str(code);
+        text.push(' ');
+        text.push_str(&record_name(record));
+        text.push('\n');
+    }
+    text
+}
+
+/// One line of a release's index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexEntry {
+    pub code: String,
+    /// The record's name: the blake3 (hex) of its text.
+    pub record: String,
+    pub line: u32,
+}
+
+/// Parses a release's index: its entries in the file's order, and every problem, located. The codes
+/// must increase line by line (so the records put end to end are the snapshot, in key order).
+pub fn parse_index(path: &str, text: &str) -> (Vec<IndexEntry>, Vec<Diagnostic>) {
+    let mut problems = Problems {
+        path,
+        list: Vec::new(),
+        hidden: 0,
+        hidden_from: 0,
+    };
+    let mut entries: Vec<IndexEntry> = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let n = i as u32 + 1;
+        if line.is_empty() {
+            continue;
+        }
+        let Some((code, name)) = line.split_once(' ') else {
+            problems.push(
+                n,
+                1,
+                "an index line is `<country code> <blake3 of its record>`".into(),
+            );
+            continue;
+        };
+        if !is_country_code(code) {
+            problems.push(n, 1, format!("`{code}` is not a lower-case country code"));
+            continue;
+        }
+        if !(name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))) {
+            problems.push(
+                n,
+                4,
+                format!("`{name}` is not the 64 hex digits of a record's blake3"),
+            );
+            continue;
+        }
+        if let Some(last) = entries.last()
+            && code <= last.code.as_str()
+        {
+            problems.push(
+                n,
+                1,
+                format!(
+                    "countries are in code order, each once: `{code}` comes after `{}`",
+                    last.code
+                ),
+            );
+            continue;
+        }
+        entries.push(IndexEntry {
+            code: code.to_string(),
+            record: name.to_string(),
+            line: n,
+        });
+    }
+    (entries, problems.finish())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -526,6 +648,59 @@ mod tests {
         assert_eq!(write(snapshot.iter().map(|(c, s)| (c.as_str(), s))), text);
     }
 
+    #[test]
+    fn a_snapshot_splits_into_records_that_put_it_back_and_an_index_that_reads_back() {
+        let it = state();
+        let mut fr = state();
+        fr.facts.iter_mut().for_each(|f| {
+            f.id = f.id.replacen("it-", "fr-", 1);
+        });
+        let text = write([("it", &it), ("fr", &fr)]);
+        let records = split_records(&text).unwrap();
+        let codes: Vec<&str> = records.iter().map(|(c, _)| c.as_str()).collect();
+        assert_eq!(codes, ["fr", "it"]);
+        assert_eq!(records.iter().map(|(_, r)| *r).collect::<String>(), text);
+        for (code, record) in &records {
+            let (one, problems) = parse("r.jsonl", record);
+            assert!(problems.is_empty(), "{problems:?}");
+            assert_eq!(one.keys().collect::<Vec<_>>(), [code]);
+        }
+        let index = write_index(records.iter().map(|(c, r)| (c.as_str(), *r)));
+        let (entries, problems) = parse_index("i.index", &index);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            entries
+                .iter()
+                .map(|e| (e.code.as_str(), e.record.clone(), e.line))
+                .collect::<Vec<_>>(),
+            [
+                ("fr", record_name(records[0].1), 1),
+                ("it", record_name(records[1].1), 2)
+            ]
+        );
+        assert_eq!(split_records("{\"id\":\"x\"}\n"), None);
+        assert_eq!(split_records(""), Some(Vec::new()));
+    }
+
+    #[test]
+    fn an_index_with_problems_is_reported_at_each_line() {
+        let name = "a".repeat(64);
+        let text = format!("it {name}\nfr {name}\nIT {name}\nde short\nno-space\nit {name}\n");
+        let (entries, problems) = parse_index("i.index", &text);
+        assert_eq!(entries.len(), 1);
+        let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            problems,
+            [
+                "i.index:2:1: error: countries are in code order, each once: `fr` comes after `it`",
+                "i.index:3:1: error: `IT` is not a lower-case country code",
+                "i.index:4:4: error: `short` is not the 64 hex digits of a record's blake3",
+                "i.index:5:1: error: an index line is `<country code> <blake3 of its record>`",
+                "i.index:6:1: error: countries are in code order, each once: `it` comes after `it`",
+            ]
+        );
+    }
+
     fn messages(text: &str) -> Vec<String> {
         parse("s.jsonl", text)
             .1
@@ -577,6 +752,15 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn any_bytes_as_an_index_or_a_snapshot_to_split_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = parse_index("i.index", &text);
+            if let Some(records) = split_records(&text) {
+                prop_assert_eq!(records.iter().map(|(_, r)| *r).collect::<String>(), text.as_ref());
+            }
+        }
+
         /// Any text at all: the parser returns, it never panics.
         #[test]
         fn any_bytes_parse_or_are_located(bytes in prop::collection::vec(any::<u8>(), 0..600)) {

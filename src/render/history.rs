@@ -14,7 +14,7 @@ use super::pages::shared::toggle_labels;
 use super::{GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, stamp_of};
 use crate::history::{
     ReleaseKey, last_release, previous_release, release_changes, release_versions, releases,
-    snapshot_of, unreleased_codes, unreleased_country_changes, unreleased_counts,
+    snapshot_size, unreleased_codes, unreleased_country_changes, unreleased_counts,
 };
 use crate::model::{CountryKey, base_url, countries};
 use crate::parse::rules::site_rules;
@@ -37,7 +37,7 @@ pub fn release_summary<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) 
     let row = releases(db)
         .iter()
         .find(|r| &r.version == key.version(db))?;
-    let snapshot = &snapshot_of(db, key).value;
+    let (countries, facts) = *snapshot_size(db, key);
     let previous = previous_release(db, key).clone();
     let changes = previous.as_ref().map(|_| release_changes(db, key));
     Some(Release {
@@ -47,8 +47,8 @@ pub fn release_summary<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) 
         note: row.note.clone(),
         snapshot_blake3: row.snapshot_blake3.clone(),
         chain_blake3: row.chain_blake3.clone(),
-        facts: snapshot.values().map(|s| s.facts.len() as u64).sum(),
-        countries: snapshot.len() as u64,
+        facts,
+        countries,
         change_count: changes.map(|c| c.len() as u64),
         change_counts: changes.map(|c| ChangeCounts::of(c)),
         api_url: release_api_path(&row.version),

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 
 use crate::common::{copy_project, locref, read, replace_once, snapshot, text};
 
-/// 2026-11-28T09:00:00Z: after the last shipped release.
-const AFTER: &str = "1795856400";
+/// 2099-01-01T00:00:00Z: after the last shipped release.
+const AFTER: &str = "4070908800";
 /// 2026-09-21T14:13:20Z: before it.
 const BEFORE: &str = "1790000000";
 
@@ -66,7 +66,7 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
         root,
         &[
             "release",
-            "2026.11.28-1",
+            "2099.1.1-1",
             "--note",
             "Australia: SAF-T required, checked",
         ],
@@ -75,33 +75,58 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     assert!(run.status.success(), "{}", text(&run.stderr));
     let stdout = text(&run.stdout);
     assert!(
-        stdout.contains(&format!("released 2026.11.28-1 at 2026-11-28T09:00:00Z: 1404 facts of 61 countries; 2 changes since {}", last())),
+        stdout.contains(&format!("released 2099.1.1-1 at 2099-01-01T00:00:00Z: 1404 facts of 61 countries; 2 changes since {}", last())),
         "{stdout}"
     );
     let after = inputs(root);
-    // Exactly three files: the new snapshot, the register and the site's version.
+    // Exactly four files: the new index, the record of the one country that changed (Australia's),
+    // the register and the site's version. Every other country's record is the last release's.
     let changed: Vec<&String> = after
         .keys()
         .filter(|k| before.get(*k) != after.get(*k))
         .collect();
+    let index = read(root, "sources/releases/2099.1.1-1.index");
+    let last_index = read(root, &format!("sources/releases/{}.index", last()));
+    let differs: Vec<(&str, &str)> = index
+        .lines()
+        .zip(last_index.lines())
+        .filter(|(new, old)| new != old)
+        .map(|(new, _)| new.split_once(' ').unwrap())
+        .collect();
+    assert_eq!(index.lines().count(), last_index.lines().count());
+    assert_eq!(differs.len(), 1, "{differs:?}");
+    assert_eq!(differs[0].0, "au");
+    let au_record = format!("releases/records/{}.jsonl", differs[0].1);
     assert_eq!(
         changed,
         [
-            "releases/2026.11.28-1.jsonl",
+            "releases/2099.1.1-1.index",
+            au_record.as_str(),
             "releases/releases.csv",
             "rules/site.toml"
         ]
     );
-    assert!(read(root, "rules/site.toml").contains("\nversion = \"2026.11.28-1\"\n"));
-    let snapshot = read(root, "sources/releases/2026.11.28-1.jsonl");
+    assert!(
+        stdout.contains(&format!("wrote   sources/{au_record} (")),
+        "{stdout}"
+    );
+    assert!(read(root, "rules/site.toml").contains("\nversion = \"2099.1.1-1\"\n"));
+    let snapshot = crate::common::release_snapshot(root, "2099.1.1-1").unwrap();
+    // A record is named by the blake3 of its text.
+    let record = read(root, &format!("sources/{au_record}"));
+    assert_eq!(
+        blake3::hash(record.as_bytes()).to_hex().as_str(),
+        differs[0].1
+    );
+    assert!(record.starts_with("{\"country\":\"au\","));
     let register = read(root, "sources/releases/releases.csv");
     let row = register.lines().last().unwrap();
     let digest = blake3::hash(snapshot.as_bytes()).to_hex().to_string();
     let chain = chain(
         Some(register_rows(root)[crate::common::shipped_releases().count - 1][3].as_str()),
         &[
-            "2026.11.28-1",
-            "2026-11-28T09:00:00Z",
+            "2099.1.1-1",
+            "2099-01-01T00:00:00Z",
             &digest,
             "Australia: SAF-T required, checked",
         ],
@@ -109,7 +134,7 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     assert_eq!(
         row,
         format!(
-            "2026.11.28-1,2026-11-28T09:00:00Z,{digest},{chain},\"Australia: SAF-T required, checked\""
+            "2099.1.1-1,2099-01-01T00:00:00Z,{digest},{chain},\"Australia: SAF-T required, checked\""
         )
     );
     // One record a line, sorted by key; Australia's line records the flipped toggle.
@@ -150,19 +175,19 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     assert_eq!(
         first,
         [
-            ("2026.11.28-1", "toggle_flipped"),
-            ("2026.11.28-1", "value_changed")
+            ("2099.1.1-1", "toggle_flipped"),
+            ("2099.1.1-1", "value_changed")
         ]
     );
     let detail: Value =
-        serde_json::from_str(&read(root, "public/api/v1/releases/2026.11.28-1.json")).unwrap();
-    assert_eq!(detail["meta"]["version"], "2026.11.28-1");
+        serde_json::from_str(&read(root, "public/api/v1/releases/2099.1.1-1.json")).unwrap();
+    assert_eq!(detail["meta"]["version"], "2099.1.1-1");
     assert_eq!(detail["data"]["previous"], last());
     assert_eq!(detail["data"]["note"], "Australia: SAF-T required, checked");
 
     // The same version again, and a version that does not increase: refused, nothing written.
     let again = inputs(root);
-    for version in ["2026.11.28-1", "2026.11.28.1", "2026.11.27-0"] {
+    for version in ["2099.1.1-1", "2099.1.1.1", "2026.11.27-0"] {
         let run = locref(root, &["release", version], AFTER);
         assert_eq!(run.status.code(), Some(1), "{version}");
         assert!(
@@ -184,7 +209,7 @@ fn a_release_after_a_failed_check_writes_nothing() {
         "fr,sage-intacct,bogus,",
     );
     let before = inputs(root);
-    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+    let run = locref(root, &["release", "2099.1.1-1"], AFTER);
     assert_eq!(run.status.code(), Some(1));
     let stderr = text(&run.stderr);
     assert!(
@@ -254,7 +279,7 @@ fn a_duplicate_non_increasing_malformed_or_backdated_release_is_refused_and_writ
     // A note that a spreadsheet would run as a formula is refused too.
     let run = locref(
         root,
-        &["release", "2026.11.28-1", "--note", "=HYPERLINK()"],
+        &["release", "2099.1.1-1", "--note", "=HYPERLINK()"],
         AFTER,
     );
     assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
@@ -267,17 +292,27 @@ fn a_duplicate_non_increasing_malformed_or_backdated_release_is_refused_and_writ
 fn a_release_never_writes_over_a_snapshot() {
     let dir = copy_project();
     let root = dir.path();
-    let stray = root.join("sources/releases/2026.11.28-1.jsonl");
-    std::fs::write(&stray, "{\"country\":\"ad\",\"toggles\":{}}\n").unwrap();
-    let before = inputs(root);
-    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
-    assert_eq!(run.status.code(), Some(1));
-    assert!(
-        text(&run.stderr).contains("sources/releases/2026.11.28-1.jsonl:1:1: error: `sources/releases/2026.11.28-1.jsonl` is not a recorded release"),
-        "{}",
-        text(&run.stderr)
-    );
-    assert_eq!(inputs(root), before);
+    for (stray, text_of) in [
+        ("sources/releases/2099.1.1-1.index", "ad 0000\n"),
+        (
+            "sources/releases/2099.1.1-1.jsonl",
+            "{\"country\":\"ad\",\"toggles\":{}}\n",
+        ),
+    ] {
+        std::fs::write(root.join(stray), text_of).unwrap();
+        let before = inputs(root);
+        let run = locref(root, &["release", "2099.1.1-1"], AFTER);
+        assert_eq!(run.status.code(), Some(1));
+        assert!(
+            text(&run.stderr).contains(&format!(
+                "{stray}:1:1: error: `{stray}` is not a recorded release"
+            )),
+            "{}",
+            text(&run.stderr)
+        );
+        assert_eq!(inputs(root), before);
+        std::fs::remove_file(root.join(stray)).unwrap();
+    }
 }
 
 /// The rows of a project's register, each as its cells (the header left out).
@@ -316,6 +351,8 @@ fn a_release_edited_by_hand_is_a_located_error() {
     // A value edited in a snapshot: its hash is no longer the recorded one.
     let dir = copy_project();
     let root = dir.path();
+    // A release stored whole, as before `locref migrate-releases` (the records: the test below).
+    crate::common::store_whole(root, "2026.11.23-3");
     let path = "sources/releases/2026.11.23-3.jsonl";
     let original = read(root, path);
     std::fs::write(
@@ -389,12 +426,12 @@ fn a_release_edited_by_hand_is_a_located_error() {
         "{errors:#?}"
     );
     std::fs::write(root.join("sources/releases/releases.csv"), &register).unwrap();
-    std::fs::remove_file(root.join("sources/releases/2026.11.23-7.jsonl")).unwrap();
+    std::fs::remove_file(root.join("sources/releases/2026.11.23-7.index")).unwrap();
     let errors = check_errors(root);
     assert_eq!(
         errors,
         [
-            "sources/releases/releases.csv:9:1: error: the snapshot of release `2026.11.23-7` (sources/releases/2026.11.23-7.jsonl) is missing"
+            "sources/releases/releases.csv:9:1: error: the snapshot of release `2026.11.23-7` (sources/releases/2026.11.23-7.index) is missing"
         ]
     );
 }
@@ -409,8 +446,8 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// The two versions the concurrent releases below ask for, both after the last shipped release.
-const FIRST: &str = "2026.12.1-1";
-const SECOND: &str = "2026.12.1-2";
+const FIRST: &str = "2099.12.1-1";
+const SECOND: &str = "2099.12.1-2";
 
 /// Two `locref release` started at once, round after round on a fresh copy of the project: one release
 /// at a time. Each round ends with every recorded release's snapshot in place with its recorded hash
@@ -472,10 +509,10 @@ fn two_releases_at_once_record_one_at_a_time() {
         let recorded: Vec<&str> = rows[shipped..].iter().map(|r| r[0].as_str()).collect();
         assert_eq!(recorded, released, "round {round}");
         for row in &rows[shipped..] {
-            let snapshot = std::fs::read(root.join(format!("sources/releases/{}.jsonl", row[0])))
-                .unwrap_or_else(|e| panic!("round {round}: the snapshot of {}: {e}", row[0]));
+            let snapshot = crate::common::release_snapshot(root, &row[0])
+                .unwrap_or_else(|| panic!("round {round}: the snapshot of {} is missing", row[0]));
             assert_eq!(
-                blake3::hash(&snapshot).to_hex().as_str(),
+                blake3::hash(snapshot.as_bytes()).to_hex().as_str(),
                 row[2],
                 "round {round}"
             );
@@ -493,9 +530,10 @@ fn two_releases_at_once_record_one_at_a_time() {
             .cloned()
             .collect();
         changed.extend(before.keys().filter(|k| !after.contains_key(*k)).cloned());
+        // (No country changed between the releases, so each wrote its index and no record.)
         let mut expected: Vec<String> = released
             .iter()
-            .map(|v| format!("sources/releases/{v}.jsonl"))
+            .map(|v| format!("sources/releases/{v}.index"))
             .chain([
                 "rules/site.toml".into(),
                 "sources/releases/releases.csv".into(),
@@ -526,7 +564,7 @@ fn a_release_while_another_runs_is_refused_and_writes_nothing() {
     let held = std::fs::File::create(&lock_path).unwrap();
     held.try_lock().expect("the test holds the lock");
     let before = tree(root);
-    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+    let run = locref(root, &["release", "2099.1.1-1"], AFTER);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(3), "{stderr}");
     assert_eq!(
@@ -539,7 +577,7 @@ fn a_release_while_another_runs_is_refused_and_writes_nothing() {
     assert_eq!(tree(root), before);
     // Once it is let go, the release goes ahead.
     drop(held);
-    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+    let run = locref(root, &["release", "2099.1.1-1"], AFTER);
     assert!(run.status.success(), "{}", text(&run.stderr));
 }
 
@@ -555,12 +593,12 @@ fn a_release_that_fails_its_check_after_writing_leaves_the_tree_as_it_was() {
         root,
         "rules/templates/release.html",
         "<h1>Release {{ release.version }}</h1>",
-        "<h1>Release {{ release.version }}</h1>{% if release.version == \"2026.11.28-1\" %}{{ no_such_value }}{% endif %}",
+        "<h1>Release {{ release.version }}</h1>{% if release.version == \"2099.1.1-1\" %}{{ no_such_value }}{% endif %}",
     );
     let check = locref(root, &["check"], AFTER);
     assert!(check.status.success(), "{}", text(&check.stderr));
     let before = tree(root);
-    let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+    let run = locref(root, &["release", "2099.1.1-1"], AFTER);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert!(
@@ -592,7 +630,7 @@ fn a_release_that_cannot_write_a_file_takes_back_what_it_wrote() {
         // A folder where the temporary file goes: creating it fails, even for root.
         std::fs::create_dir(root.join(obstructed)).unwrap();
         let before = tree(root);
-        let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+        let run = locref(root, &["release", "2099.1.1-1"], AFTER);
         let stderr = text(&run.stderr);
         assert_eq!(run.status.code(), Some(3), "{obstructed}: {stderr}");
         assert!(
@@ -607,7 +645,7 @@ fn a_release_that_cannot_write_a_file_takes_back_what_it_wrote() {
         );
         // With the way clear, the same release is made.
         std::fs::remove_dir(root.join(obstructed)).unwrap();
-        let run = locref(root, &["release", "2026.11.28-1"], AFTER);
+        let run = locref(root, &["release", "2099.1.1-1"], AFTER);
         assert!(run.status.success(), "{}", text(&run.stderr));
     }
 }
@@ -638,6 +676,7 @@ fn a_bad_register_is_reported_before_what_follows_from_it() {
         register.replacen("2026.11.23-2,", "2026.11.23-2x,", 1),
     )
     .unwrap();
+    crate::common::store_whole(root, "2026.11.23-7");
     let snapshot = "sources/releases/2026.11.23-7.jsonl";
     let original = read(root, snapshot);
     std::fs::write(
@@ -671,6 +710,7 @@ fn a_snapshot_rewritten_with_its_hash_breaks_the_chain() {
     let dir = copy_project();
     let root = dir.path();
     let version = "2026.11.23-3";
+    crate::common::store_whole(root, version);
     let path = format!("sources/releases/{version}.jsonl");
     let edited = read(root, &path).replacen(
         "\"verification\":\"official\"",
@@ -714,6 +754,207 @@ fn a_snapshot_rewritten_with_its_hash_breaks_the_chain() {
     assert_ne!(new_chain, old_chain);
 }
 
+/// The versions of the shipped releases, oldest first.
+fn shipped_versions(root: &Path) -> Vec<String> {
+    register_rows(root)
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect()
+}
+
+/// A project whose releases are all stored whole (as before records) builds the same bytes as the
+/// shipped one; `locref migrate-releases` stores them as indexes and records again, byte for byte the
+/// shipped files, keeping every recorded hash; the build after it is the same; and a second run has
+/// nothing to do.
+#[test]
+fn migrating_whole_snapshots_to_records_keeps_every_byte_published_and_every_hash() {
+    let dir = copy_project();
+    let root = dir.path();
+    let shipped_releases = snapshot(&root.join("sources/releases"));
+    let run = locref(root, &["build", "--out", "public"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let published = snapshot(&root.join("public"));
+    let versions = shipped_versions(root);
+    for version in &versions {
+        crate::common::store_whole(root, version);
+    }
+    assert!(
+        !root
+            .join(format!("sources/releases/{}.index", versions[0]))
+            .exists()
+    );
+    let run = locref(root, &["build", "--out", "public"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        snapshot(&root.join("public")) == published,
+        "whole snapshots build other bytes"
+    );
+
+    let run = locref(root, &["migrate-releases"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).starts_with(&format!("migrated {} release(s) (", versions.len())),
+        "{}",
+        text(&run.stdout)
+    );
+    assert!(snapshot(&root.join("sources/releases")) == shipped_releases);
+    let run = locref(root, &["build", "--out", "public"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        snapshot(&root.join("public")) == published,
+        "the migrated releases build other bytes"
+    );
+
+    let before = inputs(root);
+    let run = locref(root, &["migrate-releases"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).contains("nothing was written"),
+        "{}",
+        text(&run.stdout)
+    );
+    assert_eq!(inputs(root), before);
+}
+
+/// A migration refuses a snapshot that no longer has its recorded hash, and writes nothing.
+#[test]
+fn a_migration_of_an_edited_snapshot_is_refused_and_writes_nothing() {
+    let dir = copy_project();
+    let root = dir.path();
+    let version = &shipped_versions(root)[2];
+    crate::common::store_whole(root, version);
+    let path = format!("sources/releases/{version}.jsonl");
+    let edited = read(root, &path).replacen(
+        "\"verification\":\"official\"",
+        "\"verification\":\"secondary\"",
+        1,
+    );
+    std::fs::write(root.join(&path), edited).unwrap();
+    let before = inputs(root);
+    let run = locref(root, &["migrate-releases"], AFTER);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stderr).contains(&format!(
+            "{path}:1:1: error: this snapshot was changed after its release"
+        )),
+        "{}",
+        text(&run.stderr)
+    );
+    assert_eq!(inputs(root), before);
+}
+
+/// The records and indexes edited by hand: each problem once, where it is.
+#[test]
+fn a_record_or_an_index_edited_by_hand_is_a_located_error() {
+    let dir = copy_project();
+    let root = dir.path();
+    let version = "2026.11.23-3";
+    let index_path = format!("sources/releases/{version}.index");
+    let index = read(root, &index_path);
+    let (code, name) = index.lines().nth(1).unwrap().split_once(' ').unwrap();
+    let record_path = format!("sources/releases/records/{name}.jsonl");
+    let record = read(root, &record_path);
+
+    // A record edited: reported once at the record (however many releases name it), not as each
+    // release's wrong hash.
+    std::fs::write(
+        root.join(&record_path),
+        record.replacen("\"label\":\"", "\"label\":\"Edited ", 1),
+    )
+    .unwrap();
+    let errors = check_errors(root);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(
+        errors[0].starts_with(&format!(
+            "{record_path}:1:1: error: this record was changed after it was written: its blake3 is "
+        )),
+        "{errors:#?}"
+    );
+    // A record that no longer reads: at its line.
+    std::fs::write(
+        root.join(&record_path),
+        record.replacen("{\"id\":", "{\"id\"", 1),
+    )
+    .unwrap();
+    let errors = check_errors(root);
+    assert!(
+        errors.iter().any(|e| e.starts_with(&format!("{record_path}:2:")) && e.contains("not a JSON record")),
+        "{errors:#?}"
+    );
+    // A record missing: at the index line that names it.
+    std::fs::remove_file(root.join(&record_path)).unwrap();
+    let errors = check_errors(root);
+    assert!(
+        errors.contains(&format!(
+            "{index_path}:2:4: error: the record of `{code}` ({record_path}) is missing"
+        )),
+        "{errors:#?}"
+    );
+    std::fs::write(root.join(&record_path), &record).unwrap();
+
+    // An index line edited: at its line; the release's hash is not also reported.
+    std::fs::write(
+        root.join(&index_path),
+        index.replacen(&format!("{code} "), "ZZ ", 1),
+    )
+    .unwrap();
+    assert_eq!(
+        check_errors(root),
+        [format!(
+            "{index_path}:2:1: error: `ZZ` is not a lower-case country code"
+        )]
+    );
+    // An index naming another country's record.
+    let third = index.lines().nth(2).unwrap().split_once(' ').unwrap().1;
+    std::fs::write(root.join(&index_path), index.replacen(name, third, 1)).unwrap();
+    let errors = check_errors(root);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with(&format!("{index_path}:2:4: error: this record holds `"))),
+        "{errors:#?}"
+    );
+    std::fs::write(root.join(&index_path), &index).unwrap();
+
+    // A release stored both ways.
+    std::fs::write(
+        root.join(format!("sources/releases/{version}.jsonl")),
+        crate::common::release_snapshot(root, version).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        check_errors(root),
+        [format!(
+            "sources/releases/{version}.jsonl:1:1: error: release `{version}` is stored twice, whole and as {index_path}: keep the index (`locref migrate-releases` writes it and removes the whole snapshot)"
+        )]
+    );
+}
+
+/// A release of a few changed answers costs the repository what changed: its index and the records of
+/// the countries whose answers changed (at most 50 KB, against about 480 KB for a whole snapshot), and
+/// every release stays verifiable from its recorded hash (each release checks clean after writing).
+#[test]
+fn a_small_release_adds_a_few_kilobytes_to_the_repository() {
+    let dir = copy_project();
+    let root = dir.path();
+    // Whatever the shipped sources hold that is not released yet is released first.
+    // (2097-01-01T00:00:00Z: before the releases `add_releases` makes.)
+    let run = locref(root, &["release", "2097.1.1-1"], "4039372800");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let added = crate::common::releases::add_releases(root, 3, 3);
+    assert_eq!(added.len(), 3);
+    for (n, bytes) in added.iter().enumerate() {
+        assert!(*bytes <= 50_000, "release {}: {bytes} bytes", n + 1);
+        let version = format!("2098.1.1-{}", n + 1);
+        let index = read(root, &format!("sources/releases/{version}.index"));
+        assert!(*bytes >= index.len() as u64);
+    }
+    for row in register_rows(root) {
+        let text = crate::common::release_snapshot(root, &row[0]).unwrap();
+        assert_eq!(blake3::hash(text.as_bytes()).to_hex().as_str(), row[2]);
+    }
+}
+
 // ------------------------------------------------------------------------------ the published history
 
 struct Shipped {
@@ -748,10 +989,8 @@ fn json(path: &str) -> Value {
 type Recorded = BTreeMap<String, (serde_json::Map<String, Value>, BTreeMap<String, Value>)>;
 
 fn recorded(version: &str) -> Recorded {
-    let text = read(
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-        &format!("sources/releases/{version}.jsonl"),
-    );
+    let text =
+        crate::common::release_snapshot(Path::new(env!("CARGO_MANIFEST_DIR")), version).unwrap();
     let mut out = Recorded::new();
     for line in text.lines() {
         let v: Value = serde_json::from_str(line).unwrap();
@@ -1317,7 +1556,7 @@ fn a_project_without_releases_has_an_empty_history_until_its_first_release() {
     let run = locref(root, &["release", "1"], AFTER);
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert!(text(&run.stdout).contains(
-        "released 1 at 2026-11-28T09:00:00Z: 1404 facts of 61 countries; the first release"
+        "released 1 at 2099-01-01T00:00:00Z: 1404 facts of 61 countries; the first release"
     ));
     assert_eq!(
         read(root, "sources/releases/releases.csv").lines().next(),

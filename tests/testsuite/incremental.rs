@@ -1296,7 +1296,7 @@ fn a_new_release_diffs_only_itself() {
     let root = dir.path();
     // Whatever the shipped sources hold that is not released yet is released first, so that the release
     // below holds exactly the one change this test makes.
-    locref::cmd::release::release(root, "2026.11.28-0", "baseline", "2026-11-28T08:00:00Z")
+    locref::cmd::release::release(root, "2099.1.1-0", "baseline", "2098-12-31T23:00:00Z")
         .expect("baseline release");
     let mut session = session(root);
     // A change to release: Australia's SAF-T becomes required (a fact text and a toggle).
@@ -1317,14 +1317,18 @@ fn a_new_release_diffs_only_itself() {
     let before = snapshot(&root.join("public"));
     let released = locref::cmd::release::release(
         root,
-        "2026.11.28-1",
+        "2099.1.1-1",
         "Australia: SAF-T required",
-        "2026-11-28T09:00:00Z",
+        "2099-01-01T00:00:00Z",
     )
     .expect("release");
     assert_eq!(released.changes, Some(2));
+    // One new record: Australia's (every other country's is the last release's).
+    assert_eq!(released.new_records.len(), 1, "{released:?}");
+    let au_record = released.new_records[0].0.clone();
     let report = session.rebuild(&[
-        root.join("sources/releases/2026.11.28-1.jsonl"),
+        root.join(&au_record),
+        root.join("sources/releases/2099.1.1-1.index"),
         root.join("sources/releases/releases.csv"),
         root.join("rules/site.toml"),
     ]);
@@ -1332,8 +1336,9 @@ fn a_new_release_diffs_only_itself() {
         report.changed_inputs,
         [
             "rules/site.toml",
-            "sources/releases/2026.11.28-1.jsonl",
-            "sources/releases/releases.csv"
+            "sources/releases/2099.1.1-1.index",
+            au_record.as_str(),
+            "sources/releases/releases.csv",
         ]
     );
     assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
@@ -1352,21 +1357,21 @@ fn a_new_release_diffs_only_itself() {
     // and the sitemap lists the new page.
     expect![[r#"
         base_url × 1
-        broken_links × 213
+        broken_links × 215
         check_releases × 1
         check_routes × 1
         condensed_twin × 5
         country_history × 61
         country_history_context × 61
-        decoded_text × 3
+        decoded_text × 4
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
-        file × 82
+        file × 475
         last_release × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 124
+        output_digest × 125
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
@@ -1380,7 +1385,7 @@ fn a_new_release_diffs_only_itself() {
         output_file(api_news) × 1
         output_file(api_partner_flags) × 1
         output_file(api_partners) × 1
-        output_file(api_release) × 12
+        output_file(api_release) × 13
         output_file(api_releases) × 1
         output_file(api_sponsors) × 1
         output_file(api_toggles) × 1
@@ -1417,11 +1422,12 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 1
         page_layout × 2
         page_links × 10
-        page_search_items × 32
+        page_search_items × 33
         page_skeleton × 2
         part_problems × 88
-        previous_release × 12
+        previous_release × 13
         published_csv × 8
+        record_state × 1
         reference_date × 1
         release_changes × 1
         release_changes_json × 1
@@ -1430,7 +1436,7 @@ fn a_new_release_diffs_only_itself() {
         release_files × 1
         release_listing_json × 1
         release_register × 1
-        release_summary × 12
+        release_summary × 13
         release_time × 11
         release_versions × 1
         releases × 1
@@ -1439,7 +1445,9 @@ fn a_new_release_diffs_only_itself() {
         snapshot_codes × 1
         snapshot_country × 61
         snapshot_digest × 1
-        snapshot_of × 1
+        snapshot_index × 1
+        snapshot_record × 61
+        snapshot_size × 1
         toggle_labels × 1
         twin_title × 5
         unreleased_codes × 1
@@ -1453,7 +1461,7 @@ fn a_new_release_diffs_only_itself() {
         .keys()
         .filter(|p| p.starts_with("api/v1/"))
         .map(|p| format!("/{p}"))
-        .chain(["/api/v1/releases/2026.11.28-1.json".to_string()])
+        .chain(["/api/v1/releases/2099.1.1-1.json".to_string()])
         .collect();
     assert!(
         envelopes.iter().all(|p| written.contains(p.as_str())),
@@ -1471,8 +1479,8 @@ fn a_new_release_diffs_only_itself() {
         /au/index.html
         /au/index.md
         /changes.xml
-        /changes/2026.11.28-1/index.html
-        /changes/2026.11.28-1/index.md
+        /changes/2099.1.1-1/index.html
+        /changes/2099.1.1-1/index.md
         /changes/index.html
         /changes/index.md
         /data/datapackage.json
@@ -1485,8 +1493,8 @@ fn a_new_release_diffs_only_itself() {
     "#]]
     .assert_eq(&others);
     let changes: serde_json::Value =
-        serde_json::from_str(&read(root, "public/api/v1/releases/2026.11.28-1.json")).unwrap();
-    assert_eq!(changes["data"]["previous"], "2026.11.28-0");
+        serde_json::from_str(&read(root, "public/api/v1/releases/2099.1.1-1.json")).unwrap();
+    assert_eq!(changes["data"]["previous"], "2099.1.1-0");
     assert_eq!(changes["data"]["change_count"], 2);
     let kinds: Vec<&str> = changes["data"]["changes"]
         .as_array()
@@ -1497,7 +1505,7 @@ fn a_new_release_diffs_only_itself() {
     assert_eq!(kinds, ["toggle_flipped", "value_changed"]);
     let unreleased: serde_json::Value =
         serde_json::from_str(&read(root, "public/api/v1/changes.json")).unwrap();
-    assert_eq!(unreleased["data"][0]["release"], "2026.11.28-1");
+    assert_eq!(unreleased["data"][0]["release"], "2099.1.1-1");
 }
 
 /// A touch and an editor's atomic save of identical bytes: nothing re-runs, nothing is written.
@@ -1651,8 +1659,8 @@ const BREAKABLE: [&str; 7] = [
     "rules/toggles.toml",
     "sources/registers/erps.json",
     "sources/tables/vat.csv",
-    // A released snapshot edited by hand, and the register of the releases.
-    "sources/releases/2026.11.23-7.jsonl",
+    // A release's index edited by hand, and the register of the releases.
+    "sources/releases/2026.11.23-7.index",
     "sources/releases/releases.csv",
 ];
 
@@ -1890,11 +1898,16 @@ fn apply(session: &mut Session, root: &Path, edit: &Edit, atomic: bool) -> Vec<P
             let time = (last_at + jiff::SignedDuration::from_mins(1)).to_string();
             let released = locref::cmd::release::release(root, &next, "random edit", &time);
             match released {
-                Ok(_) => vec![
-                    root.join(format!("sources/releases/{next}.jsonl")),
-                    root.join("sources/releases/releases.csv"),
-                    root.join("rules/site.toml"),
-                ],
+                Ok(released) => released
+                    .new_records
+                    .iter()
+                    .map(|(record, _)| root.join(record))
+                    .chain([
+                        root.join(&released.snapshot),
+                        root.join("sources/releases/releases.csv"),
+                        root.join("rules/site.toml"),
+                    ])
+                    .collect(),
                 // The sources do not check clean (a pending break batched with this step): nothing was
                 // written.
                 Err(locref::cmd::release::ReleaseError::Invalid(_)) => Vec::new(),

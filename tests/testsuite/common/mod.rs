@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod releases;
 pub mod scale;
 pub mod served;
 
@@ -257,4 +258,35 @@ pub fn locref_binary(
 /// A process's output stream as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The text of release `version`'s snapshot in the project at `root`: its whole file
+/// (`sources/releases/<version>.jsonl`, the form before records), or the records its index names, put
+/// end to end (`sources/README.md`, "releases/"). `None` if the release has neither.
+pub fn release_snapshot(root: &Path, version: &str) -> Option<String> {
+    let releases = root.join("sources/releases");
+    if let Ok(text) = std::fs::read_to_string(releases.join(format!("{version}.jsonl"))) {
+        return Some(text);
+    }
+    let index = std::fs::read_to_string(releases.join(format!("{version}.index"))).ok()?;
+    let mut text = String::new();
+    for line in index.lines() {
+        let (_, name) = line
+            .split_once(' ')
+            .expect("an index line is `<code> <record>`");
+        text.push_str(&read(
+            root,
+            &format!("sources/releases/records/{name}.jsonl"),
+        ));
+    }
+    Some(text)
+}
+
+/// Stores release `version` whole, as a project made before `locref migrate-releases` does: its records
+/// put end to end in `<version>.jsonl`, its index removed (the records stay, named by no index).
+pub fn store_whole(root: &Path, version: &str) {
+    let text = release_snapshot(root, version).expect("the release's snapshot");
+    let releases = root.join("sources/releases");
+    std::fs::write(releases.join(format!("{version}.jsonl")), text).unwrap();
+    std::fs::remove_file(releases.join(format!("{version}.index"))).unwrap();
 }
