@@ -672,10 +672,10 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 73
+            output_digest × 13
             output_file(api_calendar) × 1
             output_file(calendar) × 1
-            output_file(country_calendar) × 61
+            output_file(country_calendar) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
             output_file(datapackage) × 1
@@ -749,13 +749,13 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 86
+            output_digest × 26
             output_file(api_calendar) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 11
             output_file(api_facts) × 1
             output_file(calendar) × 1
-            output_file(country_calendar) × 61
+            output_file(country_calendar) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
             output_file(datapackage) × 1
