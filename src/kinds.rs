@@ -144,6 +144,13 @@ pub enum FileKind {
     Sitemap,
     /// `/robots.txt`: names the sitemap.
     Robots,
+    // Subscriptions per country and per ERP (src/render/history.rs, src/render/calendar.rs).
+    /// `/{code}/changes.xml`: an Atom feed of one country's changes.
+    CountryFeed,
+    /// `/{code}/calendar.ics`: one country's dated phases as an iCalendar file.
+    CountryCalendar,
+    /// `/erp/{id}/changes.xml`: an Atom feed of the changes of the facts about one ERP.
+    ErpFeed,
 }
 
 /// The renderer a route names.
@@ -224,6 +231,8 @@ impl FileKind {
     pub const fn param(self) -> Param {
         match self {
             FileKind::DataJson | FileKind::DataCsv => Param::Stem,
+            FileKind::CountryFeed | FileKind::CountryCalendar => Param::Country,
+            FileKind::ErpFeed => Param::Erp,
             FileKind::Openapi
             | FileKind::Datapackage
             | FileKind::DataLicence

@@ -78,7 +78,9 @@ enum Command {
     Release {
         /// The new version: numbers separated by `.` or `-` (2026.11.23-1), greater than every release.
         version: String,
-        /// A one-line release note (recorded in releases.csv, shown in the API, the page and the feed).
+        /// The note a reader sees: one line saying what changed for readers ("Norway: B2B mandate
+        /// enacted from 2027-01-01"), recorded in releases.csv and shown on /changes/, the release's page,
+        /// the API and the feeds.
         #[arg(long, default_value = "")]
         note: String,
     },
@@ -309,6 +311,9 @@ fn release(version: &str, note: &str) -> ExitCode {
     match release(Path::new("."), version, note, &build_time()) {
         Ok(done) => {
             let changes = match (&done.previous, done.changes) {
+                (Some(previous), Some(0)) => format!(
+                    "no change since {previous}: this release records none (its facts and toggles are those of {previous})"
+                ),
                 (Some(previous), Some(n)) => {
                     format!("{} since {previous}", locref::resources::changes_counted(n))
                 }

@@ -740,6 +740,44 @@ impl ChangeKind {
     }
 }
 
+impl ChangeKind {
+    /// Whether a change of this kind changes an answer (a value, a status or date or scope in a fact's
+    /// text, a toggle, a support type, a fact added or removed) or only the curation behind it (a source,
+    /// a grade).
+    pub fn substance(self) -> Substance {
+        match self {
+            ChangeKind::ToggleFlipped
+            | ChangeKind::Added
+            | ChangeKind::Removed
+            | ChangeKind::ValueChanged
+            | ChangeKind::EffectiveDateChanged => Substance::Answer,
+            ChangeKind::VerificationRaised
+            | ChangeKind::VerificationLowered
+            | ChangeKind::SourceChanged => Substance::Curation,
+        }
+    }
+}
+
+/// What a change changes: an answer a reader reads, or only the curation behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Substance {
+    /// An answer changed: a fact's value (a status, a date, a scope, a support type), its effective
+    /// date, a toggle, a fact added or removed.
+    Answer,
+    /// Only the curation behind an answer changed: its sources or its grade (verification).
+    Curation,
+}
+
+impl Substance {
+    pub fn name(self) -> &'static str {
+        match self {
+            Substance::Answer => "answer",
+            Substance::Curation => "curation",
+        }
+    }
+}
+
 /// A number of changes in words: `1 change`, `479 changes`.
 pub fn changes_counted(n: usize) -> String {
     format!("{n} change{}", if n == 1 { "" } else { "s" })
@@ -776,6 +814,12 @@ pub struct Change {
     /// The fact's label as the data recorded it, or the toggle's name.
     pub label: String,
     pub kind: ChangeKind,
+    /// `answer` when the change changes an answer (a value, a date, a toggle, a fact added or removed),
+    /// `curation` when it changes only what the answer rests on (its sources, its grade).
+    pub substance: Substance,
+    /// The change as a sentence a reader understands, with the country's name first (`Norway: B2B
+    /// e-invoicing mandate: yes (was: unknown)`).
+    pub sentence: String,
     /// Before: null for an added fact, an unknown toggle, or a date that was not recorded.
     pub old: Option<ChangeValue>,
     /// After: null for a removed fact, an unknown toggle, or a date no longer recorded.
@@ -805,6 +849,20 @@ impl std::ops::AddAssign for ChangeCounts {
 }
 
 impl ChangeCounts {
+    /// How many of the counted changes change an answer.
+    pub fn answers(&self) -> u64 {
+        self.by_kind()
+            .into_iter()
+            .filter(|(kind, _)| kind.substance() == Substance::Answer)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// How many of the counted changes change only the curation behind an answer.
+    pub fn curation(&self) -> u64 {
+        self.total() - self.answers()
+    }
+
     pub fn of(changes: &[Change]) -> ChangeCounts {
         let mut counts = ChangeCounts::default();
         for change in changes {
@@ -867,6 +925,12 @@ pub struct Release {
     pub change_count: Option<u64>,
     /// The changes by kind; null for the first release.
     pub change_counts: Option<ChangeCounts>,
+    /// How many of the changes change an answer (a value, a date, a toggle, a fact added or removed);
+    /// null for the first release.
+    pub answer_change_count: Option<u64>,
+    /// How many change only the curation behind an answer (its sources, its grade); null for the first
+    /// release.
+    pub curation_change_count: Option<u64>,
     /// Site-relative path of the release's change set.
     pub api_url: String,
 }

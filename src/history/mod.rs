@@ -38,7 +38,7 @@ use crate::parse::csv_table::{Header, read_table};
 use crate::parse::source_text;
 use crate::parse::tables::{Located, Pos};
 use crate::resources::Change;
-use diff::{Published, diff_country};
+use diff::{Names, Published, diff_country};
 use snapshot::{CountryState, IndexEntry, Snapshot};
 use version::Version;
 
@@ -658,7 +658,44 @@ pub fn release_country_changes<'db>(
         release: Some(key.version(db)),
         released_at: release_time(db, release).as_deref(),
     };
-    diff_country(key.code(db), before.as_deref(), after.as_deref(), published)
+    let country = name_of(db, key.code(db));
+    let names = Names {
+        country: &country,
+        toggles: toggle_names(db),
+    };
+    diff_country(
+        key.code(db),
+        &names,
+        before.as_deref(),
+        after.as_deref(),
+        published,
+    )
+}
+
+/// Each toggle's label, as a change's sentence names it: (name, label), a projection of
+/// `rules/toggles.toml`, so an edit of a rule's pattern stops here.
+#[salsa::tracked(returns(ref))]
+pub fn toggle_names(db: &dyn salsa::Database) -> Vec<(String, String)> {
+    let rules = &crate::parse::rules::toggle_rules(db).value;
+    crate::resources::Toggles::NAMES
+        .iter()
+        .map(|name| {
+            let label = rules
+                .iter()
+                .find(|r| r.name == *name)
+                .and_then(|r| r.label.clone())
+                .unwrap_or_else(|| name.replace('_', " "));
+            (name.to_string(), label)
+        })
+        .collect()
+}
+
+/// The country's name as a change's sentence says it: the register's, else its code (a country the
+/// register no longer has).
+fn name_of(db: &dyn salsa::Database, code: &str) -> String {
+    country_info(db, CountryKey::new(db, code.to_string()))
+        .as_ref()
+        .map_or_else(|| code.to_string(), |c| c.name.clone())
 }
 
 /// Every change of one release, by country.
@@ -712,8 +749,14 @@ pub fn unreleased_country_changes<'db>(
         ReleaseCountry::new(db, last.clone(), key.code(db).clone()),
     );
     let after = current_country_state(db, key);
+    let country = name_of(db, key.code(db));
+    let names = Names {
+        country: &country,
+        toggles: toggle_names(db),
+    };
     diff_country(
         key.code(db),
+        &names,
         before.as_deref(),
         after.as_ref(),
         Published::UNRELEASED,

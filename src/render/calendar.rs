@@ -15,7 +15,7 @@ use serde_json::Value as Json;
 
 use super::Rendered;
 use super::pages::shared::{SiteContext, site_context, to_json};
-use crate::derive::obligations::calendar;
+use crate::derive::obligations::{calendar, country_calendar};
 use crate::model::{base_url, reference_date};
 use crate::parse::rules::site_rules;
 use crate::parse::tables::PartialDate;
@@ -98,9 +98,52 @@ fn event(entry: &CalendarEntry, base: &str, reference: &str) -> Option<Event> {
 }
 
 pub fn calendar_ics(db: &dyn salsa::Database) -> Rendered {
+    let site = &site_rules(db).value;
+    let name = format!("{}: obligation dates", site.title);
+    let description = format!(
+        "Start dates of e-invoicing, real-time reporting, SAF-T and audit-file obligations, as {} records them. {}",
+        site.title, site.informational_notice
+    );
+    ics(db, &name, &description, calendar(db).iter())
+}
+
+/// Site-relative path of a country's calendar.
+pub(crate) fn country_calendar_path(code: &str) -> String {
+    format!("/{code}/calendar.ics")
+}
+
+/// `/{code}/calendar.ics`: one country's dated phases, as `/calendar.ics` has them.
+pub(crate) fn country_calendar_ics(db: &dyn salsa::Database, code: &str) -> Rendered {
+    let site = &site_rules(db).value;
+    let country =
+        crate::model::country_info(db, crate::model::CountryKey::new(db, code.to_string()))
+            .as_ref()
+            .map_or_else(|| code.to_string(), |c| c.name.clone());
+    let name = format!("{}: {country}: obligation dates", site.title);
+    let description = format!(
+        "Start dates of {country}'s e-invoicing, real-time reporting, SAF-T and audit-file obligations, as {} records them. {}",
+        site.title, site.informational_notice
+    );
+    // The country's own phases (in the same order as in `/calendar.ics`): an edit of another country's
+    // phase does not render this file again.
+    let key = crate::model::CountryKey::new(db, code.to_string());
+    ics(db, &name, &description, country_calendar(db, key).iter())
+}
+
+/// How many dated phases a country's calendar holds.
+pub(crate) fn country_calendar_count(db: &dyn salsa::Database, code: &str) -> usize {
+    country_calendar(db, crate::model::CountryKey::new(db, code.to_string())).len()
+}
+
+/// A calendar of `entries`: one PRODID, one all-day event per phase (see the module documentation).
+fn ics<'a>(
+    db: &dyn salsa::Database,
+    name: &str,
+    description: &str,
+    entries: impl Iterator<Item = &'a CalendarEntry>,
+) -> Rendered {
     let base = base_url(db);
     let reference = reference_date(db);
-    let site = &site_rules(db).value;
     // `Calendar::new()` brings its own PRODID; RFC 5545 allows one, so the calendar starts empty and
     // names its own.
     let mut ics = Calendar::empty();
@@ -110,12 +153,9 @@ pub fn calendar_ics(db: &dyn salsa::Database) -> Rendered {
         "-//locref//Localization Reference Data Service//EN",
     ));
     ics.append_property(("CALSCALE", "GREGORIAN"));
-    ics.name(&format!("{}: obligation dates", site.title));
-    ics.description(&format!(
-        "Start dates of e-invoicing, real-time reporting, SAF-T and audit-file obligations, as {} records them. {}",
-        site.title, site.informational_notice
-    ));
-    for entry in calendar(db) {
+    ics.name(name);
+    ics.description(description);
+    for entry in entries {
         if let Some(event) = event(entry, base, reference) {
             ics.push(event);
         }

@@ -19,8 +19,7 @@ use crate::history::{
 use crate::model::{CountryKey, base_url, countries};
 use crate::parse::rules::site_rules;
 use crate::resources::{
-    Change, ChangeCounts, ChangeKind, ChangeValue, Envelope, Release, ReleaseDetail,
-    changes_counted,
+    Change, ChangeCounts, ChangeKind, Envelope, Release, ReleaseDetail, Substance, changes_counted,
 };
 use crate::routes::{Output, outputs};
 
@@ -51,6 +50,8 @@ pub fn release_summary<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) 
         countries,
         change_count: changes.map(|c| c.len() as u64),
         change_counts: changes.map(|c| ChangeCounts::of(c)),
+        answer_change_count: changes.map(|c| ChangeCounts::of(c).answers()),
+        curation_change_count: changes.map(|c| ChangeCounts::of(c).curation()),
         api_url: release_api_path(&row.version),
     })
 }
@@ -156,22 +157,7 @@ pub(crate) fn api_release<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
 
 // ------------------------------------------------------------------------------- shown to people
 
-/// A value of a change as the pages and the feed show it.
-pub(crate) fn shown(value: &Option<ChangeValue>, kind: ChangeKind) -> String {
-    match value {
-        Some(ChangeValue::Text(text)) => text.to_string(),
-        Some(ChangeValue::Flag(true)) => "yes".into(),
-        Some(ChangeValue::Flag(false)) => "no".into(),
-        Some(ChangeValue::Urls(urls)) if urls.is_empty() => "none".into(),
-        // One URL a line (the pages keep line breaks in a change's values).
-        Some(ChangeValue::Urls(urls)) => urls.join("\n"),
-        None => match kind {
-            ChangeKind::ToggleFlipped => "unknown".into(),
-            ChangeKind::EffectiveDateChanged => "not recorded".into(),
-            _ => String::new(),
-        },
-    }
-}
+pub(crate) use crate::history::diff::shown;
 
 /// The date part of a release time.
 pub(crate) fn day(time: &str) -> &str {
@@ -211,52 +197,43 @@ const FEED_CHANGES: usize = 100;
 /// How many releases the feed carries (the newest).
 const FEED_RELEASES: usize = 50;
 
-/// One change as a line of a feed entry (HTML, escaped).
-fn feed_line(db: &dyn salsa::Database, change: &Change) -> String {
-    let country = country_name(db, &change.country);
-    let what = match (&change.fact_id, &change.toggle) {
-        (Some(id), _) => format!("{} ({id})", change.label),
-        (None, Some(toggle)) => {
-            format!("toggle {}", toggle_label(db, toggle).unwrap_or(toggle))
-        }
-        (None, None) => change.label.clone(),
-    };
-    let old = shown(&change.old, change.kind);
-    let new = shown(&change.new, change.kind);
-    let text = match change.kind {
-        ChangeKind::Added => format!("{country}: {what} added: “{new}”"),
-        ChangeKind::Removed => format!("{country}: {what} removed (was “{old}”)"),
-        kind => format!("{country}: {what}: {}: “{old}” → “{new}”", kind.words()),
-    };
-    format!("<li>{}</li>", crate::render::escape::escape_html(&text))
-}
-
-/// The HTML content of a feed entry: the counts by kind, then the changes (the first
-/// [`FEED_CHANGES`], and a link to the rest).
+/// The HTML content of a feed entry: the answer changes, each a sentence (the first [`FEED_CHANGES`],
+/// then a link to the rest), and the curation changes (sources and grades) counted, one link away.
 fn feed_content<'a>(
-    db: &dyn salsa::Database,
     counts: &ChangeCounts,
     changes: impl Iterator<Item = &'a Change>,
     more_at: &str,
 ) -> String {
-    let total = counts.total() as usize;
-    let words: Vec<String> = kinds_that_occur(counts)
-        .map(|(kind, n)| kind.counted(n))
-        .collect();
+    let (answers, curation) = (counts.answers() as usize, counts.curation() as usize);
     let mut html = format!(
-        "<p>{}: {}.</p><ul>",
-        changes_counted(total),
-        words.join(", ")
+        "<p>{}: {answers} answer {}, {curation} curation {} (sources and grades).</p>",
+        changes_counted(counts.total() as usize),
+        if answers == 1 { "change" } else { "changes" },
+        if curation == 1 { "change" } else { "changes" },
     );
-    for change in changes.take(FEED_CHANGES) {
-        html.push_str(&feed_line(db, change));
+    if answers > 0 {
+        html.push_str("<ul>");
+        for change in changes
+            .filter(|c| c.substance == Substance::Answer)
+            .take(FEED_CHANGES)
+        {
+            html.push_str(&format!(
+                "<li>{}</li>",
+                crate::render::escape::escape_html(&super::pages::plain_clauses(&change.sentence))
+            ));
+        }
+        html.push_str("</ul>");
     }
-    html.push_str("</ul>");
-    if total > FEED_CHANGES {
+    let more_at = crate::render::escape::escape_html(more_at);
+    if answers > FEED_CHANGES {
         html.push_str(&format!(
-            "<p>… and {} more: <a href=\"{}\">all changes</a>.</p>",
-            total - FEED_CHANGES,
-            crate::render::escape::escape_html(more_at)
+            "<p>… and {} more answer changes: <a href=\"{more_at}\">all changes</a>.</p>",
+            answers - FEED_CHANGES,
+        ));
+    }
+    if curation > 0 {
+        html.push_str(&format!(
+            "<p>The curation changes are listed with every change: <a href=\"{more_at}\">all changes</a>.</p>"
         ));
     }
     html
@@ -279,7 +256,7 @@ pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
                 "Release {version}: {} since {previous}",
                 changes_counted(changes.len())
             ),
-            feed_content(db, &ChangeCounts::of(changes), changes.iter(), &api),
+            feed_content(&ChangeCounts::of(changes), changes.iter(), &page),
         ),
         None => (
             format!("Release {version}: the first release"),
@@ -344,10 +321,9 @@ pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
             escape_xml(&page),
             escape_xml(&page),
             escape_xml(&feed_content(
-                db,
                 counts,
                 crate::history::each_unreleased_change(db),
-                &format!("{base}/api/v1/changes.json")
+                &page
             )),
         ));
     }
@@ -356,6 +332,116 @@ pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
     }
     xml.push_str("</feed>\n");
     Rendered::new(xml.into_bytes())
+}
+
+// ------------------------------------------------------------------- per-country and per-ERP feeds
+
+/// Site-relative path of a country's Atom feed.
+pub(crate) fn country_feed_path(code: &str) -> String {
+    format!("/{code}/changes.xml")
+}
+
+/// Site-relative path of an ERP's Atom feed.
+pub(crate) fn erp_feed_path(id: &str) -> String {
+    format!("/erp/{id}/changes.xml")
+}
+
+/// An Atom feed of one subject's history (a country's or an ERP's), newest first: one entry per release
+/// that changed it, and one for its changes not released yet (dated by the build that last changed
+/// them). Each entry leads with the answer changes as sentences and counts the curation changes.
+fn history_feed(
+    db: &dyn salsa::Database,
+    title: &str,
+    self_path: &str,
+    page_path: &str,
+    changes: &[Change],
+) -> Rendered {
+    let site = &site_rules(db).value;
+    let base = base_url(db);
+    let now = GENERATED_AT_MARK;
+    let page = format!("{base}{page_path}#history");
+    let mut xml = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title>{}</title>\n  <subtitle>{}</subtitle>\n  <id>{}</id>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n  <updated>{now}</updated>\n  <author><name>{}</name></author>\n  <rights>{}</rights>\n",
+        escape_xml(&format!("{}: {title}: changes", site.title)),
+        escape_xml(&format!(
+            "What changed in the published answers about {title}, release by release: the answers first, the curation (sources and grades) counted. {}",
+            site.informational_notice
+        )),
+        escape_xml(&format!("{base}{self_path}")),
+        escape_xml(&format!("{base}{self_path}")),
+        escape_xml(&page),
+        escape_xml(&site.title),
+        escape_xml(&site.api_licence.attribution),
+    );
+    let mut start = 0;
+    while start < changes.len() {
+        let release = &changes[start].release;
+        let end = changes[start..]
+            .iter()
+            .position(|c| &c.release != release)
+            .map_or(changes.len(), |n| start + n);
+        let group = &changes[start..end];
+        start = end;
+        let counts = ChangeCounts::of(group);
+        let answers = counts.answers();
+        let curation = counts.curation();
+        let what = format!(
+            "{answers} answer {}, {curation} curation {}",
+            if answers == 1 { "change" } else { "changes" },
+            if curation == 1 { "change" } else { "changes" },
+        );
+        let (entry_title, id, link, time) = match release {
+            Some(version) => (
+                format!("Release {version}: {title}: {what}"),
+                format!("{base}{self_path}#{version}"),
+                format!("{base}{}", release_page_path(version)),
+                group[0].released_at.clone().unwrap_or_default(),
+            ),
+            None => (
+                format!("Not released yet: {title}: {what}"),
+                format!("{base}{self_path}#unreleased"),
+                page.clone(),
+                now.to_string(),
+            ),
+        };
+        xml.push_str(&format!(
+            "  <entry>\n    <title>{}</title>\n    <id>{}</id>\n    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n    <updated>{time}</updated>\n    <content type=\"html\">{}</content>\n  </entry>\n",
+            escape_xml(&entry_title),
+            escape_xml(&id),
+            escape_xml(&link),
+            escape_xml(&feed_content(&counts, group.iter(), &link)),
+        ));
+    }
+    xml.push_str("</feed>\n");
+    Rendered::new(xml.into_bytes())
+}
+
+/// `/{code}/changes.xml`: one country's changes as an Atom feed.
+pub(crate) fn country_feed(db: &dyn salsa::Database, code: &str) -> Rendered {
+    let key = CountryKey::new(db, code.to_string());
+    let name = crate::model::country_info(db, key)
+        .as_ref()
+        .map_or_else(|| code.to_string(), |c| c.name.clone());
+    history_feed(
+        db,
+        &name,
+        &country_feed_path(code),
+        &format!("/{code}/"),
+        crate::history::country_history(db, key),
+    )
+}
+
+/// `/erp/{id}/changes.xml`: the changes of the facts about one ERP as an Atom feed.
+pub(crate) fn erp_feed(db: &dyn salsa::Database, id: &str) -> Rendered {
+    let key = crate::model::ErpKey::new(db, id.to_string());
+    let name = crate::model::erp_name(db, id);
+    history_feed(
+        db,
+        &name,
+        &erp_feed_path(id),
+        &format!("/erp/{id}/"),
+        crate::history::erp_history(db, key),
+    )
 }
 
 // ---------------------------------------------------------------------------------- crawler files

@@ -595,6 +595,31 @@ impl FileKind {
                 count: None,
                 response: text_response,
             },
+            // Subscriptions per country and per ERP (history.rs, calendar.rs).
+            FileKind::CountryFeed | FileKind::ErpFeed => FileSpec {
+                render: |db, output| match output.renderer {
+                    Renderer::File(FileKind::ErpFeed) => history::erp_feed(db, &param_of(output)),
+                    _ => history::country_feed(db, &param_of(output)),
+                },
+                check: None,
+                count: None,
+                response: |_, _, _| {
+                    let schema =
+                        json!({"type": "string", "description": "An Atom 1.0 feed (RFC 4287)."});
+                    ("application/xml".into(), schema)
+                },
+            },
+            FileKind::CountryCalendar => FileSpec {
+                render: |db, output| calendar::country_calendar_ics(db, &param_of(output)),
+                check: None,
+                count: Some(|db, output| {
+                    Some(calendar::country_calendar_count(db, &param_of(output)) as u64)
+                }),
+                response: |_, _, _| {
+                    let schema = json!({"type": "string", "description": "An iCalendar (RFC 5545) file: one all-day event per dated phase of one country."});
+                    ("text/calendar".into(), schema)
+                },
+            },
         }
     }
 }

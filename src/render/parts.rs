@@ -57,6 +57,21 @@ impl PartsSpec {
             enclosing: ("<table><tbody>", "</tbody></table>"),
         }
     }
+
+    /// Parts that are blocks of a page's body (a heading and a list each): each rendered by `macro_name`
+    /// from `value`, for each of `params`.
+    pub(crate) const fn blocks(
+        params: fn(&dyn salsa::Database) -> &[String],
+        value: fn(&dyn salsa::Database, &str) -> Json,
+        macro_name: &'static str,
+    ) -> PartsSpec {
+        PartsSpec {
+            params,
+            value,
+            macro_name,
+            enclosing: ("<div>", "</div>"),
+        }
+    }
 }
 
 /// One part of a page kind in one format, as a query key.

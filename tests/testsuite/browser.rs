@@ -1403,3 +1403,116 @@ fn the_try_it_controls_are_styled_like_the_rest_of_the_site() {
         assert_eq!(styles[control], styles["site"], "{control}: {styles}");
     }
 }
+
+/// The follow section of `/changes/`: a reader ticks two countries and gets a subscription list (OPML)
+/// naming exactly their feeds; each feed it names is served, is Atom a feed parser reads, and holds only
+/// that country's changes. (The site is static: a feed of an arbitrary set of countries cannot exist for
+/// every set, so the list of per-country feeds stands for it.)
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_follow_section_builds_a_subscription_to_the_chosen_countries() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        browser.goto(&url(&served, "/changes/#follow"));
+        browser.wait_for(
+            "the follow boxes",
+            "return document.querySelector('#follow-form.scripted') !== null",
+        );
+        // The same address at the next width keeps the page (and its ticks): start from none ticked.
+        browser.script(
+            "document.querySelectorAll('#follow-form input:checked').forEach(b => b.click())",
+        );
+        browser.click("#follow-form input[value=no]");
+        browser.click("#follow-form input[value=de]");
+        browser.wait_for(
+            "the subscription list",
+            "return !document.getElementById('follow-result').hidden && document.getElementById('follow-count').textContent === '2'",
+        );
+        browser.script("document.getElementById('follow-result').scrollIntoView()");
+        browser.screenshot(&format!("changes-follow-{width}"));
+        let outlines = browser.script(
+            "const href = document.getElementById('follow-opml').href;
+             const xml = decodeURIComponent(href.slice(href.indexOf(',') + 1));
+             const doc = new DOMParser().parseFromString(xml, 'application/xml');
+             if (doc.querySelector('parsererror')) return 'not XML: ' + xml;
+             return [...doc.querySelectorAll('body > outline')].map(o => [o.getAttribute('text'), o.getAttribute('xmlUrl')]);",
+        );
+        let outlines = outlines
+            .as_array()
+            .unwrap_or_else(|| panic!("{outlines}"))
+            .clone();
+        let base = url(&served, "");
+        let mut chosen: Vec<(String, String)> = Vec::new();
+        for outline in &outlines {
+            let feed_url = outline[1].as_str().unwrap();
+            let path = feed_url
+                .strip_prefix(&base)
+                .unwrap_or_else(|| panic!("{feed_url} is on the site"));
+            let reply = crate::common::http::send(&served.address, "GET", path, None);
+            assert_eq!(reply.status, 200, "{path}");
+            let feed = feed_rs::parser::parse(reply.body.as_slice())
+                .unwrap_or_else(|e| panic!("{path} is a feed: {e}"));
+            assert_eq!(feed.feed_type, feed_rs::model::FeedType::Atom);
+            let title = feed.title.unwrap().content;
+            let name = title
+                .strip_prefix("Localization Reference Data Service: ")
+                .and_then(|t| t.strip_suffix(": changes"))
+                .unwrap()
+                .to_string();
+            assert_eq!(outline[0], format!("{name}: changes"));
+            assert!(!feed.entries.is_empty(), "{path}");
+            for entry in &feed.entries {
+                let body = entry.content.as_ref().unwrap().body.clone().unwrap();
+                for item in body.split("<li>").skip(1) {
+                    assert!(
+                        item.starts_with(&format!("{name}: ")),
+                        "{path} holds only {name}'s changes: {item}"
+                    );
+                }
+            }
+            chosen.push((path.to_string(), name));
+        }
+        chosen.sort();
+        assert_eq!(
+            chosen,
+            [
+                ("/de/changes.xml".to_string(), "Germany".to_string()),
+                ("/no/changes.xml".to_string(), "Norway".to_string()),
+            ]
+        );
+        // The chosen calendars are listed too.
+        let links = browser.script(
+            "return [...document.querySelectorAll('#follow-links a')].map(a => a.getAttribute('href'))",
+        );
+        let links: BTreeSet<String> = links
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().strip_prefix(&base).unwrap().to_string())
+            .collect();
+        assert_eq!(
+            links,
+            BTreeSet::from(
+                [
+                    "/de/calendar.ics",
+                    "/de/changes.xml",
+                    "/no/calendar.ics",
+                    "/no/changes.xml"
+                ]
+                .map(String::from)
+            )
+        );
+        // The page itself never scrolls sideways (the list's columns wrap).
+        assert_eq!(
+            browser.script("return document.documentElement.scrollWidth <= innerWidth"),
+            true,
+            "too wide: {}",
+            browser.script(WIDER_THAN_THE_WINDOW)
+        );
+        let errors = browser.console_errors();
+        assert!(errors.is_empty(), "console errors: {errors:#?}");
+    }
+}

@@ -1235,9 +1235,11 @@ fn the_feed_is_atom_that_a_feed_parser_reads_newest_first() {
             Some(n) => {
                 let counted = format!("{n} change{}", if n == 1 { "" } else { "s" });
                 assert!(title.contains(&format!("{counted} since")), "{title}");
+                // The answer changes as sentences; the curation changes counted, not listed.
+                let answers = release["answer_change_count"].as_u64().unwrap();
                 assert_eq!(
                     body.matches("<li>").count(),
-                    (n as usize).min(100),
+                    (answers as usize).min(100),
                     "{version}"
                 );
             }
@@ -1251,9 +1253,10 @@ fn the_feed_is_atom_that_a_feed_parser_reads_newest_first() {
         .unwrap();
     let body = entry.content.as_ref().unwrap().body.as_deref().unwrap();
     assert!(
-        body.contains("United States: E-invoicing support: Oracle NetSuite (us-e-invoicing-erp-support-oracle-netsuite): verification lowered: “official” → “secondary”"),
+        body.contains("<p>1 change: 0 answer changes, 1 curation change (sources and grades).</p>"),
         "{body}"
     );
+    assert!(!body.contains("<li>"), "{body}");
 }
 
 /// An edit not released yet is the feed's first entry, dated by the build that made it.
@@ -1288,8 +1291,10 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
     assert_eq!(
         unreleased,
         [
-            &json!({"release": null, "released_at": null, "country": "au", "fact_id": null, "erp": null, "toggle": "saft_required", "label": "saft_required", "kind": "toggle_flipped", "old": false, "new": true}),
+            &json!({"release": null, "released_at": null, "country": "au", "fact_id": null, "erp": null, "toggle": "saft_required", "label": "saft_required", "kind": "toggle_flipped",
+                "substance": "answer", "sentence": "Australia: SAF-T required: yes (was: no)", "old": false, "new": true}),
             &json!({"release": null, "released_at": null, "country": "au", "fact_id": "au-periodic-reporting", "erp": null, "toggle": null, "label": "Periodic / real-time reporting", "kind": "value_changed",
+                "substance": "answer", "sentence": "Australia: Periodic / real-time reporting: adds “SAF-T: required.”",
                 "old": AU_REPORTING_FACT,
                 "new": format!("{AU_REPORTING_FACT} SAF-T: required.")}),
         ]
@@ -1299,12 +1304,12 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
     let section = &section[..section.find("</section>").unwrap()];
     assert!(
         section.contains(&format!(
-            "2 changes since release {}: 1 toggle flipped, 1 value changed.",
+            "2 changes since release {}: 1 toggle flipped, 1 value changed. 2 answer changes, 0 curation changes.",
             last()
         )),
         "{section}"
     );
-    assert!(section.contains("<a href=\"/au/#history\">Australia</a></td><th scope=\"row\">SAF-T required (toggle)</th><td>toggle flipped</td><td class=\"change\">no</td><td class=\"change\">yes</td>"), "{section}");
+    assert!(section.contains("<h3><a href=\"/au/#history\">Australia</a></h3>\n<ul class=\"answers\">\n<li>Australia: SAF-T required: yes (was: no)</li>\n<li>Australia: Periodic / real-time reporting: adds “SAF-T: required.”</li>"), "{section}");
     let au = read(root, "public/au/index.html");
     let history = &au[au.find("<section id=\"history\">").unwrap()..];
     assert!(
@@ -1320,7 +1325,7 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
         "{twin}"
     );
     assert!(
-        twin.contains("| SAF-T required (toggle) | toggle flipped | no | yes |"),
+        twin.contains("- Australia: SAF-T required: yes (was: no)\n"),
         "{twin}"
     );
 }
@@ -1358,10 +1363,15 @@ fn the_changes_page_and_the_history_sections_show_every_release() {
         }
         let own = published(&format!("/changes/{version}/index.html"));
         assert!(own.contains(&format!("<h1>Release {version}</h1>")));
+        // Every change is on its page: the answers as sentences, the curation changes as rows.
         let rows = own.matches("<td class=\"change\">").count() / 2;
+        let sentences = own.matches("<li>").count()
+            - published("/changes/2026.11.21-1/index.html")
+                .matches("<li>")
+                .count();
         match release["change_count"].as_u64() {
             None => assert!(own.contains("The first release") && rows == 0),
-            Some(n) => assert_eq!(rows as u64, n, "{version}"),
+            Some(n) => assert_eq!((rows + sentences) as u64, n, "{version}"),
         }
         let twin = published(&format!("/changes/{version}/index.md"));
         assert!(twin.starts_with(&format!("# Release {version}\n")));
@@ -1369,7 +1379,7 @@ fn the_changes_page_and_the_history_sections_show_every_release() {
     let twin = published("/changes/index.md");
     assert!(twin.starts_with("# Changes\n"));
     assert!(twin.contains(
-        "| [2026.11.21-1](/changes/2026.11.21-1/index.md) | 2026-11-21 | the first release |"
+        "| [2026.11.21-1](/changes/2026.11.21-1/index.md) | 2026-11-21 | none | the first release |"
     ));
     let two = published("/changes/2026.11.23-2/index.html");
     assert!(two.contains("<p>1 change since release <a href=\"/changes/2026.11.23-1/\">2026.11.23-1</a>: 1 verification lowered.</p>"));
@@ -1574,4 +1584,391 @@ fn a_project_without_releases_has_an_empty_history_until_its_first_release() {
         feed.entries[0].title.as_ref().unwrap().content,
         "Release 1: the first release"
     );
+}
+
+// ------------------------------------------------------------------ changes for readers, subscriptions
+
+/// A change's sentence as the pages and the feeds show it: the fact texts' clauses in words.
+fn shown(sentence: &Value) -> String {
+    locref::render::pages::plain_clauses(sentence.as_str().unwrap())
+}
+
+/// Text as the pages' HTML escape writes it.
+fn escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// A change's value as its sentence says it (what `old` and `new` hold, in words).
+fn said(value: &Value, kind: &str) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Bool(true) => "yes".into(),
+        Value::Bool(false) => "no".into(),
+        Value::Null if kind == "toggle_flipped" => "unknown".into(),
+        Value::Null => "not recorded".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The quoted texts of a sentence (between “ and ”).
+fn quoted(sentence: &str) -> Vec<&str> {
+    sentence
+        .split('“')
+        .skip(1)
+        .map(|part| part.split_once('”').map_or(part, |(q, _)| q))
+        .collect()
+}
+
+/// Every change says whether it changes an answer or only its curation, and its sentence says that
+/// change: its country, what changed, the answer now and what it was, each read from the change itself.
+/// The pages, the History sections and the feeds lead with exactly those sentences.
+#[test]
+fn every_sentence_says_the_change_it_describes_and_answers_lead_the_pages() {
+    let countries = json("/api/v1/countries.json");
+    let names: BTreeMap<&str, &str> = countries["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["code"].as_str().unwrap(), c["name"].as_str().unwrap()))
+        .collect();
+    let all = json("/api/v1/changes.json");
+    let changes = all["data"].as_array().unwrap();
+    let mut kinds_seen = BTreeSet::new();
+    for c in changes {
+        let kind = c["kind"].as_str().unwrap();
+        kinds_seen.insert(kind);
+        let sentence = c["sentence"].as_str().unwrap();
+        let answer = matches!(
+            kind,
+            "toggle_flipped" | "added" | "removed" | "value_changed" | "effective_date_changed"
+        );
+        assert_eq!(
+            c["substance"],
+            if answer { "answer" } else { "curation" },
+            "{c}"
+        );
+        let country = names[c["country"].as_str().unwrap()];
+        let rest = sentence
+            .strip_prefix(&format!("{country}: "))
+            .unwrap_or_else(|| panic!("{sentence} names {country} first"));
+        let (old, new) = (said(&c["old"], kind), said(&c["new"], kind));
+        if c["toggle"].is_null() {
+            let label = c["label"].as_str().unwrap();
+            assert!(rest.starts_with(label), "{sentence} names {label}");
+        }
+        match kind {
+            "toggle_flipped" => assert!(
+                rest.ends_with(&format!(": {new} (was: {old})")),
+                "{sentence}"
+            ),
+            "added" => assert!(rest.ends_with(&format!(" added: “{new}”")), "{sentence}"),
+            "removed" => assert!(
+                rest.ends_with(&format!(" removed (was: “{old}”)")),
+                "{sentence}"
+            ),
+            "effective_date_changed" => assert!(
+                rest.ends_with(&format!("(was: {old})"))
+                    && (c["new"].is_null() || rest.contains(&format!("effective from {new} "))),
+                "{sentence}"
+            ),
+            "verification_raised" | "verification_lowered" => {
+                let verb = kind.trim_start_matches("verification_");
+                assert!(
+                    rest.ends_with(&format!(": grade {verb} from {old} to {new}")),
+                    "{sentence}"
+                );
+            }
+            "source_changed" => assert!(rest.contains(": sources changed ("), "{sentence}"),
+            "value_changed" => {
+                // Only the sentences that changed, each as the value writes it: what it says now is in
+                // the new value and not the old one, what it said is in the old value.
+                let parts = quoted(rest);
+                assert!(!parts.is_empty(), "{sentence}");
+                if rest.contains(": now “") {
+                    assert_eq!(parts.len(), 2, "{sentence}");
+                    assert!(
+                        new.contains(parts[0]) && !old.contains(parts[0]),
+                        "{sentence}"
+                    );
+                    assert!(old.contains(parts[1]), "{sentence}");
+                } else if rest.contains(": adds “") {
+                    assert!(
+                        new.contains(parts[0]) && !old.contains(parts[0]),
+                        "{sentence}"
+                    );
+                } else if rest.contains(": no longer says “") {
+                    assert!(
+                        old.contains(parts[0]) && !new.contains(parts[0]),
+                        "{sentence}"
+                    );
+                } else {
+                    assert_eq!(parts, [new.as_str(), old.as_str()], "{sentence}");
+                }
+            }
+            other => panic!("a kind of change this test does not know: {other}"),
+        }
+    }
+    assert!(kinds_seen.contains("value_changed") && kinds_seen.contains("toggle_flipped"));
+
+    // Each release's page: its answer changes first, each as its sentence, in the change set's order; its
+    // curation changes counted and folded into one <details>.
+    let releases = json("/api/v1/releases.json");
+    for release in releases["data"].as_array().unwrap() {
+        let version = release["version"].as_str().unwrap();
+        let Some(total) = release["change_count"].as_u64() else {
+            continue;
+        };
+        let set: Vec<&Value> = changes.iter().filter(|c| c["release"] == version).collect();
+        let answers: Vec<String> = set
+            .iter()
+            .filter(|c| c["substance"] == "answer")
+            .map(|c| format!("<li>{}</li>", escaped(&shown(&c["sentence"]))))
+            .collect();
+        assert_eq!(release["answer_change_count"], answers.len());
+        assert_eq!(
+            release["curation_change_count"].as_u64().unwrap() + answers.len() as u64,
+            total
+        );
+        let page = published(&format!("/changes/{version}/index.html"));
+        let mut at = 0;
+        for li in &answers {
+            let found = page[at..]
+                .find(li.as_str())
+                .unwrap_or_else(|| panic!("{li}"));
+            at += found + li.len();
+        }
+        let curation = total as usize - answers.len();
+        if curation > 0 {
+            let details = page
+                .find("<details class=\"curation\">")
+                .expect("curation folded");
+            assert!(details > at, "{version}: the answers come first");
+            assert!(page[details..].contains(&format!("<summary>{curation} curation change")));
+        } else {
+            assert!(!page.contains("<details class=\"curation\">"));
+        }
+    }
+    // The /changes/ page leads with the newest release's answer changes.
+    let newest = releases["data"][0]["version"].as_str().unwrap();
+    let page = published("/changes/index.html");
+    let latest = &page[page.find("<section id=\"latest\">").unwrap()..];
+    let latest = &latest[..latest.find("</section>").unwrap()];
+    let sentences: Vec<String> = changes
+        .iter()
+        .filter(|c| c["release"] == newest && c["substance"] == "answer")
+        .map(|c| format!("<li>{}</li>", escaped(&shown(&c["sentence"]))))
+        .collect();
+    assert_eq!(latest.matches("<li>").count(), sentences.len());
+    for li in &sentences {
+        assert!(latest.contains(li.as_str()), "{li}");
+    }
+    // Norway's History: its answer changes as sentences, above its curation changes.
+    let no = published("/no/index.html");
+    let history = &no[no.find("<section id=\"history\">").unwrap()..];
+    for c in changes.iter().filter(|c| c["country"] == "no") {
+        let sentence = escaped(&shown(&c["sentence"]));
+        if c["substance"] == "answer" {
+            assert!(
+                history.contains(&format!("<li>{sentence}</li>")),
+                "{sentence}"
+            );
+        } else {
+            assert!(
+                !history.contains(&format!("<li>{sentence}</li>")),
+                "{sentence}"
+            );
+        }
+    }
+}
+
+/// The changes of one release, grouped by release as the history feeds group them.
+fn grouped<'a>(changes: impl Iterator<Item = &'a Value>) -> Vec<(String, Vec<&'a Value>)> {
+    let mut out: Vec<(String, Vec<&Value>)> = Vec::new();
+    for c in changes {
+        let release = c["release"].as_str().unwrap_or("unreleased").to_string();
+        match out.last_mut() {
+            Some((r, list)) if *r == release => list.push(c),
+            _ => out.push((release, vec![c])),
+        }
+    }
+    out
+}
+
+/// Checks one subscription feed: Atom that a feed parser reads, one entry per release that changed its
+/// subject, each listing exactly the subject's answer sentences of that release.
+fn assert_history_feed(path: &str, title: &str, changes: &[&Value]) {
+    let xml = published(path);
+    let feed = feed_rs::parser::parse(xml.as_bytes()).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(feed.feed_type, feed_rs::model::FeedType::Atom, "{path}");
+    assert_eq!(feed.id, format!("https://locref.example.org{path}"));
+    assert_eq!(
+        feed.title.as_ref().unwrap().content,
+        format!("Localization Reference Data Service: {title}: changes")
+    );
+    let groups = grouped(changes.iter().copied());
+    assert_eq!(feed.entries.len(), groups.len(), "{path}");
+    for (entry, (release, set)) in feed.entries.iter().zip(&groups) {
+        assert_eq!(
+            entry.id,
+            format!("https://locref.example.org{path}#{release}")
+        );
+        let body = entry.content.as_ref().unwrap().body.as_deref().unwrap();
+        let answers: Vec<String> = set
+            .iter()
+            .filter(|c| c["substance"] == "answer")
+            .take(100)
+            .map(|c| format!("<li>{}</li>", escaped(&shown(&c["sentence"]))))
+            .collect();
+        assert_eq!(
+            body.matches("<li>").count(),
+            answers.len(),
+            "{path} {release}"
+        );
+        for li in &answers {
+            assert!(body.contains(li.as_str()), "{path}: {li}");
+        }
+    }
+}
+
+/// A feed per country and per ERP, a calendar per country: linked from their pages, listed in index.json
+/// and openapi.json; the feeds read by a feed parser, the calendars by an iCalendar parser, each event
+/// the one `/calendar.ics` has for the same phase (same UID, same lines).
+#[test]
+fn every_country_and_erp_has_its_feed_and_every_country_its_calendar() {
+    let all = json("/api/v1/changes.json");
+    let changes = all["data"].as_array().unwrap();
+    let countries = json("/api/v1/countries.json");
+    let calendar = published("/calendar.ics");
+    let global = ical::IcalParser::new(calendar.as_bytes())
+        .next()
+        .unwrap()
+        .unwrap();
+    let event_lines = |event: &ical::parser::ical::component::IcalEvent| -> Vec<String> {
+        event
+            .properties
+            .iter()
+            .map(|p| format!("{}:{:?}:{:?}", p.name, p.params, p.value))
+            .collect()
+    };
+    let uid = |event: &ical::parser::ical::component::IcalEvent| -> String {
+        let p = event.properties.iter().find(|p| p.name == "UID").unwrap();
+        p.value.clone().unwrap()
+    };
+    let mut events_seen = 0;
+    for country in countries["data"].as_array().unwrap() {
+        let code = country["code"].as_str().unwrap();
+        let name = country["name"].as_str().unwrap();
+        let mine: Vec<&Value> = changes.iter().filter(|c| c["country"] == code).collect();
+        assert_history_feed(&format!("/{code}/changes.xml"), name, &mine);
+        // The calendar: one PRODID, and the events of /calendar.ics whose page is this country's.
+        let path = format!("/{code}/calendar.ics");
+        let ics = published(&path);
+        assert_eq!(ics.matches("\nPRODID:").count(), 1, "{path}");
+        let mut parser = ical::IcalParser::new(ics.as_bytes());
+        let parsed = parser
+            .next()
+            .expect("one calendar")
+            .expect("valid iCalendar");
+        assert!(parser.next().is_none());
+        let expected: Vec<Vec<String>> = global
+            .events
+            .iter()
+            .filter(|e| {
+                e.properties.iter().any(|p| {
+                    p.name == "URL"
+                        && p.value.as_deref().is_some_and(|u| {
+                            u.starts_with(&format!("https://locref.example.org/{code}/#"))
+                        })
+                })
+            })
+            .map(event_lines)
+            .collect();
+        let got: Vec<Vec<String>> = parsed.events.iter().map(event_lines).collect();
+        assert_eq!(got, expected, "{path}");
+        for event in &parsed.events {
+            assert!(uid(event).ends_with("@locref.example.org"));
+        }
+        events_seen += parsed.events.len();
+        // Linked from the country's page: in its head and visibly.
+        let page = published(&format!("/{code}/index.html"));
+        assert!(page.contains(&format!(
+            "<link rel=\"alternate\" type=\"application/atom+xml\" title=\"{}: changes\" href=\"/{code}/changes.xml\">",
+            escaped(name)
+        )));
+        assert!(page.contains(&format!(
+            "<link rel=\"alternate\" type=\"text/calendar\" title=\"{}: obligation dates\" href=\"/{code}/calendar.ics\">",
+            escaped(name)
+        )));
+        assert!(page.contains(&format!("<a href=\"/{code}/changes.xml\">")));
+        assert!(page.contains(&format!("<a href=\"/{code}/calendar.ics\">")));
+    }
+    assert_eq!(
+        events_seen,
+        global.events.len(),
+        "every phase in one country's calendar"
+    );
+    let erps = json("/api/v1/erps.json");
+    for erp in erps["data"].as_array().unwrap() {
+        let id = erp["id"].as_str().unwrap();
+        let name = erp["name"].as_str().unwrap();
+        // The ERP's feed holds the changes of the facts about it, newest release first.
+        let mut mine: Vec<&Value> = changes.iter().filter(|c| c["erp"] == id).collect();
+        let order: Vec<&str> =
+            changes
+                .iter()
+                .filter_map(|c| c["release"].as_str())
+                .fold(Vec::new(), |mut v, r| {
+                    if v.last() != Some(&r) {
+                        v.push(r)
+                    }
+                    v
+                });
+        mine.sort_by_key(|c| order.iter().position(|r| c["release"] == *r));
+        assert_history_feed(&format!("/erp/{id}/changes.xml"), name, &mine);
+        let page = published(&format!("/erp/{id}/index.html"));
+        assert!(page.contains(&format!(
+            "<link rel=\"alternate\" type=\"application/atom+xml\" title=\"{}: changes\" href=\"/erp/{id}/changes.xml\">",
+            escaped(name)
+        )));
+        assert!(page.contains(&format!("<a href=\"/erp/{id}/changes.xml\">")));
+    }
+    // Listed in index.json and described in openapi.json.
+    let index = json("/api/v1/index.json");
+    let listed: BTreeSet<&str> = index["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    let openapi = json("/api/openapi.json");
+    for (path, media) in [
+        ("/{code}/changes.xml", "application/xml"),
+        ("/{code}/calendar.ics", "text/calendar"),
+        ("/erp/{id}/changes.xml", "application/xml"),
+    ] {
+        assert!(listed.contains(path), "{path} in index.json");
+        assert!(
+            openapi["paths"][path]["get"]["responses"]["200"]["content"][media].is_object(),
+            "{path} in openapi.json"
+        );
+    }
+    // The follow section lists every country's feed and calendar, without a script.
+    let page = published("/changes/index.html");
+    let follow = &page[page.find("<section id=\"follow\">").unwrap()..];
+    let follow = &follow[..follow.find("</section>").unwrap()];
+    for country in countries["data"].as_array().unwrap() {
+        let code = country["code"].as_str().unwrap();
+        assert!(
+            follow.contains(&format!("<a href=\"/{code}/changes.xml\"")),
+            "{code}"
+        );
+        assert!(
+            follow.contains(&format!("<a href=\"/{code}/calendar.ics\"")),
+            "{code}"
+        );
+    }
 }

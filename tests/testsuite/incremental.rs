@@ -182,12 +182,13 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            output_digest × 14
+            output_digest × 15
             output_file(api_changes) × 1
             output_file(api_country) × 1
             output_file(api_facts) × 1
             output_file(api_index) × 1
             output_file(changes_feed) × 1
+            output_file(country_feed) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
             output_file(datapackage) × 1
@@ -200,7 +201,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
-            page_ids × 1
+            page_ids × 2
             page_layout × 2
             page_links × 4
             page_part(changes) × 122
@@ -225,6 +226,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             /data/countries.csv
             /data/countries.json
             /data/datapackage.json
+            /fr/changes.xml
             /fr/index.html
             /fr/index.md
             /llms-full.txt
@@ -449,7 +451,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_rows × 3
             home_map × 1
             obligation_rows × 1
-            output_digest × 30
+            output_digest × 31
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
@@ -458,6 +460,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(api_index) × 1
             output_file(api_toggles) × 1
             output_file(changes_feed) × 1
+            output_file(country_feed) × 1
             output_file(data_csv) × 3
             output_file(data_json) × 3
             output_file(datapackage) × 1
@@ -480,7 +483,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             page_context(filter) × 2
             page_context(filters) × 1
             page_context(home) × 1
-            page_ids × 1
+            page_ids × 2
             page_layout × 2
             page_links × 12
             page_part(changes) × 122
@@ -504,6 +507,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /api/v1/filters/toggles-unknown.json
             /api/v1/index.json
             /api/v1/toggles.json
+            /au/changes.xml
             /au/index.html
             /au/index.md
             /changes.xml
@@ -577,16 +581,18 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            output_digest × 17
+            output_digest × 19
             output_file(api_changes) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 1
             output_file(api_facts) × 1
             output_file(api_index) × 1
             output_file(changes_feed) × 1
+            output_file(country_feed) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
             output_file(datapackage) × 1
+            output_file(erp_feed) × 1
             output_file(llms_full) × 1
             output_file(page_changes) × 1
             output_file(page_changes_md) × 1
@@ -599,7 +605,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             page_context(changes) × 1
             page_context(country) × 1
             page_context(erp) × 1
-            page_ids × 2
+            page_ids × 3
             page_layout × 2
             page_links × 6
             page_part(changes) × 122
@@ -625,8 +631,10 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             /data/countries.csv
             /data/countries.json
             /data/datapackage.json
+            /erp/odoo/changes.xml
             /erp/odoo/index.html
             /erp/odoo/index.md
+            /fr/changes.xml
             /fr/index.html
             /fr/index.md
             /llms-full.txt
@@ -664,9 +672,10 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 12
+            output_digest × 13
             output_file(api_calendar) × 1
             output_file(calendar) × 1
+            output_file(country_calendar) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
             output_file(datapackage) × 1
@@ -692,6 +701,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             /data/datapackage.json
             /data/obligations.csv
             /data/obligations.json
+            /de/calendar.ics
             /de/index.html
             /de/index.md
             /index.html
@@ -739,12 +749,13 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 25
+            output_digest × 26
             output_file(api_calendar) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 11
             output_file(api_facts) × 1
             output_file(calendar) × 1
+            output_file(country_calendar) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
             output_file(datapackage) × 1
@@ -785,6 +796,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             /data/datapackage.json
             /data/obligations.csv
             /data/obligations.json
+            /de/calendar.ics
             /de/index.html
             /de/index.md
             /index.html
@@ -966,7 +978,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             home_map × 1
             obligation_rules × 1
             openapi_document × 1
-            output_digest × 28
+            output_digest × 29
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
@@ -975,6 +987,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             output_file(api_index) × 1
             output_file(api_toggles) × 1
             output_file(changes_feed) × 1
+            output_file(country_feed) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
             output_file(datapackage) × 1
@@ -996,7 +1009,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             page_context(filter) × 3
             page_context(filters) × 1
             page_context(home) × 1
-            page_ids × 1
+            page_ids × 2
             page_layout × 2
             page_links × 14
             page_part(changes) × 122
@@ -1008,6 +1021,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             toggle_coverage × 1
             toggle_file × 1
             toggle_labels × 1
+            toggle_names × 1
             toggle_rules × 1
             twin_title × 7
             unreleased_country_changes × 1
@@ -1024,6 +1038,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             /api/v1/filters/toggles-unknown.json
             /api/v1/index.json
             /api/v1/toggles.json
+            /ba/changes.xml
             /ba/index.html
             /ba/index.md
             /changes.xml
@@ -1125,12 +1140,13 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            output_digest × 16
+            output_digest × 17
             output_file(api_changes) × 1
             output_file(api_country) × 1
             output_file(api_facts) × 1
             output_file(api_index) × 1
             output_file(changes_feed) × 1
+            output_file(country_feed) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
             output_file(datapackage) × 1
@@ -1147,7 +1163,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             page_context(country) × 1
             page_context(saft) × 1
             page_context(vat_reporting) × 1
-            page_ids × 1
+            page_ids × 2
             page_layout × 2
             page_links × 6
             page_part(changes) × 122
@@ -1173,6 +1189,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             /data/datapackage.json
             /data/reporting.csv
             /data/reporting.json
+            /it/changes.xml
             /it/index.html
             /it/index.md
             /llms-full.txt
@@ -1369,6 +1386,7 @@ fn a_new_release_diffs_only_itself() {
         erp_history_context × 11
         file × 475
         last_release × 1
+        latest_release_rows × 1
         meta_base × 1
         openapi_document × 1
         output_digest × 125
@@ -1391,8 +1409,11 @@ fn a_new_release_diffs_only_itself() {
         output_file(api_toggles) × 1
         output_file(calendar) × 1
         output_file(changes_feed) × 1
+        output_file(country_calendar) × 61
+        output_file(country_feed) × 61
         output_file(data_licence) × 1
         output_file(datapackage) × 1
+        output_file(erp_feed) × 11
         output_file(headers) × 1
         output_file(llms) × 1
         output_file(llms_full) × 1
@@ -1419,7 +1440,7 @@ fn a_new_release_diffs_only_itself() {
         page_context(release) × 1
         page_context(search) × 1
         page_context(sponsors) × 1
-        page_ids × 1
+        page_ids × 2
         page_layout × 2
         page_links × 10
         page_search_items × 33
@@ -1476,6 +1497,7 @@ fn a_new_release_diffs_only_itself() {
         /api/index.html
         /api/index.md
         /api/openapi.json
+        /au/changes.xml
         /au/index.html
         /au/index.md
         /changes.xml

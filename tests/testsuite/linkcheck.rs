@@ -190,8 +190,8 @@ fn problems_in_the_parts_of_the_changes_page_are_located_in_the_whole_page() {
     }
     // A link in every row and one after the table, as the page and twin render them; first to a page
     // that exists (the build passes and shows where they are), then to one that does not (same length).
-    let row_html = "<th scope=\"row\">{{ c.label }}";
-    let row_md = "| {{ c.label | md }}";
+    let row_html = "<li>{{ c.sentence | plain }}";
+    let row_md = "- {{ c.sentence | plain | md }}";
     let after_html = "<section id=\"releases\">";
     let after_md = "## Releases\n";
     let edit = |target: &str| {
@@ -255,7 +255,7 @@ fn problems_in_the_parts_of_the_changes_page_are_located_in_the_whole_page() {
             from = offset + needle.len();
         }
     }
-    // Two rows and the link after the table, on the page and on its twin.
+    // Two sentences (the two answer changes) and the link after them, on the page and on its twin.
     assert_eq!(expected.len(), 6, "{expected:#?}");
     for (rel, text) in &originals {
         std::fs::write(root.join(rel), text).expect("write");
@@ -267,7 +267,14 @@ fn problems_in_the_parts_of_the_changes_page_are_located_in_the_whole_page() {
         .into_iter()
         .filter(|d| d.starts_with("/changes/index."))
         .collect();
-    expected.sort();
+    // In the order of the diagnostics: by file, then line and column as numbers.
+    expected.sort_by_key(|d| {
+        let mut parts = d.splitn(4, ':');
+        let file = parts.next().unwrap().to_string();
+        let line: u32 = parts.next().unwrap().parse().unwrap();
+        let column: u32 = parts.next().unwrap().parse().unwrap();
+        (file, line, column)
+    });
     assert_eq!(found, expected);
 }
 
@@ -524,9 +531,10 @@ fn a_fact_edit_reparses_only_the_changed_page() {
     // of France's page and twin, so their links are resolved again and their ids re-read (the changes
     // page links into France's History: unchanged); the changes page's new row links to France. It is
     // the first change not released: the changes page and twin now show their parts, one per country,
-    // each checked once.
+    // each checked once. The ids of France's page and of the changes page are read again (the changes
+    // page's are unchanged, so no page linking to it is resolved again).
     let mut expected = vec!["broken_links"; 4];
-    expected.extend(["page_ids"]);
+    expected.extend(["page_ids"; 2]);
     expected.extend(["page_links"; 4]);
     expected.extend(std::iter::repeat_n("part_problems", 2 * 61));
     assert_eq!(link_queries(&report.executed), expected, "{report}");

@@ -18,7 +18,7 @@ use crate::render::history::{
     toggle_label,
 };
 use crate::render::parts::PartsSpec;
-use crate::resources::{Change, ChangeCounts};
+use crate::resources::{Change, ChangeCounts, Substance};
 
 /// Limits the History sections' contexts to their most recent value (every build: a page's context,
 /// which reads one, keeps only its fingerprint, see [`super::page_context`]).
@@ -38,6 +38,10 @@ pub struct ChangeRow {
     label: String,
     kind: &'static str,
     words: &'static str,
+    /// `answer` or `curation` (see [`crate::resources::Substance`]).
+    substance: &'static str,
+    /// The change as a sentence (see [`Change::sentence`]).
+    sentence: String,
     old: String,
     new: String,
 }
@@ -51,6 +55,8 @@ fn change_row(change: &Change, country_name: String, toggle_label: Option<&str>)
         label: toggle_label.unwrap_or(&change.label).to_string(),
         kind: change.kind.name(),
         words: change.kind.words(),
+        substance: change.substance.name(),
+        sentence: change.sentence.clone(),
         old: shown(&change.old, change.kind),
         new: shown(&change.new, change.kind),
     }
@@ -64,6 +70,21 @@ fn change_rows(db: &dyn salsa::Database, changes: &[Change]) -> Vec<ChangeRow> {
             change_row(c, country_name(db, &c.country), label)
         })
         .collect()
+}
+
+/// A change set as the pages show it: the answer changes, each a sentence, then the curation changes
+/// (sources and grades), which the pages count and keep one click away.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SplitRows {
+    answers: Vec<ChangeRow>,
+    curation: Vec<ChangeRow>,
+}
+
+fn split_rows(db: &dyn salsa::Database, changes: &[Change]) -> SplitRows {
+    let (answers, curation) = change_rows(db, changes)
+        .into_iter()
+        .partition(|row| row.substance == Substance::Answer.name());
+    SplitRows { answers, curation }
 }
 
 /// How many changes of one kind a change set holds, and that count in words (`5 toggles flipped`).
@@ -102,6 +123,9 @@ pub struct ReleaseListing {
     countries: u64,
     api_url: String,
     change_count: Option<u64>,
+    /// How many of the changes change an answer, and how many only the curation behind one.
+    answer_count: Option<u64>,
+    curation_count: Option<u64>,
     counts: Vec<KindCount>,
 }
 
@@ -125,6 +149,8 @@ pub fn release_listing_json<'db>(
         countries: release.countries,
         api_url: release.api_url.clone(),
         change_count: release.change_count,
+        answer_count: release.answer_change_count,
+        curation_count: release.curation_change_count,
         counts: kind_counts(changes),
     })
 }
@@ -135,7 +161,7 @@ pub fn release_listing_json<'db>(
 pub struct ReleaseContext<'a> {
     site: &'a SiteContext,
     release: &'a ReleaseListing,
-    changes: Vec<ChangeRow>,
+    changes: SplitRows,
 }
 
 /// A release page's context (see [`ReleaseContext`]).
@@ -146,7 +172,7 @@ pub(crate) fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey
     to_json(&ReleaseContext {
         site: site_context(db),
         release: listing,
-        changes: change_rows(db, release_changes(db, key)),
+        changes: split_rows(db, release_changes(db, key)),
     })
 }
 
@@ -160,12 +186,67 @@ pub struct ChangesContext<'a> {
     last_release: &'a Option<String>,
     unreleased: Unreleased,
     releases: Vec<&'a ReleaseListing>,
+    /// The newest release's answer changes, shown on the page (its curation changes are on its page).
+    latest: Option<&'a LatestRelease>,
+    /// The countries a reader may follow: each one's feed and calendar.
+    follow: &'a [FollowCountry],
+}
+
+/// The newest release's answer changes, as the `/changes/` page leads with them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LatestRelease {
+    version: String,
+    page: String,
+    date: String,
+    answers: Vec<ChangeRow>,
+    curation_count: u64,
+}
+
+/// The newest release's answer changes (none when there is no release before it to compare with).
+#[salsa::tracked(returns(ref))]
+pub fn latest_release_rows(db: &dyn salsa::Database) -> Option<LatestRelease> {
+    let key = newest_first(db).next()?;
+    let listing = release_listing_json(db, key).as_ref()?;
+    listing.previous.as_ref()?;
+    let rows = split_rows(db, release_changes(db, key));
+    Some(LatestRelease {
+        version: listing.version.clone(),
+        page: listing.page.clone(),
+        date: listing.date.clone(),
+        answers: rows.answers,
+        curation_count: rows.curation.len() as u64,
+    })
+}
+
+/// A country a reader may follow on the `/changes/` page: its name, its feed and its calendar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FollowCountry {
+    code: String,
+    name: String,
+    feed: String,
+    calendar: String,
+}
+
+/// The countries of the follow section, by name.
+#[salsa::tracked(returns(ref))]
+pub fn follow_countries(db: &dyn salsa::Database) -> Vec<FollowCountry> {
+    crate::model::countries_by_name(db)
+        .iter()
+        .map(|c| FollowCountry {
+            feed: crate::render::history::country_feed_path(&c.code),
+            calendar: crate::render::calendar::country_calendar_path(&c.code),
+            code: c.code.clone(),
+            name: c.name.clone(),
+        })
+        .collect()
 }
 
 /// The unreleased changes of the `/changes/` page: how many, of which kinds, and where their rows go.
 #[derive(Serialize)]
 struct Unreleased {
     count: u64,
+    answer_count: u64,
+    curation_count: u64,
     counts: Vec<KindCount>,
     rows: &'static str,
 }
@@ -181,18 +262,36 @@ pub fn changes_context(db: &dyn salsa::Database) -> Json {
         last_release: last_release(db),
         unreleased: Unreleased {
             count: counts.total(),
+            answer_count: counts.answers(),
+            curation_count: counts.curation(),
             counts: kind_counts_of(counts),
             rows: crate::render::parts::PARTS_MARK,
         },
         releases,
+        latest: latest_release_rows(db).as_ref(),
+        follow: follow_countries(db),
     })
 }
 
-/// One country's unreleased changes as the `/changes/` page's rows show them: the value its part is
-/// rendered from.
+/// One country's unreleased changes as the `/changes/` page shows them: its answer changes, then its
+/// curation changes one click away.
+#[derive(Serialize)]
+struct UnreleasedPart {
+    country: String,
+    country_name: String,
+    #[serde(flatten)]
+    rows: SplitRows,
+}
+
+/// One country's unreleased changes as the `/changes/` page shows them: the value its part is rendered
+/// from.
 pub(crate) fn unreleased_rows(db: &dyn salsa::Database, code: &str) -> Json {
     let changes = unreleased_country_changes(db, CountryKey::new(db, code.to_string()));
-    to_json(&change_rows(db, changes))
+    to_json(&UnreleasedPart {
+        country: code.to_string(),
+        country_name: country_name(db, code),
+        rows: split_rows(db, changes),
+    })
 }
 
 /// The parts of the `/changes/` page: the countries the unreleased changes are computed for, in order.
@@ -217,7 +316,7 @@ struct HistoryGroup {
     page: Option<String>,
     /// The last release, for the unreleased group only.
     since: Option<Option<String>>,
-    changes: Vec<ChangeRow>,
+    changes: SplitRows,
 }
 
 /// See [`HistoryContext`].
@@ -236,7 +335,7 @@ fn history_context(db: &dyn salsa::Database, changes: &[Change]) -> HistoryConte
             date: group[0].released_at.as_deref().map(|t| day(t).to_string()),
             page: release.as_deref().map(release_page_path),
             since: release.is_none().then(|| last_release(db).clone()),
-            changes: change_rows(db, group),
+            changes: split_rows(db, group),
         });
         start = end;
     }
@@ -264,10 +363,10 @@ pub fn erp_history_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) 
 /// How the `/changes/` page is made: the unreleased changes, one part per country.
 pub(super) fn changes_spec() -> PageSpec {
     PageSpec {
-        parts: Some(PartsSpec::table_rows(
+        parts: Some(PartsSpec::blocks(
             unreleased_parts,
             unreleased_rows,
-            "changes_rows",
+            "changes_part",
         )),
         ..page("changes", |db, _| changes_context(db))
     }

@@ -266,8 +266,9 @@ fn named_sources(urls: &Value) -> Vec<NamedSource> {
 /// `e-invoicing: enacted, date pending` says the start date is not yet set (also right after a `B2B: `
 /// it named); `Real-time reporting:`, `SAF-T:` and `Audit file:` followed by `no`, `yes`, `from` or `on
 /// request` say what is required. One pass of one pattern: a page's change table runs this on every old
-/// and new value, and ten passes were a tenth of an x100 edit.
-pub(crate) fn plain_clauses(text: &str) -> String {
+/// and new value, and ten passes were a tenth of an x100 edit. Public: the pages and the feeds show a
+/// change's sentence through it, and the tests hold them to that.
+pub fn plain_clauses(text: &str) -> String {
     static CLAUSE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(concat!(
             r"\b(?:",
