@@ -415,6 +415,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
+            check_regimes × 1
             check_vat_rates_of × 1
             condensed_twin × 6
             country_calendar × 1
@@ -649,6 +650,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
+            check_regimes × 1
             condensed_twin × 3
             country_calendar × 1
             country_history_context × 1
@@ -715,6 +717,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
+            check_regimes × 1
             condensed_twin × 3
             country_calendar × 1
             country_detail × 1
@@ -1362,11 +1365,11 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
-        file × 82
+        file × 83
         last_release × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 124
+        output_digest × 125
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
@@ -1380,6 +1383,7 @@ fn a_new_release_diffs_only_itself() {
         output_file(api_news) × 1
         output_file(api_partner_flags) × 1
         output_file(api_partners) × 1
+        output_file(api_regimes) × 1
         output_file(api_release) × 12
         output_file(api_releases) × 1
         output_file(api_sponsors) × 1
@@ -1421,7 +1425,7 @@ fn a_new_release_diffs_only_itself() {
         page_skeleton × 2
         part_problems × 88
         previous_release × 12
-        published_csv × 8
+        published_csv × 9
         reference_date × 1
         release_changes × 1
         release_changes_json × 1
