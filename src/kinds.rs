@@ -70,6 +70,8 @@ pub enum ApiKind {
     Toggles,
     /// Every dated phase of every obligation.
     Calendar,
+    /// How each obligation works: model, formats, platforms, signature, archiving.
+    Regimes,
     // Releases and changes (src/render/history.rs).
     Changes,
     Releases,
@@ -180,6 +182,7 @@ impl ApiKind {
             | ApiKind::Sponsors
             | ApiKind::Toggles
             | ApiKind::Calendar
+            | ApiKind::Regimes
             | ApiKind::Changes
             | ApiKind::Releases => Param::None,
         }
@@ -295,6 +298,8 @@ flat_tables! {
         "One record per phase of an obligation (e-invoicing, real-time reporting, SAF-T, audit file): status, date, whom it covers and its source.",
     Toggles("toggles") =>
         "One record per country and toggle: the value on the reference date, the phase that set it and what it rests on.",
+    Regimes("regimes") =>
+        "One record per country and obligation: how it works (e-invoicing model, formats, platforms, signature, archiving), where a source that was read says; an unknown answer is empty.",
 }
 
 impl FlatTable {

@@ -657,6 +657,61 @@ pub(crate) struct CalendarEntry {
     pub fact_id: String,
 }
 
+/// A value of one of the labelled sets of `rules/vocabulary.toml` (an e-invoicing model, a format, a
+/// platform, a signature answer, an archive location): its id, what filters and the data files carry, and
+/// its label, what pages show.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Labelled {
+    pub id: String,
+    pub label: String,
+}
+
+/// How one obligation of one country works (`/api/v1/regimes.json`): the e-invoicing model, the formats,
+/// the platforms, whether a signature or seal is required, and archiving. An unknown answer is `null`;
+/// every answer given rests on the record's source, read on `last_checked`, with its grade.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Regime {
+    /// `<country>-<obligation>`; the country page's row is `#regime-<id>`.
+    pub id: String,
+    pub country: String,
+    pub country_name: String,
+    /// The obligation (an `[[obligation]]` id of rules/toggles.toml: `b2b-e-invoicing`, …) and how pages
+    /// name it.
+    pub obligation: String,
+    pub obligation_label: String,
+    /// The e-invoicing model: clearance, reporting, network, five corners or post-audit; null when
+    /// unknown.
+    pub model: Option<Labelled>,
+    /// The e-invoice formats prescribed or accepted; null when unknown (never an empty array).
+    pub formats: Option<Vec<Labelled>>,
+    /// The platforms or channels invoices go through; null when unknown (never an empty array).
+    pub platforms: Option<Vec<Labelled>>,
+    /// Whether an electronic signature or seal is required; null when unknown.
+    pub signature: Option<Labelled>,
+    /// How many years invoices are kept; null when unknown.
+    pub archive_years: Option<u8>,
+    /// Where invoices may be stored; null when unknown.
+    pub archive_location: Option<Labelled>,
+    /// Whether every answer above is null: the record says only what was looked at (`notes`).
+    pub unknown: bool,
+    /// The sources the answers rest on (empty for an unknown record).
+    pub source_urls: Vec<String>,
+    /// How the source was read: `fetched` (the page itself), `search-extract` (a stored copy or search
+    /// excerpt) or `unverified` (no source was read).
+    pub evidence: String,
+    pub verification: Verification,
+    /// The date the source was read.
+    #[schemars(extend("format" = "date"))]
+    pub last_checked: Option<String>,
+    /// What else the curator recorded; on an unknown record, what was looked at.
+    pub notes: String,
+    /// The URL of the country page's row.
+    #[schemars(extend("format" = "uri"))]
+    pub url: String,
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Releases and changes (`/api/v1/changes.json`, `/api/v1/releases.json`, `/api/v1/releases/{version}.json`):
 // derived from the release snapshots of `sources/releases/` and the current sources (see `crate::history`).

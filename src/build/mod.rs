@@ -77,6 +77,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(&tables::partner_flag_rows(db).diagnostics);
     all.extend_from_slice(&tables::partner_rows(db).diagnostics);
     all.extend_from_slice(&tables::obligation_rows(db).diagnostics);
+    all.extend_from_slice(&tables::regime_rows(db).diagnostics);
     all.extend_from_slice(&json_sources::news_rows(db).diagnostics);
     all.extend_from_slice(&json_sources::sponsor_rows(db).diagnostics);
     all.extend_from_slice(&rules::site_rules(db).diagnostics);
@@ -94,6 +95,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(checks::check_news_and_sponsors(db));
     all.extend_from_slice(checks::check_rules(db));
     all.extend_from_slice(checks::check_obligations(db));
+    all.extend_from_slice(checks::check_regimes(db));
     all.extend_from_slice(checks::check_fact_clauses(db));
     all.extend_from_slice(checks::check_vat_rates(db));
     all.extend_from_slice(check_routes(db));

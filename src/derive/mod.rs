@@ -4,6 +4,7 @@
 pub mod facts;
 pub mod filters;
 pub mod obligations;
+pub mod regimes;
 pub mod toggles;
 
 use crate::model::{

@@ -18,7 +18,7 @@ use crate::parse::source_text;
 use crate::parse::tables::{
     ObligationRow, PhaseStatus, Pos, REPORTING, RunKey, connector_rows, country_fact_keys,
     country_fact_rows_of, country_register_rows, local_erp_rows, mandate_rows, matrix_rows,
-    obligation_rows, partner_flag_rows, partner_rows, reporting_table, vat_rows,
+    obligation_rows, partner_flag_rows, partner_rows, regime_rows, reporting_table, vat_rows,
 };
 use crate::resources::{FactTopic, Toggles};
 
@@ -560,6 +560,32 @@ pub fn check_rules(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 
     let vocabulary = &vocabulary(db).value;
     let known_countries = known_countries(db);
+    // The labelled sets: an id is one word a list can hold and a spreadsheet cannot run;
+    // its label is what a reader sees, so it says something (TOML refuses an id declared twice).
+    for (set, labels) in vocabulary.labelled_sets() {
+        for label in &labels.0 {
+            let word = label.id.bytes().enumerate().all(|(i, b)| {
+                b.is_ascii_lowercase()
+                    || b.is_ascii_digit()
+                    || (i > 0 && matches!(b, b'-' | b'.' | b'_'))
+            });
+            if label.id.is_empty() || !word {
+                diagnostics.push(label.at.error(
+                    VOCABULARY,
+                    format!(
+                        "{set}: id `{}` must be lower-case letters and digits (and `-`, `.`, `_` after the first)",
+                        label.id
+                    ),
+                ));
+            }
+            if label.label.trim().is_empty() {
+                diagnostics.push(label.at.error(
+                    VOCABULARY,
+                    format!("{set}: `{}` needs a label, what pages show", label.id),
+                ));
+            }
+        }
+    }
     for erp in vocabulary.reporting_erps.iter().filter(|e| unknown_erp(e)) {
         diagnostics.push(Diagnostic::file(
             VOCABULARY,
@@ -674,6 +700,119 @@ pub fn check_obligations(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                             a.row.phase, b.row.phase, b.pos.line
                         ),
                     ));
+                }
+            }
+        }
+    }
+    c.diagnostics
+}
+
+/// The regimes table: known countries, an obligation the country's phases record, one row per country
+/// and obligation, and every answer an id of its set in `rules/vocabulary.toml`.
+#[salsa::tracked(returns(ref))]
+pub fn check_regimes(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    let mut c = Checker::new(db);
+    let vocabulary = &vocabulary(db).value;
+    let recorded: BTreeSet<(&str, &str)> = obligation_rows(db)
+        .value
+        .iter()
+        .map(|r| (r.row.country.as_str(), r.row.obligation.as_str()))
+        .collect();
+    let mut seen = BTreeMap::new();
+    for r in &regime_rows(db).value {
+        let row = &r.row;
+        c.country(&r.pos, "country_code", &row.country);
+        if !row.evidence.is_empty() {
+            c.one_of(
+                &r.pos,
+                "evidence",
+                "evidence",
+                &row.evidence,
+                &vocabulary.evidence,
+            );
+        }
+        // Only for a known country: an unknown code has its own error, and no phase.
+        let known_country = c
+            .countries
+            .as_ref()
+            .is_some_and(|k| k.contains(row.country.as_str()));
+        if known_country
+            && !row.obligation.is_empty()
+            && !recorded.contains(&(row.country.as_str(), row.obligation.as_str()))
+        {
+            let has: Vec<&str> = recorded
+                .iter()
+                .filter(|(country, _)| *country == row.country)
+                .map(|(_, obligation)| *obligation)
+                .collect();
+            c.diagnostics.push(r.pos.error(
+                "obligation",
+                format!(
+                    "`{}` has no phase of `{}` in sources/tables/obligations.csv; it records: {}",
+                    row.country,
+                    row.obligation,
+                    if has.is_empty() {
+                        "none".to_string()
+                    } else {
+                        has.join(", ")
+                    }
+                ),
+            ));
+        }
+        c.unique(&mut seen, row.id(), &r.pos, "obligation", "regime row");
+        let answers = [
+            (
+                "model",
+                "einvoicing_models",
+                &vocabulary.einvoicing_models,
+                row.model.as_slice(),
+            ),
+            (
+                "formats",
+                "einvoicing_formats",
+                &vocabulary.einvoicing_formats,
+                row.formats.as_deref().unwrap_or_default(),
+            ),
+            (
+                "platforms",
+                "einvoicing_platforms",
+                &vocabulary.einvoicing_platforms,
+                row.platforms.as_deref().unwrap_or_default(),
+            ),
+            (
+                "signature",
+                "signature_answers",
+                &vocabulary.signature_answers,
+                row.signature.as_slice(),
+            ),
+            (
+                "archive_location",
+                "archive_locations",
+                &vocabulary.archive_locations,
+                row.archive_location.as_slice(),
+            ),
+        ];
+        for (column, set, labels, ids) in answers {
+            let mut listed = BTreeSet::new();
+            for id in ids {
+                if labels.get(id).is_none() {
+                    let known = labels.ids();
+                    c.diagnostics.push(r.pos.error(
+                        column,
+                        format!(
+                            "`{id}` is not in rules/vocabulary.toml [{set}]; expected one of: {}",
+                            if known.is_empty() {
+                                "(the set is empty)".to_string()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    ));
+                } else if !listed.insert(id.as_str()) {
+                    c.diagnostics.push(
+                        r.pos
+                            .error(column, format!("`{id}` is listed twice in `{column}`")),
+                    );
                 }
             }
         }

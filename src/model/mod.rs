@@ -12,11 +12,12 @@ use std::sync::Arc;
 
 use crate::parse::json_sources::{ErpReg, erp_register_rows};
 use crate::parse::rules::{FactLabel, fact_labels, site_rules, vocabulary};
+use crate::parse::tables::RegimeRow;
 use crate::parse::tables::{
     ConnectorRow, CountryFactRow, LocalErpRow, Located, MandateRow, MatrixRow, ObligationRow,
     PartnerFlagRow, PartnerRow, ReportingRow, RunKey, VatRow, connector_rows, country_fact_keys,
     country_fact_rows_of, country_register_rows, local_erp_rows, mandate_rows, matrix_rows,
-    obligation_rows, partner_flag_rows, partner_rows, reporting_table, vat_rows,
+    obligation_rows, partner_flag_rows, partner_rows, regime_rows, reporting_table, vat_rows,
 };
 
 /// The rows of a parsed table that `keep` selects, without their positions: what a projection returns,
@@ -275,6 +276,24 @@ pub fn country_obligations<'db>(
     rows
 }
 
+/// The regime rows of one country (how each obligation works), in the order of `rules/toggles.toml`'s
+/// obligations (duplicates are reported by the checks and dropped).
+#[salsa::tracked(returns(ref))]
+pub fn country_regimes<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<Arc<RegimeRow>> {
+    let order = crate::parse::rules::obligation_rules(db);
+    let rank = |id: &str| order.iter().position(|o| o.id == id).unwrap_or(usize::MAX);
+    let mut rows: Vec<Arc<RegimeRow>> =
+        rows_where(&regime_rows(db).value, |r| &r.country == key.code(db));
+    rows.sort_by(|a, b| {
+        (rank(&a.obligation), &a.obligation).cmp(&(rank(&b.obligation), &b.obligation))
+    });
+    rows.dedup_by(|a, b| a.obligation == b.obligation);
+    rows
+}
+
 /// The matrix rows of one country, in ERP order.
 #[salsa::tracked(returns(ref))]
 pub fn country_matrix<'db>(
@@ -488,7 +507,7 @@ mod tests {
 }
 
 /// The oldest and the newest check date of every published answer (facts, matrix cells, reporting rows,
-/// phases, local ERPs, partner flags, connector routes): what every page's footer says of when the facts
+/// phases, regimes, local ERPs, partner flags, connector routes): what every page's footer says of when the facts
 /// were checked. A projection, so an edit that moves neither end re-renders no page.
 #[salsa::tracked(returns(ref))]
 pub fn check_date_span(db: &dyn salsa::Database) -> Option<(String, String)> {
@@ -512,6 +531,11 @@ pub fn check_date_span(db: &dyn salsa::Database) -> Option<(String, String)> {
         );
         dates.extend(
             country_obligations(db, key)
+                .iter()
+                .filter_map(|r| r.last_verified.as_deref()),
+        );
+        dates.extend(
+            country_regimes(db, key)
                 .iter()
                 .filter_map(|r| r.last_verified.as_deref()),
         );

@@ -558,10 +558,134 @@ pub(crate) struct Vocabulary {
     pub reporting_erps: Vec<String>,
     pub evidence: Vec<String>,
     pub connector_tracked_countries: Vec<String>,
+    /// `tables/regimes.csv` `model`.
+    pub einvoicing_models: Labels,
+    /// `tables/regimes.csv` `signature`.
+    pub signature_answers: Labels,
+    /// `tables/regimes.csv` `archive_location`.
+    pub archive_locations: Labels,
+    /// `tables/regimes.csv` `formats` (a list).
+    pub einvoicing_formats: Labels,
+    /// `tables/regimes.csv` `platforms` (a list).
+    pub einvoicing_platforms: Labels,
+}
+
+/// One value of a labelled set: its id (what the tables and the data carry), the label pages show, and
+/// where the id stands in `rules/vocabulary.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Label {
+    pub id: String,
+    pub label: String,
+    pub at: At,
+}
+
+/// A labelled set of `rules/vocabulary.toml`: a table of `id = "label"`, in file order (the order pages
+/// and the data package list them in; [`vocabulary`] sorts the ids by where they stand).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Labels(pub Vec<Label>);
+
+impl Labels {
+    /// The value `id` names, if the set has it.
+    pub fn get(&self, id: &str) -> Option<&Label> {
+        self.0.iter().find(|l| l.id == id)
+    }
+
+    /// The ids, in order.
+    pub fn ids(&self) -> Vec<String> {
+        self.0.iter().map(|l| l.id.clone()).collect()
+    }
+}
+
+impl<'de> Deserialize<'de> for Labels {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Labels;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a table of id = \"label\"")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Labels, A::Error> {
+                let mut labels = Vec::new();
+                while let Some((id, label)) = map.next_entry::<String, String>()? {
+                    labels.push(Label {
+                        id,
+                        label,
+                        at: At::default(),
+                    });
+                }
+                Ok(Labels(labels))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+
+/// The labelled sets of the vocabulary, by their table names.
+impl Vocabulary {
+    pub(crate) fn labelled_sets(&self) -> [(&'static str, &Labels); 5] {
+        [
+            ("einvoicing_models", &self.einvoicing_models),
+            ("signature_answers", &self.signature_answers),
+            ("archive_locations", &self.archive_locations),
+            ("einvoicing_formats", &self.einvoicing_formats),
+            ("einvoicing_platforms", &self.einvoicing_platforms),
+        ]
+    }
+
+    fn labelled_sets_mut(&mut self) -> [(&'static str, &mut Labels); 5] {
+        [
+            ("einvoicing_models", &mut self.einvoicing_models),
+            ("signature_answers", &mut self.signature_answers),
+            ("archive_locations", &mut self.archive_locations),
+            ("einvoicing_formats", &mut self.einvoicing_formats),
+            ("einvoicing_platforms", &mut self.einvoicing_platforms),
+        ]
+    }
+}
+
+/// Where the key `id` of the table `[section]` starts in `text` (the section's header when the key is
+/// written in a way this does not find, as a quoted key; 1:1 without the header).
+fn key_at(text: &str, section: &str, id: &str) -> At {
+    let header = format!("[{section}]");
+    let Some(start) = text
+        .match_indices(&header)
+        .map(|(at, _)| at)
+        .find(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')
+    else {
+        return At { line: 1, column: 1 };
+    };
+    let mut lines = text[start..].split_inclusive('\n');
+    let mut offset = start + lines.next().map_or(0, str::len);
+    for line in lines {
+        offset += line.len();
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('[') {
+            break;
+        }
+        if let Some(rest) = trimmed.strip_prefix(id)
+            && rest.trim_start().starts_with('=')
+        {
+            let at = offset - line.len() + (line.len() - trimmed.len());
+            let (line, column) = line_column(text, at);
+            return At { line, column };
+        }
+    }
+    let (line, column) = line_column(text, start);
+    At { line, column }
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn vocabulary(db: &dyn salsa::Database) -> Checked<Vocabulary> {
-    let (vocabulary, _, diagnostics) = parse_toml::<Vocabulary>(db, VOCABULARY);
+    let (mut vocabulary, text, diagnostics) = parse_toml::<Vocabulary>(db, VOCABULARY);
+    for (section, labels) in vocabulary.labelled_sets_mut() {
+        for label in &mut labels.0 {
+            label.at = key_at(&text, section, &label.id);
+        }
+        // The TOML reader hands a table over sorted by key: put the set back in file order.
+        labels.0.sort_by_key(|l| (l.at.line, l.at.column));
+    }
     Checked::new(vocabulary, diagnostics)
 }

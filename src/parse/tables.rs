@@ -1375,6 +1375,225 @@ pub fn obligation_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Obligati
     })
 }
 
+// ---------------------------------------------------------------- tables/regimes.csv
+
+/// How one obligation of one country works: the e-invoicing model, the formats, the platforms, whether a
+/// signature is required and how invoices are archived. Each answer is an id of its set in
+/// `rules/vocabulary.toml` (checked in [`crate::model::checks`]), or unknown (`None`, an empty cell).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegimeRow {
+    pub country: String,
+    pub obligation: String,
+    pub model: Option<String>,
+    /// `None` when unknown (an empty cell); never an empty list.
+    pub formats: Option<Vec<String>>,
+    pub platforms: Option<Vec<String>>,
+    pub signature: Option<String>,
+    /// How many years invoices are kept (1 to 99).
+    pub archive_years: Option<u8>,
+    pub archive_location: Option<String>,
+    pub source: Vec<String>,
+    pub evidence: String,
+    pub verification: Verification,
+    pub last_verified: Option<String>,
+    pub notes: String,
+}
+
+impl RegimeRow {
+    /// `<country>-<obligation>`: the record's id, and its row's anchor on the country page
+    /// (`#regime-<id>`).
+    pub fn id(&self) -> String {
+        format!("{}-{}", self.country, self.obligation)
+    }
+
+    /// Whether every answer is unknown (the row then records only what was looked at, in `notes`).
+    pub fn is_unknown(&self) -> bool {
+        self.model.is_none()
+            && self.formats.is_none()
+            && self.platforms.is_none()
+            && self.signature.is_none()
+            && self.archive_years.is_none()
+            && self.archive_location.is_none()
+    }
+}
+
+pub(crate) const REGIMES: &str = "sources/tables/regimes.csv";
+
+pub(crate) const REGIME_COLUMNS: &[&str] = &[
+    "country_code",
+    "obligation",
+    "model",
+    "formats",
+    "platforms",
+    "signature",
+    "archive_years",
+    "archive_location",
+    "source",
+    "evidence",
+    "verification",
+    "last_verified",
+    "notes",
+];
+
+/// The answer columns of `tables/regimes.csv`: a row that leaves all of them empty is an honest unknown.
+pub(crate) const REGIME_ANSWERS: [&str; 6] = [
+    "model",
+    "formats",
+    "platforms",
+    "signature",
+    "archive_years",
+    "archive_location",
+];
+
+#[salsa::tracked(returns(ref))]
+pub fn regime_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<RegimeRow>>> {
+    read_exact(db, REGIMES, REGIME_COLUMNS, read_regime)
+}
+
+/// One row of the regimes table, with the checks that need only the row.
+fn read_regime(r: &mut RowReader<'_>) -> RegimeRow {
+    {
+        // The answer as the honesty rule's messages quote it: the answers given, in column order.
+        let given: Vec<String> = REGIME_ANSWERS
+            .iter()
+            .map(|column| r.text(column))
+            .filter(|text| !text.is_empty())
+            .collect();
+        let answer = given.join("; ");
+        r.check_honesty(
+            "regime",
+            Honesty {
+                unknown: "a row whose six answers are all empty",
+                ..FACT_HONESTY
+            },
+            (!given.is_empty()).then_some(answer.as_str()),
+        );
+        let list = |r: &mut RowReader<'_>, column: &str| {
+            let ids: Vec<String> = r
+                .text(column)
+                .split_whitespace()
+                .map(str::to_string)
+                .collect();
+            let text = r.text(column);
+            if !ids.is_empty() && ids.join(" ") != text {
+                r.error(
+                    column,
+                    format!("`{column}` is ids separated by single spaces, not `{text}`"),
+                );
+            }
+            Some(ids).filter(|ids| !ids.is_empty())
+        };
+        let one = |r: &mut RowReader<'_>, column: &str| {
+            let text = r.optional(column)?;
+            if text.split_whitespace().count() != 1 {
+                r.error(
+                    column,
+                    format!("`{column}` is one id of its set, not `{text}`"),
+                );
+            }
+            Some(text)
+        };
+        let model = one(r, "model");
+        let formats = list(r, "formats");
+        let platforms = list(r, "platforms");
+        let signature = one(r, "signature");
+        let archive_years = r.optional("archive_years").and_then(|text| {
+            let years = text
+                .parse::<u8>()
+                .ok()
+                .filter(|y| (1..=99).contains(y) && !text.starts_with('0'));
+            if years.is_none() {
+                r.error(
+                    "archive_years",
+                    format!(
+                        "`archive_years` is a whole number of years from 1 to 99, not `{text}`"
+                    ),
+                );
+            }
+            years
+        });
+        let archive_location = one(r, "archive_location");
+        let notes = r.text("notes");
+        if given.is_empty() && notes.trim().is_empty() {
+            r.error(
+                "notes",
+                "a row whose answers are all unknown says in `notes` what was looked at"
+                    .to_string(),
+            );
+        }
+        RegimeRow {
+            country: r.required("country_code"),
+            obligation: r.required("obligation"),
+            model,
+            formats,
+            platforms,
+            signature,
+            archive_years,
+            archive_location,
+            source: r.urls("source"),
+            evidence: r.text("evidence"),
+            verification: r.verification("verification"),
+            last_verified: r.date("last_verified"),
+            notes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod regime_tests {
+    use super::{Header, REGIME_COLUMNS, REGIMES, map_rows, read_regime, read_table};
+    use proptest::prelude::*;
+
+    /// The rows and the diagnostics of a regimes table of `body` (rows after the header).
+    fn read(body: &str) -> (Vec<super::RegimeRow>, Vec<String>) {
+        let text = format!("{}\n{body}", REGIME_COLUMNS.join(","));
+        let (table, diagnostics) = read_table(REGIMES, &text, Header::Exact(REGIME_COLUMNS));
+        let read = map_rows(REGIMES, REGIME_COLUMNS, &table, diagnostics, read_regime);
+        (
+            read.value.iter().map(|r| (*r.row).clone()).collect(),
+            read.diagnostics.iter().map(ToString::to_string).collect(),
+        )
+    }
+
+    const SOURCE: &str = "https://tax.example.org/e-invoicing,fetched,official,2026-11-28";
+
+    #[test]
+    fn answers_are_read_as_ids_and_unknowns_as_none() {
+        let (rows, errors) = read(&format!(
+            "it,b2b-e-invoicing,clearance,a b,c,required,10,in-country,{SOURCE},\nit,saf-t,,,,,,,,,unverified,,looked at two pages\n"
+        ));
+        assert_eq!(errors, Vec::<String>::new());
+        assert_eq!(
+            rows[0].formats.as_deref(),
+            Some(&["a".to_string(), "b".to_string()][..])
+        );
+        assert_eq!(rows[0].archive_years, Some(10));
+        assert!(!rows[0].is_unknown());
+        assert!(rows[1].is_unknown() && rows[1].formats.is_none());
+        assert_eq!(rows[1].id(), "it-saf-t");
+    }
+
+    proptest! {
+        /// Whatever the cells hold, a row is read without a panic; a cell that is not what its column
+        /// takes is reported at its own line and column, and an honest row of well-formed cells passes.
+        #[test]
+        fn any_cells_are_read_or_located(cells in prop::collection::vec(any::<String>(), 13), years in 0u16..200) {
+            let quoted: Vec<String> = cells.iter().map(|c| format!("\"{}\"", c.replace('"', "\"\""))).collect();
+            let (_, errors) = read(&format!("{}\n", quoted.join(",")));
+            for error in &errors {
+                prop_assert!(error.starts_with(&format!("{REGIMES}:")), "{}", error);
+            }
+            let (rows, errors) = read(&format!("fr,b2b-e-invoicing,network,,,,{years},,{SOURCE},\n"));
+            let good = (1..=99).contains(&years);
+            prop_assert_eq!(errors.is_empty(), good, "{:?}", errors);
+            prop_assert_eq!(rows[0].archive_years.map(u16::from), Some(years).filter(|_| good));
+            if !good {
+                prop_assert!(errors[0].starts_with(&format!("{REGIMES}:2:31: error: `archive_years`")), "{:?}", errors);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod partial_date_tests {
     use super::PartialDate;

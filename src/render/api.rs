@@ -21,7 +21,9 @@ use crate::parse::rules::site_rules;
 use crate::parse::tables::{
     LocalErpRow, PartnerFlagRow, PartnerRow, local_erp_rows, partner_flag_rows, partner_rows,
 };
-use crate::resources::{CalendarEntry, Country, Erp, Fact, FilterItem, ToggleDerivation, Toggles};
+use crate::resources::{
+    CalendarEntry, Country, Erp, Fact, FilterItem, Regime, ToggleDerivation, Toggles,
+};
 use crate::resources::{
     CountryDetail, Endpoint, Envelope, ErpDetail, Licence, LocalErp, Meta, NewsItem, Partner,
     PartnerFlag, Provider, Sponsor,
@@ -347,6 +349,19 @@ pub fn api_calendar(db: &dyn salsa::Database) -> Rendered {
     list(db, crate::derive::obligations::calendar(db))
 }
 
+/// How each obligation works, country by country (code order), each country's in the order of its
+/// obligations.
+pub fn api_regimes(db: &dyn salsa::Database) -> Rendered {
+    let data: Vec<Regime> = country_keys(db)
+        .flat_map(|key| {
+            crate::derive::regimes::country_regime_records(db, key)
+                .iter()
+                .cloned()
+        })
+        .collect();
+    list(db, &data)
+}
+
 /// How an API envelope is made and described (see [`ApiKind::spec`]).
 pub(crate) struct ApiSpec {
     pub render: RenderFn,
@@ -435,6 +450,15 @@ impl ApiKind {
                 render: |db, _| api_calendar(db),
                 schema: schema_of::<Envelope<Vec<CalendarEntry>>>,
                 count: Some(|db, _| len(crate::derive::obligations::calendar(db).len())),
+            },
+            ApiKind::Regimes => ApiSpec {
+                render: |db, _| api_regimes(db),
+                schema: schema_of::<Envelope<Vec<Regime>>>,
+                count: Some(|db, _| {
+                    len(country_keys(db)
+                        .map(|key| crate::model::country_regimes(db, key).len())
+                        .sum())
+                }),
             },
             ApiKind::Filter => ApiSpec {
                 render: |db, output| api_filter(db, FilterKey::new(db, param_of(output))),

@@ -678,7 +678,7 @@ fn the_data_package_lists_every_file_with_the_spec_columns_and_the_registers() {
         .iter()
         .filter_map(|r| r["path"].as_str())
         .collect();
-    // The SPEC's six tables, then the answers' own: the obligations' phases and the toggles.
+    // The SPEC's six tables, then the answers' own: the obligations' phases, the toggles and the regimes.
     let mut expected = Vec::new();
     for stem in [
         "matrix",
@@ -689,6 +689,7 @@ fn the_data_package_lists_every_file_with_the_spec_columns_and_the_registers() {
         "local_partner_flags",
         "obligations",
         "toggles",
+        "regimes",
     ] {
         expected.push(format!("{stem}.csv"));
         expected.push(format!("{stem}.json"));
@@ -703,7 +704,7 @@ fn the_data_package_lists_every_file_with_the_spec_columns_and_the_registers() {
             .iter()
             .map(|f| f["name"].as_str().unwrap().to_string())
             .collect();
-        if ["obligations", "toggles"].contains(&stem) {
+        if ["obligations", "toggles", "regimes"].contains(&stem) {
             // Not the SPEC's: their columns are the CSV's header.
             let (header, _) = csv_records(&shipped().files[&format!("/data/{stem}.csv")]);
             assert_eq!(fields, header, "{path}");
@@ -1065,10 +1066,10 @@ fn every_json_output_is_canonical_pretty_json() {
         );
         checked += 1;
     }
-    // The API bodies (index, 2 lists + 72 details, facts, 5 lists, 7 filters, toggles, calendar, changes,
-    // releases and each release's change set), openapi.json, the eight flat JSON files and the data
-    // package.
-    assert_eq!(checked, 102 + crate::common::shipped_releases().count);
+    // The API bodies (index, 2 lists + 72 details, facts, 5 lists, 7 filters, toggles, calendar, regimes,
+    // changes, releases and each release's change set), openapi.json, the nine flat JSON files and the
+    // data package.
+    assert_eq!(checked, 104 + crate::common::shipped_releases().count);
 }
 
 #[test]
@@ -1185,7 +1186,7 @@ fn openapi_describes_every_path_and_validates_every_body() {
     }
     assert_eq!(
         checked,
-        61 + 11 + 18 + 8 + 2 + crate::common::shipped_releases().count,
+        61 + 11 + 19 + 9 + 2 + crate::common::shipped_releases().count,
         "every API body and flat JSON file was validated"
     );
     // And a body that breaks the contract is caught.

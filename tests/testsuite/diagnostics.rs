@@ -607,3 +607,146 @@ fn a_row_a_million_cells_wide_and_a_table_of_bad_rows_get_short_located_errors()
         shown.last()
     );
 }
+
+/// A row of the shipped obligations table (the first of `country` and `obligation`), as cells.
+fn obligation_row(country: &str, obligation: &str) -> Vec<String> {
+    let text = shipped("sources/tables/obligations.csv");
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    reader
+        .records()
+        .map(|r| r.unwrap())
+        .find(|r| &r[0] == country && &r[1] == obligation)
+        .map(|r| r.iter().map(str::to_string).collect())
+        .unwrap_or_else(|| panic!("the shipped obligations record {country} {obligation}"))
+}
+
+/// The diagnostics of the regimes table after the shipped header (and rows) plus `rows`, and the line the
+/// first of them is on.
+fn regimes_with(rows: &str) -> (Vec<String>, usize) {
+    let table = shipped("sources/tables/regimes.csv");
+    let next = table.lines().count() + 1;
+    let shown = diagnostics_with(
+        "sources/tables/regimes.csv",
+        format!("{table}{rows}").as_bytes(),
+    );
+    (shown, next)
+}
+
+#[test]
+fn regimes_are_checked_against_the_vocabulary_the_obligations_and_the_honesty_rule() {
+    // The source, evidence, grade and date of Italy's B2B phase: a source that was read.
+    let phase = obligation_row("it", "b2b-e-invoicing");
+    let read = format!("{},{},{},{}", phase[9], phase[10], phase[11], phase[12]);
+    let vocabulary: toml::Table = toml::from_str(&shipped("rules/vocabulary.toml")).unwrap();
+    let first = |set: &str| {
+        vocabulary[set]
+            .as_table()
+            .and_then(|t| t.keys().next().cloned())
+            .unwrap_or_else(|| panic!("[{set}] has a value"))
+    };
+    let (model, format) = (first("einvoicing_models"), first("einvoicing_formats"));
+    let path = "sources/tables/regimes.csv";
+    // A sourced row passes; so does an honest unknown that says what was looked at.
+    let (shown, _) = regimes_with(&format!(
+        "it,b2b-e-invoicing,{model},{format},,,10,,{read},\nit,b2g-e-invoicing,,,,,,,,,unverified,,two pages read; neither says\n"
+    ));
+    assert_eq!(shown, Vec::<String>::new());
+    // Any answer without its source, how it was read and the date is refused at each of those cells; a
+    // "no" (a signature that is not required) is an answer like any other.
+    let not_required = "not-required";
+    let (shown, next) = regimes_with(&format!(
+        "it,b2b-e-invoicing,,,,{not_required},,,,unverified,unverified,,\n"
+    ));
+    assert_eq!(shown.len(), 3, "{shown:?}");
+    for (d, needs) in shown.iter().zip(["the URL", "`evidence`", "the date"]) {
+        assert!(
+            d.starts_with(&format!("{path}:{next}:"))
+                && d.contains(&format!("regime `{not_required}` needs {needs}")),
+            "{d}"
+        );
+    }
+    // An unknown row without notes says nothing of what was looked at.
+    let (shown, next) = regimes_with("it,b2b-e-invoicing,,,,,,,,,unverified,,\n");
+    assert_eq!(
+        shown,
+        [format!(
+            "{path}:{next}:40: error: a row whose answers are all unknown says in `notes` what was looked at"
+        )]
+    );
+    // A value outside its set, at its cell; an obligation the country's phases do not record; a
+    // duplicate key.
+    let (shown, next) = regimes_with(&format!(
+        "it,b2b-e-invoicing,{model},{format} no-such-format,,,,,{read},\nit,b2b-e-invoicing,,,,,,,,,unverified,,again\n"
+    ));
+    let column = "it,b2b-e-invoicing,".len() + model.len() + 2;
+    assert!(
+        shown[0].starts_with(&format!(
+            "{path}:{next}:{column}: error: `no-such-format` is not in rules/vocabulary.toml [einvoicing_formats]; expected one of: "
+        )) && shown[0].contains(&format),
+        "{shown:?}"
+    );
+    assert_eq!(
+        shown[1],
+        format!(
+            "{path}:{}:4: error: duplicate regime row `it-b2b-e-invoicing` (first on line {next})",
+            next + 1
+        )
+    );
+    // An obligation the country's phases do not record: Italy's SAF-T rows taken out of the obligations
+    // table, its regime row refers to nothing.
+    let dir = copy_project();
+    let obligations = shipped("sources/tables/obligations.csv");
+    let kept: String = obligations
+        .lines()
+        .filter(|l| !l.starts_with("it,saf-t,"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(kept.len() + 1, obligations.len(), "Italy has SAF-T rows");
+    std::fs::write(dir.path().join("sources/tables/obligations.csv"), kept).unwrap();
+    let table = shipped("sources/tables/regimes.csv");
+    let next = table.lines().count() + 1;
+    std::fs::write(
+        dir.path().join(path),
+        format!("{table}it,saf-t,,,,,,,,,unverified,,looked at\n"),
+    )
+    .unwrap();
+    let project = Project::load(dir.path()).unwrap();
+    let shown: Vec<String> = diagnostics(&project.db)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(
+        shown[0].starts_with(&format!(
+            "{path}:{next}:4: error: `it` has no phase of `saf-t` in sources/tables/obligations.csv; it records: "
+        )),
+        "{shown:?}"
+    );
+}
+
+#[test]
+fn the_labelled_sets_of_the_vocabulary_are_checked_where_they_stand() {
+    let text = shipped("rules/vocabulary.toml");
+    let edited = text.replacen(
+        "[einvoicing_models]\n",
+        "[einvoicing_models]\nBad_Id = \"\"\n",
+        1,
+    );
+    let line = edited
+        .lines()
+        .position(|l| l.starts_with("Bad_Id"))
+        .unwrap()
+        + 1;
+    let shown = diagnostics_with("rules/vocabulary.toml", edited.as_bytes());
+    assert_eq!(
+        shown,
+        [
+            format!(
+                "rules/vocabulary.toml:{line}:1: error: einvoicing_models: `Bad_Id` needs a label, what pages show"
+            ),
+            format!(
+                "rules/vocabulary.toml:{line}:1: error: einvoicing_models: id `Bad_Id` must be lower-case letters and digits (and `-`, `.`, `_` after the first)"
+            ),
+        ]
+    );
+}

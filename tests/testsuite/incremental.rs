@@ -417,6 +417,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
+            check_regimes × 1
             check_vat_rates_of × 1
             condensed_twin × 6
             country_calendar × 1
@@ -657,6 +658,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
+            check_regimes × 1
             condensed_twin × 3
             country_calendar × 1
             country_history_context × 1
@@ -725,6 +727,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
+            check_regimes × 1
             condensed_twin × 3
             country_calendar × 1
             country_detail × 1
@@ -1403,6 +1406,7 @@ fn a_new_release_diffs_only_itself() {
         output_file(api_news) × 1
         output_file(api_partner_flags) × 1
         output_file(api_partners) × 1
+        output_file(api_regimes) × 1
         output_file(api_release) × 13
         output_file(api_releases) × 1
         output_file(api_sponsors) × 1
@@ -1447,7 +1451,7 @@ fn a_new_release_diffs_only_itself() {
         page_skeleton × 2
         part_problems × 88
         previous_release × 13
-        published_csv × 8
+        published_csv × 9
         record_state × 1
         reference_date × 1
         release_changes × 1

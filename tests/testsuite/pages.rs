@@ -1393,3 +1393,208 @@ fn the_home_page_draws_the_map_and_the_timeline_with_their_data_as_tables() {
     // The calendar page draws every dated mandate phase.
     assert!(text(&files, "calendar/index.html").contains("class=\"fig-timeline\""));
 }
+
+/// A value as the HTML pages escape it.
+fn html_escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// A value as a Markdown twin's table cell writes it.
+fn md_escaped(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('<', "\\<")
+        .replace('[', "\\[")
+        .replace(']', "\\]")
+}
+
+#[test]
+fn a_regime_row_says_the_same_on_the_page_the_twin_the_api_and_the_data_files() {
+    let dir = crate::common::copy_project();
+    let root = dir.path();
+    // The row rests on the source of Italy's B2B phase (a source that was read); its answers are the
+    // first values of each set of the shipped vocabulary, whatever they are.
+    let obligations = crate::common::read(root, "sources/tables/obligations.csv");
+    let mut reader = csv::Reader::from_reader(obligations.as_bytes());
+    let phase = reader
+        .records()
+        .map(|r| r.unwrap())
+        .find(|r| &r[0] == "it" && &r[1] == "b2b-e-invoicing")
+        .expect("Italy has a B2B phase");
+    let vocabulary: toml::Table =
+        toml::from_str(&crate::common::read(root, "rules/vocabulary.toml")).unwrap();
+    let set = |name: &str| -> Vec<(String, String)> {
+        vocabulary[name]
+            .as_table()
+            .unwrap()
+            .iter()
+            .map(|(id, label)| (id.clone(), label.as_str().unwrap().to_string()))
+            .collect()
+    };
+    let (models, formats, platforms, signatures, places) = (
+        set("einvoicing_models"),
+        set("einvoicing_formats"),
+        set("einvoicing_platforms"),
+        set("signature_answers"),
+        set("archive_locations"),
+    );
+    let two_formats: Vec<&(String, String)> = formats.iter().take(2).collect();
+    let format_ids: Vec<&str> = two_formats.iter().map(|(id, _)| id.as_str()).collect();
+    let regimes = crate::common::read(root, "sources/tables/regimes.csv");
+    let header = regimes.lines().next().unwrap();
+    let notes = "two national pages read; neither states the model";
+    std::fs::write(
+        root.join("sources/tables/regimes.csv"),
+        format!(
+            "{header}\nit,b2b-e-invoicing,{},{},{},{},10,{},{},{},{},{},\nit,b2g-e-invoicing,,,,,,,,,unverified,,{notes}\n",
+            models[0].0,
+            format_ids.join(" "),
+            platforms[0].0,
+            signatures[0].0,
+            places[0].0,
+            &phase[9],
+            &phase[10],
+            &phase[11],
+            &phase[12],
+        ),
+    )
+    .unwrap();
+    let site = crate::common::one_off_build(root, "out").expect("the project builds");
+    let text = |path: &str| String::from_utf8(site[path].clone()).unwrap();
+    let sources: Vec<&str> = phase[9].split(' ').collect();
+    let formats_in_words = two_formats
+        .iter()
+        .map(|(_, label)| label.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let archiving = format!("10 years; {}", places[0].1);
+
+    // The API: ids and labels, the unknown record all null.
+    let api: serde_json::Value = serde_json::from_str(&text("api/v1/regimes.json")).unwrap();
+    let data = api["data"].as_array().unwrap();
+    assert_eq!(api["meta"]["count"], data.len());
+    let known = data
+        .iter()
+        .find(|r| r["id"] == "it-b2b-e-invoicing")
+        .unwrap();
+    assert_eq!(known["model"]["id"], models[0].0.as_str());
+    assert_eq!(known["model"]["label"], models[0].1.as_str());
+    let api_formats: Vec<(&str, &str)> = known["formats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["id"].as_str().unwrap(), f["label"].as_str().unwrap()))
+        .collect();
+    let expected: Vec<(&str, &str)> = two_formats
+        .iter()
+        .map(|(id, label)| (id.as_str(), label.as_str()))
+        .collect();
+    assert_eq!(api_formats, expected);
+    assert_eq!(known["platforms"][0]["id"], platforms[0].0.as_str());
+    assert_eq!(known["signature"]["label"], signatures[0].1.as_str());
+    assert_eq!(known["archive_years"], 10);
+    assert_eq!(known["archive_location"]["id"], places[0].0.as_str());
+    assert_eq!(known["source_urls"], serde_json::json!(sources));
+    assert_eq!(known["evidence"], &phase[10]);
+    assert_eq!(known["verification"], &phase[11]);
+    assert_eq!(known["last_checked"], &phase[12]);
+    assert_eq!(known["unknown"], false);
+    let unknown = data
+        .iter()
+        .find(|r| r["id"] == "it-b2g-e-invoicing")
+        .unwrap();
+    for field in [
+        "model",
+        "formats",
+        "platforms",
+        "signature",
+        "archive_years",
+        "archive_location",
+    ] {
+        assert!(unknown[field].is_null(), "{field}: {}", unknown[field]);
+    }
+    assert_eq!(unknown["unknown"], true);
+    assert_eq!(unknown["notes"], notes);
+
+    // The data files: the ids, the same record in JSON and CSV (an empty cell is null).
+    let json: serde_json::Value = serde_json::from_str(&text("data/regimes.json")).unwrap();
+    let json_row = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["country_code"] == "it" && r["obligation"] == "b2b-e-invoicing")
+        .unwrap();
+    assert_eq!(json_row["model"], models[0].0.as_str());
+    assert_eq!(json_row["formats"], format_ids.join(" "));
+    assert_eq!(json_row["archive_years"], "10");
+    assert_eq!(json_row["source"], &phase[9]);
+    let csv_text = text("data/regimes.csv");
+    let mut csv_reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let columns: Vec<String> = csv_reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let csv_rows: Vec<csv::StringRecord> = csv_reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(csv_rows.len(), json.as_array().unwrap().len());
+    for (record, row) in json.as_array().unwrap().iter().zip(&csv_rows) {
+        for (column, cell) in columns.iter().zip(row.iter()) {
+            assert_eq!(
+                record[column].as_str().unwrap_or_default(),
+                cell,
+                "{column}"
+            );
+        }
+    }
+
+    // The page: the obligation's column, and the at-a-glance answers with their obligation.
+    let page = text("it/index.html");
+    let table = &page[page.find("<table class=\"regimes\">").unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
+    assert!(table.contains("id=\"regime-it-b2b-e-invoicing\""));
+    for answer in [
+        &models[0].1,
+        &formats_in_words,
+        &platforms[0].1,
+        &signatures[0].1,
+        &archiving,
+        &notes.to_string(),
+    ] {
+        assert!(table.contains(&html_escaped(answer)), "{answer} in {table}");
+    }
+    assert!(table.contains(&format!("checked {}", &phase[12])));
+    let glance = &page[page.find("id=\"glance-model\"").unwrap()..];
+    let glance = &glance[..glance.find("</tr>").unwrap()];
+    assert!(
+        glance.contains(&html_escaped(&models[0].1))
+            && glance.contains("#regime-it-b2b-e-invoicing")
+    );
+
+    // The twin: one row per obligation, the unknown one unknown throughout.
+    let twin = text("it/index.md");
+    let section = &twin[twin.find("## How each obligation works").unwrap()..];
+    let row = section
+        .lines()
+        .find(|l| l.starts_with("| B2B e-invoicing | "))
+        .unwrap();
+    let cells: Vec<&str> = row.split(" | ").collect();
+    assert_eq!(
+        cells[1..6],
+        [
+            md_escaped(&models[0].1),
+            md_escaped(&formats_in_words),
+            md_escaped(&platforms[0].1),
+            md_escaped(&signatures[0].1),
+            md_escaped(&archiving),
+        ]
+    );
+    assert!(section.contains(&format!(
+        "| B2G e-invoicing |{} unknown | not applicable | not applicable | none | {notes} |",
+        " unknown |".repeat(5)
+    )));
+}

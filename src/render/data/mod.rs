@@ -15,7 +15,7 @@ pub use crate::kinds::FlatTable;
 pub use records::FlatRecords;
 use records::{
     ConnectorRecord, CountryFactRecord, LocalErpRecord, MatrixRecord, ObligationRecord,
-    PartnerFlagRecord, ReportingRecord, ToggleRecord,
+    PartnerFlagRecord, RegimeRecord, ReportingRecord, ToggleRecord,
 };
 
 use super::{Piece, Rendered, json_bytes, splice_items, splice_items_into};
@@ -148,6 +148,12 @@ pub fn flat_rows<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> Flat
             crate::derive::obligations::country_toggle_derivations(db, key)
                 .iter()
                 .map(|d| ToggleRecord::new(country, d))
+                .collect(),
+        ),
+        FlatTable::Regimes => FlatRecords::Regimes(
+            crate::model::country_regimes(db, key)
+                .iter()
+                .map(|r| RegimeRecord::new(country, r))
                 .collect(),
         ),
         FlatTable::Connectors => FlatRecords::Connectors(connector_records(db)),

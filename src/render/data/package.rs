@@ -101,6 +101,12 @@ pub(crate) fn allowed_values(db: &dyn salsa::Database, set: ValueSet) -> Vec<Str
         ValueSet::ToggleNames => strings(&Toggles::NAMES),
         ValueSet::Booleans => strings(&["true", "false"]),
         ValueSet::YesNo => strings(&["yes", "no"]),
+        ValueSet::EinvoicingModels => vocabulary.einvoicing_models.ids(),
+        ValueSet::EinvoicingFormatList => vocabulary.einvoicing_formats.ids(),
+        ValueSet::EinvoicingPlatformList => vocabulary.einvoicing_platforms.ids(),
+        ValueSet::SignatureAnswers => vocabulary.signature_answers.ids(),
+        ValueSet::ArchiveLocations => vocabulary.archive_locations.ids(),
+        ValueSet::YearCount => (1..=99).map(|y| y.to_string()).collect(),
     }
 }
 
@@ -120,8 +126,8 @@ fn constraints(db: &dyn salsa::Database, column: &Column, key: &[&str]) -> Map<S
         constraints.insert("required".into(), json!(true));
     }
     match column.values {
-        Some(ValueSet::TrackedCountryList) => {
-            let pattern = list_pattern(&allowed_values(db, ValueSet::TrackedCountryList));
+        Some(set) if set.is_list() => {
+            let pattern = list_pattern(&allowed_values(db, set));
             constraints.insert("pattern".into(), json!(pattern));
         }
         Some(set) => {
@@ -130,6 +136,18 @@ fn constraints(db: &dyn salsa::Database, column: &Column, key: &[&str]) -> Map<S
         None => {}
     }
     constraints
+}
+
+impl ValueSet {
+    /// Whether a cell holds a space-separated list of the set's values (else one value).
+    fn is_list(self) -> bool {
+        matches!(
+            self,
+            ValueSet::TrackedCountryList
+                | ValueSet::EinvoicingFormatList
+                | ValueSet::EinvoicingPlatformList
+        )
+    }
 }
 
 /// The foreign keys of a table: `country_code` (with `country`, the name, where the table has it) and
@@ -152,6 +170,13 @@ fn foreign_keys(table: FlatTable, columns: &[Column]) -> Vec<Value> {
         keys.push(json!({
             "fields": ["erp"],
             "reference": {"resource": ERP_REGISTER, "fields": ["id"]},
+        }));
+    }
+    // A regime is of an obligation the country's phases record: records of the obligations table.
+    if table == FlatTable::Regimes {
+        keys.push(json!({
+            "fields": ["country_code", "obligation"],
+            "reference": {"resource": FlatTable::Obligations.stem(), "fields": ["country_code", "obligation"]},
         }));
     }
     // A toggle names the phase that set it: a record of the obligations table.
@@ -352,8 +377,8 @@ pub fn data_json_schema(db: &dyn salsa::Database, key: StemKey<'_>) -> Value {
                 property["format"] = json!("date");
             }
             match column.values {
-                Some(ValueSet::TrackedCountryList) => {
-                    let pattern = list_pattern(&allowed_values(db, ValueSet::TrackedCountryList));
+                Some(set) if set.is_list() => {
+                    let pattern = list_pattern(&allowed_values(db, set));
                     property["pattern"] = json!(format!("^{pattern}$"));
                 }
                 Some(set) => {

@@ -19,7 +19,8 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use crate::kinds::FlatTable;
 use crate::model::{CountryInfo, NumberedReport};
 use crate::parse::tables::{
-    ConnectorRow, CountryFactRow, LocalErpRow, MandateRow, MatrixRow, ObligationRow, PartnerFlagRow,
+    ConnectorRow, CountryFactRow, LocalErpRow, MandateRow, MatrixRow, ObligationRow,
+    PartnerFlagRow, RegimeRow,
 };
 use crate::resources::ToggleDerivation;
 
@@ -152,6 +153,18 @@ pub(crate) enum ValueSet {
     Booleans,
     /// `yes`, `no`.
     YesNo,
+    /// rules/vocabulary.toml `[einvoicing_models]` ids.
+    EinvoicingModels,
+    /// Space-separated ids of rules/vocabulary.toml `[einvoicing_formats]`.
+    EinvoicingFormatList,
+    /// Space-separated ids of rules/vocabulary.toml `[einvoicing_platforms]`.
+    EinvoicingPlatformList,
+    /// rules/vocabulary.toml `[signature_answers]` ids.
+    SignatureAnswers,
+    /// rules/vocabulary.toml `[archive_locations]` ids.
+    ArchiveLocations,
+    /// A whole number of years from 1 to 99.
+    YearCount,
 }
 
 /// The matrix's `topic`.
@@ -244,6 +257,7 @@ flat_records! {
     LocalPartnerFlags(PartnerFlagRecord),
     Obligations(ObligationRecord),
     Toggles(ToggleRecord),
+    Regimes(RegimeRecord),
 }
 
 /// A record type of a flat table.
@@ -893,6 +907,91 @@ impl ToggleRecord {
 
 impl FlatRecord for ToggleRecord {
     const PRIMARY_KEY: &'static [&'static str] = &["country_code", "toggle"];
+
+    fn prototype(_: &[String]) -> Self {
+        Self::default()
+    }
+}
+
+/// `data/regimes.*`: one record per country and obligation: how it works, each answer an id of its set
+/// in rules/vocabulary.toml (the API gives the labels), an unknown answer empty. Not one of the SPEC's six
+/// tables.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, JsonSchema)]
+pub struct RegimeRecord {
+    /// Lower-case ISO 3166-1 alpha-2 code of the country.
+    country_code: Text,
+    /// The country's name, as in the country register.
+    country: Text,
+    /// The obligation: an `[[obligation]]` id of rules/toggles.toml that the country's phases record.
+    #[schemars(extend("x-values" = "obligations"))]
+    obligation: Text,
+    /// The e-invoicing model: an id of rules/vocabulary.toml `[einvoicing_models]` (clearance, reporting,
+    /// network, five corners, post-audit); none when unknown.
+    #[schemars(extend("x-values" = "einvoicing_models"))]
+    model: Text,
+    /// The e-invoice formats prescribed or accepted: space-separated ids of `[einvoicing_formats]`; none
+    /// when unknown.
+    #[schemars(extend("x-values" = "einvoicing_format_list"))]
+    formats: Text,
+    /// The platforms or channels invoices go through: space-separated ids of `[einvoicing_platforms]`; none
+    /// when unknown.
+    #[schemars(extend("x-values" = "einvoicing_platform_list"))]
+    platforms: Text,
+    /// Whether an electronic signature or seal is required: an id of `[signature_answers]`; none when
+    /// unknown.
+    #[schemars(extend("x-values" = "signature_answers"))]
+    signature: Text,
+    /// How many years invoices are kept (1 to 99); none when unknown.
+    #[schemars(extend("x-values" = "year_count"))]
+    archive_years: Text,
+    /// Where invoices may be stored: an id of `[archive_locations]`; none when unknown.
+    #[schemars(extend("x-values" = "archive_locations"))]
+    archive_location: Text,
+    /// Space-separated URLs of the sources that were read; none on a record whose answers are all unknown.
+    source: Text,
+    /// How the source was read: `fetched` (the page itself), `search-extract` (a stored copy or search
+    /// excerpt of it) or `unverified` (no source was read).
+    #[schemars(extend("x-values" = "evidence"))]
+    evidence: Text,
+    /// The grade: `official`, `secondary` or `unverified`.
+    #[schemars(extend("x-values" = "verifications"))]
+    verification: Text,
+    /// The date the source was read (ISO 8601); none when no source was read.
+    last_verified: Date,
+    /// What else the curator recorded; on a record whose answers are all unknown, what was looked at.
+    notes: Text,
+}
+
+impl RegimeRecord {
+    pub fn new(country: &CountryInfo, r: &RegimeRow) -> Self {
+        let list =
+            |ids: &Option<Vec<String>>| Text(ids.as_deref().unwrap_or_default().join(" ").into());
+        RegimeRecord {
+            country_code: (&country.code).into(),
+            country: (&country.name).into(),
+            obligation: (&r.obligation).into(),
+            model: (&r.model).into(),
+            formats: list(&r.formats),
+            platforms: list(&r.platforms),
+            signature: (&r.signature).into(),
+            archive_years: Text(
+                r.archive_years
+                    .map(|y| y.to_string())
+                    .unwrap_or_default()
+                    .into(),
+            ),
+            archive_location: (&r.archive_location).into(),
+            source: Text::urls(&r.source),
+            evidence: (&r.evidence).into(),
+            verification: r.verification.as_str().into(),
+            last_verified: (&r.last_verified).into(),
+            notes: (&r.notes).into(),
+        }
+    }
+}
+
+impl FlatRecord for RegimeRecord {
+    const PRIMARY_KEY: &'static [&'static str] = &["country_code", "obligation"];
 
     fn prototype(_: &[String]) -> Self {
         Self::default()

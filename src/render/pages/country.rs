@@ -12,7 +12,9 @@ use crate::model::{CountryKey, country_obligations, erp_name};
 use crate::parse::rules::obligation_rules;
 use crate::parse::tables::{PartialDate, PhaseStatus};
 use crate::render::api::country_detail;
-use crate::resources::{Country, Fact, FactTopic, LocalErp, Partner, Verification};
+use crate::resources::{
+    Country, Fact, FactTopic, Labelled, LocalErp, Partner, Regime, Verification,
+};
 
 /// "In force since 2026-09-01" and what the phase covers, as one sentence.
 fn sentence(words: &str, scope: &str) -> String {
@@ -101,6 +103,159 @@ impl<'a, T> WithErpName<'a, T> {
     }
 }
 
+/// One answer of a regime as pages show it: its label(s), or `None` when unknown.
+#[derive(Serialize)]
+struct RegimeAnswer {
+    text: Option<String>,
+}
+
+/// How one obligation works, as a row of the country page's "How each obligation works".
+#[derive(Serialize)]
+struct RegimeView<'a> {
+    /// The row's anchor, `regime-<cc>-<obligation>`.
+    anchor: String,
+    obligation: &'a str,
+    unknown: bool,
+    /// In the order of [`REGIME_FIELDS`].
+    answers: Vec<RegimeAnswer>,
+    notes: &'a str,
+    source_urls: &'a [String],
+    evidence: &'a str,
+    verification: Verification,
+    last_checked: &'a Option<String>,
+}
+
+/// One answer of one obligation in the "at a glance" table: the answer, the obligation it is of, and
+/// what it rests on.
+#[derive(Serialize)]
+struct GlanceEntry<'a> {
+    text: String,
+    obligation: &'a str,
+    anchor: String,
+    source_urls: &'a [String],
+    evidence: &'a str,
+    verification: Verification,
+    last_checked: &'a Option<String>,
+}
+
+/// One question of the "How invoices are handled" table, with the answers of every obligation that has
+/// one; none: unknown, and `looked_at` says what was looked at.
+#[derive(Serialize)]
+struct GlanceRow<'a> {
+    key: &'static str,
+    question: &'static str,
+    entries: Vec<GlanceEntry<'a>>,
+    looked_at: String,
+}
+
+/// The questions a regime answers: the key of the at-a-glance row, and the question as pages ask it.
+const REGIME_FIELDS: [(&str, &str); 5] = [
+    ("model", "E-invoicing model"),
+    ("formats", "Formats"),
+    ("platforms", "Platform or channel"),
+    ("signature", "Signature or seal"),
+    ("archiving", "Archiving"),
+];
+
+/// A regime's answers in the order of [`REGIME_FIELDS`], in words (`None`: unknown).
+pub(crate) fn regime_answers(r: &Regime) -> [Option<String>; 5] {
+    let labels = |values: &Option<Vec<Labelled>>| {
+        values.as_ref().map(|v| {
+            v.iter()
+                .map(|l| l.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    };
+    let archiving = match (r.archive_years, &r.archive_location) {
+        (None, None) => None,
+        (Some(years), None) => Some(format!("{years} years; where: unknown")),
+        (None, Some(place)) => Some(format!("{}; how long: unknown", place.label)),
+        (Some(years), Some(place)) => Some(format!("{years} years; {}", place.label)),
+    };
+    [
+        r.model.as_ref().map(|l| l.label.clone()),
+        labels(&r.formats),
+        labels(&r.platforms),
+        r.signature.as_ref().map(|l| l.label.clone()),
+        archiving,
+    ]
+}
+
+/// The rows of "How each obligation works", the "at a glance" questions, and the obligations of the
+/// country that no regime row records yet (but those whose only phase says there is none).
+fn regime_views<'a>(
+    regimes: &'a [Regime],
+    obligations_recorded: &[(String, bool)],
+    label_of: &dyn Fn(&str) -> String,
+) -> (Vec<RegimeView<'a>>, Vec<GlanceRow<'a>>, Vec<String>) {
+    let rows: Vec<RegimeView> = regimes
+        .iter()
+        .map(|r| RegimeView {
+            anchor: format!("regime-{}", r.id),
+            obligation: &r.obligation_label,
+            unknown: r.unknown,
+            answers: regime_answers(r)
+                .into_iter()
+                .map(|text| RegimeAnswer { text })
+                .collect(),
+            notes: &r.notes,
+            source_urls: &r.source_urls,
+            evidence: &r.evidence,
+            verification: r.verification,
+            last_checked: &r.last_checked,
+        })
+        .collect();
+    // What the rows that answer nothing say was looked at.
+    let looked_at: Vec<String> = regimes
+        .iter()
+        .filter(|r| r.unknown && !r.notes.trim().is_empty())
+        .map(|r| {
+            format!(
+                "{}: {}",
+                r.obligation_label,
+                r.notes.trim().trim_end_matches('.')
+            )
+        })
+        .collect();
+    let glance = REGIME_FIELDS
+        .iter()
+        .enumerate()
+        .map(|(i, (key, question))| {
+            let entries: Vec<GlanceEntry> = regimes
+                .iter()
+                .filter_map(|r| {
+                    Some(GlanceEntry {
+                        text: regime_answers(r)[i].clone()?,
+                        obligation: &r.obligation_label,
+                        anchor: format!("regime-{}", r.id),
+                        source_urls: &r.source_urls,
+                        evidence: &r.evidence,
+                        verification: r.verification,
+                        last_checked: &r.last_checked,
+                    })
+                })
+                .collect();
+            GlanceRow {
+                key,
+                question,
+                entries,
+                looked_at: if looked_at.is_empty() {
+                    "No source that was read states it yet.".to_string()
+                } else {
+                    format!("Looked at for {}.", looked_at.join("; "))
+                },
+            }
+        })
+        .collect();
+    let unrecorded = obligations_recorded
+        .iter()
+        .filter(|(id, only_none)| !only_none && !regimes.iter().any(|r| &r.obligation == id))
+        .map(|(id, _)| label_of(id))
+        .collect();
+    (rows, glance, unrecorded)
+}
+
 /// One country page: its facts by section, toggles with the fact text that set them, local ERPs,
 /// partner flags and partners.
 #[derive(Serialize)]
@@ -118,6 +273,13 @@ pub struct CountryContext<'a> {
     local_erps: &'a [LocalErp],
     partner_flags: Vec<WithErpName<'a, crate::resources::PartnerFlag>>,
     partners: Vec<WithErpName<'a, Partner>>,
+    /// How each obligation works (tables/regimes.csv), and the same answers by question.
+    regimes: Vec<RegimeView<'a>>,
+    glance: Vec<GlanceRow<'a>>,
+    /// The obligations (but those that do not exist) no regime row records yet, as pages name them.
+    regimes_unrecorded: Vec<String>,
+    /// The questions a regime answers, in the order of each regime's `answers`.
+    regime_questions: Vec<&'static str>,
     /// Releases and changes (history.rs).
     history: &'a HistoryContext,
 }
@@ -263,7 +425,31 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
             .collect()
     };
     let with_erp_name = |erp: &str| erp_name(db, erp);
+    // The country's obligations in order, each with whether its only phases say there is none.
+    let mut recorded: Vec<(String, bool)> = Vec::new();
+    for p in country_obligations(db, key) {
+        let none = p.status == PhaseStatus::None;
+        match recorded.iter_mut().find(|(id, _)| *id == p.obligation) {
+            Some((_, only_none)) => *only_none &= none,
+            None => recorded.push((p.obligation.clone(), none)),
+        }
+    }
+    let label_of = |id: &str| {
+        obligations
+            .iter()
+            .find(|o| o.id == id)
+            .map_or_else(|| id.to_string(), |o| o.label.clone())
+    };
+    let (regimes, glance, regimes_unrecorded) = regime_views(
+        crate::derive::regimes::country_regime_records(db, key),
+        &recorded,
+        &label_of,
+    );
     to_json(&CountryContext {
+        regimes,
+        glance,
+        regimes_unrecorded,
+        regime_questions: REGIME_FIELDS.iter().map(|(_, q)| *q).collect(),
         site: site_context(db),
         country: &detail.country,
         toggles,
