@@ -125,17 +125,24 @@ struct RegimeView<'a> {
     last_checked: &'a Option<String>,
 }
 
-/// One answer of one obligation in the "at a glance" table: the answer, the obligation it is of, and
-/// what it rests on.
+/// One answer in the "at a glance" table: the answer, the obligations that have it on the same footing
+/// (one grade, one way of reading, one check date), and the sources of their rows, each once. So a
+/// country whose three obligations share a model says it once, naming the three.
 #[derive(Serialize)]
 struct GlanceEntry<'a> {
     text: String,
-    obligation: &'a str,
-    anchor: String,
-    source_urls: &'a [String],
+    obligations: Vec<GlanceObligation<'a>>,
+    source_urls: Vec<&'a String>,
     evidence: &'a str,
     verification: Verification,
     last_checked: &'a Option<String>,
+}
+
+/// An obligation an at-a-glance answer is of, and the anchor of its column below.
+#[derive(Serialize)]
+struct GlanceObligation<'a> {
+    label: &'a str,
+    anchor: String,
 }
 
 /// One question of the "How invoices are handled" table, with the answers of every obligation that has
@@ -222,20 +229,45 @@ fn regime_views<'a>(
         .iter()
         .enumerate()
         .map(|(i, (key, question))| {
-            let entries: Vec<GlanceEntry> = regimes
-                .iter()
-                .filter_map(|r| {
-                    Some(GlanceEntry {
-                        text: regime_answers(r)[i].clone()?,
-                        obligation: &r.obligation_label,
-                        anchor: format!("regime-{}", r.id),
-                        source_urls: &r.source_urls,
+            let mut entries: Vec<GlanceEntry> = Vec::new();
+            for r in regimes {
+                let Some(text) = regime_answers(r)[i].clone() else {
+                    continue;
+                };
+                let obligation = GlanceObligation {
+                    label: &r.obligation_label,
+                    anchor: format!("regime-{}", r.id),
+                };
+                let same = entries.iter_mut().find(|e| {
+                    e.text == text
+                        && e.verification == r.verification
+                        && e.evidence == r.evidence
+                        && *e.last_checked == r.last_checked
+                });
+                match same {
+                    Some(entry) => {
+                        entry.obligations.push(obligation);
+                        for url in &r.source_urls {
+                            if !entry.source_urls.contains(&url) {
+                                entry.source_urls.push(url);
+                            }
+                        }
+                    }
+                    None => entries.push(GlanceEntry {
+                        text,
+                        obligations: vec![obligation],
+                        source_urls: r.source_urls.iter().fold(Vec::new(), |mut urls, url| {
+                            if !urls.contains(&url) {
+                                urls.push(url);
+                            }
+                            urls
+                        }),
                         evidence: &r.evidence,
                         verification: r.verification,
                         last_checked: &r.last_checked,
-                    })
-                })
-                .collect();
+                    }),
+                }
+            }
             GlanceRow {
                 key,
                 question,
