@@ -75,6 +75,24 @@ fn check(db: &mut crate::db::Db) -> Result<(), ReleaseError> {
     }
 }
 
+/// The lock of the project's `sources/` (refused while another release or migration holds it), then
+/// the project loaded and checked clean: what a release and a migration start from.
+fn locked_and_checked(root: &Path) -> Result<(impl Sized, Project), ReleaseError> {
+    let lock = match crate::outdir::lock_sources(root) {
+        Ok(Some(lock)) => lock,
+        Ok(None) => {
+            return Err(ReleaseError::Busy(format!(
+                "another locref release is making a release of this project (it holds {}): wait for it to finish, then check that the version is still the one to release",
+                crate::outdir::sources_lock_path(root).display()
+            )));
+        }
+        Err(e) => return Err(ReleaseError::Io(e.to_string())),
+    };
+    let mut project = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
+    check(&mut project.db)?;
+    Ok((lock, project))
+}
+
 /// Records a release of the project at `root`, dated `released_at` (UTC, `2026-11-23T17:09:56Z`).
 pub fn release(
     root: &Path,
@@ -99,18 +117,7 @@ pub fn release(
         )));
     }
     // Held to the end of this function: the check below and the writes after it see no other release's.
-    let _lock = match crate::outdir::lock_sources(root) {
-        Ok(Some(lock)) => lock,
-        Ok(None) => {
-            return Err(ReleaseError::Busy(format!(
-                "another locref release is making a release of this project (it holds {}): wait for it to finish, then check that the version is still the one to release",
-                crate::outdir::sources_lock_path(root).display()
-            )));
-        }
-        Err(e) => return Err(ReleaseError::Io(e.to_string())),
-    };
-    let mut project = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
-    check(&mut project.db)?;
+    let (_lock, project) = locked_and_checked(root)?;
     let db = &project.db;
     let recorded = releases(db);
     for row in recorded {
@@ -286,18 +293,7 @@ pub struct Migrated {
 /// change derived from it is the same). Like a release: under the lock of `sources/`, only after a
 /// clean check, checked again after writing, and taken back whole on any failure.
 pub fn migrate_releases(root: &Path) -> Result<Migrated, ReleaseError> {
-    let _lock = match crate::outdir::lock_sources(root) {
-        Ok(Some(lock)) => lock,
-        Ok(None) => {
-            return Err(ReleaseError::Busy(format!(
-                "a locref release is running on this project (it holds {})",
-                crate::outdir::sources_lock_path(root).display()
-            )));
-        }
-        Err(e) => return Err(ReleaseError::Io(e.to_string())),
-    };
-    let mut project = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
-    check(&mut project.db)?;
+    let (_lock, project) = locked_and_checked(root)?;
     let mut journal = Journal::default();
     let mut migrated = Migrated {
         releases: Vec::new(),

@@ -659,13 +659,9 @@ pub fn release_country_changes<'db>(
         released_at: release_time(db, release).as_deref(),
     };
     let country = name_of(db, key.code(db));
-    let names = Names {
-        country: &country,
-        toggles: toggle_names(db),
-    };
     diff_country(
         key.code(db),
-        &names,
+        &names(db, &country),
         before.as_deref(),
         after.as_deref(),
         published,
@@ -688,6 +684,14 @@ pub fn toggle_names(db: &dyn salsa::Database) -> Vec<(String, String)> {
             (name.to_string(), label)
         })
         .collect()
+}
+
+/// What a change's sentence names: the country (as [`name_of`] says it) and the toggles.
+fn names<'a>(db: &'a dyn salsa::Database, country: &'a str) -> Names<'a> {
+    Names {
+        country,
+        toggles: toggle_names(db),
+    }
 }
 
 /// The country's name as a change's sentence says it: the register's, else its code (a country the
@@ -750,13 +754,9 @@ pub fn unreleased_country_changes<'db>(
     );
     let after = current_country_state(db, key);
     let country = name_of(db, key.code(db));
-    let names = Names {
-        country: &country,
-        toggles: toggle_names(db),
-    };
     diff_country(
         key.code(db),
-        &names,
+        &names(db, &country),
         before.as_deref(),
         after.as_ref(),
         Published::UNRELEASED,

@@ -623,7 +623,12 @@ fn obligation_row(country: &str, obligation: &str) -> Vec<String> {
 /// The diagnostics of the regimes table after the shipped header (and rows) plus `rows`, and the line the
 /// first of them is on.
 fn regimes_with(rows: &str) -> (Vec<String>, usize) {
-    let table = shipped("sources/tables/regimes.csv");
+    // The shipped table without its rows for Italy, which the rows given stand for.
+    let table: String = shipped("sources/tables/regimes.csv")
+        .lines()
+        .filter(|l| !l.starts_with("it,"))
+        .map(|l| format!("{l}\n"))
+        .collect();
     let next = table.lines().count() + 1;
     let shown = diagnostics_with(
         "sources/tables/regimes.csv",

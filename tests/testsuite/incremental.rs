@@ -1387,12 +1387,12 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
-        file × 476
+        file × 477
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 258
+        output_digest × 259
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1

@@ -290,3 +290,20 @@ pub fn store_whole(root: &Path, version: &str) {
     std::fs::write(releases.join(format!("{version}.jsonl")), text).unwrap();
     std::fs::remove_file(releases.join(format!("{version}.index"))).unwrap();
 }
+
+/// How many cells of the shipped matrix are established: an answer other than `unknown/unverified`
+/// graded `official` or `secondary` (`sources/README.md`, the honesty rule), from `tables/matrix.csv`.
+pub fn established_matrix_cells() -> usize {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sources/tables/matrix.csv");
+    let mut reader = csv::Reader::from_path(path).expect("the matrix");
+    let header = reader.headers().expect("a header").clone();
+    let column = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (support, grade) = (column("support_type"), column("verification"));
+    reader
+        .records()
+        .map(|r| r.expect("a matrix row"))
+        .filter(|r| {
+            r[support] != *"unknown/unverified" && matches!(&r[grade], "official" | "secondary")
+        })
+        .count()
+}
