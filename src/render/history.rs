@@ -373,15 +373,8 @@ fn history_feed(
         escape_xml(&site.title),
         escape_xml(&site.api_licence.attribution),
     );
-    let mut start = 0;
-    while start < changes.len() {
-        let release = &changes[start].release;
-        let end = changes[start..]
-            .iter()
-            .position(|c| &c.release != release)
-            .map_or(changes.len(), |n| start + n);
-        let group = &changes[start..end];
-        start = end;
+    for group in changes.chunk_by(|a, b| a.release == b.release) {
+        let release = &group[0].release;
         let counts = ChangeCounts::of(group);
         let answers = counts.answers();
         let curation = counts.curation();

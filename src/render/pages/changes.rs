@@ -321,24 +321,19 @@ struct HistoryGroup {
 
 /// See [`HistoryContext`].
 fn history_context(db: &dyn salsa::Database, changes: &[Change]) -> HistoryContext {
-    let mut groups = Vec::new();
-    let mut start = 0;
-    while start < changes.len() {
-        let release = &changes[start].release;
-        let end = changes[start..]
-            .iter()
-            .position(|c| &c.release != release)
-            .map_or(changes.len(), |n| start + n);
-        let group = &changes[start..end];
-        groups.push(HistoryGroup {
-            release: release.clone(),
-            date: group[0].released_at.as_deref().map(|t| day(t).to_string()),
-            page: release.as_deref().map(release_page_path),
-            since: release.is_none().then(|| last_release(db).clone()),
-            changes: split_rows(db, group),
-        });
-        start = end;
-    }
+    let groups = changes
+        .chunk_by(|a, b| a.release == b.release)
+        .map(|group| {
+            let release = &group[0].release;
+            HistoryGroup {
+                release: release.clone(),
+                date: group[0].released_at.as_deref().map(|t| day(t).to_string()),
+                page: release.as_deref().map(release_page_path),
+                since: release.is_none().then(|| last_release(db).clone()),
+                changes: split_rows(db, group),
+            }
+        })
+        .collect();
     HistoryContext {
         released: last_release(db).is_some(),
         groups,
