@@ -238,34 +238,31 @@ fn regime_views<'a>(
                     label: &r.obligation_label,
                     anchor: format!("regime-{}", r.id),
                 };
-                let same = entries.iter_mut().find(|e| {
+                let same = entries.iter().position(|e| {
                     e.text == text
                         && e.verification == r.verification
                         && e.evidence == r.evidence
                         && *e.last_checked == r.last_checked
                 });
-                match same {
-                    Some(entry) => {
-                        entry.obligations.push(obligation);
-                        for url in &r.source_urls {
-                            if !entry.source_urls.contains(&url) {
-                                entry.source_urls.push(url);
-                            }
-                        }
+                let entry = match same {
+                    Some(at) => &mut entries[at],
+                    None => {
+                        entries.push(GlanceEntry {
+                            text,
+                            obligations: Vec::new(),
+                            source_urls: Vec::new(),
+                            evidence: &r.evidence,
+                            verification: r.verification,
+                            last_checked: &r.last_checked,
+                        });
+                        entries.last_mut().expect("just pushed")
                     }
-                    None => entries.push(GlanceEntry {
-                        text,
-                        obligations: vec![obligation],
-                        source_urls: r.source_urls.iter().fold(Vec::new(), |mut urls, url| {
-                            if !urls.contains(&url) {
-                                urls.push(url);
-                            }
-                            urls
-                        }),
-                        evidence: &r.evidence,
-                        verification: r.verification,
-                        last_checked: &r.last_checked,
-                    }),
+                };
+                entry.obligations.push(obligation);
+                for url in &r.source_urls {
+                    if !entry.source_urls.contains(&url) {
+                        entry.source_urls.push(url);
+                    }
                 }
             }
             GlanceRow {
