@@ -26,6 +26,8 @@ pub enum Param {
     Stem,
     /// `{version}`: the releases of `sources/releases/`, newest first.
     Release,
+    /// `{year}`: the years releases were made in, newest first (the archive pages of `/changes/`).
+    Year,
 }
 
 impl Param {
@@ -37,12 +39,19 @@ impl Param {
             Param::Filter => Some("{filter}"),
             Param::Stem => Some("{stem}"),
             Param::Release => Some("{version}"),
+            Param::Year => Some("{year}"),
         }
     }
 
     /// Every placeholder a route path may carry.
-    pub(crate) const PLACEHOLDERS: [&'static str; 5] =
-        ["{code}", "{id}", "{filter}", "{stem}", "{version}"];
+    pub(crate) const PLACEHOLDERS: [&'static str; 6] = [
+        "{code}",
+        "{id}",
+        "{filter}",
+        "{stem}",
+        "{version}",
+        "{year}",
+    ];
 
     /// The parameter's name in OpenAPI (`code`).
     pub fn name(self) -> Option<&'static str> {
@@ -106,6 +115,8 @@ pub enum PageKind {
     // Releases and changes (src/render/history.rs).
     Changes,
     Release,
+    /// `/changes/archive/{year}/`: the releases of one year, and which countries and ERPs each changed.
+    ReleaseYear,
 }
 
 /// The format of a page.
@@ -200,6 +211,7 @@ impl PageKind {
             PageKind::Erp => Param::Erp,
             PageKind::Filter => Param::Filter,
             PageKind::Release => Param::Release,
+            PageKind::ReleaseYear => Param::Year,
             PageKind::Home
             | PageKind::EInvoicing
             | PageKind::Erps

@@ -51,6 +51,7 @@ pub(crate) fn param_values(db: &dyn salsa::Database, param: Param) -> Vec<String
             .rev()
             .cloned()
             .collect(),
+        Param::Year => crate::history::release_years(db).clone(),
     }
 }
 
@@ -175,6 +176,7 @@ pub fn detail_routes(db: &dyn salsa::Database) -> Vec<DetailRoute> {
                 Param::Country => ("{code}", "country code"),
                 Param::Erp => ("{id}", "ERP id"),
                 Param::Release => ("{version}", "release version"),
+                Param::Year => ("{year}", "release year"),
                 Param::None | Param::Filter | Param::Stem => return None,
             };
             let (prefix, suffix) = rule.path.split_once(placeholder)?;

@@ -296,6 +296,24 @@ pub fn release_versions(db: &dyn salsa::Database) -> Vec<String> {
     releases(db).iter().map(|r| r.version.clone()).collect()
 }
 
+/// The years releases were made in (the first four characters of their UTC times), newest first: the
+/// archive pages of `/changes/`.
+#[salsa::tracked(returns(ref))]
+pub fn release_years(db: &dyn salsa::Database) -> Vec<String> {
+    let mut years: Vec<String> = releases(db)
+        .iter()
+        .map(|r| release_year(&r.released_at).to_string())
+        .collect();
+    years.sort_unstable_by(|a, b| b.cmp(a));
+    years.dedup();
+    years
+}
+
+/// The year of a release's UTC time (`2026` of `2026-11-28T10:00:00Z`).
+pub fn release_year(released_at: &str) -> &str {
+    released_at.get(..4).unwrap_or(released_at)
+}
+
 /// The newest release, if any.
 #[salsa::tracked(returns(ref))]
 pub fn last_release(db: &dyn salsa::Database) -> Option<String> {

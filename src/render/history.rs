@@ -56,6 +56,45 @@ pub fn release_summary<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) 
     })
 }
 
+/// How many of the newest releases the pages and files that list releases show in full: `/changes/`
+/// (its table), the feeds (`/changes.xml` and each country's and ERP's), `llms.txt`, `llms-full.txt` and
+/// the search index. An older release is listed on the archive page of its year
+/// (`/changes/archive/{year}/`), one link from `/changes/`, and keeps its own page. So none of them grows
+/// with the history.
+pub const RECENT_RELEASES: usize = 20;
+
+/// How many of the releases that changed a country or an ERP its History section shows in full; the
+/// older ones are counted by year, each year a link to its archive page.
+pub const HISTORY_RELEASES: usize = 5;
+
+/// Site-relative path of the archive page of the releases of `year`.
+pub(crate) fn archive_page_path(year: &str) -> String {
+    format!("/changes/archive/{year}/")
+}
+
+/// The [`RECENT_RELEASES`] newest versions, newest first.
+#[salsa::tracked(returns(ref))]
+pub fn recent_releases(db: &dyn salsa::Database) -> Vec<String> {
+    release_versions(db)
+        .iter()
+        .rev()
+        .take(RECENT_RELEASES)
+        .cloned()
+        .collect()
+}
+
+/// Whether `output` is the page (or twin) of a release older than the [`RECENT_RELEASES`]: it is
+/// published, but the files that list pages (`llms.txt`, `llms-full.txt`, the search index) leave it to
+/// its year's archive page.
+pub(crate) fn is_archived_release_page(db: &dyn salsa::Database, output: &Output) -> bool {
+    output.renderer.param() == crate::routes::Param::Release
+        && output.renderer.is_page()
+        && output
+            .param
+            .as_ref()
+            .is_some_and(|v| !recent_releases(db).contains(v))
+}
+
 /// The release keys, newest first.
 pub(crate) fn newest_first(db: &dyn salsa::Database) -> impl Iterator<Item = ReleaseKey<'_>> {
     release_versions(db)
@@ -194,8 +233,6 @@ pub(crate) fn release_page_path(version: &str) -> String {
 
 /// How many changes one feed entry lists before it links to the rest.
 const FEED_CHANGES: usize = 100;
-/// How many releases the feed carries (the newest).
-const FEED_RELEASES: usize = 50;
 
 /// The HTML content of a feed entry: the answer changes, each a sentence (the first [`FEED_CHANGES`],
 /// then a link to the rest), and the curation changes (sources and grades) counted, one link away.
@@ -327,7 +364,7 @@ pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
             )),
         ));
     }
-    for key in newest_first(db).take(FEED_RELEASES) {
+    for key in newest_first(db).take(RECENT_RELEASES) {
         xml.push_str(release_feed_entry(db, key));
     }
     xml.push_str("</feed>\n");
@@ -373,7 +410,11 @@ fn history_feed(
         escape_xml(&site.title),
         escape_xml(&site.api_licence.attribution),
     );
-    for group in changes.chunk_by(|a, b| a.release == b.release) {
+    // The unreleased changes (if any) and the newest releases that changed the subject; the older ones are
+    // on the History section's archive links.
+    let groups = changes.chunk_by(|a, b| a.release == b.release);
+    let unreleased = usize::from(changes.first().is_some_and(|c| c.release.is_none()));
+    for group in groups.take(unreleased + RECENT_RELEASES) {
         let release = &group[0].release;
         let counts = ChangeCounts::of(group);
         let answers = counts.answers();

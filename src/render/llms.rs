@@ -22,6 +22,12 @@ pub(crate) fn is_twin(output: &Output) -> bool {
     output.renderer.is_page() && output.path.ends_with("/index.md")
 }
 
+/// Whether `llms.txt` and `llms-full.txt` list a twin: every twin but those of the releases older than
+/// the newest few, which their year's archive page lists (so neither file grows with the history).
+pub(crate) fn is_listed_twin(db: &dyn salsa::Database, output: &Output) -> bool {
+    is_twin(output) && !super::history::is_archived_release_page(db, output)
+}
+
 /// Computes what the llms files and the search index read of a twin (its title and condensed text)
 /// while its bytes are in memory: a one-off build evicts them after writing (see
 /// [`crate::build::Plan::single_build`]).
@@ -77,7 +83,7 @@ fn section(param: Param) -> &'static str {
         Param::Country => SECTIONS[1],
         Param::Erp => SECTIONS[2],
         Param::Filter => SECTIONS[3],
-        Param::Release => SECTIONS[4],
+        Param::Release | Param::Year => SECTIONS[4],
         _ => SECTIONS[0],
     }
 }
@@ -104,7 +110,10 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
     // description of its HTML route.
     let mut sections: Vec<(&str, Vec<String>)> = Vec::new();
     // Countries as a reader looks for them: by name (the route table expands them by code).
-    let mut twins: Vec<&Output> = outputs(db).iter().filter(|o| is_twin(o)).collect();
+    let mut twins: Vec<&Output> = outputs(db)
+        .iter()
+        .filter(|o| is_listed_twin(db, o))
+        .collect();
     let by_name: std::collections::BTreeMap<&str, usize> = crate::model::countries_by_name(db)
         .iter()
         .enumerate()
@@ -151,7 +160,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
         for output in outputs(db).iter().filter(|o| o.route == i) {
             let description = super::output_description(db, output);
             let line = match output.renderer.param() {
-                Param::Country | Param::Erp | Param::Release => format!(
+                Param::Country | Param::Erp | Param::Release | Param::Year => format!(
                     "- [{}]({base}{}): {description} Example: {}.",
                     rule.path,
                     output.path,
@@ -165,7 +174,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
             lines.push(line);
             if matches!(
                 output.renderer.param(),
-                Param::Country | Param::Erp | Param::Release
+                Param::Country | Param::Erp | Param::Release | Param::Year
             ) {
                 break;
             }
@@ -189,7 +198,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
 /// pieces as the twins are rendered: [`LlmsFullGrowth`].)
 pub fn llms_full_txt(db: &dyn salsa::Database) -> Rendered {
     let mut pieces = vec![llms_full_heading(db)];
-    for twin in outputs(db).iter().filter(|o| is_twin(o)) {
+    for twin in outputs(db).iter().filter(|o| is_listed_twin(db, o)) {
         pieces.extend(twin_pieces(db, twin));
     }
     Rendered::from_pieces(pieces)
@@ -227,7 +236,11 @@ impl LlmsFullGrowth {
             .iter()
             .find(|o| o.renderer == super::Renderer::File(super::FileKind::LlmsFull))?
             .clone();
-        let twins: Vec<Output> = all.iter().filter(|o| is_twin(o)).cloned().collect();
+        let twins: Vec<Output> = all
+            .iter()
+            .filter(|o| is_listed_twin(db, o))
+            .cloned()
+            .collect();
         let position = twins
             .iter()
             .enumerate()

@@ -205,7 +205,7 @@ pub(crate) fn indexed_pages(db: &dyn salsa::Database) -> Vec<Output> {
                 !matches!(
                     o.renderer,
                     Renderer::Page(PageKind::Country | PageKind::Erp, _)
-                )
+                ) && !super::history::is_archived_release_page(db, o)
             })
             .map(|o| (*o).clone()),
     );

@@ -1332,6 +1332,9 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
 
 #[test]
 fn the_changes_page_and_the_history_sections_show_every_release() {
+    // The shipped releases are fewer than `/changes/` lists in full (the test of a long history holds
+    // the window).
+    assert!(crate::common::shipped_releases().count <= locref::render::history::RECENT_RELEASES);
     let page = published("/changes/index.html");
     assert!(page.contains("<link rel=\"alternate\" type=\"application/atom+xml\" title=\"Changes\" href=\"/changes.xml\">"));
     assert!(page.contains(&format!("<p>No change since release {}.</p>", last())));
@@ -1349,7 +1352,10 @@ fn the_changes_page_and_the_history_sections_show_every_release() {
         // The row counts the release's changes, and its counts by kind add up to that number.
         let row = &page[found..found + page[found..].find("</tr>").unwrap()];
         if let Some(n) = release["change_count"].as_u64().filter(|n| *n > 0) {
-            let counted = format!("<td>{n} change{}: ", if n == 1 { "" } else { "s" });
+            let counted = format!(
+                "<td data-label=\"Changes\">{n} change{}: ",
+                if n == 1 { "" } else { "s" }
+            );
             let at = row
                 .find(&counted)
                 .unwrap_or_else(|| panic!("{counted} in {row}"));
@@ -1384,25 +1390,40 @@ fn the_changes_page_and_the_history_sections_show_every_release() {
     let two = published("/changes/2026.11.23-2/index.html");
     assert!(two.contains("<p>1 change since release <a href=\"/changes/2026.11.23-1/\">2026.11.23-1</a>: 1 verification lowered.</p>"));
     // The United States' History: NetSuite's support lowered to secondary in 2026.11.23-2, also on
-    // NetSuite's page.
-    for (path, row) in [
+    // NetSuite's page: in full while it is among the newest releases that changed them, else counted
+    // and linked to where the archive page lists it.
+    for (path, anchor, row) in [
         (
             "/us/index.html",
+            "country-us",
             "<th scope=\"row\">E-invoicing support: Oracle NetSuite <code>us-e-invoicing-erp-support-oracle-netsuite</code></th><td>verification lowered</td><td class=\"change\">official</td><td class=\"change\">secondary</td>",
         ),
         (
             "/erp/oracle-netsuite/index.html",
+            "erp-oracle-netsuite",
             "<td><a href=\"/us/#history\">United States</a></td><th scope=\"row\">E-invoicing support: Oracle NetSuite <code>us-e-invoicing-erp-support-oracle-netsuite</code></th><td>verification lowered</td>",
         ),
     ] {
         let page = published(path);
         let history = &page[page.find("<section id=\"history\">").unwrap()..];
-        let release = history
-            .find(
-                "<h3>Release <a href=\"/changes/2026.11.23-2/\">2026.11.23-2</a> (2026-11-23)</h3>",
-            )
-            .unwrap_or_else(|| panic!("{path}"));
-        assert!(history[release..].contains(row), "{path}");
+        let heading =
+            "<h3>Release <a href=\"/changes/2026.11.23-2/\">2026.11.23-2</a> (2026-11-23)</h3>";
+        let shown = history.matches("<h3>Release ").count();
+        assert!(shown <= locref::render::history::HISTORY_RELEASES, "{path}");
+        match history.find(heading) {
+            Some(release) => assert!(history[release..].contains(row), "{path}"),
+            None => {
+                assert_eq!(shown, locref::render::history::HISTORY_RELEASES, "{path}");
+                let link = format!("<a href=\"/changes/archive/2026/#{anchor}\">");
+                assert!(history.contains(&link), "{path}: {link}");
+                let archive = published("/changes/archive/2026/index.html");
+                let item = line_with_id(&archive, anchor).unwrap();
+                assert!(
+                    item.contains("<a href=\"/changes/2026.11.23-2/\">2026.11.23-2</a>"),
+                    "{item}"
+                );
+            }
+        }
     }
     // Moldova's dropped source is shown as text, never linked.
     let md = published("/md/index.html");
@@ -1525,7 +1546,7 @@ fn the_new_outputs_are_listed_in_the_index_openapi_and_llms_txt() {
     }
     let llms = published("/llms.txt");
     for line in [
-        "- [Changes](https://locref.example.org/changes/index.md): What changed in the published facts and toggles: the changes not released yet, and the releases, newest first.".to_string(),
+        "- [Changes](https://locref.example.org/changes/index.md): What changed in the published facts and toggles: the changes not released yet, the newest release's answer changes, the newest releases, and a link to each year's archive of releases.".to_string(),
         // The newest release first.
         format!("\n## Releases\n\n- [Release {0}](https://locref.example.org/changes/{0}/index.md)\n", last()),
         "- [/api/v1/changes.json](https://locref.example.org/api/v1/changes.json): ".to_string(),
@@ -1971,4 +1992,205 @@ fn every_country_and_erp_has_its_feed_and_every_country_its_calendar() {
             "{code}"
         );
     }
+}
+
+// ------------------------------------------------------------------------------------ a long history
+
+/// The values of `attribute="<prefix>…"` in `html`, in order (`id="release-…"` gives the release rows).
+fn attribute_values(html: &str, attribute: &str, prefix: &str) -> Vec<String> {
+    let opening = format!("{attribute}=\"{prefix}");
+    html.match_indices(&opening)
+        .map(|(at, _)| {
+            let rest = &html[at + opening.len()..];
+            rest[..rest.find('"').unwrap()].to_string()
+        })
+        .collect()
+}
+
+/// The part of `html` from the element with `id` to the end of its line (an archive page's list item,
+/// a release row).
+fn line_with_id<'a>(html: &'a str, id: &str) -> Option<&'a str> {
+    let at = html.find(&format!("id=\"{id}\""))?;
+    Some(html[at..].lines().next().unwrap())
+}
+
+/// More releases than `/changes/` lists in full, over three years: `/changes/` lists the newest
+/// [`RECENT_RELEASES`] and links each year's archive page, which lists every release of its year and,
+/// for each country and ERP, the releases that changed it; the feeds carry the newest releases only;
+/// `llms.txt`, `llms-full.txt` and the search index leave the older release pages to the archive pages;
+/// a country's History section shows its newest [`HISTORY_RELEASES`] releases in full and counts the
+/// older by year, each count a link to where the archive page lists them. Every release keeps its page.
+#[test]
+fn a_long_history_keeps_the_newest_releases_in_full_and_every_older_one_a_link_away() {
+    use locref::render::history::{HISTORY_RELEASES, RECENT_RELEASES};
+    let dir = copy_project();
+    let root = dir.path();
+    // 2097-01-01: whatever the shipped sources hold unreleased; then 2098; then 2099 (no change).
+    let run = locref(root, &["release", "2097.1.1-1"], "4039372800");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    crate::common::releases::add_releases(root, RECENT_RELEASES + 2, 3);
+    let run = locref(root, &["release", "2099.1.1-1"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let run = locref(root, &["build", "--out", "public"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let page = |path: &str| read(root, &format!("public{path}"));
+
+    // The register, newest first: (version, year).
+    let register: Vec<(String, String)> = register_rows(root)
+        .into_iter()
+        .rev()
+        .map(|row| (row[0].clone(), row[1][..4].to_string()))
+        .collect();
+    let versions: Vec<&str> = register.iter().map(|(v, _)| v.as_str()).collect();
+    assert!(versions.len() > RECENT_RELEASES);
+    let recent = &versions[..RECENT_RELEASES];
+    let mut years: Vec<&str> = register.iter().map(|(_, y)| y.as_str()).collect();
+    years.dedup();
+    assert!(years.len() >= 3, "{years:?}");
+
+    // /changes/: the newest releases, then a link to each year's archive with its count.
+    let changes = page("/changes/index.html");
+    assert_eq!(attribute_values(&changes, "id", "release-"), recent);
+    let older = versions.len() - RECENT_RELEASES;
+    assert!(changes.contains(&format!(
+        "{older} older releases are listed on the archive pages"
+    )));
+    for year in &years {
+        let count = register.iter().filter(|(_, y)| y == year).count();
+        let plural = if count == 1 { "release" } else { "releases" };
+        assert!(
+            changes.contains(&format!(
+                "<a href=\"/changes/archive/{year}/\">{year}</a> ({count} {plural})"
+            )),
+            "{year}"
+        );
+        // Its archive page: every release of the year, newest first.
+        let archive = page(&format!("/changes/archive/{year}/index.html"));
+        let of_year: Vec<&str> = register
+            .iter()
+            .filter(|(_, y)| y == year)
+            .map(|(v, _)| v.as_str())
+            .collect();
+        assert_eq!(attribute_values(&archive, "id", "release-"), of_year);
+        assert!(
+            page(&format!("/changes/archive/{year}/index.md"))
+                .contains(&format!("# Releases of {year}"))
+        );
+    }
+    for version in &versions {
+        assert!(
+            root.join(format!("public/changes/{version}/index.html"))
+                .is_file()
+        );
+    }
+
+    // The feed: the newest releases only.
+    let feed = feed_rs::parser::parse(page("/changes.xml").as_bytes()).unwrap();
+    let titles: Vec<String> = feed
+        .entries
+        .iter()
+        .map(|e| e.title.as_ref().unwrap().content.clone())
+        .collect();
+    assert_eq!(titles.len(), RECENT_RELEASES, "{titles:?}");
+    for (title, version) in titles.iter().zip(recent) {
+        assert!(title.starts_with(&format!("Release {version}:")), "{title}");
+    }
+
+    // llms.txt, llms-full.txt and the search index list the recent release pages and the archives only.
+    let llms = page("/llms.txt");
+    let full = page("/llms-full.txt");
+    let search = page("/search-index.json");
+    for version in &versions {
+        let listed = recent.contains(version);
+        assert_eq!(
+            llms.contains(&format!("/changes/{version}/index.md)")),
+            listed,
+            "{version}"
+        );
+        assert_eq!(
+            full.contains(&format!("# Release {version}\n")),
+            listed,
+            "{version}"
+        );
+        assert_eq!(
+            search.contains(&format!("\"u\":\"changes/{version}/\"")),
+            listed,
+            "{version}"
+        );
+    }
+    for year in &years {
+        assert!(
+            llms.contains(&format!("/changes/archive/{year}/index.md)")),
+            "{year}"
+        );
+    }
+
+    // The country that most releases changed: its History section and its feed.
+    let all: Value = serde_json::from_str(&page("/api/v1/changes.json")).unwrap();
+    let mut changed_by: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for change in all["data"].as_array().unwrap() {
+        let (Some(release), Some(country)) =
+            (change["release"].as_str(), change["country"].as_str())
+        else {
+            continue;
+        };
+        let releases = changed_by.entry(country.to_string()).or_default();
+        if !releases.iter().any(|r| r == release) {
+            releases.push(release.to_string());
+        }
+    }
+    let (code, releases) = changed_by.iter().max_by_key(|(_, r)| r.len()).unwrap();
+    assert!(releases.len() > HISTORY_RELEASES, "{code}: {releases:?}");
+    let country_page = page(&format!("/{code}/index.html"));
+    let history = &country_page[country_page.find("<section id=\"history\">").unwrap()..];
+    let history = &history[..history.find("</section>").unwrap()];
+    let shown: Vec<String> = attribute_values(history, "href", "/changes/")
+        .into_iter()
+        .filter(|v| versions.iter().any(|x| format!("{x}/") == *v))
+        .map(|v| v.trim_end_matches('/').to_string())
+        .collect();
+    let mut shown_once = shown.clone();
+    shown_once.dedup();
+    assert_eq!(shown_once, releases[..HISTORY_RELEASES], "{code}");
+    for year in &years {
+        let of_year: Vec<&String> = releases[HISTORY_RELEASES..]
+            .iter()
+            .filter(|v| register.iter().any(|(x, y)| x == *v && y == year))
+            .collect();
+        let link = format!("/changes/archive/{year}/#country-{code}");
+        if of_year.is_empty() {
+            assert!(!history.contains(&link), "{code} {year}");
+            continue;
+        }
+        let plural = if of_year.len() == 1 {
+            "release"
+        } else {
+            "releases"
+        };
+        assert!(
+            history.contains(&format!(
+                "<a href=\"{link}\">{} {plural} of {year}</a>",
+                of_year.len()
+            )),
+            "{code} {year}: {history}"
+        );
+        // Where the link lands: the releases of that year that changed the country, all of them.
+        let archive = page(&format!("/changes/archive/{year}/index.html"));
+        let item = line_with_id(&archive, &format!("country-{code}")).unwrap();
+        let listed: Vec<String> = attribute_values(item, "href", "/changes/")
+            .into_iter()
+            .map(|v| v.trim_end_matches('/').to_string())
+            .collect();
+        let every: Vec<&String> = releases
+            .iter()
+            .filter(|v| register.iter().any(|(x, y)| x == *v && y == year))
+            .collect();
+        assert_eq!(listed.iter().collect::<Vec<_>>(), every, "{code} {year}");
+    }
+    let feed = feed_rs::parser::parse(page(&format!("/{code}/changes.xml")).as_bytes()).unwrap();
+    assert_eq!(
+        feed.entries.len(),
+        releases.len().min(RECENT_RELEASES),
+        "{code}"
+    );
 }

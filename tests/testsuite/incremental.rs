@@ -1374,25 +1374,27 @@ fn a_new_release_diffs_only_itself() {
     // re-serialized from its cached value, not diffed again), and so are the documents that name the
     // version (openapi.json, whose {version} parameter gains a value, the API docs page, llms.txt, the
     // data package). New outputs: every page's links are resolved again against the list of outputs,
-    // and the sitemap lists the new page.
+    // and the sitemap lists the new page. The release opens a new year (2099): its archive page is new,
+    // and the 2098 page gains its link to it; the 2026 page's context is made again but is the same, so
+    // that page is not rendered again.
     expect![[r#"
         base_url × 1
-        broken_links × 215
+        broken_links × 221
         check_releases × 1
         check_routes × 1
-        condensed_twin × 5
+        condensed_twin × 7
         country_history × 61
         country_history_context × 61
         decoded_text × 4
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
-        file × 477
+        file × 479
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 259
+        output_digest × 263
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
@@ -1430,6 +1432,8 @@ fn a_new_release_diffs_only_itself() {
         output_file(page_country_md) × 1
         output_file(page_release) × 1
         output_file(page_release_md) × 1
+        output_file(page_release_year) × 2
+        output_file(page_release_year_md) × 2
         output_file(page_search) × 1
         output_file(page_search_md) × 1
         output_file(search_index) × 1
@@ -1442,16 +1446,18 @@ fn a_new_release_diffs_only_itself() {
         page_context(erp) × 10
         page_context(licence) × 1
         page_context(release) × 1
+        page_context(release_year) × 3
         page_context(search) × 1
         page_context(sponsors) × 1
         page_ids × 2
         page_layout × 2
-        page_links × 10
-        page_search_items × 33
+        page_links × 14
+        page_search_items × 36
         page_skeleton × 2
         part_problems × 88
         previous_release × 13
         published_csv × 9
+        recent_releases × 1
         record_state × 1
         reference_date × 1
         release_changes × 1
@@ -1461,9 +1467,12 @@ fn a_new_release_diffs_only_itself() {
         release_files × 1
         release_listing_json × 1
         release_register × 1
+        release_subjects × 1
         release_summary × 13
-        release_time × 11
+        release_time × 13
         release_versions × 1
+        release_year_links × 1
+        release_years × 1
         releases × 1
         site_context × 1
         site_rules × 1
@@ -1474,7 +1483,7 @@ fn a_new_release_diffs_only_itself() {
         snapshot_record × 61
         snapshot_size × 1
         toggle_labels × 1
-        twin_title × 5
+        twin_title × 7
         unreleased_codes × 1
         unreleased_country_changes × 61
         unreleased_country_changes_json × 1
@@ -1507,6 +1516,10 @@ fn a_new_release_diffs_only_itself() {
         /changes.xml
         /changes/2099.1.1-1/index.html
         /changes/2099.1.1-1/index.md
+        /changes/archive/2098/index.html
+        /changes/archive/2098/index.md
+        /changes/archive/2099/index.html
+        /changes/archive/2099/index.md
         /changes/index.html
         /changes/index.md
         /data/datapackage.json

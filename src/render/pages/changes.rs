@@ -1,7 +1,8 @@
 //! The pages of the releases and their changes: `/changes/` (the unreleased changes, a part per
-//! country, then every release), each release's page `/changes/{version}/`, and the History sections of
-//! the country and ERP pages. The API, the feed and the sitemap of the same changes are
-//! `render/history.rs`.
+//! country, then the newest releases), each release's page `/changes/{version}/`, each year's archive
+//! page `/changes/archive/{year}/` (its releases, and which countries and ERPs each changed), and the
+//! History sections of the country and ERP pages (the newest releases in full, the older counted by
+//! year). The API, the feed and the sitemap of the same changes are `render/history.rs`.
 
 use serde::Serialize;
 use serde_json::Value as Json;
@@ -9,13 +10,13 @@ use serde_json::Value as Json;
 use super::shared::{SiteContext, site_context, to_json};
 use super::{PageSpec, page};
 use crate::history::{
-    ReleaseKey, country_history, erp_history, last_release, release_changes, unreleased_codes,
-    unreleased_country_changes, unreleased_counts,
+    ReleaseKey, country_history, erp_history, last_release, release_changes, release_year,
+    releases, unreleased_codes, unreleased_country_changes, unreleased_counts,
 };
 use crate::model::{CountryKey, ErpKey};
 use crate::render::history::{
-    country_name, day, kinds_that_occur, newest_first, release_page_path, release_summary, shown,
-    toggle_label,
+    HISTORY_RELEASES, RECENT_RELEASES, archive_page_path, country_name, day, kinds_that_occur,
+    newest_first, release_page_path, release_summary, shown, toggle_label,
 };
 use crate::render::parts::PartsSpec;
 use crate::resources::{Change, ChangeCounts, Substance};
@@ -185,7 +186,11 @@ pub struct ChangesContext<'a> {
     site: &'a SiteContext,
     last_release: &'a Option<String>,
     unreleased: Unreleased,
+    /// The newest [`RECENT_RELEASES`] releases; the others are on their year's archive page.
     releases: Vec<&'a ReleaseListing>,
+    /// How many releases are older than those listed.
+    older: u64,
+    years: &'a [YearLink],
     /// The newest release's answer changes, shown on the page (its curation changes are on its page).
     latest: Option<&'a LatestRelease>,
     /// The countries a reader may follow: each one's feed and calendar.
@@ -255,8 +260,10 @@ struct Unreleased {
 pub fn changes_context(db: &dyn salsa::Database) -> Json {
     let counts = unreleased_counts(db);
     let releases: Vec<&ReleaseListing> = newest_first(db)
+        .take(RECENT_RELEASES)
         .filter_map(|key| release_listing_json(db, key).as_ref())
         .collect();
+    let years = release_year_links(db);
     to_json(&ChangesContext {
         site: site_context(db),
         last_release: last_release(db),
@@ -267,7 +274,9 @@ pub fn changes_context(db: &dyn salsa::Database) -> Json {
             counts: kind_counts_of(counts),
             rows: crate::render::parts::PARTS_MARK,
         },
+        older: years.iter().map(|y| y.releases).sum::<u64>() - releases.len() as u64,
         releases,
+        years,
         latest: latest_release_rows(db).as_ref(),
         follow: follow_countries(db),
     })
@@ -305,7 +314,19 @@ pub(crate) fn unreleased_parts(db: &dyn salsa::Database) -> &[String] {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HistoryContext {
     released: bool,
+    /// The unreleased changes and those of the newest [`HISTORY_RELEASES`] releases that made any.
     groups: Vec<HistoryGroup>,
+    /// The older releases that changed the subject, counted by year, newest first.
+    older: Vec<OlderReleases>,
+}
+
+/// The releases of one year that changed a subject but are older than its History section shows: how
+/// many, and the place on the year's archive page that lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct OlderReleases {
+    year: String,
+    releases: u64,
+    page: String,
 }
 
 /// The changes of one release (or the unreleased ones) in a History section.
@@ -319,10 +340,26 @@ struct HistoryGroup {
     changes: SplitRows,
 }
 
-/// See [`HistoryContext`].
-fn history_context(db: &dyn salsa::Database, changes: &[Change]) -> HistoryContext {
-    let groups = changes
-        .chunk_by(|a, b| a.release == b.release)
+/// See [`HistoryContext`]; `anchor` is the subject's place on an archive page (`country-it`).
+fn history_context(db: &dyn salsa::Database, changes: &[Change], anchor: &str) -> HistoryContext {
+    let mut groups: Vec<&[Change]> = changes.chunk_by(|a, b| a.release == b.release).collect();
+    let shown =
+        usize::from(groups.first().is_some_and(|g| g[0].release.is_none())) + HISTORY_RELEASES;
+    let mut older: Vec<OlderReleases> = Vec::new();
+    for group in groups.iter().skip(shown) {
+        let year = release_year(group[0].released_at.as_deref().unwrap_or_default());
+        match older.last_mut() {
+            Some(last) if last.year == year => last.releases += 1,
+            _ => older.push(OlderReleases {
+                year: year.to_string(),
+                releases: 1,
+                page: format!("{}#{anchor}", archive_page_path(year)),
+            }),
+        }
+    }
+    groups.truncate(shown);
+    let groups = groups
+        .into_iter()
         .map(|group| {
             let release = &group[0].release;
             HistoryGroup {
@@ -337,6 +374,7 @@ fn history_context(db: &dyn salsa::Database, changes: &[Change]) -> HistoryConte
     HistoryContext {
         released: last_release(db).is_some(),
         groups,
+        older,
     }
 }
 
@@ -346,13 +384,183 @@ pub fn country_history_context<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
 ) -> HistoryContext {
-    history_context(db, country_history(db, key))
+    history_context(db, country_history(db, key), &country_anchor(key.code(db)))
 }
 
 /// The History section of an ERP page.
 #[salsa::tracked(returns(ref), lru = 0)]
 pub fn erp_history_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> HistoryContext {
-    history_context(db, erp_history(db, key))
+    history_context(db, erp_history(db, key), &erp_anchor(key.id(db)))
+}
+
+/// Where a country's releases are on an archive page.
+fn country_anchor(code: &str) -> String {
+    format!("country-{code}")
+}
+
+/// Where an ERP's releases are on an archive page.
+fn erp_anchor(id: &str) -> String {
+    format!("erp-{id}")
+}
+
+/// A year of releases as `/changes/` and the archive pages link it: how many releases it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct YearLink {
+    year: String,
+    page: String,
+    releases: u64,
+}
+
+/// The years of the releases, newest first, each with its count of releases.
+#[salsa::tracked(returns(ref))]
+pub fn release_year_links(db: &dyn salsa::Database) -> Vec<YearLink> {
+    let mut years: Vec<YearLink> = Vec::new();
+    for release in releases(db).iter().rev() {
+        let year = release_year(&release.released_at);
+        match years.iter_mut().find(|y| y.year == year) {
+            Some(link) => link.releases += 1,
+            None => years.push(YearLink {
+                year: year.to_string(),
+                page: archive_page_path(year),
+                releases: 1,
+            }),
+        }
+    }
+    years.sort_by(|a, b| b.year.cmp(&a.year));
+    years
+}
+
+/// A release as an archive page links it from a country or an ERP: how many of its changes concern it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct SubjectRelease {
+    version: String,
+    page: String,
+    changes: u64,
+}
+
+/// The countries and the ERPs one release changed, each with its count of changes: frozen, like the
+/// release's change set.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReleaseSubjects {
+    countries: Vec<(String, u64)>,
+    erps: Vec<(String, u64)>,
+}
+
+/// See [`ReleaseSubjects`].
+#[salsa::tracked(returns(ref))]
+pub fn release_subjects<'db>(
+    db: &'db dyn salsa::Database,
+    key: ReleaseKey<'db>,
+) -> ReleaseSubjects {
+    let mut subjects = ReleaseSubjects::default();
+    for change in release_changes(db, key) {
+        count_in(&mut subjects.countries, &change.country);
+        if let Some(erp) = &change.erp {
+            count_in(&mut subjects.erps, erp);
+        }
+    }
+    subjects
+}
+
+fn count_in(counts: &mut Vec<(String, u64)>, name: &str) {
+    match counts.iter_mut().find(|(n, _)| n == name) {
+        Some((_, n)) => *n += 1,
+        None => counts.push((name.to_string(), 1)),
+    }
+}
+
+/// A country or an ERP on an archive page: the releases of the year that changed it, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct SubjectReleases {
+    anchor: String,
+    name: String,
+    page: String,
+    releases: Vec<SubjectRelease>,
+}
+
+/// The archive page of a year's releases, `/changes/archive/{year}/`.
+#[derive(Serialize)]
+pub struct ReleaseYearContext<'a> {
+    site: &'a SiteContext,
+    year: &'a str,
+    releases: Vec<&'a ReleaseListing>,
+    /// The archive pages of the years before and after, if any (not every year's count: a release then
+    /// re-renders only its own year's page).
+    newer: Option<&'a str>,
+    older: Option<&'a str>,
+    countries: Vec<SubjectReleases>,
+    erps: Vec<SubjectReleases>,
+}
+
+/// An archive page's context (see [`ReleaseYearContext`]): frozen once its year has no newer release.
+pub(crate) fn release_year_context(db: &dyn salsa::Database, year: &str) -> Json {
+    let years = crate::history::release_years(db);
+    let keys: Vec<ReleaseKey> = newest_first(db)
+        .filter(|key| {
+            crate::history::release_time(db, *key)
+                .as_deref()
+                .is_some_and(|t| release_year(t) == year)
+        })
+        .collect();
+    let subjects = |of: fn(&ReleaseSubjects) -> &Vec<(String, u64)>| {
+        let mut by_subject: Vec<(String, Vec<SubjectRelease>)> = Vec::new();
+        for key in &keys {
+            let version = key.version(db);
+            for (name, changes) in of(release_subjects(db, *key)) {
+                let release = SubjectRelease {
+                    version: version.clone(),
+                    page: release_page_path(version),
+                    changes: *changes,
+                };
+                match by_subject.iter_mut().find(|(n, _)| n == name) {
+                    Some((_, releases)) => releases.push(release),
+                    None => by_subject.push((name.clone(), vec![release])),
+                }
+            }
+        }
+        by_subject
+    };
+    let mut countries: Vec<SubjectReleases> = subjects(|s| &s.countries)
+        .into_iter()
+        .map(|(code, releases)| SubjectReleases {
+            anchor: country_anchor(&code),
+            name: country_name(db, &code),
+            page: format!("/{code}/"),
+            releases,
+        })
+        .collect();
+    countries.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut erps: Vec<SubjectReleases> = subjects(|s| &s.erps)
+        .into_iter()
+        .map(|(id, releases)| SubjectReleases {
+            anchor: erp_anchor(&id),
+            name: crate::model::erp_name(db, &id),
+            page: format!("/erp/{id}/"),
+            releases,
+        })
+        .collect();
+    erps.sort_by(|a, b| a.name.cmp(&b.name));
+    to_json(&ReleaseYearContext {
+        site: site_context(db),
+        year,
+        releases: keys
+            .iter()
+            .filter_map(|key| release_listing_json(db, *key).as_ref())
+            .collect(),
+        newer: years
+            .iter()
+            .rev()
+            .find(|y| y.as_str() > year)
+            .map(String::as_str),
+        older: years.iter().find(|y| y.as_str() < year).map(String::as_str),
+        countries,
+        erps,
+    })
+}
+
+/// How a year's archive page is made: its key is the year.
+pub(super) fn release_year_spec() -> PageSpec {
+    page("release_year", |db, year| release_year_context(db, year))
 }
 
 /// How the `/changes/` page is made: the unreleased changes, one part per country.

@@ -682,6 +682,7 @@ impl PageKind {
             PageKind::NotFound => not_found::spec(),
             PageKind::Changes => changes::changes_spec(),
             PageKind::Release => changes::release_spec(),
+            PageKind::ReleaseYear => changes::release_year_spec(),
         }
     }
 }

@@ -31,6 +31,8 @@ pub const ERP_IDS: [&str; 11] = [
 /// version and its time: read from the record, so releasing the dataset changes no test.
 pub struct ShippedReleases {
     pub count: usize,
+    /// How many years the releases were made in (one archive page of `/changes/` each).
+    pub years: usize,
     pub last: String,
     pub last_at: String,
 }
@@ -45,8 +47,10 @@ pub fn shipped_releases() -> &'static ShippedReleases {
             .map(|r| r.expect("a release row"))
             .collect();
         let last = rows.last().expect("at least one release");
+        let years: std::collections::BTreeSet<&str> = rows.iter().map(|r| &r[1][..4]).collect();
         ShippedReleases {
             count: rows.len(),
+            years: years.len(),
             last: last[0].to_string(),
             last_at: last[1].to_string(),
         }
