@@ -560,7 +560,7 @@ pub(crate) fn release_year_context(db: &dyn salsa::Database, year: &str) -> Json
 
 /// How a year's archive page is made: its key is the year.
 pub(super) fn release_year_spec() -> PageSpec {
-    page("release_year", |db, year| release_year_context(db, year))
+    page("release_year", release_year_context)
 }
 
 /// How the `/changes/` page is made: the unreleased changes, one part per country.
