@@ -217,6 +217,9 @@ pub(crate) fn check_vat_and_mandates(db: &dyn salsa::Database) -> Vec<Diagnostic
     c.diagnostics
 }
 
+/// The support type of a cell no source settles.
+const UNKNOWN_SUPPORT: &str = "unknown/unverified";
+
 #[salsa::tracked(returns(ref))]
 pub fn check_matrix(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut c = Checker::new(db);
@@ -248,6 +251,31 @@ pub fn check_matrix(db: &dyn salsa::Database) -> Vec<Diagnostic> {
             "erp",
             "matrix cell",
         );
+    }
+    // An ERP whose every cell is unknown says what was searched (the pages show it instead of a column
+    // of empty cells): the data-honesty rule for a whole column.
+    if let Ok(text) = source_text(db, ERP_REGISTER) {
+        for erp in erps(db) {
+            let mut cells = matrix_rows(db)
+                .value
+                .iter()
+                .filter(|r| r.row.erp == erp.id)
+                .peekable();
+            let has_cells = cells.peek().is_some();
+            let all_unknown = cells.all(|r| r.row.support_type == UNKNOWN_SUPPORT);
+            if has_cells && all_unknown && erp.support_search.is_none() {
+                c.diagnostics.push(locate_json_value(
+                    ERP_REGISTER,
+                    text,
+                    &erp.id,
+                    format!(
+                        "every matrix cell of `{}` is {UNKNOWN_SUPPORT}: record what was searched in \
+                         its `support_search` (`searched_on`, `searched`, `found`)",
+                        erp.id
+                    ),
+                ));
+            }
+        }
     }
     c.diagnostics
 }

@@ -25,6 +25,23 @@ pub(crate) struct ErpReg {
     pub profile: Option<String>,
     #[serde(default)]
     pub website: Option<String>,
+    /// What was searched for the ERP's e-invoicing support, for an ERP whose every matrix cell is
+    /// unknown: the pages say it instead of a column of empty cells.
+    #[serde(default)]
+    pub support_search: Option<SupportSearch>,
+}
+
+/// A search that found no source for an ERP's e-invoicing support in any country: when, where, and
+/// what it found.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SupportSearch {
+    /// YYYY-MM-DD.
+    pub searched_on: String,
+    /// Where and for what (the stored vendor documentation, the EU factsheets, …).
+    pub searched: String,
+    /// What that search found.
+    pub found: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -225,6 +242,14 @@ pub(crate) fn erp_register_rows(db: &dyn salsa::Database) -> Checked<Vec<ErpReg>
     for erp in &erps {
         check_slug(ERP_REGISTER, text, &erp.id, &mut diagnostics);
         check_url(ERP_REGISTER, text, erp.website.as_ref(), &mut diagnostics);
+        if let Some(search) = &erp.support_search {
+            check_date(
+                ERP_REGISTER,
+                text,
+                Some(&search.searched_on),
+                &mut diagnostics,
+            );
+        }
     }
     Checked::new(erps, diagnostics)
 }

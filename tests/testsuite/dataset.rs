@@ -460,3 +460,91 @@ fn the_readme_dataset_section_counts_what_a_build_publishes() {
         releases[0]["version"].as_str().unwrap()
     )));
 }
+
+/// An ERP none of whose matrix cells is known says what was searched and found, on the matrix page and
+/// its own page (and their twins), instead of a column of dashes; an ERP with a known cell does not; and
+/// `check` refuses a whole unknown column that records no search, at the ERP's id in the register.
+#[test]
+fn a_whole_unknown_erp_column_says_what_was_searched() {
+    use crate::common::{copy_project, locref, read, text};
+    let register: serde_json::Value = serde_json::from_str(&read(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        "sources/registers/erps.json",
+    ))
+    .unwrap();
+    let known: BTreeSet<String> = table("matrix.csv")
+        .into_iter()
+        .filter(|r| r["support_type"] != "unknown/unverified")
+        .map(|r| r["erp"].clone())
+        .collect();
+    let dir = copy_project();
+    let root = dir.path();
+    let run = locref(root, &["build", "--out", "public"], "4070908800");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let matrix = read(root, "public/e-invoicing/index.html");
+    let escape = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&#39;")
+    };
+    let mut searched = 0;
+    for erp in register.as_array().unwrap() {
+        let id = erp["id"].as_str().unwrap();
+        let page = read(root, &format!("public/erp/{id}/index.html"));
+        let twin = read(root, &format!("public/erp/{id}/index.md"));
+        let search = &erp["support_search"];
+        if known.contains(id) {
+            assert!(!matrix.contains(&format!("id=\"searched-{id}\"")), "{id}");
+            assert!(!page.contains("id=\"what-was-searched\""), "{id}");
+            continue;
+        }
+        searched += 1;
+        let (on, found) = (
+            search["searched_on"].as_str().unwrap(),
+            search["found"].as_str().unwrap(),
+        );
+        assert!(matrix.contains(&format!("id=\"searched-{id}\"")), "{id}");
+        assert!(
+            matrix.contains(&format!("searched on {on} state nothing")),
+            "{id}"
+        );
+        let note = &page[page.find("id=\"what-was-searched\"").expect(id)..];
+        assert!(note.contains(&format!("Searched on {on}: ")), "{id}");
+        assert!(note.contains(&escape(found)), "{id}");
+        assert!(twin.contains(&format!("Searched on {on}: ")), "{id}");
+    }
+    assert!(
+        searched > 0,
+        "the shipped matrix has a whole unknown column to hold"
+    );
+
+    // Without its search record, `check` names the ERP where the register has it.
+    let mut edited = register.clone();
+    let id = edited
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find_map(|e| {
+            e.as_object_mut()
+                .unwrap()
+                .remove("support_search")
+                .map(|_| e["id"].as_str().unwrap().to_string())
+        })
+        .unwrap();
+    let json = serde_json::to_string_pretty(&edited).unwrap();
+    std::fs::write(root.join("sources/registers/erps.json"), &json).unwrap();
+    let at = json.find(&format!("\"{id}\"")).unwrap();
+    let line = json[..at].matches('\n').count() + 1;
+    let column = at - json[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
+    let run = locref(root, &["check"], "4070908800");
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "sources/registers/erps.json:{line}:{column}: error: every matrix cell of `{id}` is unknown/unverified"
+        )),
+        "{stderr}"
+    );
+}

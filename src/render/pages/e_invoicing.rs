@@ -94,6 +94,17 @@ pub struct EInvoicingContext<'a> {
     mandate_statuses: Vec<MandateStatus>,
     known_cells: usize,
     cells: usize,
+    /// The ERPs none of whose cells is known, each with what was searched for it (instead of a column
+    /// of dashes that says nothing).
+    unknown_columns: Vec<UnknownColumn<'a>>,
+}
+
+/// An ERP column whose every cell is unknown, and the search that found nothing.
+#[derive(Serialize)]
+struct UnknownColumn<'a> {
+    id: &'a str,
+    name: &'a str,
+    search: &'a crate::parse::json_sources::SupportSearch,
 }
 
 /// An ERP column of the matrix.
@@ -250,6 +261,20 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
         })
         .collect();
     let cells = rows.len() * erp_list.len();
+    let unknown_columns = erp_list
+        .iter()
+        .filter(|e| {
+            rows.iter()
+                .all(|r| r.cells.iter().all(|c| c.erp != e.id || !c.known))
+        })
+        .filter_map(|e| {
+            Some(UnknownColumn {
+                id: &e.id,
+                name: &e.name,
+                search: e.support_search.as_ref()?,
+            })
+        })
+        .collect();
     to_json(&EInvoicingContext {
         site: site_context(db),
         erps: columns,
@@ -259,6 +284,7 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
         mandate_statuses,
         known_cells,
         cells,
+        unknown_columns,
     })
 }
 

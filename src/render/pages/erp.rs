@@ -108,6 +108,8 @@ pub struct ErpContext<'a> {
     other_facts: Vec<WithCountryName<'a, Fact>>,
     /// Releases and changes (history.rs).
     history: &'a HistoryContext,
+    /// What was searched, when no country's support is known (see `SupportSearch`).
+    support_search: Option<&'a crate::parse::json_sources::SupportSearch>,
 }
 
 /// A country's row of an ERP page: only what the page shows (the mandate text in a fact's `details`
@@ -222,10 +224,16 @@ pub(crate) fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -
                 .collect(),
         })
         .collect();
+    let support = support_breakdown(db, key);
+    let support_search = crate::model::erp_info(db, key)
+        .as_ref()
+        .filter(|_| support.recorded > 0 && support.unknown == support.recorded)
+        .and_then(|e| e.support_search.as_ref());
     to_json(&ErpContext {
         site: site_context(db),
         erp: &detail.erp,
-        support: support_breakdown(db, key),
+        support,
+        support_search,
         countries: rows.len(),
         rows,
         providers,
