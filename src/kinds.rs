@@ -106,6 +106,8 @@ pub enum PageKind {
     // Releases and changes (src/render/history.rs).
     Changes,
     Release,
+    /// `/readiness/`: the obligation phases of the next 24 months with each ERP's support.
+    Readiness,
 }
 
 /// The format of a page.
@@ -215,7 +217,8 @@ impl PageKind {
             | PageKind::Calendar
             | PageKind::Search
             | PageKind::NotFound
-            | PageKind::Changes => Param::None,
+            | PageKind::Changes
+            | PageKind::Readiness => Param::None,
         }
     }
 

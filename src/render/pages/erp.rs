@@ -108,6 +108,8 @@ pub struct ErpContext<'a> {
     other_facts: Vec<WithCountryName<'a, Fact>>,
     /// Releases and changes (history.rs).
     history: &'a HistoryContext,
+    /// The obligation phases of the next 24 months with this ERP's support (readiness.rs).
+    upcoming: super::readiness::Upcoming<'a>,
 }
 
 /// A country's row of an ERP page: only what the page shows (the mandate text in a fact's `details`
@@ -232,6 +234,7 @@ pub(crate) fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -
         partner_flags: WithCountryName::each(&detail.partner_flags, |p| &p.country, name_of),
         other_facts: WithCountryName::each(&detail.other_facts, |f| &f.country, name_of),
         history: erp_history_context(db, key),
+        upcoming: super::readiness::erp_upcoming(db, key.id(db)),
     })
 }
 
