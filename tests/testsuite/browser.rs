@@ -30,7 +30,7 @@
 //! `LOCREF_AXE_JS` names its `axe.min.js`, which the test puts into each page through WebDriver (script
 //! execution is not subject to the page's Content-Security-Policy; the site never ships axe).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -1290,6 +1290,44 @@ fn search_folds_case_accents_and_punctuation_in_the_index_and_the_query() {
         assert!(
             marks.as_array().unwrap().iter().any(|m| m == written),
             "{query:?} finds and highlights no {written:?}: {marks}"
+        );
+    }
+    // A country found by an e-invoicing format of the regimes table: the first word of a format's label
+    // that one country's regimes name, and the result opens that country's row.
+    let regimes: serde_json::Value = serde_json::from_slice(
+        &crate::common::http::get(&served.address, "/api/v1/regimes.json").body,
+    )
+    .unwrap();
+    let mut by_format: BTreeMap<String, BTreeSet<(String, String)>> = BTreeMap::new();
+    for r in regimes["data"].as_array().unwrap() {
+        for f in r["formats"].as_array().into_iter().flatten() {
+            by_format
+                .entry(f["label"].as_str().unwrap().to_string())
+                .or_default()
+                .insert((
+                    r["country"].as_str().unwrap().to_string(),
+                    r["id"].as_str().unwrap().to_string(),
+                ));
+        }
+    }
+    let (label, rows) = by_format
+        .iter()
+        .find(|(_, rows)| rows.iter().map(|r| &r.0).collect::<BTreeSet<_>>().len() == 1)
+        .expect("a format named by one country");
+    let word = label.split_whitespace().next().unwrap();
+    browser.goto(&url(&served, &format!("/search/?q={word}")));
+    browser.wait_for("the results", "return !!document.getElementById('results')");
+    let links = browser.script(
+        "return [...document.querySelectorAll('#search-page-results a.result')].map(a => new URL(a.href).pathname + new URL(a.href).hash)",
+    );
+    for (country, id) in rows {
+        assert!(
+            links
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| *l == format!("/{country}/#regime-{id}")),
+            "{word:?} ({label}) finds no /{country}/#regime-{id}: {links}"
         );
     }
     // The VERI*FACTU page: Spain's e-invoicing fact, found by the word as people type it.
