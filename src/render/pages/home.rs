@@ -74,6 +74,8 @@ struct MapToggle<'a> {
 pub(crate) struct ModelCount<'a> {
     pub(crate) id: &'a str,
     pub(crate) label: &'a str,
+    /// The label without its explanation in brackets (`Clearance`): what a filter's option shows.
+    pub(crate) short: &'a str,
     pub(crate) count: usize,
 }
 
@@ -92,6 +94,12 @@ pub(crate) fn model_counts(db: &dyn salsa::Database) -> (Vec<ModelCount<'_>>, us
         .map(|l| ModelCount {
             id: &l.id,
             label: &l.label,
+            short: l
+                .label
+                .split(" (")
+                .next()
+                .unwrap_or(&l.label)
+                .trim_end_matches(','),
             count: models.iter().filter(|m| **m == Some(l.id.as_str())).count(),
         })
         .collect();
