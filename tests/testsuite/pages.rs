@@ -242,7 +242,28 @@ fn matrix_home_and_404_pages() {
     assert_eq!(known, crate::common::established_matrix_cells());
     assert!(matrix.contains(&format!("{known} of 671 cells are established")));
     // Each row is headed by the country and its B2B mandate, from its derived toggles.
-    assert!(matrix.contains("<tr id=\"it\" data-region=\"Europe\" data-mandate=\"in-force\"><th scope=\"row\"><a href=\"/it/#e-invoicing\">Italy</a> <span class=\"mandate m-in-force\">B2B mandate in force</span></th>"));
+    // And carries its B2B e-invoicing model (the matrix's filter), as the API's regimes give it.
+    let regimes: serde_json::Value = serde_json::from_slice(&files["api/v1/regimes.json"]).unwrap();
+    let b2b_model = |code: &str| {
+        regimes["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["country"] == code && r["obligation"] == "b2b-e-invoicing")
+            .and_then(|r| r["model"]["id"].as_str())
+            .unwrap_or("unknown")
+    };
+    assert!(matrix.contains(&format!("<tr id=\"it\" data-region=\"Europe\" data-mandate=\"in-force\" data-model=\"{}\"><th scope=\"row\"><a href=\"/it/#e-invoicing\">Italy</a> <span class=\"mandate m-in-force\">B2B mandate in force</span></th>", b2b_model("it"))));
+    for code in codes(dir.path()) {
+        assert!(
+            matrix.contains(&format!("<tr id=\"{code}\" data-region=\"")) && {
+                let row = &matrix[matrix.find(&format!("<tr id=\"{code}\" ")).unwrap()..];
+                row[..row.find('>').unwrap()]
+                    .contains(&format!(" data-model=\"{}\"", b2b_model(&code)))
+            },
+            "{code}: its model"
+        );
+    }
     assert!(matrix.contains("<a href=\"/xk/#e-invoicing\">Kosovo</a> <span class=\"mandate m-unknown\">B2B mandate not established</span>"));
     assert!(
         matrix.contains(
@@ -1383,7 +1404,16 @@ fn the_home_page_draws_the_map_and_the_timeline_with_their_data_as_tables() {
     let radios = home
         .matches("<input type=\"radio\" name=\"map-toggle\"")
         .count();
-    assert_eq!(radios, 6);
+    // A radio per toggle, and one for the B2B e-invoicing model.
+    let toggles = crate::common::read(dir.path(), "rules/toggles.toml")
+        .matches("[[toggle]]")
+        .count();
+    assert_eq!(radios, toggles + 1);
+    assert_eq!(
+        home.matches("name=\"map-toggle\" id=\"map-model\" value=\"model\">")
+            .count(),
+        1
+    );
     assert_eq!(
         home.matches(
             "name=\"map-toggle\" id=\"map-t0\" value=\"e_invoicing_mandatory_b2b\" checked>"
