@@ -1406,7 +1406,8 @@ fn the_home_page_draws_the_map_and_the_timeline_with_their_data_as_tables() {
         .count();
     // A radio per toggle, and one for the B2B e-invoicing model.
     let toggles = crate::common::read(dir.path(), "rules/toggles.toml")
-        .matches("[[toggle]]")
+        .lines()
+        .filter(|l| l.trim() == "[[toggle]]")
         .count();
     assert_eq!(radios, toggles + 1);
     assert_eq!(
@@ -1423,11 +1424,27 @@ fn the_home_page_draws_the_map_and_the_timeline_with_their_data_as_tables() {
     );
     let legend = regex::Regex::new(r"yes: (\d+) countries</li><li class=.legend-false.>no: (\d+)</li><li class=.legend-unknown.>not established: (\d+)").unwrap();
     let legends: Vec<_> = legend.captures_iter(home).collect();
-    assert_eq!(legends.len(), radios);
+    assert_eq!(legends.len(), toggles);
     for l in &legends {
         let sum: usize = (1..=3).map(|i| l[i].parse::<usize>().unwrap()).sum();
         assert_eq!(sum, 61);
     }
+    // The model's legend: a count per model of the vocabulary and one of the countries with none, which
+    // together count every country once.
+    let legend = &home[home
+        .find("<div class=\"map-legend map-legend-model\">")
+        .unwrap()..];
+    let legend = &legend[..legend.find("</div>").unwrap()];
+    let counts: Vec<usize> = regex::Regex::new(r": (\d+)</li>")
+        .unwrap()
+        .captures_iter(legend)
+        .map(|c| c[1].parse().unwrap())
+        .collect();
+    assert_eq!(
+        counts.iter().sum::<usize>(),
+        codes(dir.path()).len(),
+        "{legend}"
+    );
     // The text alternative of the map is the countries table, linked from the figure.
     assert!(home.contains("The same data as a table: <a href=\"#countries\">"));
     // The timeline: one link per mandate event, its table beside it in the page and in the twin.

@@ -173,7 +173,14 @@ fn answer<'a>(
     erp: &'a crate::parse::json_sources::ErpReg,
     rows: &'a [std::sync::Arc<MatrixRow>],
 ) -> ErpAnswer<'a> {
-    let row = rows.iter().find(|r| r.erp == erp.id);
+    answer_of(erp, rows.iter().find(|r| r.erp == erp.id))
+}
+
+/// One ERP's answer from its matrix row in a country, if the matrix has one.
+fn answer_of<'a>(
+    erp: &'a crate::parse::json_sources::ErpReg,
+    row: Option<&'a std::sync::Arc<MatrixRow>>,
+) -> ErpAnswer<'a> {
     let support = row.map_or("unknown/unverified", |r| r.support_type.as_str());
     let (short, class) = support_style(support);
     ErpAnswer {
@@ -266,16 +273,15 @@ pub(crate) struct Upcoming<'a> {
 pub(crate) fn erp_upcoming<'db>(db: &'db dyn salsa::Database, erp: &str) -> Upcoming<'db> {
     let (today, horizon) = window(db);
     let register = erps(db).iter().find(|e| e.id == erp);
+    // The ERP's own matrix rows: an edit of another ERP's cell does not make this page's context again.
+    let matrix = crate::model::erp_matrix(db, crate::model::ErpKey::new(db, erp.to_string()));
     let rows = register
         .map(|erp| {
             upcoming(db)
                 .into_iter()
-                .map(|entry| {
-                    let matrix = country_matrix(db, CountryKey::new(db, entry.country.clone()));
-                    UpcomingRow {
-                        phase: phase_row(entry),
-                        answer: answer(erp, matrix),
-                    }
+                .map(|entry| UpcomingRow {
+                    phase: phase_row(entry),
+                    answer: answer_of(erp, matrix.iter().find(|r| r.country == entry.country)),
                 })
                 .collect()
         })
