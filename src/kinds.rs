@@ -117,6 +117,8 @@ pub enum PageKind {
     Release,
     /// `/changes/archive/{year}/`: the releases of one year, and which countries and ERPs each changed.
     ReleaseYear,
+    /// `/readiness/`: the obligation phases of the next 24 months with each ERP's support.
+    Readiness,
 }
 
 /// The format of a page.
@@ -227,7 +229,8 @@ impl PageKind {
             | PageKind::Calendar
             | PageKind::Search
             | PageKind::NotFound
-            | PageKind::Changes => Param::None,
+            | PageKind::Changes
+            | PageKind::Readiness => Param::None,
         }
     }
 

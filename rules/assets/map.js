@@ -31,4 +31,20 @@
     link.parentNode.appendChild(ring);
   });
   document.addEventListener("focusout", clear);
+
+  // The colouring chosen is kept in the address (?map=<toggle or model>), so a coloured map can be
+  // shared; the first choice, the default, leaves the address bare. Without this script the switch still
+  // colours the map (site.css), and the address keeps nothing.
+  var choices = document.querySelectorAll("input[name='map-toggle']");
+  if (!choices.length) { return; }
+  var wanted = new URLSearchParams(location.search).get("map");
+  Array.prototype.forEach.call(choices, function (input) {
+    if (wanted && input.value === wanted) { input.checked = true; }
+    input.addEventListener("change", function () {
+      var params = new URLSearchParams(location.search);
+      if (input === choices[0]) { params.delete("map"); } else { params.set("map", input.value); }
+      var query = params.toString();
+      history.replaceState(null, "", location.pathname + (query ? "?" + query : "") + location.hash);
+    });
+  });
 })();

@@ -1,4 +1,5 @@
-// The filters of the e-invoicing matrix (/e-invoicing/): by region, by B2B mandate status, one ERP, and
+// The filters of the e-invoicing matrix (/e-invoicing/): by region, by B2B mandate status, by B2B
+// e-invoicing model, one ERP, and
 // hiding what is not established (rows with no established cell among the shown ERPs, and the dashes of
 // the rest). The form is hidden until this script shows it, so without JavaScript the full matrix is the
 // page. The choices are kept in the query string, so a filtered view can be shared; the #<country> and
@@ -10,6 +11,7 @@
   if (!form || !table) { return; }
   var region = document.getElementById("f-region");
   var mandate = document.getElementById("f-mandate");
+  var model = document.getElementById("f-model");
   var erp = document.getElementById("f-erp");
   var known = document.getElementById("f-known");
   var count = document.getElementById("f-count");
@@ -26,7 +28,8 @@
     table.classList.toggle("one-erp", !!oneErp);
     rows.forEach(function (row) {
       var visible = (!region.value || row.getAttribute("data-region") === region.value) &&
-        (!mandate.value || row.getAttribute("data-mandate") === mandate.value);
+        (!mandate.value || row.getAttribute("data-mandate") === mandate.value) &&
+        (!model.value || row.getAttribute("data-model") === model.value);
       if (visible && known.checked) {
         visible = Array.prototype.some.call(row.querySelectorAll("td[data-erp]"), function (cell) {
           return !cell.hidden && !cell.classList.contains("s-unknown");
@@ -40,6 +43,7 @@
     var params = new URLSearchParams();
     if (region.value) { params.set("region", region.value); }
     if (mandate.value) { params.set("mandate", mandate.value); }
+    if (model.value) { params.set("model", model.value); }
     if (oneErp) { params.set("erp", oneErp); }
     if (known.checked) { params.set("established", "1"); }
     var query = params.toString();
@@ -55,6 +59,7 @@
   var params = new URLSearchParams(location.search);
   choose(region, params.get("region") || "");
   choose(mandate, params.get("mandate") || "");
+  choose(model, params.get("model") || "");
   choose(erp, params.get("erp") || "");
   known.checked = params.get("established") === "1";
   // A cell the keyboard reaches is scrolled wholly into the grid's view, clear of the sticky headings

@@ -163,6 +163,15 @@ fn ics<'a>(
     Rendered::new(ics.done().to_string().into_bytes())
 }
 
+/// The day of the build (`SOURCE_DATE_EPOCH`'s day when it is set), from which the pages that look ahead
+/// (the calendar, the readiness board) count; the reference date when the day cannot be read.
+pub(crate) fn build_day(db: &dyn salsa::Database) -> jiff::civil::Date {
+    crate::db::BuildOptions::get(db)
+        .build_date(db)
+        .parse()
+        .unwrap_or_else(|_| reference_date(db).parse().unwrap_or_default())
+}
+
 /// The `/calendar/` page: the dated phases of the next twelve months from the day of the build first, then
 /// the later ones, then the past ones (newest first), each with its source and verification. The window
 /// starts at the build's day, not the reference date: a reader looks ahead from today.
@@ -182,10 +191,7 @@ pub struct CalendarContext<'a> {
 /// The `/calendar/` page's context (see [`CalendarContext`]).
 pub fn calendar_context(db: &dyn salsa::Database) -> Json {
     let reference: jiff::civil::Date = reference_date(db).parse().unwrap_or_default();
-    let today: jiff::civil::Date = crate::db::BuildOptions::get(db)
-        .build_date(db)
-        .parse()
-        .unwrap_or(reference);
+    let today = build_day(db);
     let horizon = today
         .checked_add(jiff::Span::new().years(1))
         .unwrap_or(today);

@@ -56,6 +56,10 @@ pub fn home_map(db: &dyn salsa::Database) -> Result<String, Diagnostic> {
                             .or_else(|| m.absence.then(|| "absence check".to_string()))
                     })
                     .collect(),
+                classes: vec![format!(
+                    "model-{}",
+                    b2b_model(db, &c.code).unwrap_or("unknown")
+                )],
             }
         })
         .collect();
@@ -69,6 +73,18 @@ pub fn home_map(db: &dyn salsa::Database) -> Result<String, Diagnostic> {
         countries,
     };
     map(shapes, &figure).map_err(|e| Diagnostic::new(SHAPES, 1, 1, format!("the map: {e}")))
+}
+
+/// The obligation whose e-invoicing model the home map and the matrix show for a country.
+pub(crate) const MODEL_OBLIGATION: &str = "b2b-e-invoicing";
+
+/// A country's B2B e-invoicing model (`clearance`, …), where a source that was read states it.
+pub(crate) fn b2b_model<'db>(db: &'db dyn salsa::Database, code: &str) -> Option<&'db str> {
+    crate::derive::regimes::country_regime_records(db, CountryKey::new(db, code.to_string()))
+        .iter()
+        .find(|r| r.obligation == MODEL_OBLIGATION)
+        .and_then(|r| r.model.as_ref())
+        .map(|m| m.id.as_str())
 }
 
 /// The dated mandate phases a timeline shows: on the home page from the year before the reference year

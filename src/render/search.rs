@@ -29,6 +29,7 @@ use super::api::country_detail;
 use super::llms::twin_title;
 use super::{Format, PageKind, Renderer};
 use super::{Piece, Rendered};
+use crate::derive::regimes::country_regime_records;
 use crate::model::{CountryKey, ErpKey, countries_by_name, erp_info, erps};
 use crate::parse::rules::route_rules;
 use crate::routes::{Output, outputs};
@@ -47,6 +48,31 @@ fn item(kind: &str, title: &str, url: &str, text: &str) -> String {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     serde_json::to_string(&json!({ "k": kind, "t": title, "u": url, "s": text }))
         .expect("strings serialize")
+}
+
+/// What the index searches of how an obligation works: the answers a source gave, by their labels.
+fn regime_text(regime: &crate::resources::Regime) -> String {
+    let labels = |list: &Option<Vec<crate::resources::Labelled>>| {
+        list.as_ref().map(|l| {
+            l.iter()
+                .map(|v| v.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    };
+    let parts = [
+        regime
+            .model
+            .as_ref()
+            .map(|m| format!("E-invoicing model: {}.", m.label)),
+        labels(&regime.formats).map(|f| format!("Formats: {f}.")),
+        labels(&regime.platforms).map(|p| format!("Platforms: {p}.")),
+        regime
+            .signature
+            .as_ref()
+            .map(|s| format!("Signature or seal: {}.", s.label)),
+    ];
+    parts.into_iter().flatten().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether a fact says nothing but that it is not known.
@@ -131,6 +157,20 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
                     &format!("{} · {what}", c.name),
                     &format!("{url}#{anchor}"),
                     &super::pages::plain_clauses(&fact.value),
+                ));
+            }
+            // How each obligation works, where a source says: found by its model, formats and platforms
+            // ("clearance", "FatturaPA", "KSeF").
+            let key = CountryKey::new(db, param.to_string());
+            for regime in country_regime_records(db, key)
+                .iter()
+                .filter(|r| !r.unknown)
+            {
+                lines.push(item(
+                    "fact",
+                    &format!("{} · How {} works", c.name, regime.obligation_label),
+                    &format!("{url}#regime-{}", regime.id),
+                    &regime_text(regime),
                 ));
             }
             lines

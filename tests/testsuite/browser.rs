@@ -30,7 +30,7 @@
 //! `LOCREF_AXE_JS` names its `axe.min.js`, which the test puts into each page through WebDriver (script
 //! execution is not subject to the page's Content-Security-Policy; the site never ships axe).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -667,6 +667,45 @@ fn the_matrix_filters_show_what_they_say_and_keep_the_choice_in_the_address() {
     let in_force = browser.script("return [...document.querySelectorAll('table.matrix tbody tr')].filter(r => r.dataset.mandate === 'in-force').map(r => r.id)");
     assert_eq!(browser.script(visible_rows), in_force);
     assert!(in_force.as_array().unwrap().iter().any(|c| c == "it"));
+    // The B2B e-invoicing model: the rows of the countries whose B2B e-invoicing model the API gives
+    // as that model, in the address too.
+    browser.click("#f-mandate option[value='']");
+    let regimes: Value = serde_json::from_slice(
+        &crate::common::http::get(&served.address, "/api/v1/regimes.json").body,
+    )
+    .unwrap();
+    let clearance: BTreeSet<&str> = regimes["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["obligation"] == "b2b-e-invoicing" && r["model"]["id"] == "clearance")
+        .map(|r| r["country"].as_str().unwrap())
+        .collect();
+    assert!(!clearance.is_empty());
+    browser.click("#f-model option[value='clearance']");
+    let shown = browser.script(visible_rows);
+    let shown: BTreeSet<&str> = shown
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(shown, clearance);
+    assert_eq!(browser.script("return location.search"), "?model=clearance");
+    browser.goto(&url(&served, "/e-invoicing/?model=clearance&region=Europe"));
+    browser.wait_for(
+        "the filters",
+        "return !document.getElementById('matrix-filters').hidden",
+    );
+    assert_eq!(
+        browser.script("return [document.getElementById('f-model').value, document.getElementById('f-region').value]"),
+        json!(["clearance", "Europe"])
+    );
+    browser.goto(&url(&served, "/e-invoicing/"));
+    browser.wait_for(
+        "the filters",
+        "return !document.getElementById('matrix-filters').hidden",
+    );
     // A shared address restores the view, and a cell's anchor still lands on it.
     browser.goto(&url(
         &served,
@@ -736,6 +775,60 @@ fn the_home_map_is_coloured_by_the_toggle_the_reader_picks() {
     assert_eq!(browser.script(italy_fill), swatch("false"));
     assert_eq!(legend_shown(0), false);
     assert_eq!(legend_shown(4), true);
+    assert_eq!(
+        browser.script("return location.search"),
+        browser.script("return '?map=' + document.getElementById('map-t4').value")
+    );
+    // The B2B e-invoicing model: each country coloured as its legend says for the model the API gives
+    // for its B2B e-invoicing, hatched where none is recorded; the choice kept in the address.
+    browser.click("label[for='map-model']");
+    assert_eq!(browser.script("return location.search"), "?map=model");
+    let regimes: Value = serde_json::from_slice(
+        &crate::common::http::get(&served.address, "/api/v1/regimes.json").body,
+    )
+    .unwrap();
+    let b2b_model = |code: &str| -> Option<String> {
+        regimes["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["country"] == code && r["obligation"] == "b2b-e-invoicing")
+            .and_then(|r| r["model"]["id"].as_str().map(str::to_string))
+    };
+    let fill = |code: &str| {
+        browser.script(&format!(
+            "return getComputedStyle(document.querySelector('svg.fig-map a[href=\"/{code}/\"] path')).fill"
+        ))
+    };
+    let legend_swatch = |model: &str| {
+        browser.script(&format!(
+            "return getComputedStyle(document.querySelector('.map-legend-model .legend-model-{model}'), '::before').backgroundColor"
+        ))
+    };
+    assert_eq!(
+        browser.script("return getComputedStyle(document.querySelector('.map-legend-model')).display !== 'none'"),
+        true
+    );
+    let mut seen = BTreeSet::new();
+    for code in crate::common::COUNTRY_CODES.split(' ') {
+        if let Some(model) = b2b_model(code) {
+            assert_eq!(fill(code), legend_swatch(&model), "{code}: {model}");
+            seen.insert(model);
+        } else {
+            assert!(
+                fill(code).as_str().unwrap().starts_with("url("),
+                "{code}: hatched"
+            );
+        }
+    }
+    assert!(seen.len() >= 3, "{seen:?}");
+    // A shared address restores the colouring.
+    browser.goto(&url(&served, "/?map=model"));
+    browser.wait_for("the page", "return document.readyState === 'complete'");
+    assert_eq!(
+        browser.script("return document.getElementById('map-model').checked"),
+        true
+    );
     // A country on the map opens its page.
     browser.click("svg.fig-map a[href='/br/']");
     browser.wait_for("Brazil's page", "return location.pathname === '/br/'");
@@ -1292,6 +1385,44 @@ fn search_folds_case_accents_and_punctuation_in_the_index_and_the_query() {
             "{query:?} finds and highlights no {written:?}: {marks}"
         );
     }
+    // A country found by an e-invoicing format of the regimes table: the first word of a format's label
+    // that one country's regimes name, and the result opens that country's row.
+    let regimes: serde_json::Value = serde_json::from_slice(
+        &crate::common::http::get(&served.address, "/api/v1/regimes.json").body,
+    )
+    .unwrap();
+    let mut by_format: BTreeMap<String, BTreeSet<(String, String)>> = BTreeMap::new();
+    for r in regimes["data"].as_array().unwrap() {
+        for f in r["formats"].as_array().into_iter().flatten() {
+            by_format
+                .entry(f["label"].as_str().unwrap().to_string())
+                .or_default()
+                .insert((
+                    r["country"].as_str().unwrap().to_string(),
+                    r["id"].as_str().unwrap().to_string(),
+                ));
+        }
+    }
+    let (label, rows) = by_format
+        .iter()
+        .find(|(_, rows)| rows.iter().map(|r| &r.0).collect::<BTreeSet<_>>().len() == 1)
+        .expect("a format named by one country");
+    let word = label.split_whitespace().next().unwrap();
+    browser.goto(&url(&served, &format!("/search/?q={word}")));
+    browser.wait_for("the results", "return !!document.getElementById('results')");
+    let links = browser.script(
+        "return [...document.querySelectorAll('#search-page-results a.result')].map(a => new URL(a.href).pathname + new URL(a.href).hash)",
+    );
+    for (country, id) in rows {
+        assert!(
+            links
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| *l == format!("/{country}/#regime-{id}")),
+            "{word:?} ({label}) finds no /{country}/#regime-{id}: {links}"
+        );
+    }
     // The VERI*FACTU page: Spain's e-invoicing fact, found by the word as people type it.
     browser.goto(&url(&served, "/search/?q=verifactu"));
     browser.wait_for("the results", "return !!document.getElementById('results')");
@@ -1515,4 +1646,71 @@ fn the_follow_section_builds_a_subscription_to_the_chosen_countries() {
         let errors = browser.console_errors();
         assert!(errors.is_empty(), "console errors: {errors:#?}");
     }
+}
+
+/// The readiness board at desktop and phone widths: no sideways scroll of the page, each phase a card on
+/// a phone whose cells say what they are, no console error; and it needs no script (it loads none).
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_readiness_board_reads_at_desktop_and_phone_widths_without_scripts() {
+    require_browser();
+    let served = serve();
+    let html =
+        String::from_utf8(crate::common::http::get(&served.address, "/readiness/").body).unwrap();
+    // Only the search box's script, which every page has (and the dev server's live reload): the board
+    // itself needs none.
+    let scripts: Vec<&str> = html
+        .match_indices("<script src=\"")
+        .map(|(i, _)| &html[i..i + html[i..].find('>').unwrap()])
+        .filter(|tag| !tag.contains("/__livereload"))
+        .collect();
+    assert_eq!(
+        scripts,
+        ["<script src=\"/assets/search.js\" defer"],
+        "{scripts:?}"
+    );
+    let browser = Browser::start();
+    for (width, page) in [
+        (1280, "/readiness/"),
+        (390, "/readiness/"),
+        (1280, "/erp/odoo/#upcoming"),
+        (390, "/erp/odoo/#upcoming"),
+    ] {
+        browser.resize(width, 900);
+        browser.goto(&url(&served, page));
+        browser.wait_for(page, "return document.readyState === 'complete'");
+        browser.screenshot(&format!(
+            "readiness-{}-{width}",
+            if page.starts_with("/erp") {
+                "erp"
+            } else {
+                "board"
+            }
+        ));
+        assert_eq!(
+            browser.script("return document.documentElement.scrollWidth <= innerWidth"),
+            true,
+            "{page} scrolls sideways at {width} px; too wide: {}",
+            browser.script(WIDER_THAN_THE_WINDOW)
+        );
+        let rows =
+            browser.script("return document.querySelectorAll('table.board tbody tr').length");
+        assert!(rows.as_u64().unwrap() > 0, "{page}");
+        if width == 390 {
+            // A card: the row as wide as the phone allows, each cell a line named by its column.
+            let widths = browser.script(
+                "const r = e => Math.round(e.getBoundingClientRect().width); \
+                 const row = document.querySelector('table.board tbody tr'); \
+                 return [r(row), r(row.querySelector('td.group')), getComputedStyle(row.querySelector('td.group'), '::before').content]",
+            );
+            let (card, cell) = (widths[0].as_i64().unwrap(), widths[1].as_i64().unwrap());
+            assert!(
+                card >= 330 && cell >= card - 40,
+                "card {card} px, cell {cell} px"
+            );
+            assert!(widths[2].as_str().unwrap().ends_with(": \""), "{widths}");
+        }
+    }
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
 }

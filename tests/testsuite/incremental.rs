@@ -645,7 +645,9 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
 }
 
 /// One phase's scope: Germany's page shows it, and the calendar lists it (JSON, iCalendar, the page);
-/// no toggle, fact or other country re-runs beyond what reads Germany's phases.
+/// the phase starts within 24 months of the build's day, so the readiness board and every ERP page's
+/// "Upcoming obligations" show it too; no toggle, fact or other country re-runs beyond what reads
+/// Germany's phases.
 #[test]
 fn one_phase_scope_rewrites_that_country_and_the_calendar() {
     assert_edit(
@@ -653,13 +655,14 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
         "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,\"businesses with prior-year turnover",
         "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,\"businesses with a prior-year turnover",
         expect![[r#"
+            broken_links × 11
             calendar × 1
             calendar_timeline × 1
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
             check_regimes × 1
-            condensed_twin × 3
+            condensed_twin × 15
             country_calendar × 1
             country_history_context × 1
             country_obligations × 61
@@ -668,13 +671,14 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             csv_digest × 1
             decoded_text × 1
             endpoints × 1
+            erp_history_context × 10
             flat_part_csv × 1
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 13
+            output_digest × 37
             output_file(api_calendar) × 1
             output_file(calendar) × 1
             output_file(country_calendar) × 1
@@ -686,14 +690,21 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             output_file(page_calendar_md) × 1
             output_file(page_country) × 1
             output_file(page_country_md) × 1
+            output_file(page_erp) × 11
+            output_file(page_erp_md) × 11
             output_file(page_home) × 1
             output_file(page_home_md) × 1
+            output_file(page_readiness) × 1
+            output_file(page_readiness_md) × 1
             output_file(sitemap) × 1
             page_context(calendar) × 1
             page_context(country) × 1
+            page_context(erp) × 11
             page_context(home) × 1
-            page_links × 6
-            twin_title × 3
+            page_context(readiness) × 1
+            page_ids × 10
+            page_links × 30
+            twin_title × 15
         "#]],
         expect![[r#"
             /api/v1/calendar.json
@@ -706,14 +717,39 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             /de/calendar.ics
             /de/index.html
             /de/index.md
+            /erp/infor-cloudsuite/index.html
+            /erp/infor-cloudsuite/index.md
+            /erp/microsoft-dynamics-365-business-central/index.html
+            /erp/microsoft-dynamics-365-business-central/index.md
+            /erp/microsoft-dynamics-365-finance/index.html
+            /erp/microsoft-dynamics-365-finance/index.md
+            /erp/odoo/index.html
+            /erp/odoo/index.md
+            /erp/oracle-fusion-cloud-erp/index.html
+            /erp/oracle-fusion-cloud-erp/index.md
+            /erp/oracle-netsuite/index.html
+            /erp/oracle-netsuite/index.md
+            /erp/sage-intacct/index.html
+            /erp/sage-intacct/index.md
+            /erp/sap-business-bydesign/index.html
+            /erp/sap-business-bydesign/index.md
+            /erp/sap-business-one/index.html
+            /erp/sap-business-one/index.md
+            /erp/sap-s4hana-cloud/index.html
+            /erp/sap-s4hana-cloud/index.md
+            /erp/workday-financial-management/index.html
+            /erp/workday-financial-management/index.md
             /index.html
             /index.md
             /llms-full.txt
+            /readiness/index.html
+            /readiness/index.md
         "#]],
     );
 }
 
-/// One phase's date: also the deadlines of Germany's ERP support facts (in the API and on the ERP pages).
+/// One phase's date: also the deadlines of Germany's ERP support facts (in the API and on the ERP pages),
+/// and the readiness board and the ERP pages' upcoming obligations, which show the phase.
 #[test]
 fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar() {
     assert_edit(
@@ -721,14 +757,14 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
         "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,",
         "de,b2b-e-invoicing,issue-large,enacted,2027-02-01,",
         expect![[r#"
-            broken_links × 4
+            broken_links × 28
             calendar × 1
             calendar_timeline × 1
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
             check_regimes × 1
-            condensed_twin × 3
+            condensed_twin × 15
             country_calendar × 1
             country_detail × 1
             country_facts × 1
@@ -752,7 +788,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 26
+            output_digest × 50
             output_file(api_calendar) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 11
@@ -767,16 +803,22 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             output_file(page_calendar_md) × 1
             output_file(page_country) × 1
             output_file(page_country_md) × 1
+            output_file(page_erp) × 11
+            output_file(page_erp_md) × 11
             output_file(page_home) × 1
             output_file(page_home_md) × 1
+            output_file(page_readiness) × 1
+            output_file(page_readiness_md) × 1
             output_file(sitemap) × 1
             page_context(calendar) × 1
             page_context(country) × 1
             page_context(erp) × 11
             page_context(home) × 1
-            page_links × 6
+            page_context(readiness) × 1
+            page_ids × 11
+            page_links × 30
             page_search_items × 1
-            twin_title × 3
+            twin_title × 15
         "#]],
         expect![[r#"
             /api/v1/calendar.json
@@ -802,9 +844,33 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             /de/calendar.ics
             /de/index.html
             /de/index.md
+            /erp/infor-cloudsuite/index.html
+            /erp/infor-cloudsuite/index.md
+            /erp/microsoft-dynamics-365-business-central/index.html
+            /erp/microsoft-dynamics-365-business-central/index.md
+            /erp/microsoft-dynamics-365-finance/index.html
+            /erp/microsoft-dynamics-365-finance/index.md
+            /erp/odoo/index.html
+            /erp/odoo/index.md
+            /erp/oracle-fusion-cloud-erp/index.html
+            /erp/oracle-fusion-cloud-erp/index.md
+            /erp/oracle-netsuite/index.html
+            /erp/oracle-netsuite/index.md
+            /erp/sage-intacct/index.html
+            /erp/sage-intacct/index.md
+            /erp/sap-business-bydesign/index.html
+            /erp/sap-business-bydesign/index.md
+            /erp/sap-business-one/index.html
+            /erp/sap-business-one/index.md
+            /erp/sap-s4hana-cloud/index.html
+            /erp/sap-s4hana-cloud/index.md
+            /erp/workday-financial-management/index.html
+            /erp/workday-financial-management/index.md
             /index.html
             /index.md
             /llms-full.txt
+            /readiness/index.html
+            /readiness/index.md
         "#]],
     );
 }
@@ -864,6 +930,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             page_context(e_invoicing) × 1
             page_context(erp) × 1
             page_context(erps) × 1
+            page_context(readiness) × 1
             page_links × 4
             page_search_items × 1
             twin_title × 2
@@ -1379,7 +1446,7 @@ fn a_new_release_diffs_only_itself() {
     // that page is not rendered again.
     expect![[r#"
         base_url × 1
-        broken_links × 221
+        broken_links × 223
         check_releases × 1
         check_routes × 1
         condensed_twin × 7
@@ -1389,7 +1456,7 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
-        file × 479
+        file × 481
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
@@ -1452,7 +1519,7 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 2
         page_layout × 2
         page_links × 14
-        page_search_items × 36
+        page_search_items × 37
         page_skeleton × 2
         part_problems × 88
         previous_release × 13

@@ -242,7 +242,28 @@ fn matrix_home_and_404_pages() {
     assert_eq!(known, crate::common::established_matrix_cells());
     assert!(matrix.contains(&format!("{known} of 671 cells are established")));
     // Each row is headed by the country and its B2B mandate, from its derived toggles.
-    assert!(matrix.contains("<tr id=\"it\" data-region=\"Europe\" data-mandate=\"in-force\"><th scope=\"row\"><a href=\"/it/#e-invoicing\">Italy</a> <span class=\"mandate m-in-force\">B2B mandate in force</span></th>"));
+    // And carries its B2B e-invoicing model (the matrix's filter), as the API's regimes give it.
+    let regimes: serde_json::Value = serde_json::from_slice(&files["api/v1/regimes.json"]).unwrap();
+    let b2b_model = |code: &str| {
+        regimes["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["country"] == code && r["obligation"] == "b2b-e-invoicing")
+            .and_then(|r| r["model"]["id"].as_str())
+            .unwrap_or("unknown")
+    };
+    assert!(matrix.contains(&format!("<tr id=\"it\" data-region=\"Europe\" data-mandate=\"in-force\" data-model=\"{}\"><th scope=\"row\"><a href=\"/it/#e-invoicing\">Italy</a> <span class=\"mandate m-in-force\">B2B mandate in force</span></th>", b2b_model("it"))));
+    for code in codes(dir.path()) {
+        assert!(
+            matrix.contains(&format!("<tr id=\"{code}\" data-region=\"")) && {
+                let row = &matrix[matrix.find(&format!("<tr id=\"{code}\" ")).unwrap()..];
+                row[..row.find('>').unwrap()]
+                    .contains(&format!(" data-model=\"{}\"", b2b_model(&code)))
+            },
+            "{code}: its model"
+        );
+    }
     assert!(matrix.contains("<a href=\"/xk/#e-invoicing\">Kosovo</a> <span class=\"mandate m-unknown\">B2B mandate not established</span>"));
     assert!(
         matrix.contains(
@@ -629,8 +650,8 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
     let twins: Vec<&String> = files.keys().filter(|k| k.ends_with(".md")).collect();
     // The home page, the matrix, 61 countries, the ERP index and 11 ERPs, the two reporting pages,
     // partners, local ERPs, news, sponsors, licence, the filter index and 7 filters, the API docs, the
-    // calendar, search, the changes, the releases and the archive page of each year of releases; and
-    // the 404 page.
+    // calendar, the readiness board, search, the changes, the releases and the archive page of each year
+    // of releases; and the 404 page.
     assert_eq!(
         html.len(),
         1 + 1
@@ -643,6 +664,7 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
             + 7
             + 1 // the API docs
             + 1 // the calendar
+            + 1 // the readiness board
             + 1 // search
             + 1 // the changes
             + crate::common::shipped_releases().count
@@ -1277,6 +1299,41 @@ fn the_search_index_lists_countries_by_name_erps_pages_and_established_facts_tha
             .windows(11)
             .any(|w| w == b"SAF-T: no. ")
     );
+    // How each obligation works is found by its model, formats and platforms: every answered record of
+    // the regimes, each format and platform by the label pages show, on an item that opens its row.
+    let regimes: serde_json::Value = serde_json::from_slice(&files["api/v1/regimes.json"]).unwrap();
+    let answered: Vec<&serde_json::Value> = regimes["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["unknown"] == false)
+        .collect();
+    assert!(!answered.is_empty());
+    for regime in answered {
+        let url = format!(
+            "{}/#regime-{}",
+            regime["country"].as_str().unwrap(),
+            regime["id"].as_str().unwrap()
+        );
+        let item = facts
+            .iter()
+            .find(|f| f["u"] == url.as_str())
+            .unwrap_or_else(|| panic!("{url}: no search item"));
+        let searched = item["s"].as_str().unwrap();
+        let labels = ["formats", "platforms"]
+            .iter()
+            .flat_map(|k| regime[*k].as_array().cloned().unwrap_or_default())
+            .chain([regime["model"].clone(), regime["signature"].clone()])
+            .filter(|v| !v.is_null())
+            .map(|v| v["label"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>();
+        for label in labels {
+            assert!(
+                searched.contains(&label),
+                "{url}: {label:?} in {searched:?}"
+            );
+        }
+    }
     // The search form is on every page, and /search/ lists every country A to Z for readers without scripts.
     for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
         let html = std::str::from_utf8(bytes).unwrap();
@@ -1349,7 +1406,17 @@ fn the_home_page_draws_the_map_and_the_timeline_with_their_data_as_tables() {
     let radios = home
         .matches("<input type=\"radio\" name=\"map-toggle\"")
         .count();
-    assert_eq!(radios, 6);
+    // A radio per toggle, and one for the B2B e-invoicing model.
+    let toggles = crate::common::read(dir.path(), "rules/toggles.toml")
+        .lines()
+        .filter(|l| l.trim() == "[[toggle]]")
+        .count();
+    assert_eq!(radios, toggles + 1);
+    assert_eq!(
+        home.matches("name=\"map-toggle\" id=\"map-model\" value=\"model\">")
+            .count(),
+        1
+    );
     assert_eq!(
         home.matches(
             "name=\"map-toggle\" id=\"map-t0\" value=\"e_invoicing_mandatory_b2b\" checked>"
@@ -1359,11 +1426,27 @@ fn the_home_page_draws_the_map_and_the_timeline_with_their_data_as_tables() {
     );
     let legend = regex::Regex::new(r"yes: (\d+) countries</li><li class=.legend-false.>no: (\d+)</li><li class=.legend-unknown.>not established: (\d+)").unwrap();
     let legends: Vec<_> = legend.captures_iter(home).collect();
-    assert_eq!(legends.len(), radios);
+    assert_eq!(legends.len(), toggles);
     for l in &legends {
         let sum: usize = (1..=3).map(|i| l[i].parse::<usize>().unwrap()).sum();
         assert_eq!(sum, 61);
     }
+    // The model's legend: a count per model of the vocabulary and one of the countries with none, which
+    // together count every country once.
+    let legend = &home[home
+        .find("<div class=\"map-legend map-legend-model\">")
+        .unwrap()..];
+    let legend = &legend[..legend.find("</div>").unwrap()];
+    let counts: Vec<usize> = regex::Regex::new(r": (\d+)</li>")
+        .unwrap()
+        .captures_iter(legend)
+        .map(|c| c[1].parse().unwrap())
+        .collect();
+    assert_eq!(
+        counts.iter().sum::<usize>(),
+        codes(dir.path()).len(),
+        "{legend}"
+    );
     // The text alternative of the map is the countries table, linked from the figure.
     assert!(home.contains("The same data as a table: <a href=\"#countries\">"));
     // The timeline: one link per mandate event, its table beside it in the page and in the twin.
@@ -1599,4 +1682,171 @@ fn a_regime_row_says_the_same_on_the_page_the_twin_the_api_and_the_data_files() 
         "| B2G e-invoicing |{} unknown | not applicable | not applicable | none | {notes} |",
         " unknown |".repeat(5)
     )));
+}
+
+/// The first and last day a calendar date stands for (`2027`, `2027-09`, `2027-09-01`).
+fn date_span(date: &str) -> (jiff::civil::Date, jiff::civil::Date) {
+    let parts: Vec<i16> = date.split('-').map(|p| p.parse().unwrap()).collect();
+    let day = |y: i16, m: i16, d: i16| jiff::civil::date(y, m as i8, d as i8);
+    match parts[..] {
+        [y] => (day(y, 1, 1), day(y, 12, 31)),
+        [y, m] => (day(y, m, 1), day(y, m, 1).last_of_month()),
+        [y, m, d] => (day(y, m, d), day(y, m, d)),
+        _ => panic!("a calendar date: {date}"),
+    }
+}
+
+/// Which group of the readiness board a matrix support type falls in.
+fn readiness_group(support: Option<&str>) -> &'static str {
+    match support {
+        None | Some("unknown/unverified") => "unknown",
+        Some("roadmap") => "roadmap",
+        Some("not supported") => "none",
+        Some(other) => {
+            assert!(
+                !locref::derive::UNESTABLISHED_SUPPORT.contains(&other),
+                "{other}"
+            );
+            "established"
+        }
+    }
+}
+
+/// The readiness board lists exactly the calendar's phases whose date has not passed and begins within 24
+/// months of the build's day, in calendar order; each row names every ERP once, in the group its matrix
+/// cell says; the summary counts what it says; each ERP page's "Upcoming obligations" lists the same
+/// phases with the same answer.
+#[test]
+fn the_readiness_board_lists_the_phases_of_the_next_24_months_with_each_erps_support() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let json = |rel: &str| -> serde_json::Value { serde_json::from_slice(&files[rel]).unwrap() };
+    let today: jiff::civil::Date = FIXED_TIME[..10].parse().unwrap();
+    let horizon = today.checked_add(jiff::Span::new().months(24)).unwrap();
+    let calendar = json("api/v1/calendar.json");
+    let expected: Vec<(&str, &str)> = calendar["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            let (first, last) = date_span(e["date"].as_str().unwrap());
+            last >= today && first <= horizon
+        })
+        .map(|e| (e["id"].as_str().unwrap(), e["country"].as_str().unwrap()))
+        .collect();
+    assert!(
+        !expected.is_empty(),
+        "the shipped calendar has upcoming phases"
+    );
+    // Each ERP's support in each country, from the matrix's data file (a missing cell is unknown).
+    let matrix = json("data/matrix.json");
+    let support: BTreeMap<(&str, &str), &str> = matrix
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                (
+                    r["country_code"].as_str().unwrap(),
+                    r["erp"].as_str().unwrap(),
+                ),
+                r["support_type"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let erps: Vec<String> = json("api/v1/erps.json")["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
+    let html = text(&files, "readiness/index.html");
+    let row_re = regex::Regex::new(r#"(?s)<tr id="([^"]+)">(.*?)</tr>"#).unwrap();
+    let answer_re = regex::Regex::new(r#"data-erp="([^"]+)" data-support="([^"]+)""#).unwrap();
+    let rows: Vec<(&str, &str)> = row_re
+        .captures_iter(html)
+        .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
+        .collect();
+    assert_eq!(
+        rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+        expected.iter().map(|e| e.0).collect::<Vec<_>>(),
+        "the board's rows are the phases of the next 24 months, in calendar order"
+    );
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut board: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
+    for ((id, cells), (_, country)) in rows.iter().zip(&expected) {
+        let answers: Vec<(&str, &str)> = answer_re
+            .captures_iter(cells)
+            .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
+            .collect();
+        let mut named: Vec<&str> = answers.iter().map(|a| a.0).collect();
+        named.sort_unstable();
+        let mut all: Vec<&str> = erps.iter().map(String::as_str).collect();
+        all.sort_unstable();
+        assert_eq!(named, all, "{id}: every ERP once");
+        for (erp, group) in &answers {
+            let want = readiness_group(support.get(&(*country, *erp)).copied());
+            assert_eq!(*group, want, "{id}: {erp}");
+            *counts.entry(group).or_default() += 1;
+            board.entry(erp).or_default().push((id, group));
+        }
+        assert!(
+            cells.contains(&format!("<a href=\"/{country}/#{id}\">")),
+            "{id}: links the phase on its country page"
+        );
+    }
+    // The summary counts what it says.
+    let countries: std::collections::BTreeSet<&str> = expected.iter().map(|e| e.1).collect();
+    let count = |key: &str| counts.get(key).copied().unwrap_or(0);
+    let summary = format!(
+        "<strong>{}</strong> phases in {} countries; of their {} phase–ERP answers ({} × {} ERPs): established {}, roadmap only {}, not supported {}, unknown {}.",
+        rows.len(),
+        countries.len(),
+        rows.len() * erps.len(),
+        rows.len(),
+        erps.len(),
+        count("established"),
+        count("roadmap"),
+        count("none"),
+        count("unknown")
+    );
+    assert!(html.contains(&summary), "{summary}");
+    // The twin has the same rows, each linking its country's twin.
+    let md = text(&files, "readiness/index.md");
+    for (id, country) in &expected {
+        let date = calendar["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["id"] == *id)
+            .unwrap()["date"]
+            .as_str()
+            .unwrap();
+        assert!(
+            md.lines().any(|l| l.starts_with(&format!("| {date}"))
+                && l.contains(&format!("](/{country}/index.md) |"))),
+            "{id}: a row of the twin"
+        );
+    }
+    // Each ERP page lists the same phases with the same answer; the board and the pages link each other.
+    let upcoming_re = regex::Regex::new(r#"<tr id="([^"]+)" data-support="([^"]+)">"#).unwrap();
+    for erp in &erps {
+        let page = text(&files, &format!("erp/{erp}/index.html"));
+        let section = &page[page.find("<section id=\"upcoming\">").expect(erp)..];
+        let section = &section[..section.find("</section>").unwrap()];
+        let listed: Vec<(&str, &str)> = upcoming_re
+            .captures_iter(section)
+            .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
+            .collect();
+        assert_eq!(listed, board[erp.as_str()], "{erp}");
+        assert!(section.contains("<a href=\"/readiness/\">"), "{erp}");
+        let twin = text(&files, &format!("erp/{erp}/index.md"));
+        assert!(twin.contains("## Upcoming obligations"), "{erp}");
+    }
+    for page in ["erp/index.html", "calendar/index.html"] {
+        assert!(
+            text(&files, page).contains("<a href=\"/readiness/\">"),
+            "{page}"
+        );
+    }
 }

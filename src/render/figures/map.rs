@@ -27,6 +27,9 @@ pub struct MapCountry {
     /// only") or a no's basis ("absence check"). Shown in the tooltip after the value, and classed
     /// `t{i}-qualified` so the stylesheet can tell such answers apart. Missing entries qualify nothing.
     pub qualifiers: Vec<Option<String>>,
+    /// More classes the stylesheet colours by (`model-clearance`: its B2B e-invoicing model), each
+    /// kept to ASCII letters, digits and `-`.
+    pub classes: Vec<String>,
 }
 
 /// What the map shows.
@@ -277,6 +280,15 @@ fn classes(country: &MapCountry) -> String {
             let _ = write!(out, " t{i}-qualified");
         }
     }
+    for class in &country.classes {
+        let class: String = class
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if !class.is_empty() {
+            let _ = write!(out, " {class}");
+        }
+    }
     out
 }
 
@@ -368,6 +380,7 @@ mod tests {
                 url: format!("/countries/{code}/"),
                 values: (0..3).map(|t| cycle[(i + t) % 3]).collect(),
                 qualifiers: Vec::new(),
+                classes: Vec::new(),
             })
             .collect()
     }
@@ -459,6 +472,7 @@ mod tests {
                 url: format!("/x?a=1&b=\"{nasty}"),
                 values: vec![Some(true)],
                 qualifiers: vec![Some(nasty.into())],
+                classes: vec![format!("model-x\" {nasty}")],
             }],
         };
         let svg = map(&shapes, &figure).unwrap();
@@ -486,6 +500,7 @@ mod tests {
             url: "/".into(),
             values,
             qualifiers: Vec::new(),
+            classes: Vec::new(),
         };
         let mut f = figure(vec![country("zz", vec![None; 3])]);
         assert_eq!(
@@ -523,6 +538,7 @@ mod tests {
             url: "/bb/".into(),
             values: vec![None; 3],
             qualifiers: Vec::new(),
+            classes: Vec::new(),
         }]);
         let svg = map(&shapes, &only_bb).unwrap();
         let doc = parse_xml(&svg);
@@ -547,7 +563,7 @@ mod tests {
             values in proptest::collection::vec(proptest::option::of(any::<bool>()), 3),
         ) {
             let shapes = Shapes::parse(TINY_SHAPES).unwrap();
-            let f = figure(vec![MapCountry { code: "aa".into(), name, url, values, qualifiers: Vec::new() }]);
+            let f = figure(vec![MapCountry { code: "aa".into(), name, url, values, qualifiers: Vec::new(), classes: Vec::new() }]);
             let svg = map(&shapes, &f).unwrap();
             prop_assert!(roxmltree::Document::parse(&svg).is_ok());
         }

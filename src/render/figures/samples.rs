@@ -61,6 +61,7 @@ fn sample_map(names: &BTreeMap<String, String>) -> MapFigure {
                 })
                 .collect(),
             qualifiers: Vec::new(),
+            classes: Vec::new(),
         })
         .collect();
     MapFigure {

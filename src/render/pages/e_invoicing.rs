@@ -92,6 +92,10 @@ pub struct EInvoicingContext<'a> {
     legend: Vec<LegendEntry>,
     regions: Vec<&'a str>,
     mandate_statuses: Vec<MandateStatus>,
+    /// The B2B e-invoicing models the matrix can be filtered by, with how many countries have each,
+    /// and how many have none recorded.
+    models: Vec<super::home::ModelCount<'a>>,
+    models_unknown: usize,
     known_cells: usize,
     cells: usize,
     /// The ERPs none of whose cells is known, each with what was searched for it (instead of a column
@@ -122,6 +126,8 @@ struct MatrixCountry<'a> {
     name: &'a str,
     region: &'a str,
     b2b: B2bMandate,
+    /// Its B2B e-invoicing model (`clearance`, …), `unknown` where none is recorded.
+    model: &'a str,
     /// The country's mandate as its mandates row states it ("unknown" is a value there too).
     mandate: Option<MandateText<'a>>,
     cells: Vec<MatrixCell<'a>>,
@@ -232,6 +238,7 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
                 name: &c.name,
                 region: &c.region,
                 b2b: B2bMandate { status, label },
+                model: crate::render::page_figures::b2b_model(db, &c.code).unwrap_or("unknown"),
                 mandate,
                 known: cells.iter().filter(|c| c.known).count(),
                 cells,
@@ -275,6 +282,7 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
             })
         })
         .collect();
+    let (models, models_unknown) = super::home::model_counts(db);
     to_json(&EInvoicingContext {
         site: site_context(db),
         erps: columns,
@@ -282,6 +290,8 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
         legend,
         regions,
         mandate_statuses,
+        models,
+        models_unknown,
         known_cells,
         cells,
         unknown_columns,

@@ -110,6 +110,8 @@ pub struct ErpContext<'a> {
     history: &'a HistoryContext,
     /// What was searched, when no country's support is known (see `SupportSearch`).
     support_search: Option<&'a crate::parse::json_sources::SupportSearch>,
+    /// The obligation phases of the next 24 months with this ERP's support (readiness.rs).
+    upcoming: super::readiness::Upcoming<'a>,
 }
 
 /// A country's row of an ERP page: only what the page shows (the mandate text in a fact's `details`
@@ -240,6 +242,7 @@ pub(crate) fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -
         partner_flags: WithCountryName::each(&detail.partner_flags, |p| &p.country, name_of),
         other_facts: WithCountryName::each(&detail.other_facts, |f| &f.country, name_of),
         history: erp_history_context(db, key),
+        upcoming: super::readiness::erp_upcoming(db, key.id(db)),
     })
 }
 

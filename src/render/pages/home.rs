@@ -47,6 +47,10 @@ pub struct HomeContext<'a> {
     /// Each toggle with its definition and counts: the map's switch and its legends.
     map_toggles: Vec<MapToggle<'a>>,
     map: Option<&'a String>,
+    /// The e-invoicing models the map can be coloured by (each country's B2B e-invoicing model), with
+    /// how many countries have each, and how many have none recorded.
+    map_models: Vec<ModelCount<'a>>,
+    map_models_unknown: usize,
     timeline: Option<&'a str>,
     timeline_rows: &'a [CalendarEntry],
     countries: Vec<CountryToggles<'a>>,
@@ -63,6 +67,43 @@ struct MapToggle<'a> {
     description: &'a str,
     index: usize,
     counts: ToggleCount,
+}
+
+/// An e-invoicing model with how many countries have it (the map's and the matrix's choice).
+#[derive(Serialize)]
+pub(crate) struct ModelCount<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) label: &'a str,
+    /// The label without its explanation in brackets (`Clearance`): what a filter's option shows.
+    pub(crate) short: &'a str,
+    pub(crate) count: usize,
+}
+
+/// Each e-invoicing model of the vocabulary with how many countries have it as their B2B e-invoicing
+/// model, and how many countries have none recorded.
+pub(crate) fn model_counts(db: &dyn salsa::Database) -> (Vec<ModelCount<'_>>, usize) {
+    let models: Vec<Option<&str>> = countries_by_name(db)
+        .iter()
+        .map(|c| crate::render::page_figures::b2b_model(db, &c.code))
+        .collect();
+    let counts = crate::parse::rules::vocabulary(db)
+        .value
+        .einvoicing_models
+        .0
+        .iter()
+        .map(|l| ModelCount {
+            id: &l.id,
+            label: &l.label,
+            short: l
+                .label
+                .split(" (")
+                .next()
+                .unwrap_or(&l.label)
+                .trim_end_matches(','),
+            count: models.iter().filter(|m| **m == Some(l.id.as_str())).count(),
+        })
+        .collect();
+    (counts, models.iter().filter(|m| m.is_none()).count())
 }
 
 /// An ERP as a link names it.
@@ -131,11 +172,14 @@ pub fn home_context(db: &dyn salsa::Database) -> Json {
         Ok((svg, rows)) => (Some(svg.as_str()), rows.as_slice()),
         Err(_) => (None, &[][..]),
     };
+    let (map_models, map_models_unknown) = model_counts(db);
     to_json(&HomeContext {
         site: site_context(db),
         toggles: toggle_labels(db),
         map_toggles,
         map: home_map(db).as_ref().ok(),
+        map_models,
+        map_models_unknown,
         timeline,
         timeline_rows,
         countries: rows,

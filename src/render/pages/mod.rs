@@ -5,7 +5,7 @@
 //! its typed context, its context function and its spec: [`home`], [`e_invoicing`], [`country`], [`erp`],
 //! [`topics`] (VAT reporting and SAF-T), [`lists`] (the pages made of parts), [`filters`], [`sponsors`],
 //! [`licence`], [`api_docs`], [`search`], [`changes`] (the changes and release pages, the History
-//! sections), [`not_found`]; what every page shows is in [`shared`]. The calendar page's context is in
+//! sections), [`not_found`], [`readiness`] (the readiness board and the ERP pages' upcoming obligations); what every page shows is in [`shared`]. The calendar page's context is in
 //! `render/calendar.rs`, beside `calendar.ics`.
 //!
 //! Each template file is read and syntax-checked by its own query ([`template_text`]), so an edit of
@@ -24,6 +24,7 @@ mod home;
 mod licence;
 pub(crate) mod lists;
 mod not_found;
+pub(crate) mod readiness;
 mod search;
 pub(crate) mod shared;
 mod sponsors;
@@ -683,6 +684,7 @@ impl PageKind {
             PageKind::Changes => changes::changes_spec(),
             PageKind::Release => changes::release_spec(),
             PageKind::ReleaseYear => changes::release_year_spec(),
+            PageKind::Readiness => readiness::spec(),
         }
     }
 }
