@@ -106,6 +106,8 @@ pub enum PageKind {
     // Releases and changes (src/render/history.rs).
     Changes,
     Release,
+    /// `/compare/`: every country's regime answers in one table, and two to four chosen side by side.
+    Compare,
 }
 
 /// The format of a page.
@@ -215,7 +217,8 @@ impl PageKind {
             | PageKind::Calendar
             | PageKind::Search
             | PageKind::NotFound
-            | PageKind::Changes => Param::None,
+            | PageKind::Changes
+            | PageKind::Compare => Param::None,
         }
     }
 

@@ -5,8 +5,8 @@
 //! its typed context, its context function and its spec: [`home`], [`e_invoicing`], [`country`], [`erp`],
 //! [`topics`] (VAT reporting and SAF-T), [`lists`] (the pages made of parts), [`filters`], [`sponsors`],
 //! [`licence`], [`api_docs`], [`search`], [`changes`] (the changes and release pages, the History
-//! sections), [`not_found`]; what every page shows is in [`shared`]. The calendar page's context is in
-//! `render/calendar.rs`, beside `calendar.ics`.
+//! sections), [`not_found`], [`compare`] (the comparison page); what every page shows is in [`shared`].
+//! The calendar page's context is in `render/calendar.rs`, beside `calendar.ics`.
 //!
 //! Each template file is read and syntax-checked by its own query ([`template_text`]), so an edit of
 //! `country.html` re-runs only the pages that load it. Each page reads a narrow context (a typed value
@@ -16,6 +16,7 @@
 
 mod api_docs;
 pub(crate) mod changes;
+mod compare;
 mod country;
 mod e_invoicing;
 mod erp;
@@ -682,6 +683,7 @@ impl PageKind {
             PageKind::NotFound => not_found::spec(),
             PageKind::Changes => changes::changes_spec(),
             PageKind::Release => changes::release_spec(),
+            PageKind::Compare => compare::spec(),
         }
     }
 }
