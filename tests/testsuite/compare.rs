@@ -1,0 +1,219 @@
+//! The comparison page (`/compare/`): its table of every country holds a row for each country of the
+//! register, and each row says what the API says (`/api/v1/regimes.json`, `/api/v1/calendar.json`,
+//! `/data/matrix.json`); every country's side-by-side cells are in the page for the script to show; the
+//! country pages link to it with their code; the twin holds the same table.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+/// A value as the HTML pages escape it.
+fn html_escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// The cells (`<td …>…</td>`) of a table row's HTML, in order.
+fn cells(row: &str) -> Vec<&str> {
+    row.split("<td")
+        .skip(1)
+        .map(|c| &c[..c.find("</td>").expect("a closed cell")])
+        .collect()
+}
+
+#[test]
+fn the_compare_table_has_every_country_and_says_what_the_api_says() {
+    let dir = crate::common::copy_project();
+    let root = dir.path();
+    let site = crate::common::one_off_build(root, "out").expect("the project builds");
+    let text = |path: &str| String::from_utf8(site[path].clone()).unwrap();
+    let json = |path: &str| -> Value { serde_json::from_str(&text(path)).unwrap() };
+    let page = text("compare/index.html");
+
+    // One row per country of the register, each linking its page.
+    let register = crate::common::read(root, "sources/registers/countries.csv");
+    let mut reader = csv::Reader::from_reader(register.as_bytes());
+    let codes: BTreeSet<String> = reader
+        .records()
+        .map(|r| r.unwrap()[0].to_string())
+        .collect();
+    let table = &page[page.find("<table class=\"compare\">").unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let rows: BTreeMap<String, &str> = table
+        .split("<tr id=\"")
+        .skip(1)
+        .map(|r| {
+            let code = &r[..r.find('"').unwrap()];
+            (code.to_string(), &r[..r.find("</tr>").unwrap()])
+        })
+        .collect();
+    assert_eq!(rows.keys().cloned().collect::<BTreeSet<_>>(), codes);
+    for (code, row) in &rows {
+        assert!(row.contains(&format!("<a href=\"/{code}/\">")), "{code}");
+    }
+
+    // Each answer of the API is in its country's cell with its grade; a question no record answers is
+    // "unknown".
+    let regimes = json("api/v1/regimes.json");
+    let mut by_country: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
+    for r in regimes["data"].as_array().unwrap() {
+        by_country
+            .entry(r["country"].as_str().unwrap())
+            .or_default()
+            .push(r);
+    }
+    assert!(!by_country.is_empty());
+    let mut answers_checked = 0;
+    let mut unknown_checked = 0;
+    for (code, records) in &by_country {
+        let row_cells = cells(rows[*code]);
+        // Model, formats, platforms, signature, archiving: what each record says, in words.
+        let said: [Vec<(String, &str)>; 5] = [
+            records
+                .iter()
+                .filter_map(|r| Some((r["model"]["label"].as_str()?.to_string(), r)))
+                .map(|(t, r)| (t, r["verification"].as_str().unwrap()))
+                .collect(),
+            records
+                .iter()
+                .flat_map(|r| {
+                    r["formats"].as_array().into_iter().flatten().map(|f| {
+                        (
+                            f["label"].as_str().unwrap().to_string(),
+                            r["verification"].as_str().unwrap(),
+                        )
+                    })
+                })
+                .collect(),
+            records
+                .iter()
+                .flat_map(|r| {
+                    r["platforms"].as_array().into_iter().flatten().map(|p| {
+                        (
+                            p["label"].as_str().unwrap().to_string(),
+                            r["verification"].as_str().unwrap(),
+                        )
+                    })
+                })
+                .collect(),
+            records
+                .iter()
+                .filter_map(|r| Some((r["signature"]["label"].as_str()?.to_string(), r)))
+                .map(|(t, r)| (t, r["verification"].as_str().unwrap()))
+                .collect(),
+            records
+                .iter()
+                .filter_map(|r| {
+                    let years = r["archive_years"].as_u64().map(|y| format!("{y} years"));
+                    let place = r["archive_location"]["label"].as_str().map(str::to_string);
+                    Some((years.or(place)?, r["verification"].as_str().unwrap()))
+                })
+                .collect(),
+        ];
+        for (i, answers) in said.iter().enumerate() {
+            let cell = row_cells[i];
+            if answers.is_empty() {
+                assert!(cell.contains(">unknown</a>"), "{code} question {i}: {cell}");
+                unknown_checked += 1;
+            }
+            for (answer, grade) in answers {
+                assert!(
+                    cell.contains(&html_escaped(answer)),
+                    "{code} question {i}: {answer} in {cell}"
+                );
+                assert!(cell.contains(&format!(">{grade}</span>")), "{code}: {cell}");
+                answers_checked += 1;
+            }
+        }
+    }
+    assert!(answers_checked > by_country.len() && unknown_checked > 0);
+
+    // The next dated obligation: the country's first phase of the calendar that is not past.
+    let calendar = json("api/v1/calendar.json");
+    let reference = {
+        let site_toml: toml::Table =
+            toml::from_str(&crate::common::read(root, "rules/site.toml")).unwrap();
+        site_toml["reference_date"].as_str().unwrap().to_string()
+    };
+    let mut with_next = 0;
+    for (code, row) in &rows {
+        let next = calendar["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["country"] == code.as_str() && e["when"] != "past");
+        let cell = cells(row)[5];
+        match next {
+            Some(e) => {
+                with_next += 1;
+                assert!(
+                    cell.contains(&format!(
+                        "<a href=\"/{code}/#{}\">{}</a>: {}",
+                        e["id"].as_str().unwrap(),
+                        e["date"].as_str().unwrap(),
+                        html_escaped(e["obligation_label"].as_str().unwrap())
+                    )),
+                    "{code}: {cell}"
+                );
+            }
+            None => assert!(
+                cell.contains(&format!("none recorded after {reference}")),
+                "{code}: {cell}"
+            ),
+        }
+    }
+    assert!(with_next > 0 && with_next < rows.len(), "{with_next}");
+
+    // How many ERPs have established support: the country's cells of the matrix that are not one of
+    // the types that establish nothing.
+    let matrix = json("data/matrix.json");
+    let erps = json("api/v1/erps.json")["data"].as_array().unwrap().len();
+    for (code, row) in &rows {
+        let established = matrix
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["country_code"] == code.as_str())
+            .filter(|m| {
+                !locref::derive::UNESTABLISHED_SUPPORT
+                    .contains(&m["support_type"].as_str().unwrap())
+            })
+            .count();
+        assert!(
+            cells(row)[6].contains(&format!(">{established} of {erps}</a>")),
+            "{code}: {}",
+            cells(row)[6]
+        );
+    }
+
+    // Every country's side-by-side cells are in the page, for the script to show: its column heading
+    // and a cell in each row of each side-by-side table.
+    let side = &page[page.find("<section id=\"side\"").unwrap()..];
+    let side = &side[..side.find("</section>").unwrap()];
+    let side_rows = side.matches("<tr><th scope=\"row\">").count();
+    assert!(side_rows > erps, "{side_rows}");
+    for code in &codes {
+        let attribute = format!("data-c=\"{code}\"");
+        assert_eq!(side.matches(&attribute).count(), side_rows + 3, "{code}");
+    }
+
+    // Each country page links the comparison with its own code chosen; so does its twin.
+    for code in &codes {
+        let link = format!("/compare/?c={code}");
+        assert!(text(&format!("{code}/index.html")).contains(&format!("href=\"{link}\"")));
+        assert!(text(&format!("{code}/index.md")).contains(&format!("]({link})")));
+    }
+
+    // The twin: the same table, a row per country.
+    let twin = text("compare/index.md");
+    for code in &codes {
+        assert_eq!(
+            twin.matches(&format!("](/{code}/index.md) |")).count(),
+            1,
+            "{code}"
+        );
+    }
+}
