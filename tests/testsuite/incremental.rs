@@ -407,19 +407,21 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         // The filter page and the filter index (and their twins) are re-parsed too: the filter page's new
         // member row and the index's moved links are resolved again.
         // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        // The comparison page shows Australia's SAF-T phase side by side (its twin, which does not, is made
+        // again and is unchanged).
         // The edit (a fact text and a toggle) is a change not released yet: Australia's unreleased diff and
         // History re-run (each ERP's history re-checks it, unchanged), and the change list, its count in the
         // index, the feed and the changes page and twin are rewritten; the changes page's new rows link
         // into Australia's History.
         expect![[r#"
-            broken_links × 6
+            broken_links × 7
             check_country_facts_of × 1
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
             check_regimes × 1
             check_vat_rates_of × 1
-            condensed_twin × 6
+            condensed_twin × 7
             country_calendar × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -452,7 +454,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_rows × 3
             home_map × 1
             obligation_rows × 1
-            output_digest × 31
+            output_digest × 33
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
@@ -468,6 +470,8 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(llms_full) × 1
             output_file(page_changes) × 1
             output_file(page_changes_md) × 1
+            output_file(page_compare) × 1
+            output_file(page_compare_md) × 1
             output_file(page_country) × 1
             output_file(page_country_md) × 1
             output_file(page_filter) × 2
@@ -479,6 +483,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(search_index) × 1
             output_file(sitemap) × 1
             page_context(changes) × 1
+            page_context(compare) × 1
             page_context(country) × 1
             page_context(e_invoicing) × 1
             page_context(filter) × 2
@@ -486,7 +491,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             page_context(home) × 1
             page_ids × 2
             page_layout × 2
-            page_links × 12
+            page_links × 14
             page_part(changes) × 122
             page_search_items × 1
             page_skeleton × 2
@@ -494,7 +499,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             part_links × 122
             part_problems × 122
             toggle_coverage × 1
-            twin_title × 6
+            twin_title × 7
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
@@ -514,6 +519,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /changes.xml
             /changes/index.html
             /changes/index.md
+            /compare/index.html
             /data/countries.csv
             /data/countries.json
             /data/datapackage.json
@@ -645,7 +651,8 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
 }
 
 /// One phase's scope: Germany's page shows it, and the calendar lists it (JSON, iCalendar, the page);
-/// no toggle, fact or other country re-runs beyond what reads Germany's phases.
+/// no toggle, fact or other country re-runs beyond what reads Germany's phases. The comparison page's
+/// context is made again and stops there: it shows no scope.
 #[test]
 fn one_phase_scope_rewrites_that_country_and_the_calendar() {
     assert_edit(
@@ -690,6 +697,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             output_file(page_home_md) × 1
             output_file(sitemap) × 1
             page_context(calendar) × 1
+            page_context(compare) × 1
             page_context(country) × 1
             page_context(home) × 1
             page_links × 6
@@ -713,7 +721,8 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
     );
 }
 
-/// One phase's date: also the deadlines of Germany's ERP support facts (in the API and on the ERP pages).
+/// One phase's date: also the deadlines of Germany's ERP support facts (in the API and on the ERP pages),
+/// and the comparison page, which shows each phase's date.
 #[test]
 fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar() {
     assert_edit(
@@ -728,7 +737,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             check_fact_clauses_of × 1
             check_obligations × 1
             check_regimes × 1
-            condensed_twin × 3
+            condensed_twin × 4
             country_calendar × 1
             country_detail × 1
             country_facts × 1
@@ -752,7 +761,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 26
+            output_digest × 28
             output_file(api_calendar) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 11
@@ -765,18 +774,21 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             output_file(llms_full) × 1
             output_file(page_calendar) × 1
             output_file(page_calendar_md) × 1
+            output_file(page_compare) × 1
+            output_file(page_compare_md) × 1
             output_file(page_country) × 1
             output_file(page_country_md) × 1
             output_file(page_home) × 1
             output_file(page_home_md) × 1
             output_file(sitemap) × 1
             page_context(calendar) × 1
+            page_context(compare) × 1
             page_context(country) × 1
             page_context(erp) × 11
             page_context(home) × 1
-            page_links × 6
+            page_links × 8
             page_search_items × 1
-            twin_title × 3
+            twin_title × 4
         "#]],
         expect![[r#"
             /api/v1/calendar.json
@@ -796,6 +808,8 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             /calendar.ics
             /calendar/index.html
             /calendar/index.md
+            /compare/index.html
+            /compare/index.md
             /data/datapackage.json
             /data/obligations.csv
             /data/obligations.json
@@ -860,6 +874,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             output_file(page_erp) × 1
             output_file(page_erp_md) × 1
             output_file(sitemap) × 1
+            page_context(compare) × 1
             page_context(country) × 1
             page_context(e_invoicing) × 1
             page_context(erp) × 1
@@ -1377,7 +1392,7 @@ fn a_new_release_diffs_only_itself() {
     // and the sitemap lists the new page.
     expect![[r#"
         base_url × 1
-        broken_links × 215
+        broken_links × 217
         check_releases × 1
         check_routes × 1
         condensed_twin × 5
@@ -1387,7 +1402,7 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
-        file × 477
+        file × 480
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
@@ -1447,7 +1462,7 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 2
         page_layout × 2
         page_links × 10
-        page_search_items × 33
+        page_search_items × 34
         page_skeleton × 2
         part_problems × 88
         previous_release × 13
