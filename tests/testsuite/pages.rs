@@ -629,7 +629,7 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
     let twins: Vec<&String> = files.keys().filter(|k| k.ends_with(".md")).collect();
     // The home page, the matrix, 61 countries, the ERP index and 11 ERPs, the two reporting pages,
     // partners, local ERPs, news, sponsors, licence, the filter index and 7 filters, the API docs, the
-    // calendar, search, the changes and the releases; and the 404 page.
+    // calendar, search, the changes and the releases, the comparison; and the 404 page.
     assert_eq!(
         html.len(),
         1 + 1
@@ -645,6 +645,7 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
             + 1 // search
             + 1 // the changes
             + crate::common::shipped_releases().count
+            + 1 // the comparison
             + 1 // 404
     );
     for path in &html {
