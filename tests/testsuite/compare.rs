@@ -189,6 +189,15 @@ fn the_compare_table_has_every_country_and_says_what_the_api_says() {
         );
     }
 
+    // Without scripts, the choice and the side-by-side view stay hidden: the table is the page.
+    assert!(page.contains("<form id=\"compare-form\" class=\"compare-pick\" action=\"/compare/\" method=\"get\" hidden>"));
+    assert!(
+        page.contains(
+            "<section id=\"side\" class=\"side\" aria-labelledby=\"side-heading\" hidden>"
+        )
+    );
+    assert!(page.contains("<script src=\"/assets/compare.js\" defer></script>"));
+
     // Every country's side-by-side cells are in the page, for the script to show: its column heading
     // and a cell in each row of each side-by-side table.
     let side = &page[page.find("<section id=\"side\"").unwrap()..];
