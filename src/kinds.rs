@@ -155,6 +155,9 @@ pub enum FileKind {
     CountryCalendar,
     /// `/erp/{id}/changes.xml`: an Atom feed of the changes of the facts about one ERP.
     ErpFeed,
+    /// `/compare/{code}.json`: one country's column of the comparison page's side-by-side view, fetched
+    /// by its script for the chosen countries (src/render/pages/compare.rs).
+    CompareColumn,
 }
 
 /// The renderer a route names.
@@ -237,7 +240,9 @@ impl FileKind {
     pub const fn param(self) -> Param {
         match self {
             FileKind::DataJson | FileKind::DataCsv => Param::Stem,
-            FileKind::CountryFeed | FileKind::CountryCalendar => Param::Country,
+            FileKind::CountryFeed | FileKind::CountryCalendar | FileKind::CompareColumn => {
+                Param::Country
+            }
             FileKind::ErpFeed => Param::Erp,
             FileKind::Openapi
             | FileKind::Datapackage

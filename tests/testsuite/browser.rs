@@ -937,7 +937,11 @@ fn every_page_kind_has_no_wcag_2_1_aa_violation_that_axe_finds_at_desktop_and_ph
         );
         for page in &pages {
             browser.goto(&url(&served, page));
-            browser.wait_for(page, "return document.readyState === 'complete'");
+            // Loaded, and whatever a script fetches (the comparison page's columns) drawn.
+            browser.wait_for(
+                page,
+                "return document.readyState === 'complete' && !document.querySelector('[aria-busy=true]')",
+            );
             violations.extend(browser.axe(&axe, &format!("{width} px {page}")));
             checked += 1;
         }
@@ -1546,6 +1550,15 @@ fn the_compare_page_shows_the_chosen_countries_side_by_side_and_keeps_them_in_th
         .expect("a code the register lacks");
     // The columns shown, in order: the countries of the first side-by-side table's first row.
     let shown = "return [...document.querySelector('#side table.side tbody tr').querySelectorAll('td')].filter(c => c.offsetParent !== null).map(c => c.dataset.c)";
+    // Each chosen country's column is fetched (`/compare/{code}.json`): the view says which it shows
+    // once they are drawn.
+    let drawn = |codes: &[&String]| {
+        let codes: Vec<&str> = codes.iter().map(|c| c.as_str()).collect();
+        format!(
+            "return document.getElementById('side').dataset.shown === '{}' && !document.getElementById('side').hasAttribute('aria-busy')",
+            codes.join(",")
+        )
+    };
     let browser = Browser::start();
     for (width, height) in WIDTHS {
         browser.resize(width, height);
@@ -1554,6 +1567,7 @@ fn the_compare_page_shows_the_chosen_countries_side_by_side_and_keeps_them_in_th
             "the choice of countries",
             "return !document.getElementById('compare-form').hidden",
         );
+        browser.wait_for("the columns of the address", &drawn(&[a, b]));
         assert_eq!(browser.script(shown), json!([a, b]));
         // Every side-by-side table: a heading and a cell per chosen country, in the order of the address.
         let headings = browser.script(
@@ -1573,12 +1587,14 @@ fn the_compare_page_shows_the_chosen_countries_side_by_side_and_keeps_them_in_th
             browser.click("#compare-choose summary");
         }
         browser.click(&format!("#compare-form input[value={c}]"));
+        browser.wait_for("the third column", &drawn(&[a, b, c]));
         assert_eq!(browser.script(shown), json!([a, b, c]));
         assert_eq!(
             browser.script("return location.search"),
             json!(format!("?c={a},{b},{c}"))
         );
         browser.click(&format!("#compare-form input[value={a}]"));
+        browser.wait_for("the first column left out", &drawn(&[b, c]));
         assert_eq!(browser.script(shown), json!([b, c]));
         assert_eq!(
             browser.script("return location.search"),

@@ -130,29 +130,29 @@ pub(super) struct RegimeView<'a> {
 /// country whose three obligations share a model says it once, naming the three.
 #[derive(Serialize)]
 pub(super) struct GlanceEntry<'a> {
-    text: String,
-    obligations: Vec<GlanceObligation<'a>>,
-    source_urls: Vec<&'a String>,
-    evidence: &'a str,
-    verification: Verification,
-    last_checked: &'a Option<String>,
+    pub(super) text: String,
+    pub(super) obligations: Vec<GlanceObligation<'a>>,
+    pub(super) source_urls: Vec<&'a String>,
+    pub(super) evidence: &'a str,
+    pub(super) verification: Verification,
+    pub(super) last_checked: &'a Option<String>,
 }
 
 /// An obligation an at-a-glance answer is of, and the anchor of its column below.
 #[derive(Serialize)]
 pub(super) struct GlanceObligation<'a> {
-    label: &'a str,
-    anchor: String,
+    pub(super) label: &'a str,
+    pub(super) anchor: String,
 }
 
 /// One question of the "How invoices are handled" table, with the answers of every obligation that has
 /// one; none: unknown, and `looked_at` says what was looked at.
 #[derive(Serialize)]
 pub(super) struct GlanceRow<'a> {
-    key: &'static str,
+    pub(super) key: &'static str,
     question: &'static str,
-    entries: Vec<GlanceEntry<'a>>,
-    looked_at: String,
+    pub(super) entries: Vec<GlanceEntry<'a>>,
+    pub(super) looked_at: String,
 }
 
 /// The questions a regime answers: the key of the at-a-glance row, and the question as pages ask it.

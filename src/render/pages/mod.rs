@@ -16,7 +16,7 @@
 
 mod api_docs;
 pub(crate) mod changes;
-mod compare;
+pub(crate) mod compare;
 mod country;
 mod e_invoicing;
 mod erp;
@@ -241,6 +241,12 @@ fn named_sources(urls: &Value) -> Vec<NamedSource> {
         Err(_) if urls.is_none() || urls.is_undefined() => Vec::new(),
         Err(_) => vec![urls.to_string()],
     };
+    named_source_list(&urls)
+}
+
+/// [`named_sources`] of a list of URLs (what `/compare/{code}.json` says of each cell).
+fn named_source_list(urls: &[impl AsRef<str>]) -> Vec<NamedSource> {
+    let urls: Vec<&str> = urls.iter().map(AsRef::as_ref).collect();
     let names: Vec<String> = urls.iter().map(|u| source_name(u)).collect();
     urls.iter()
         .zip(&names)
@@ -253,7 +259,7 @@ fn named_sources(urls: &Value) -> Vec<NamedSource> {
                 format!("{name} ({})", before + 1)
             };
             NamedSource {
-                url: url.clone(),
+                url: url.to_string(),
                 name,
             }
         })
