@@ -414,14 +414,14 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         // index, the feed and the changes page and twin are rewritten; the changes page's new rows link
         // into Australia's History.
         expect![[r#"
-            broken_links × 7
+            broken_links × 6
             check_country_facts_of × 1
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligations × 1
             check_regimes × 1
             check_vat_rates_of × 1
-            condensed_twin × 7
+            condensed_twin × 6
             country_calendar × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -454,7 +454,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_rows × 3
             home_map × 1
             obligation_rows × 1
-            output_digest × 33
+            output_digest × 32
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
@@ -463,6 +463,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(api_index) × 1
             output_file(api_toggles) × 1
             output_file(changes_feed) × 1
+            output_file(compare_column) × 1
             output_file(country_feed) × 1
             output_file(data_csv) × 3
             output_file(data_json) × 3
@@ -470,8 +471,6 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(llms_full) × 1
             output_file(page_changes) × 1
             output_file(page_changes_md) × 1
-            output_file(page_compare) × 1
-            output_file(page_compare_md) × 1
             output_file(page_country) × 1
             output_file(page_country_md) × 1
             output_file(page_filter) × 2
@@ -491,7 +490,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             page_context(home) × 1
             page_ids × 2
             page_layout × 2
-            page_links × 14
+            page_links × 12
             page_part(changes) × 122
             page_search_items × 1
             page_skeleton × 2
@@ -499,7 +498,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             part_links × 122
             part_problems × 122
             toggle_coverage × 1
-            twin_title × 7
+            twin_title × 6
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
@@ -519,7 +518,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /changes.xml
             /changes/index.html
             /changes/index.md
-            /compare/index.html
+            /compare/au.json
             /data/countries.csv
             /data/countries.json
             /data/datapackage.json
@@ -681,9 +680,10 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 13
+            output_digest × 14
             output_file(api_calendar) × 1
             output_file(calendar) × 1
+            output_file(compare_column) × 1
             output_file(country_calendar) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
@@ -761,12 +761,13 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 28
+            output_digest × 29
             output_file(api_calendar) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 11
             output_file(api_facts) × 1
             output_file(calendar) × 1
+            output_file(compare_column) × 1
             output_file(country_calendar) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
@@ -808,6 +809,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             /calendar.ics
             /calendar/index.html
             /calendar/index.md
+            /compare/de.json
             /compare/index.html
             /compare/index.md
             /data/datapackage.json
@@ -861,10 +863,11 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             flat_row_count × 1
             flat_rows × 1
             matrix_rows × 1
-            output_digest × 11
+            output_digest × 12
             output_file(api_country) × 1
             output_file(api_erp) × 1
             output_file(api_facts) × 1
+            output_file(compare_column) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
             output_file(datapackage) × 1
