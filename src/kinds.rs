@@ -119,6 +119,8 @@ pub enum PageKind {
     ReleaseYear,
     /// `/readiness/`: the obligation phases of the next 24 months with each ERP's support.
     Readiness,
+    /// `/compare/`: every country's regime answers in one table, and two to four chosen side by side.
+    Compare,
 }
 
 /// The format of a page.
@@ -166,6 +168,9 @@ pub enum FileKind {
     CountryCalendar,
     /// `/erp/{id}/changes.xml`: an Atom feed of the changes of the facts about one ERP.
     ErpFeed,
+    /// `/compare/{code}.json`: one country's column of the comparison page's side-by-side view, fetched
+    /// by its script for the chosen countries (src/render/pages/compare.rs).
+    CompareColumn,
 }
 
 /// The renderer a route names.
@@ -231,6 +236,7 @@ impl PageKind {
             | PageKind::NotFound
             | PageKind::Changes
             | PageKind::Readiness => Param::None,
+            PageKind::Compare => Param::None,
         }
     }
 
@@ -249,7 +255,9 @@ impl FileKind {
     pub const fn param(self) -> Param {
         match self {
             FileKind::DataJson | FileKind::DataCsv => Param::Stem,
-            FileKind::CountryFeed | FileKind::CountryCalendar => Param::Country,
+            FileKind::CountryFeed | FileKind::CountryCalendar | FileKind::CompareColumn => {
+                Param::Country
+            }
             FileKind::ErpFeed => Param::Erp,
             FileKind::Openapi
             | FileKind::Datapackage

@@ -620,6 +620,15 @@ impl FileKind {
                     ("text/calendar".into(), schema)
                 },
             },
+            FileKind::CompareColumn => FileSpec {
+                render: |db, output| pages::compare::compare_column(db, &param_of(output)),
+                check: None,
+                count: None,
+                response: |_, _, _| {
+                    let schema = json!({"type": "object", "description": "One country's column of the side-by-side view of /compare/: {code, name, href, obligations: [{key, phases}], questions: [{key, answers, looked_at, note}], erps: [{key, support, class, href, grade, sources}]}, each cell in words and links."});
+                    ("application/json".into(), schema)
+                },
+            },
         }
     }
 }

@@ -13,6 +13,8 @@
 //! - the matrix's filters (region, B2B mandate, ERP, hide what is not established) show what they say and
 //!   keep the choice in the address;
 //! - the home page's map is recoloured by the toggle the reader picks;
+//! - the comparison page shows the countries of its address side by side (a code it does not know is
+//!   said to be left out), and a change of the choice changes the address;
 //! - every kind of page (one of each, from the route table) has no violation of axe-core's WCAG 2.1 A and
 //!   AA rules at 1280 and 390 px, nor the home page with the search box's results open;
 //! - the search box is an ARIA combobox the keyboard drives (arrow keys, Enter, Escape);
@@ -961,11 +963,22 @@ impl Browser {
     }
 }
 
+/// The country codes of the register, in its order.
+fn register_codes(project: &Path) -> Vec<String> {
+    let register = crate::common::read(project, "sources/registers/countries.csv");
+    let mut reader = csv::Reader::from_reader(register.as_bytes());
+    reader
+        .records()
+        .map(|r| r.unwrap()[0].to_string())
+        .collect()
+}
+
 /// One page of each kind of the route table (`locref::routes`): the first HTML output of each page
 /// renderer, as the path a browser asks for. The search page is asked a question, so its results show.
 fn one_page_per_kind(project: &Path) -> Vec<String> {
     use locref::kinds::{Format, PageKind};
     use locref::routes::Renderer;
+    let codes = register_codes(project);
     let project = locref::workspace::Project::load(project).expect("the project");
     let mut kinds = BTreeSet::new();
     let mut pages = Vec::new();
@@ -978,10 +991,11 @@ fn one_page_per_kind(project: &Path) -> Vec<String> {
                 .path
                 .strip_suffix("index.html")
                 .unwrap_or(&output.path);
-            let query = if kind == PageKind::Search {
-                "?q=italy"
-            } else {
-                ""
+            let query = match kind {
+                PageKind::Search => "?q=italy".to_string(),
+                // The comparison page with countries chosen, so its side-by-side tables show.
+                PageKind::Compare => format!("?c={}", codes[..3].join(",")),
+                _ => String::new(),
             };
             pages.push(format!("{path}{query}"));
         }
@@ -1016,7 +1030,11 @@ fn every_page_kind_has_no_wcag_2_1_aa_violation_that_axe_finds_at_desktop_and_ph
         );
         for page in &pages {
             browser.goto(&url(&served, page));
-            browser.wait_for(page, "return document.readyState === 'complete'");
+            // Loaded, and whatever a script fetches (the comparison page's columns) drawn.
+            browser.wait_for(
+                page,
+                "return document.readyState === 'complete' && !document.querySelector('[aria-busy=true]')",
+            );
             violations.extend(browser.axe(&axe, &format!("{width} px {page}")));
             checked += 1;
         }
@@ -1713,4 +1731,82 @@ fn the_readiness_board_reads_at_desktop_and_phone_widths_without_scripts() {
     }
     let errors = browser.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_compare_page_shows_the_chosen_countries_side_by_side_and_keeps_them_in_the_address() {
+    require_browser();
+    let served = serve();
+    // Three countries of the register (its first, middle and last) and a code it does not have.
+    let codes = register_codes(served.project.path());
+    let (a, b, c) = (&codes[0], &codes[codes.len() / 2], &codes[codes.len() - 1]);
+    let unknown = ('a'..='z')
+        .rev()
+        .map(|l| format!("z{l}"))
+        .find(|code| !codes.contains(code))
+        .expect("a code the register lacks");
+    // The columns shown, in order: the countries of the first side-by-side table's first row.
+    let shown = "return [...document.querySelector('#side table.side tbody tr').querySelectorAll('td')].filter(c => c.offsetParent !== null).map(c => c.dataset.c)";
+    // Each chosen country's column is fetched (`/compare/{code}.json`): the view says which it shows
+    // once they are drawn.
+    let drawn = |codes: &[&String]| {
+        let codes: Vec<&str> = codes.iter().map(|c| c.as_str()).collect();
+        format!(
+            "return document.getElementById('side').dataset.shown === '{}' && !document.getElementById('side').hasAttribute('aria-busy')",
+            codes.join(",")
+        )
+    };
+    let browser = Browser::start();
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        browser.goto(&url(&served, &format!("/compare/?c={a},{b},{unknown}")));
+        browser.wait_for(
+            "the choice of countries",
+            "return !document.getElementById('compare-form').hidden",
+        );
+        browser.wait_for("the columns of the address", &drawn(&[a, b]));
+        assert_eq!(browser.script(shown), json!([a, b]));
+        // Every side-by-side table: a heading and a cell per chosen country, in the order of the address.
+        let headings = browser.script(
+            "return [...document.querySelectorAll('#side table.side')].map(t => [...t.querySelectorAll('thead th[data-c]')].filter(h => !h.hidden).map(h => h.dataset.c))",
+        );
+        for table in headings.as_array().unwrap() {
+            assert_eq!(table, &json!([a, b]));
+        }
+        let status = browser.script("return document.getElementById('compare-status').textContent");
+        assert!(
+            status.as_str().unwrap().contains(&unknown),
+            "the left-out code is said: {status}"
+        );
+        browser.screenshot(&format!("compare-{a}-{b}-{width}"));
+        // Choosing a third country shows it and puts it in the address; leaving the first out too.
+        if browser.script("return document.getElementById('compare-choose').open") != json!(true) {
+            browser.click("#compare-choose summary");
+        }
+        browser.click(&format!("#compare-form input[value={c}]"));
+        browser.wait_for("the third column", &drawn(&[a, b, c]));
+        assert_eq!(browser.script(shown), json!([a, b, c]));
+        assert_eq!(
+            browser.script("return location.search"),
+            json!(format!("?c={a},{b},{c}"))
+        );
+        browser.click(&format!("#compare-form input[value={a}]"));
+        browser.wait_for("the first column left out", &drawn(&[b, c]));
+        assert_eq!(browser.script(shown), json!([b, c]));
+        assert_eq!(
+            browser.script("return location.search"),
+            json!(format!("?c={b},{c}"))
+        );
+        // The page never scrolls sideways: on a phone each row is a card, each answer named by its
+        // country.
+        assert_eq!(
+            browser.script("return document.documentElement.scrollWidth <= innerWidth"),
+            true,
+            "too wide at {width} px: {}",
+            browser.script(WIDER_THAN_THE_WINDOW)
+        );
+        let errors = browser.console_errors();
+        assert!(errors.is_empty(), "console errors: {errors:#?}");
+    }
 }

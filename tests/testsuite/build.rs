@@ -1069,7 +1069,20 @@ fn every_json_output_is_canonical_pretty_json() {
     // The API bodies (index, 2 lists + 72 details, facts, 5 lists, 7 filters, toggles, calendar, regimes,
     // changes, releases and each release's change set), openapi.json, the nine flat JSON files and the
     // data package.
-    assert_eq!(checked, 104 + crate::common::shipped_releases().count);
+    // And each country's column of the comparison page (`/compare/{code}.json`), one per country of the
+    // register.
+    let countries = crate::common::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        "sources/registers/countries.csv",
+    )
+    .lines()
+    .skip(1)
+    .filter(|l| !l.is_empty())
+    .count();
+    assert_eq!(
+        checked,
+        104 + countries + crate::common::shipped_releases().count
+    );
 }
 
 #[test]
@@ -1163,6 +1176,11 @@ fn openapi_describes_every_path_and_validates_every_body() {
             path.starts_with(&prefix)
                 .then(|| format!("{prefix}{placeholder}.json"))
         });
+        // A country's column of the comparison page is described once, by its template.
+        let template = template.or_else(|| {
+            (path.starts_with("/compare/") && path.ends_with(".json"))
+                .then(|| "/compare/{code}.json".to_string())
+        });
         let key = template.unwrap_or_else(|| path.clone());
         let operation = &paths
             .get(&key)
@@ -1184,10 +1202,23 @@ fn openapi_describes_every_path_and_validates_every_body() {
         assert!(errors.is_empty(), "{path}: {errors:#?}");
         checked += 1;
     }
+    // And each country's column of the comparison page, one per country of the register.
+    let columns = shipped()
+        .files
+        .keys()
+        .filter(|p| p.starts_with("/compare/") && p.ends_with(".json"))
+        .count();
+    assert_eq!(
+        columns,
+        paths["/api/v1/countries/{code}.json"]["get"]["parameters"][0]["schema"]["enum"]
+            .as_array()
+            .unwrap()
+            .len()
+    );
     assert_eq!(
         checked,
-        61 + 11 + 19 + 9 + 2 + crate::common::shipped_releases().count,
-        "every API body and flat JSON file was validated"
+        61 + 11 + 19 + 9 + 2 + columns + crate::common::shipped_releases().count,
+        "every API body, flat JSON file and comparison column was validated"
     );
     // And a body that breaks the contract is caught.
     let schema = &paths["/api/v1/countries.json"]["get"]["responses"]["200"]["content"]["application/json"]

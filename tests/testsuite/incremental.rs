@@ -407,6 +407,8 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         // The filter page and the filter index (and their twins) are re-parsed too: the filter page's new
         // member row and the index's moved links are resolved again.
         // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
+        // The comparison page shows Australia's SAF-T phase side by side (its twin, which does not, is made
+        // again and is unchanged).
         // The edit (a fact text and a toggle) is a change not released yet: Australia's unreleased diff and
         // History re-run (each ERP's history re-checks it, unchanged), and the change list, its count in the
         // index, the feed and the changes page and twin are rewritten; the changes page's new rows link
@@ -452,7 +454,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_rows × 3
             home_map × 1
             obligation_rows × 1
-            output_digest × 31
+            output_digest × 32
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
@@ -461,6 +463,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(api_index) × 1
             output_file(api_toggles) × 1
             output_file(changes_feed) × 1
+            output_file(compare_column) × 1
             output_file(country_feed) × 1
             output_file(data_csv) × 3
             output_file(data_json) × 3
@@ -479,6 +482,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(search_index) × 1
             output_file(sitemap) × 1
             page_context(changes) × 1
+            page_context(compare) × 1
             page_context(country) × 1
             page_context(e_invoicing) × 1
             page_context(filter) × 2
@@ -514,6 +518,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /changes.xml
             /changes/index.html
             /changes/index.md
+            /compare/au.json
             /data/countries.csv
             /data/countries.json
             /data/datapackage.json
@@ -678,9 +683,10 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 37
+            output_digest × 38
             output_file(api_calendar) × 1
             output_file(calendar) × 1
+            output_file(compare_column) × 1
             output_file(country_calendar) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
@@ -698,6 +704,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             output_file(page_readiness_md) × 1
             output_file(sitemap) × 1
             page_context(calendar) × 1
+            page_context(compare) × 1
             page_context(country) × 1
             page_context(erp) × 11
             page_context(home) × 1
@@ -764,7 +771,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             check_fact_clauses_of × 1
             check_obligations × 1
             check_regimes × 1
-            condensed_twin × 15
+            condensed_twin × 16
             country_calendar × 1
             country_detail × 1
             country_facts × 1
@@ -788,12 +795,13 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 50
+            output_digest × 53
             output_file(api_calendar) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 11
             output_file(api_facts) × 1
             output_file(calendar) × 1
+            output_file(compare_column) × 1
             output_file(country_calendar) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
@@ -801,6 +809,8 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             output_file(llms_full) × 1
             output_file(page_calendar) × 1
             output_file(page_calendar_md) × 1
+            output_file(page_compare) × 1
+            output_file(page_compare_md) × 1
             output_file(page_country) × 1
             output_file(page_country_md) × 1
             output_file(page_erp) × 11
@@ -811,14 +821,15 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             output_file(page_readiness_md) × 1
             output_file(sitemap) × 1
             page_context(calendar) × 1
+            page_context(compare) × 1
             page_context(country) × 1
             page_context(erp) × 11
             page_context(home) × 1
             page_context(readiness) × 1
             page_ids × 11
-            page_links × 30
+            page_links × 32
             page_search_items × 1
-            twin_title × 15
+            twin_title × 16
         "#]],
         expect![[r#"
             /api/v1/calendar.json
@@ -838,6 +849,9 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             /calendar.ics
             /calendar/index.html
             /calendar/index.md
+            /compare/de.json
+            /compare/index.html
+            /compare/index.md
             /data/datapackage.json
             /data/obligations.csv
             /data/obligations.json
@@ -913,10 +927,11 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             flat_row_count × 1
             flat_rows × 1
             matrix_rows × 1
-            output_digest × 11
+            output_digest × 12
             output_file(api_country) × 1
             output_file(api_erp) × 1
             output_file(api_facts) × 1
+            output_file(compare_column) × 1
             output_file(data_csv) × 1
             output_file(data_json) × 1
             output_file(datapackage) × 1
@@ -926,6 +941,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             output_file(page_erp) × 1
             output_file(page_erp_md) × 1
             output_file(sitemap) × 1
+            page_context(compare) × 1
             page_context(country) × 1
             page_context(e_invoicing) × 1
             page_context(erp) × 1
@@ -1446,7 +1462,7 @@ fn a_new_release_diffs_only_itself() {
     // that page is not rendered again.
     expect![[r#"
         base_url × 1
-        broken_links × 223
+        broken_links × 225
         check_releases × 1
         check_routes × 1
         condensed_twin × 7
@@ -1456,7 +1472,7 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history × 11
         erp_history_context × 11
-        file × 481
+        file × 484
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
@@ -1519,7 +1535,7 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 2
         page_layout × 2
         page_links × 14
-        page_search_items × 37
+        page_search_items × 38
         page_skeleton × 2
         part_problems × 88
         previous_release × 13

@@ -597,7 +597,7 @@ fn removing_linked_anchors_breaks_the_pages_that_link_to_them() {
     // The 61 changed pages are re-parsed; their ids changed, so the links of every page that links into
     // a country page with a fragment are resolved again: the matrix, 11 ERP pages, 7 filter pages, the
     // two reporting pages, the calendar, the readiness board (each phase links its row on its country's
-    // page), the home page (its timeline) and the pages of the releases after
+    // page), the home page (its timeline), the comparison page and the pages of the releases after
     // the first (each has changes, which link to the country pages), and each country page's own; and
     // those of each part of the partners and local ERPs pages (a country's rows each).
     let releases_with_changes = crate::common::shipped_releases().count - 1;
@@ -611,7 +611,7 @@ fn removing_linked_anchors_breaks_the_pages_that_link_to_them() {
         codes.len()
     };
     let mut expected =
-        vec!["broken_links"; 61 + 1 + 11 + 7 + 2 + 1 + 1 + 1 + releases_with_changes];
+        vec!["broken_links"; 61 + 1 + 11 + 7 + 2 + 1 + 1 + 1 + 1 + releases_with_changes];
     expected.extend(["page_ids"; 61]);
     expected.extend(["page_links"; 61]);
     expected.extend(std::iter::repeat_n(

@@ -29,7 +29,7 @@ fn sentence(words: &str, scope: &str) -> String {
 /// A phase's status and date in words, judged against the reference date: "In force since 2026-09-01",
 /// "Enacted; applies from 2027-09-01, after the reference date" (what pages say instead of the rule that
 /// matched).
-fn phase_in_words(status: &str, from: Option<&str>, reference: &str) -> String {
+pub(super) fn phase_in_words(status: &str, from: Option<&str>, reference: &str) -> String {
     let date = from.and_then(PartialDate::parse);
     let reference: Option<jiff::civil::Date> = reference.parse().ok();
     // A month or a year holding the reference date is neither before nor after it.
@@ -111,7 +111,7 @@ struct RegimeAnswer {
 
 /// How one obligation works, as a row of the country page's "How each obligation works".
 #[derive(Serialize)]
-struct RegimeView<'a> {
+pub(super) struct RegimeView<'a> {
     /// The row's anchor, `regime-<cc>-<obligation>`.
     anchor: String,
     obligation: &'a str,
@@ -129,34 +129,34 @@ struct RegimeView<'a> {
 /// (one grade, one way of reading, one check date), and the sources of their rows, each once. So a
 /// country whose three obligations share a model says it once, naming the three.
 #[derive(Serialize)]
-struct GlanceEntry<'a> {
-    text: String,
-    obligations: Vec<GlanceObligation<'a>>,
-    source_urls: Vec<&'a String>,
-    evidence: &'a str,
-    verification: Verification,
-    last_checked: &'a Option<String>,
+pub(super) struct GlanceEntry<'a> {
+    pub(super) text: String,
+    pub(super) obligations: Vec<GlanceObligation<'a>>,
+    pub(super) source_urls: Vec<&'a String>,
+    pub(super) evidence: &'a str,
+    pub(super) verification: Verification,
+    pub(super) last_checked: &'a Option<String>,
 }
 
 /// An obligation an at-a-glance answer is of, and the anchor of its column below.
 #[derive(Serialize)]
-struct GlanceObligation<'a> {
-    label: &'a str,
-    anchor: String,
+pub(super) struct GlanceObligation<'a> {
+    pub(super) label: &'a str,
+    pub(super) anchor: String,
 }
 
 /// One question of the "How invoices are handled" table, with the answers of every obligation that has
 /// one; none: unknown, and `looked_at` says what was looked at.
 #[derive(Serialize)]
-struct GlanceRow<'a> {
-    key: &'static str,
+pub(super) struct GlanceRow<'a> {
+    pub(super) key: &'static str,
     question: &'static str,
-    entries: Vec<GlanceEntry<'a>>,
-    looked_at: String,
+    pub(super) entries: Vec<GlanceEntry<'a>>,
+    pub(super) looked_at: String,
 }
 
 /// The questions a regime answers: the key of the at-a-glance row, and the question as pages ask it.
-const REGIME_FIELDS: [(&str, &str); 5] = [
+pub(super) const REGIME_FIELDS: [(&str, &str); 5] = [
     ("model", "E-invoicing model"),
     ("formats", "Formats"),
     ("platforms", "Platform or channel"),
@@ -191,7 +191,7 @@ pub(crate) fn regime_answers(r: &Regime) -> [Option<String>; 5] {
 
 /// The rows of "How each obligation works", the "at a glance" questions, and the obligations of the
 /// country that no regime row records yet (but those whose only phase says there is none).
-fn regime_views<'a>(
+pub(super) fn regime_views<'a>(
     regimes: &'a [Regime],
     obligations_recorded: &[(String, bool)],
     label_of: &dyn Fn(&str) -> String,

@@ -5,8 +5,9 @@
 //! its typed context, its context function and its spec: [`home`], [`e_invoicing`], [`country`], [`erp`],
 //! [`topics`] (VAT reporting and SAF-T), [`lists`] (the pages made of parts), [`filters`], [`sponsors`],
 //! [`licence`], [`api_docs`], [`search`], [`changes`] (the changes and release pages, the History
-//! sections), [`not_found`], [`readiness`] (the readiness board and the ERP pages' upcoming obligations); what every page shows is in [`shared`]. The calendar page's context is in
-//! `render/calendar.rs`, beside `calendar.ics`.
+//! sections), [`not_found`], [`readiness`] (the readiness board and the ERP pages' upcoming
+//! obligations), [`compare`] (the comparison page); what every page shows is in [`shared`]. The calendar
+//! page's context is in `render/calendar.rs`, beside `calendar.ics`.
 //!
 //! Each template file is read and syntax-checked by its own query ([`template_text`]), so an edit of
 //! `country.html` re-runs only the pages that load it. Each page reads a narrow context (a typed value
@@ -16,6 +17,7 @@
 
 mod api_docs;
 pub(crate) mod changes;
+pub(crate) mod compare;
 mod country;
 mod e_invoicing;
 mod erp;
@@ -241,6 +243,12 @@ fn named_sources(urls: &Value) -> Vec<NamedSource> {
         Err(_) if urls.is_none() || urls.is_undefined() => Vec::new(),
         Err(_) => vec![urls.to_string()],
     };
+    named_source_list(&urls)
+}
+
+/// [`named_sources`] of a list of URLs (what `/compare/{code}.json` says of each cell).
+fn named_source_list(urls: &[impl AsRef<str>]) -> Vec<NamedSource> {
+    let urls: Vec<&str> = urls.iter().map(AsRef::as_ref).collect();
     let names: Vec<String> = urls.iter().map(|u| source_name(u)).collect();
     urls.iter()
         .zip(&names)
@@ -253,7 +261,7 @@ fn named_sources(urls: &Value) -> Vec<NamedSource> {
                 format!("{name} ({})", before + 1)
             };
             NamedSource {
-                url: url.clone(),
+                url: url.to_string(),
                 name,
             }
         })
@@ -685,6 +693,7 @@ impl PageKind {
             PageKind::Release => changes::release_spec(),
             PageKind::ReleaseYear => changes::release_year_spec(),
             PageKind::Readiness => readiness::spec(),
+            PageKind::Compare => compare::spec(),
         }
     }
 }
