@@ -218,15 +218,7 @@ fn country_glance<'db>(
     key: CountryKey<'db>,
     rules: &[crate::parse::rules::ObligationRule],
 ) -> (Vec<GlanceRow<'db>>, Vec<String>) {
-    // The country's obligations in order, each with whether its only phases say there is none.
-    let mut recorded: Vec<(String, bool)> = Vec::new();
-    for p in country_obligations(db, key) {
-        let none = p.status == PhaseStatus::None;
-        match recorded.iter_mut().find(|(id, _)| *id == p.obligation) {
-            Some((_, only_none)) => *only_none &= none,
-            None => recorded.push((p.obligation.clone(), none)),
-        }
-    }
+    let recorded = super::country::obligations_recorded(db, key);
     let (_, glance, unrecorded) =
         regime_views(country_regime_records(db, key), &recorded, &|id: &str| {
             label_of(rules, id)

@@ -189,6 +189,23 @@ pub(crate) fn regime_answers(r: &Regime) -> [Option<String>; 5] {
     ]
 }
 
+/// The country's obligations in order, each with whether its only phases say there is none (what
+/// [`regime_views`] takes as `obligations_recorded`).
+pub(super) fn obligations_recorded(
+    db: &dyn salsa::Database,
+    key: CountryKey<'_>,
+) -> Vec<(String, bool)> {
+    let mut recorded: Vec<(String, bool)> = Vec::new();
+    for p in country_obligations(db, key) {
+        let none = p.status == PhaseStatus::None;
+        match recorded.iter_mut().find(|(id, _)| *id == p.obligation) {
+            Some((_, only_none)) => *only_none &= none,
+            None => recorded.push((p.obligation.clone(), none)),
+        }
+    }
+    recorded
+}
+
 /// The rows of "How each obligation works", the "at a glance" questions, and the obligations of the
 /// country that no regime row records yet (but those whose only phase says there is none).
 pub(super) fn regime_views<'a>(
@@ -454,15 +471,7 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
             .collect()
     };
     let with_erp_name = |erp: &str| erp_name(db, erp);
-    // The country's obligations in order, each with whether its only phases say there is none.
-    let mut recorded: Vec<(String, bool)> = Vec::new();
-    for p in country_obligations(db, key) {
-        let none = p.status == PhaseStatus::None;
-        match recorded.iter_mut().find(|(id, _)| *id == p.obligation) {
-            Some((_, only_none)) => *only_none &= none,
-            None => recorded.push((p.obligation.clone(), none)),
-        }
-    }
+    let recorded = obligations_recorded(db, key);
     let label_of = |id: &str| {
         obligations
             .iter()
