@@ -339,6 +339,22 @@ impl Publisher {
         self.published
     }
 
+    /// Whether any output's file is no longer the one this publisher put in place, every output
+    /// checked by its stamp (no content is read): for when events may have been missed, as while a
+    /// folder removed and made again was not yet watched.
+    pub fn drifted_anywhere(&self) -> bool {
+        let Some(out) = &self.out else {
+            return false;
+        };
+        if !self.published {
+            return false;
+        }
+        let real = crate::outdir::resolved(out);
+        self.manifest.files.iter().any(|(site_path, entry)| {
+            crate::outdir::stamp_of(&real.join(site_path.trim_start_matches('/'))) != entry.file
+        })
+    }
+
     /// Whether any of `paths` (inside the output folder, as a watcher reports them) is an output whose
     /// file is no longer the one this publisher put in place: deleted, replaced or edited behind its
     /// back. When so, the next publish should compare every output with its record and repair what

@@ -288,6 +288,20 @@ impl Session {
         if !self.publisher.drifted(paths) {
             return None;
         }
+        self.repair_outputs()
+    }
+
+    /// Like [`Session::outputs_changed`], every output checked (by its file's stamp): after the output
+    /// folder was watched again, what changed there before the watch took hold raised no event.
+    pub fn outputs_changed_anywhere(&mut self) -> Option<RebuildReport> {
+        if !self.publisher.drifted_anywhere() {
+            return None;
+        }
+        self.repair_outputs()
+    }
+
+    /// Compares every output with its record and writes again what differs.
+    fn repair_outputs(&mut self) -> Option<RebuildReport> {
         let started = Instant::now();
         self.publisher.verify_next();
         Some(self.run(Vec::new(), started))

@@ -5,7 +5,8 @@
 //! watch. A batch of events closes after a short quiet window ([`Window`]), which widens when a burst
 //! was split across two rebuilds and narrows again when the edits stop. An input folder that is deleted and made again (a branch switch, a restore) is
 //! watched again as soon as the root reports it, and everything is re-read. The output folder is
-//! watched too, once it exists: a file there that is no longer the one locref put in place (deleted,
+//! watched too, once it exists, and watched again whenever a folder in it is made, removed or moved by
+//! someone else (notify drops a removed folder's watches): a file there that is no longer the one locref put in place (deleted,
 //! replaced, edited; the folder removed) makes the session compare every output with its record and
 //! write again what differs ([`Session::outputs_changed`]); locref's own writes compare equal. Events are only hints: each rebuild re-reads the hinted paths and compares content hashes
 //! ([`Session::rebuild`]), so an editor's atomic save (write a temporary file, rename it over the original,
@@ -29,8 +30,8 @@ struct Watcher {
     inner: notify::RecommendedWatcher,
     /// Whether each of [`INPUT_DIRS`] is being watched.
     watching: [bool; INPUT_DIRS.len()],
-    /// The output folder (resolved) and the identity of the folder watched there, if any.
-    output: Option<(PathBuf, Option<(u64, u64)>)>,
+    /// The output folder (resolved), and whether it is being watched.
+    output: Option<(PathBuf, bool)>,
 }
 
 impl Watcher {
@@ -75,28 +76,30 @@ impl Watcher {
         renewed
     }
 
-    /// Watches the output folder `out` (after a build made it, or made it again after it was removed):
-    /// what changes there behind locref's back is compared with what was published, and repaired.
-    fn watch_output(&mut self, out: &Path) {
+    /// Watches the output folder `out` once it exists (after a build made it), and again, recursively,
+    /// when `again`: after a folder in it was removed or moved, or someone else's change was repaired.
+    /// A folder removed and made again is not told apart by its device and inode (a new folder often
+    /// gets the inode just freed), and notify drops the watches of a removed folder, so whatever was
+    /// replaced is watched afresh.
+    fn watch_output(&mut self, out: &Path, again: bool) {
         let real = crate::outdir::resolved(out);
-        let identity = folder_identity(&real);
-        let watched = match &self.output {
-            Some((path, watched)) if *path == real => *watched,
-            _ => None,
-        };
-        if identity.is_none() || identity == watched {
-            self.output = Some((real, watched));
+        let watched = matches!(&self.output, Some((path, true)) if *path == real);
+        if watched && !again {
+            return;
+        }
+        if !real.is_dir() {
+            self.output = Some((real, false));
             return;
         }
         let _ = self.inner.unwatch(&real);
         let now = match self.inner.watch(&real, RecursiveMode::Recursive) {
-            Ok(()) => identity,
+            Ok(()) => true,
             Err(e) => {
                 eprintln!(
                     "watch: not watching the output folder {} ({e}): files changed there outside locref are repaired by the next build",
                     real.display()
                 );
-                None
+                false
             }
         };
         self.output = Some((real, now));
@@ -119,21 +122,6 @@ impl Watcher {
                 .iter()
                 .zip(INPUT_DIRS)
                 .any(|(watching, dir)| *watching != self.root.join(dir).is_dir())
-    }
-}
-
-/// A folder's device and inode: a folder removed and made again is another folder, whose watch is new.
-fn folder_identity(path: &Path) -> Option<(u64, u64)> {
-    let meta = std::fs::metadata(path).ok().filter(|m| m.is_dir())?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((meta.dev(), meta.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        Some((0, 0))
     }
 }
 
@@ -204,6 +192,9 @@ pub(crate) struct Batch {
     pub rescan: bool,
     /// Paths inside the output folder (locref's own writes, or someone else's).
     pub outputs: BTreeSet<PathBuf>,
+    /// Whether a folder there (or the output folder itself) was made, removed or moved: what was
+    /// watched in it may be gone, so it is watched again.
+    pub output_folders_changed: bool,
 }
 
 impl Batch {
@@ -229,6 +220,7 @@ impl Batch {
                             self.paths.insert(path.clone());
                         } else if is_output(path) {
                             self.outputs.insert(path.clone());
+                            self.output_folders_changed |= changes_a_folder(&event.kind, path);
                         }
                     }
                 }
@@ -249,6 +241,17 @@ impl Batch {
 
     fn is_empty(&self) -> bool {
         self.has_no_edit() && self.outputs.is_empty()
+    }
+}
+
+/// Whether an event made, removed or moved a folder (a moved one is seen by its path being a folder).
+fn changes_a_folder(kind: &EventKind, path: &Path) -> bool {
+    use notify::event::{CreateKind, ModifyKind, RemoveKind};
+    match kind {
+        EventKind::Create(CreateKind::Folder) => true,
+        EventKind::Remove(RemoveKind::Folder | RemoveKind::Any | RemoveKind::Other) => true,
+        EventKind::Modify(ModifyKind::Name(_)) => path.is_dir(),
+        _ => false,
     }
 }
 
@@ -334,7 +337,7 @@ pub(crate) fn run_with(
     after(&session, &first);
     let out = session.out.clone();
     if let Some(out) = &out {
-        watcher.watch_output(out);
+        watcher.watch_output(out, false);
     }
     println!(
         "watching {} and {} for changes (Ctrl-C to stop)",
@@ -356,11 +359,11 @@ pub(crate) fn run_with(
                 |session| session.outputs_changed(&outputs),
                 Some,
             );
-            if let Some(report) = repaired {
-                after(&session, &report);
-            }
             if let Some(out) = &out {
-                watcher.watch_output(out);
+                // A repair means someone else changed the folder: what they replaced may have lost its
+                // watch too.
+                let again = batch.output_folders_changed || repaired.is_some();
+                keep_output_watched(&mut watcher, &mut session, out, again, repaired, &mut after);
             }
             continue;
         }
@@ -379,12 +382,46 @@ pub(crate) fn run_with(
         });
         after(&session, &report);
         if let Some(out) = &out {
-            watcher.watch_output(out);
+            let again = batch.output_folders_changed;
+            keep_output_watched(&mut watcher, &mut session, out, again, None, &mut after);
         }
         window.rebuilt(closed);
     }
     drop(watcher);
     Err(io::Error::other("the file watcher stopped"))
+}
+
+/// How many times in a row the output folder is watched again and compared whole while someone keeps
+/// changing it (a restore still copying): after that, its events alone bring the next repair.
+const OUTPUT_REWATCHES: usize = 4;
+
+/// Watches the output folder `out` (again, recursively, when `again`), then reports `repaired`. A
+/// folder watched again is then compared whole with the last build, since what changed in it before
+/// the watch took hold raised no event; what differs is repaired, and that folder watched again in
+/// turn. Each report is given to `after` only once the folder is watched, so a change made after its
+/// line is seen.
+fn keep_output_watched(
+    watcher: &mut Watcher,
+    session: &mut Session,
+    out: &Path,
+    mut again: bool,
+    mut repaired: Option<RebuildReport>,
+    after: &mut impl FnMut(&Session, &RebuildReport),
+) {
+    for _ in 0..OUTPUT_REWATCHES {
+        watcher.watch_output(out, again);
+        if let Some(report) = repaired.take() {
+            after(session, &report);
+        }
+        if !again {
+            return;
+        }
+        repaired = guarded_with(session, |session| session.outputs_changed_anywhere(), Some);
+        again = repaired.is_some();
+    }
+    if let Some(report) = repaired {
+        after(session, &report);
+    }
 }
 
 /// Runs one rebuild; a panic in it (a bug in locref) becomes an internal-error report, and the session
@@ -471,5 +508,40 @@ mod tests {
             [PathBuf::from("/project/sources/news.json")]
         );
         assert!(next_batch(&events, &mut Window::new(), keep, no_output).is_none());
+    }
+
+    #[test]
+    fn a_folder_made_removed_or_moved_in_the_output_is_watched_again_and_a_file_written_is_not() {
+        use notify::event::{CreateKind, ModifyKind, RemoveKind, RenameMode};
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        std::fs::create_dir_all(out.join("fr")).unwrap();
+        std::fs::write(out.join("fr/index.html"), "page").unwrap();
+        let batch_of = |kind: EventKind, path: PathBuf| {
+            let mut batch = Batch::default();
+            let event = notify::Event::new(kind).add_path(path);
+            batch.add(Ok(vec![event]), &|_: &Path| false, &|p: &Path| {
+                p.starts_with(&out)
+            });
+            batch.output_folders_changed
+        };
+        let page = out.join("fr/index.html");
+        // What locref's own writes look like: a file renamed or exchanged into place, a file made.
+        let rename = EventKind::Modify(ModifyKind::Name(RenameMode::Any));
+        assert!(!batch_of(rename, page.clone()));
+        assert!(!batch_of(EventKind::Create(CreateKind::File), page.clone()));
+        assert!(!batch_of(EventKind::Remove(RemoveKind::File), page));
+        // Someone else's: the folder removed, a folder made, a folder moved into place.
+        assert!(batch_of(EventKind::Remove(RemoveKind::Folder), out.clone()));
+        assert!(batch_of(
+            EventKind::Create(CreateKind::Folder),
+            out.join("fr")
+        ));
+        assert!(batch_of(rename, out.join("fr")));
+        // Outside the output folder nothing counts.
+        assert!(!batch_of(
+            EventKind::Remove(RemoveKind::Folder),
+            dir.path().join("elsewhere")
+        ));
     }
 }

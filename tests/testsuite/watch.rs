@@ -352,6 +352,26 @@ fn wait_until(what: &str, done: impl Fn() -> bool) {
     }
 }
 
+/// Saves a fact edit and waits for its rebuild: watch handles batches in order, so once this line is
+/// printed every change made before it (and the watching again that follows a repair) is done.
+fn edit_france_and_wait(watch: &mut Watch, root: &std::path::Path, marker: &str) {
+    edit_france(root, marker);
+    watch.expect("the fact edit's rebuild", |l| {
+        rebuild_line(l).contains("/api/v1/countries/fr.json")
+    });
+    assert!(read(root, "public/api/v1/countries/fr.json").contains(&format!("TVA ({marker})")));
+}
+
+/// Edits one page by hand and waits for watch to put it back.
+fn hand_edit_is_repaired(watch: &mut Watch, site: &std::path::Path) {
+    let before = crate::common::snapshot(site);
+    std::fs::write(site.join("fr/index.html"), "edited by hand").unwrap();
+    watch.expect("the repair of one page", |l| {
+        rebuild_line(l).contains("repaired /fr/index.html (changed outside locref)")
+    });
+    assert_eq!(crate::common::snapshot(site), before);
+}
+
 #[test]
 fn watch_repairs_its_output_folder_when_it_is_removed_or_a_file_is_edited() {
     use crate::common::snapshot;
@@ -361,23 +381,38 @@ fn watch_repairs_its_output_folder_when_it_is_removed_or_a_file_is_edited() {
     let site = root.join("public");
     let before = snapshot(&site);
     // `rm -rf public` while watch runs: its exit status is not the point (the repair may begin while
-    // rm still walks the folder), the folder coming back whole is.
+    // rm still walks the folder, and take two passes), the folder coming back whole is; and the folders
+    // made again must be watched again (a new folder may get the inode of the one removed).
     let _ = Command::new("rm").arg("-rf").arg(&site).status();
     watch.expect("the repair", |l| {
         rebuild_line(l).starts_with("the output folder changed outside locref")
     });
     wait_until("the folder is whole again", || snapshot(&site) == before);
-    // One page edited by hand: written again, and said so.
-    std::fs::write(site.join("fr/index.html"), "edited by hand").unwrap();
-    watch.expect("the repair of one page", |l| {
-        rebuild_line(l).contains("repaired /fr/index.html (changed outside locref)")
+    edit_france_and_wait(&mut watch, root, "after repair");
+    hand_edit_is_repaired(&mut watch, &site);
+
+    // A stale backup restored over the folder (removed, then copied back): the page that differs is
+    // repaired, and the restored folders are watched.
+    let whole = snapshot(&site);
+    let backup = root.join("backup");
+    let copied = Command::new("cp")
+        .arg("-a")
+        .arg(&site)
+        .arg(&backup)
+        .status();
+    assert!(copied.unwrap().success());
+    std::fs::write(backup.join("de/index.html"), "an older page").unwrap();
+    let _ = Command::new("rm").arg("-rf").arg(&site).status();
+    // cp's status is not the point either: the repair may race it.
+    let _ = Command::new("cp")
+        .arg("-a")
+        .arg(&backup)
+        .arg(&site)
+        .status();
+    wait_until("the restored folder is repaired", || {
+        snapshot(&site) == whole
     });
-    assert_eq!(snapshot(&site), before);
-    // Edits of the sources rebuild as before, into the repaired folder.
-    edit_france(root, "after repair");
-    watch.expect("the edit", |l| {
-        rebuild_line(l).contains("/api/v1/countries/fr.json")
-    });
-    assert!(read(root, "public/api/v1/countries/fr.json").contains("TVA (after repair)"));
+    edit_france_and_wait(&mut watch, root, "after restore");
+    hand_edit_is_repaired(&mut watch, &site);
     assert!(watch.child.try_wait().unwrap().is_none(), "still running");
 }
