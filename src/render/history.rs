@@ -67,6 +67,13 @@ pub const RECENT_RELEASES: usize = 20;
 /// older ones are counted by year, each year a link to its archive page.
 pub const HISTORY_RELEASES: usize = 5;
 
+/// How many changes a page lists one by one in a change set (a release's, the changes not released yet,
+/// a History section's group); a larger set (a whole new set of countries at once) is counted by
+/// country instead, with a link to where every change is as data; a History section lists at most this
+/// many in all, its older groups counted. About 340 bytes a change: the page
+/// stays under 300 KB. No shipped release comes near it.
+pub const PAGE_CHANGES: usize = 600;
+
 /// Site-relative path of the archive page of the releases of `year`.
 pub(crate) fn archive_page_path(year: &str) -> String {
     format!("/changes/archive/{year}/")

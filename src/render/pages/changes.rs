@@ -15,8 +15,9 @@ use crate::history::{
 };
 use crate::model::{CountryKey, ErpKey};
 use crate::render::history::{
-    HISTORY_RELEASES, RECENT_RELEASES, archive_page_path, country_name, day, kinds_that_occur,
-    newest_first, release_page_path, release_summary, shown, toggle_label,
+    HISTORY_RELEASES, PAGE_CHANGES, RECENT_RELEASES, archive_page_path, country_name, day,
+    kinds_that_occur, newest_first, release_api_path, release_page_path, release_summary, shown,
+    toggle_label,
 };
 use crate::render::parts::PartsSpec;
 use crate::resources::{Change, ChangeCounts, Substance};
@@ -74,18 +75,90 @@ fn change_rows(db: &dyn salsa::Database, changes: &[Change]) -> Vec<ChangeRow> {
 }
 
 /// A change set as the pages show it: the answer changes, each a sentence, then the curation changes
-/// (sources and grades), which the pages count and keep one click away.
+/// (sources and grades), which the pages count and keep one click away. A set larger than
+/// [`PAGE_CHANGES`] is not listed: it is counted by country (`counted`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SplitRows {
     answers: Vec<ChangeRow>,
     curation: Vec<ChangeRow>,
+    counted: Option<CountedChanges>,
 }
 
-fn split_rows(db: &dyn salsa::Database, changes: &[Change]) -> SplitRows {
+/// A change set too large to list on a page: its counts, by country, and where every change is listed
+/// as data (`data`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CountedChanges {
+    answers: u64,
+    curation: u64,
+    limit: usize,
+    data: String,
+    by_country: Vec<CountryChanges>,
+}
+
+/// One country's share of a [`CountedChanges`], with its page's History section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct CountryChanges {
+    country: String,
+    country_name: String,
+    page: String,
+    answers: u64,
+    curation: u64,
+}
+
+/// `changes` as a page shows them: listed, or counted by country when there are more than
+/// [`PAGE_CHANGES`]; `data` is where every one of them is listed as data.
+fn split_rows(db: &dyn salsa::Database, changes: &[Change], data: &str) -> SplitRows {
+    if changes.len() > PAGE_CHANGES {
+        return counted_rows(db, changes, data);
+    }
     let (answers, curation) = change_rows(db, changes)
         .into_iter()
         .partition(|row| row.substance == Substance::Answer.name());
-    SplitRows { answers, curation }
+    SplitRows {
+        answers,
+        curation,
+        counted: None,
+    }
+}
+
+/// `changes` counted by country, not listed (see [`CountedChanges`]).
+fn counted_rows(db: &dyn salsa::Database, changes: &[Change], data: &str) -> SplitRows {
+    SplitRows {
+        answers: Vec::new(),
+        curation: Vec::new(),
+        counted: Some(counted_changes(db, changes, data)),
+    }
+}
+
+fn counted_changes(db: &dyn salsa::Database, changes: &[Change], data: &str) -> CountedChanges {
+    let mut by_country: Vec<CountryChanges> = Vec::new();
+    for change in changes {
+        let at = match by_country.iter().position(|c| c.country == change.country) {
+            Some(at) => at,
+            None => {
+                by_country.push(CountryChanges {
+                    country: change.country.clone(),
+                    country_name: country_name(db, &change.country),
+                    page: format!("/{}/#history", change.country),
+                    answers: 0,
+                    curation: 0,
+                });
+                by_country.len() - 1
+            }
+        };
+        match change.kind.substance() {
+            Substance::Answer => by_country[at].answers += 1,
+            Substance::Curation => by_country[at].curation += 1,
+        }
+    }
+    by_country.sort_by(|a, b| a.country_name.cmp(&b.country_name));
+    CountedChanges {
+        answers: by_country.iter().map(|c| c.answers).sum(),
+        curation: by_country.iter().map(|c| c.curation).sum(),
+        limit: PAGE_CHANGES,
+        data: data.to_string(),
+        by_country,
+    }
 }
 
 /// How many changes of one kind a change set holds, and that count in words (`5 toggles flipped`).
@@ -173,7 +246,7 @@ pub(crate) fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey
     to_json(&ReleaseContext {
         site: site_context(db),
         release: listing,
-        changes: split_rows(db, release_changes(db, key)),
+        changes: split_rows(db, release_changes(db, key), &listing.api_url),
     })
 }
 
@@ -203,8 +276,11 @@ pub struct LatestRelease {
     version: String,
     page: String,
     date: String,
-    answers: Vec<ChangeRow>,
+    answer_count: u64,
     curation_count: u64,
+    /// Its answer changes, unless there are too many to list (`counted`; see [`PAGE_CHANGES`]).
+    answers: Vec<ChangeRow>,
+    counted: bool,
 }
 
 /// The newest release's answer changes (none when there is no release before it to compare with).
@@ -213,13 +289,15 @@ pub fn latest_release_rows(db: &dyn salsa::Database) -> Option<LatestRelease> {
     let key = newest_first(db).next()?;
     let listing = release_listing_json(db, key).as_ref()?;
     listing.previous.as_ref()?;
-    let rows = split_rows(db, release_changes(db, key));
+    let rows = split_rows(db, release_changes(db, key), &listing.api_url);
     Some(LatestRelease {
         version: listing.version.clone(),
         page: listing.page.clone(),
         date: listing.date.clone(),
+        answer_count: listing.answer_count.unwrap_or_default(),
+        curation_count: listing.curation_count.unwrap_or_default(),
         answers: rows.answers,
-        curation_count: rows.curation.len() as u64,
+        counted: rows.counted.is_some(),
     })
 }
 
@@ -253,6 +331,9 @@ struct Unreleased {
     answer_count: u64,
     curation_count: u64,
     counts: Vec<KindCount>,
+    /// Whether the changes are listed one by one, or each country's counted (more than `limit`).
+    listed: bool,
+    limit: usize,
     rows: &'static str,
 }
 
@@ -272,6 +353,8 @@ pub fn changes_context(db: &dyn salsa::Database) -> Json {
             answer_count: counts.answers(),
             curation_count: counts.curation(),
             counts: kind_counts_of(counts),
+            listed: *unreleased_listed_in_full(db),
+            limit: PAGE_CHANGES,
             rows: crate::render::parts::PARTS_MARK,
         },
         older: years.iter().map(|y| y.releases).sum::<u64>() - releases.len() as u64,
@@ -296,11 +379,27 @@ struct UnreleasedPart {
 /// from.
 pub(crate) fn unreleased_rows(db: &dyn salsa::Database, code: &str) -> Json {
     let changes = unreleased_country_changes(db, CountryKey::new(db, code.to_string()));
+    let rows = if *unreleased_listed_in_full(db) {
+        split_rows(db, changes, CHANGES_DATA)
+    } else {
+        counted_rows(db, changes, CHANGES_DATA)
+    };
     to_json(&UnreleasedPart {
         country: code.to_string(),
         country_name: country_name(db, code),
-        rows: split_rows(db, changes),
+        rows,
     })
+}
+
+/// Where every change is listed as data, the unreleased ones first.
+const CHANGES_DATA: &str = "/api/v1/changes.json";
+
+/// Whether the `/changes/` page lists the changes not released yet one by one: when there are at most
+/// [`PAGE_CHANGES`]; else each country's are counted, and listed on its page. Its own query, so an edit
+/// re-renders the other countries' parts only when it crosses the limit.
+#[salsa::tracked]
+fn unreleased_listed_in_full(db: &dyn salsa::Database) -> bool {
+    unreleased_counts(db).total() <= PAGE_CHANGES as u64
 }
 
 /// The parts of the `/changes/` page: the countries the unreleased changes are computed for, in order.
@@ -367,7 +466,13 @@ fn history_context(db: &dyn salsa::Database, changes: &[Change], anchor: &str) -
                 date: group[0].released_at.as_deref().map(|t| day(t).to_string()),
                 page: release.as_deref().map(release_page_path),
                 since: release.is_none().then(|| last_release(db).clone()),
-                changes: split_rows(db, group),
+                changes: split_rows(
+                    db,
+                    group,
+                    &release
+                        .as_deref()
+                        .map_or(CHANGES_DATA.into(), release_api_path),
+                ),
             }
         })
         .collect();
