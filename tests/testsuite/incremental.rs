@@ -214,6 +214,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
+            unreleased_listed_in_full × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -502,6 +503,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
+            unreleased_listed_in_full × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -624,6 +626,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
+            unreleased_listed_in_full × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -1113,6 +1116,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
+            unreleased_listed_in_full × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -1263,6 +1267,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
+            unreleased_listed_in_full × 1
         "#]],
         expect![[r#"
             /api/v1/changes.json
@@ -1571,6 +1576,7 @@ fn a_new_release_diffs_only_itself() {
         unreleased_country_changes × 61
         unreleased_country_changes_json × 1
         unreleased_counts × 1
+        unreleased_listed_in_full × 1
     "#]]
     .assert_eq(&executed_lines(&report.executed));
     let written: BTreeSet<&str> = report.written().iter().map(String::as_str).collect();
