@@ -42,15 +42,18 @@ pub fn up_to_date(
     if !crate::workspace::same_inputs(root, &record.files)? {
         return None;
     }
-    // Every output as it was put in place: one `stat` each. A file deleted, replaced or edited since
-    // (or a manifest without the record) means build, which compares and repairs.
-    for (path, entry) in &manifest.files {
-        let file = crate::outdir::file_for(out, path)?;
-        if entry.file.is_none() || crate::outdir::stamp_of(&file) != entry.file {
-            return None;
-        }
-    }
-    Some(manifest.files.len())
+    // A file deleted, replaced or edited since means build, which compares and repairs.
+    outputs_in_place(out, &manifest).then_some(manifest.files.len())
+}
+
+/// Whether every output `manifest` lists is in `out` as it was put in place: one `stat` each, no content
+/// read. A file deleted, replaced or edited since, or one whose stamp was never recorded, is not.
+fn outputs_in_place(out: &Path, manifest: &Manifest) -> bool {
+    manifest.files.iter().all(|(path, entry)| {
+        entry.file.is_some()
+            && crate::outdir::file_for(out, path)
+                .is_some_and(|file| crate::outdir::stamp_of(&file) == entry.file)
+    })
 }
 
 /// One output as published: its rendered bytes with the build time in place of each `generated_at`
@@ -340,7 +343,7 @@ impl Publisher {
     }
 
     /// Whether any output's file is no longer the one this publisher put in place, every output
-    /// checked by its stamp (no content is read): for when events may have been missed, as while a
+    /// checked by its stamp ([`outputs_in_place`]): for when events may have been missed, as while a
     /// folder removed and made again was not yet watched.
     pub fn drifted_anywhere(&self) -> bool {
         let Some(out) = &self.out else {
@@ -349,10 +352,7 @@ impl Publisher {
         if !self.published {
             return false;
         }
-        let real = crate::outdir::resolved(out);
-        self.manifest.files.iter().any(|(site_path, entry)| {
-            crate::outdir::stamp_of(&real.join(site_path.trim_start_matches('/'))) != entry.file
-        })
+        !outputs_in_place(&crate::outdir::resolved(out), &self.manifest)
     }
 
     /// Whether any of `paths` (inside the output folder, as a watcher reports them) is an output whose
