@@ -69,9 +69,8 @@ pub const HISTORY_RELEASES: usize = 5;
 
 /// How many changes a page lists one by one in a change set (a release's, the changes not released yet,
 /// a History section's group); a larger set (a whole new set of countries at once) is counted by
-/// country instead, with a link to where every change is as data; a History section lists at most this
-/// many in all, its older groups counted. About 340 bytes a change: the page
-/// stays under 300 KB. No shipped release comes near it.
+/// country instead, with a link to where every change is as data. About 340 bytes a change: such a set
+/// stays under 300 KB on its page. No shipped release comes near it.
 pub const PAGE_CHANGES: usize = 600;
 
 /// Site-relative path of the archive page of the releases of `year`.
