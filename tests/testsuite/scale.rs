@@ -347,23 +347,6 @@ fn changes_by_country(
     counts
 }
 
-/// Every page (and twin) under `site/changes/`, by path, with its size.
-fn history_pages(site: &Path) -> Vec<(PathBuf, u64)> {
-    let mut pages = Vec::new();
-    let mut folders = vec![site.join("changes")];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else {
-                pages.push((path.clone(), std::fs::metadata(&path).unwrap().len()));
-            }
-        }
-    }
-    pages
-}
-
 /// At x10 the changes not released yet (the whole growth) are more than a page lists: `/changes/`
 /// counts each country's, and once they are released the release's page counts them by country; every
 /// count is that of `/api/v1/changes.json`, and no page of the history reaches 300 KB.
@@ -431,12 +414,12 @@ fn at_x10_a_change_set_too_large_for_a_page_is_counted_by_country() {
             format!("</a></th><td class=\"num\">{answers}</td><td class=\"num\">{curation}</td>");
         assert!(row.ends_with(&counts), "{code}: {row}");
     }
-    for (path, size) in history_pages(&site) {
-        let page = path.extension().is_some_and(|e| e == "html" || e == "md");
+    for (path, bytes) in snapshot(&site.join("changes")) {
+        let page = path.ends_with(".html") || path.ends_with(".md");
         assert!(
-            !page || size < 300_000,
-            "{} is {size} bytes",
-            path.display()
+            !page || bytes.len() < 300_000,
+            "/changes/{path} is {} bytes",
+            bytes.len()
         );
     }
 }

@@ -131,30 +131,29 @@ fn counted_rows(db: &dyn salsa::Database, changes: &[Change], data: &str) -> Spl
 }
 
 fn counted_changes(db: &dyn salsa::Database, changes: &[Change], data: &str) -> CountedChanges {
-    let mut by_country: Vec<CountryChanges> = Vec::new();
+    let mut counts: std::collections::BTreeMap<&str, (u64, u64)> = Default::default();
     for change in changes {
-        let at = match by_country.iter().position(|c| c.country == change.country) {
-            Some(at) => at,
-            None => {
-                by_country.push(CountryChanges {
-                    country: change.country.clone(),
-                    country_name: country_name(db, &change.country),
-                    page: format!("/{}/#history", change.country),
-                    answers: 0,
-                    curation: 0,
-                });
-                by_country.len() - 1
-            }
-        };
+        let (answers, curation) = counts.entry(&change.country).or_default();
         match change.kind.substance() {
-            Substance::Answer => by_country[at].answers += 1,
-            Substance::Curation => by_country[at].curation += 1,
+            Substance::Answer => *answers += 1,
+            Substance::Curation => *curation += 1,
         }
     }
+    let mut by_country: Vec<CountryChanges> = counts
+        .into_iter()
+        .map(|(code, (answers, curation))| CountryChanges {
+            country: code.to_string(),
+            country_name: country_name(db, code),
+            page: format!("/{code}/#history"),
+            answers,
+            curation,
+        })
+        .collect();
     by_country.sort_by(|a, b| a.country_name.cmp(&b.country_name));
+    let total = ChangeCounts::of(changes);
     CountedChanges {
-        answers: by_country.iter().map(|c| c.answers).sum(),
-        curation: by_country.iter().map(|c| c.curation).sum(),
+        answers: total.answers(),
+        curation: total.curation(),
         limit: PAGE_CHANGES,
         data: data.to_string(),
         by_country,
