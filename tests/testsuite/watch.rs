@@ -343,11 +343,27 @@ fn a_route_that_escapes_the_output_folder_is_refused_under_watch() {
     assert!(!scratch.path().join("victim.txt").exists());
 }
 
-/// Waits (at most 60 s) until `done` holds.
-fn wait_until(what: &str, done: impl Fn() -> bool) {
+/// Waits (at most 60 s) until the folder holds exactly `whole`; on time-out names the paths that differ.
+fn wait_until_whole(
+    what: &str,
+    site: &std::path::Path,
+    whole: &std::collections::BTreeMap<String, Vec<u8>>,
+) {
     let deadline = Instant::now() + Duration::from_secs(60);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+    loop {
+        let now = crate::common::snapshot(site);
+        if &now == whole {
+            return;
+        }
+        if Instant::now() >= deadline {
+            let differ: Vec<&String> = now
+                .keys()
+                .chain(whole.keys())
+                .filter(|k| now.get(*k) != whole.get(*k))
+                .take(10)
+                .collect();
+            panic!("timed out waiting until {what}; these paths differ: {differ:?}");
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -356,9 +372,12 @@ fn wait_until(what: &str, done: impl Fn() -> bool) {
 /// printed every change made before it (and the watching again that follows a repair) is done.
 fn edit_france_and_wait(watch: &mut Watch, root: &std::path::Path, marker: &str) {
     edit_france(root, marker);
+    // The edit's own line: a repair's line may name fr.json too, but starts with its cause.
     watch.expect("the fact edit's rebuild", |l| {
-        rebuild_line(l).contains("/api/v1/countries/fr.json")
+        rebuild_line(l).starts_with("changed sources/tables/countries.csv;")
     });
+    // Lines printed before it (repairs of earlier changes) must not answer a later `expect`.
+    watch.pending.clear();
     assert!(read(root, "public/api/v1/countries/fr.json").contains(&format!("TVA ({marker})")));
 }
 
@@ -387,12 +406,14 @@ fn watch_repairs_its_output_folder_when_it_is_removed_or_a_file_is_edited() {
     watch.expect("the repair", |l| {
         rebuild_line(l).starts_with("the output folder changed outside locref")
     });
-    wait_until("the folder is whole again", || snapshot(&site) == before);
+    wait_until_whole("the folder is whole again", &site, &before);
     edit_france_and_wait(&mut watch, root, "after repair");
     hand_edit_is_repaired(&mut watch, &site);
 
-    // A stale backup restored over the folder (removed, then copied back): the page that differs is
-    // repaired, and the restored folders are watched.
+    // A stale backup restored over the folder in place, as `cp -a backup/. public/` or rsync do: the
+    // page that differs is repaired. (Removing the folder first and then `cp -a backup public` races
+    // watch's own repair of the removal: when watch has made the folder again, cp copies the backup
+    // *into* it as `public/backup/`, which is the user's file, not locref's to delete.)
     let whole = snapshot(&site);
     let backup = root.join("backup");
     let copied = Command::new("cp")
@@ -402,16 +423,13 @@ fn watch_repairs_its_output_folder_when_it_is_removed_or_a_file_is_edited() {
         .status();
     assert!(copied.unwrap().success());
     std::fs::write(backup.join("de/index.html"), "an older page").unwrap();
-    let _ = Command::new("rm").arg("-rf").arg(&site).status();
-    // cp's status is not the point either: the repair may race it.
-    let _ = Command::new("cp")
+    let restored = Command::new("cp")
         .arg("-a")
-        .arg(&backup)
+        .arg(backup.join("."))
         .arg(&site)
         .status();
-    wait_until("the restored folder is repaired", || {
-        snapshot(&site) == whole
-    });
+    assert!(restored.unwrap().success());
+    wait_until_whole("the restored folder is repaired", &site, &whole);
     edit_france_and_wait(&mut watch, root, "after restore");
     hand_edit_is_repaired(&mut watch, &site);
     assert!(watch.child.try_wait().unwrap().is_none(), "still running");
