@@ -91,6 +91,15 @@ pub(crate) fn lookup(db: &dyn salsa::Database, path: &str) -> Option<SourceFile>
 pub struct Db {
     storage: salsa::Storage<Self>,
     executed: Arc<Mutex<Vec<DatabaseKeyIndex>>>,
+    validated: Arc<ValidationLog>,
+}
+
+/// The memos salsa found still valid (without re-running them), recorded only once asked for: what an
+/// edit's verification walked, which the incremental tests hold (an edit must not walk the history).
+#[derive(Default)]
+struct ValidationLog {
+    on: std::sync::atomic::AtomicBool,
+    keys: Mutex<Vec<DatabaseKeyIndex>>,
 }
 
 #[salsa::db]
@@ -100,14 +109,31 @@ impl Default for Db {
     fn default() -> Self {
         let executed: Arc<Mutex<Vec<DatabaseKeyIndex>>> = Arc::default();
         let log = executed.clone();
+        let validated: Arc<ValidationLog> = Arc::default();
+        let validations = validated.clone();
         let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
-            if let EventKind::WillExecute { database_key } = event.kind {
-                log.lock()
+            match event.kind {
+                EventKind::WillExecute { database_key } => log
+                    .lock()
                     .expect("execution log poisoned")
-                    .push(database_key);
+                    .push(database_key),
+                EventKind::DidValidateMemoizedValue { database_key }
+                    if validations.on.load(std::sync::atomic::Ordering::Relaxed) =>
+                {
+                    validations
+                        .keys
+                        .lock()
+                        .expect("validation log poisoned")
+                        .push(database_key)
+                }
+                _ => {}
             }
         })));
-        Db { storage, executed }
+        Db {
+            storage,
+            executed,
+            validated,
+        }
     }
 }
 
@@ -116,5 +142,18 @@ impl Db {
     /// readers by `take_executed` of the render layer, which knows the keys of the outputs.
     pub fn take_executed_keys(&self) -> Vec<DatabaseKeyIndex> {
         std::mem::take(&mut *self.executed.lock().expect("execution log poisoned"))
+    }
+
+    /// Starts recording the memos found valid without re-running (off by default: a log entry per memo
+    /// an edit checks).
+    pub fn record_validations(&self) {
+        self.validated
+            .on
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The memos found valid since the last call (see [`Db::record_validations`]).
+    pub fn take_validated_keys(&self) -> Vec<DatabaseKeyIndex> {
+        std::mem::take(&mut *self.validated.keys.lock().expect("validation log poisoned"))
     }
 }

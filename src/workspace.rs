@@ -24,10 +24,14 @@ pub(crate) fn is_noise(path: &Path) -> bool {
         || name == "4913"
 }
 
-/// Rules and registers change rarely: salsa can skip re-validating queries that read only them.
+/// Rules and registers change rarely (HIGH), and the releases only when one is made (MEDIUM): salsa
+/// skips re-validating a query that reads only inputs of a durability no edit since touched, so a fact
+/// edit does not walk the diffs of every release and country.
 fn durability(relative: &str) -> Durability {
     if relative.starts_with("rules/") || relative.starts_with("sources/registers/") {
         Durability::HIGH
+    } else if relative.starts_with("sources/releases/") {
+        Durability::MEDIUM
     } else {
         Durability::LOW
     }
@@ -264,7 +268,10 @@ impl Project {
                 Ok(Some(rel))
             }
             None => {
+                // A file's path is its identity and never changes: at LOW (the default) it would make
+                // every query that reads a file LOW too, and so re-validated edge by edge on every edit.
                 let file = SourceFile::builder(rel.clone(), bytes.into())
+                    .path_durability(Durability::HIGH)
                     .bytes_durability(durability(&rel))
                     .new(&self.db);
                 self.files.insert(rel.clone(), file);

@@ -14,7 +14,9 @@
 //!   -> release_changes (per release)
 //! country_facts + country_toggle_values -> current_country_state (per country)
 //!   -> unreleased_country_changes (the diff with the last release) -> unreleased_counts
-//! country_history (per country: unreleased, then each release), erp_history (per ERP)
+//!   -> unreleased_erp_changes (per ERP)
+//! release_country_changes -> released_country_history (per country) -> released_erp_history (per ERP)
+//! country_history, erp_history: a History of the two parts, unreleased then released
 //! ```
 //!
 //! So an edit of one fact re-runs that country's current state, its unreleased changes and its history
@@ -817,10 +819,43 @@ pub fn each_unreleased_change(db: &dyn salsa::Database) -> impl Iterator<Item = 
         .flat_map(move |code| unreleased_country_changes(db, CountryKey::new(db, code.clone())))
 }
 
-/// One country's history, newest first: its unreleased changes, then its changes in each release.
+/// A subject's history, newest first: its unreleased changes, then its changes in each release. The two
+/// parts are separate queries so that an edit, which changes only the unreleased part, leaves the
+/// released part (frozen, read only from `sources/releases/`, so of MEDIUM durability) verified at once:
+/// one check, not one per release and country.
+#[derive(Clone, Copy)]
+pub struct History<'a> {
+    pub unreleased: &'a [Change],
+    pub released: &'a [Change],
+}
+
+impl<'a> History<'a> {
+    /// The changes, one group per release, the unreleased changes (if any) first.
+    pub fn groups(self) -> Vec<&'a [Change]> {
+        let mut groups = Vec::new();
+        if !self.unreleased.is_empty() {
+            groups.push(self.unreleased);
+        }
+        groups.extend(self.released.chunk_by(|a, b| a.release == b.release));
+        groups
+    }
+}
+
+/// One country's history: its unreleased changes, then its changes in each release.
+pub fn country_history<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> History<'db> {
+    History {
+        unreleased: unreleased_country_changes(db, key),
+        released: released_country_history(db, key),
+    }
+}
+
+/// One country's changes in each release, newest release first.
 #[salsa::tracked(returns(ref))]
-pub fn country_history<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec<Change> {
-    let mut changes = unreleased_country_changes(db, key).clone();
+pub fn released_country_history<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<Change> {
+    let mut changes = Vec::new();
     for version in release_versions(db).iter().rev() {
         let part = ReleaseCountry::new(db, version.clone(), key.code(db).clone());
         changes.extend(release_country_changes(db, part).iter().cloned());
@@ -828,27 +863,58 @@ pub fn country_history<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
     changes
 }
 
-/// One ERP's history, newest first: the changes of the facts about it (its e-invoicing support and
-/// localization facts) in every country of the register.
+/// One ERP's history: the changes of the facts about it (its e-invoicing support and localization
+/// facts) in every country of the register, the unreleased ones first, then the newest release first.
+pub(crate) fn erp_history<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> History<'db> {
+    History {
+        unreleased: unreleased_erp_changes(db, key),
+        released: released_erp_history(db, key),
+    }
+}
+
+/// The changes about one ERP since the last release, in register order of the countries.
 #[salsa::tracked(returns(ref))]
-pub fn erp_history<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<Change> {
+pub(crate) fn unreleased_erp_changes<'db>(
+    db: &'db dyn salsa::Database,
+    key: ErpKey<'db>,
+) -> Vec<Change> {
     let id = key.id(db);
-    let mut by_release: BTreeMap<(bool, usize), Vec<Change>> = BTreeMap::new();
-    let versions = release_versions(db);
+    countries(db)
+        .iter()
+        .flat_map(|country| {
+            unreleased_country_changes(db, CountryKey::new(db, country.code.clone()))
+        })
+        .filter(|change| change.erp.as_ref() == Some(id))
+        .cloned()
+        .collect()
+}
+
+/// The changes about one ERP in each release, newest release first, each release's in register order
+/// of the countries.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn released_erp_history<'db>(
+    db: &'db dyn salsa::Database,
+    key: ErpKey<'db>,
+) -> Vec<Change> {
+    let id = key.id(db);
+    let rank: std::collections::HashMap<&str, usize> = release_versions(db)
+        .iter()
+        .enumerate()
+        .map(|(at, version)| (version.as_str(), at))
+        .collect();
+    let mut by_release: BTreeMap<std::cmp::Reverse<usize>, Vec<Change>> = BTreeMap::new();
     for country in countries(db) {
-        for change in country_history(db, CountryKey::new(db, country.code.clone())) {
-            if change.erp.as_ref() != Some(id) {
-                continue;
-            }
-            // Unreleased first, then the newest release first.
-            let rank = match &change.release {
-                None => (false, 0),
-                Some(v) => (
-                    true,
-                    versions.len() - versions.iter().position(|x| x == v).unwrap_or(0),
-                ),
-            };
-            by_release.entry(rank).or_default().push(change.clone());
+        let history = released_country_history(db, CountryKey::new(db, country.code.clone()));
+        for change in history.iter().filter(|c| c.erp.as_ref() == Some(id)) {
+            let at = change
+                .release
+                .as_deref()
+                .and_then(|v| rank.get(v).copied())
+                .unwrap_or(0);
+            by_release
+                .entry(std::cmp::Reverse(at))
+                .or_default()
+                .push(change.clone());
         }
     }
     by_release.into_values().flatten().collect()

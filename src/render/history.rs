@@ -397,7 +397,7 @@ fn history_feed(
     title: &str,
     self_path: &str,
     page_path: &str,
-    changes: &[Change],
+    history: crate::history::History,
 ) -> Rendered {
     let site = &site_rules(db).value;
     let base = base_url(db);
@@ -418,9 +418,12 @@ fn history_feed(
     );
     // The unreleased changes (if any) and the newest releases that changed the subject; the older ones are
     // on the History section's archive links.
-    let groups = changes.chunk_by(|a, b| a.release == b.release);
-    let unreleased = usize::from(changes.first().is_some_and(|c| c.release.is_none()));
-    for group in groups.take(unreleased + RECENT_RELEASES) {
+    let unreleased = usize::from(!history.unreleased.is_empty());
+    for group in history
+        .groups()
+        .into_iter()
+        .take(unreleased + RECENT_RELEASES)
+    {
         let release = &group[0].release;
         let counts = ChangeCounts::of(group);
         let answers = counts.answers();

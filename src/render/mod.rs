@@ -769,9 +769,18 @@ pub fn is_streamed_list(output: &Output) -> bool {
 /// its renderer (`output_file(api_facts)`, `output_file(page_country_md)`), a page's context and part
 /// by their kind: which outputs were made again is what a reader wants to see.
 pub fn take_executed(db: &crate::db::Db) -> Vec<String> {
+    named_keys(db, db.take_executed_keys())
+}
+
+/// The memos found valid since the last call, named as [`take_executed`] names them (recorded once
+/// [`crate::db::Db::record_validations`] was called).
+pub fn take_validated(db: &crate::db::Db) -> Vec<String> {
+    named_keys(db, db.take_validated_keys())
+}
+
+fn named_keys(db: &crate::db::Db, keys: Vec<salsa::DatabaseKeyIndex>) -> Vec<String> {
     use salsa::plumbing::FromId;
-    let mut names: Vec<String> = db
-        .take_executed_keys()
+    let mut names: Vec<String> = keys
         .iter()
         .map(|key| {
             let name = salsa::Database::ingredient_debug_name(db, key.ingredient_index());

@@ -149,7 +149,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
         // llms-full.txt holds every twin (the changed ones condensed again); llms.txt reads only their
         // titles, unchanged.
         // The edit is a change not released yet: France's unreleased diff and History re-run (each ERP's
-        // history re-checks it, unchanged), and the change list, its count in the index, the feed and the
+        // unreleased changes re-check it, unchanged; no release is read), and the change list, its count in the index, the feed and the
         // changes page and twin are rewritten.
         // The link check re-parses France's page and twin and the changes page and twin. France's new
         // History rows move its footer's links, so its links are resolved again and its ids re-read (for
@@ -170,14 +170,12 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             country_facts × 1
             country_facts_json × 1
             country_facts_of × 1
-            country_history × 1
             country_history_context × 1
             country_summary × 1
             csv_digest × 1
             current_country_state × 1
             decoded_text × 1
             endpoints × 1
-            erp_history × 11
             flat_part_csv × 1
             flat_part_json × 1
             flat_row_count × 1
@@ -214,6 +212,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
+            unreleased_erp_changes × 11
             unreleased_listed_in_full × 1
         "#]],
         expect![[r#"
@@ -233,6 +232,51 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             /llms-full.txt
             /search-index.json
         "#]],
+    );
+}
+
+/// An edit's verification does not walk the history: the releases are frozen inputs (of MEDIUM
+/// durability, a file's path HIGH), and each country's released history is one query, so after a fact
+/// edit salsa checks no memo kept per release and country but the last release's snapshot of each. (Before, it checked each of them, three
+/// queries deep: 29,463 checks with 160 releases, a quarter of an edit's time.)
+#[test]
+fn a_fact_edit_checks_no_memo_per_release_and_country() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut session = session(root);
+    let db = &session.project.db;
+    assert!(
+        locref::history::release_versions(db).len() >= 2,
+        "the shipped history has releases to diff"
+    );
+    db.record_validations();
+    let path = replace_once(
+        root,
+        "sources/tables/countries.csv",
+        "fr,VAT / GST,TVA. Standard rate 20%",
+        "fr,VAT / GST,TVA (checked). Standard rate 20%",
+    );
+    let report = session.rebuild(&[path]);
+    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
+    let validated = locref::render::take_validated(&session.project.db);
+    // The check did record: the other countries' pages were found valid.
+    assert!(
+        validated
+            .iter()
+            .any(|name| name == "output_file(page_country)"),
+        "validations were recorded"
+    );
+    let count = |query: &str| validated.iter().filter(|name| *name == query).count();
+    for query in ["release_country_changes", "snapshot_record", "record_state"] {
+        assert_eq!(count(query), 0, "an edit checked {query}");
+    }
+    // The unreleased diffs compare each country with the last release: its snapshot of each country
+    // is checked, no other release's.
+    let countries = locref::history::unreleased_codes(&session.project.db).len();
+    assert!(
+        count("snapshot_country") <= countries,
+        "an edit checked {} snapshot_country memos, more than the last release's {countries}",
+        count("snapshot_country")
     );
 }
 
@@ -411,7 +455,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         // The comparison page shows Australia's SAF-T phase side by side (its twin, which does not, is made
         // again and is unchanged).
         // The edit (a fact text and a toggle) is a change not released yet: Australia's unreleased diff and
-        // History re-run (each ERP's history re-checks it, unchanged), and the change list, its count in the
+        // History re-run (each ERP's unreleased changes re-check it, unchanged), and the change list, its count in the
         // index, the feed and the changes page and twin are rewritten; the changes page's new rows link
         // into Australia's History.
         expect![[r#"
@@ -433,7 +477,6 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             country_facts × 1
             country_facts_json × 1
             country_facts_of × 1
-            country_history × 1
             country_history_context × 1
             country_obligations × 61
             country_phase_dates × 1
@@ -447,7 +490,6 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             decoded_text × 2
             e_invoicing_deadlines × 1
             endpoints × 1
-            erp_history × 11
             filter_members × 7
             flat_part_csv × 3
             flat_part_json × 3
@@ -503,6 +545,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
+            unreleased_erp_changes × 11
             unreleased_listed_in_full × 1
         "#]],
         expect![[r#"
@@ -554,7 +597,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
         // Odoo's list changed, so only Odoo's outputs re-render.
         // France's and Odoo's pages and twins are re-parsed.
         // The edit is a change not released yet: France's unreleased diff and History re-run (each ERP's
-        // history re-checks it: Odoo's gains it), and the change list, its count in the index, the feed and
+        // unreleased changes re-check it: Odoo's gain it), and the change list, its count in the index, the feed and
         // the changes page and twin are rewritten. The new History rows move the footer's links of France's
         // and Odoo's pages and twins: their links are resolved again and their ids re-read.
         expect![[r#"
@@ -573,7 +616,6 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             country_facts × 1
             country_facts_json × 1
             country_facts_of × 1
-            country_history × 1
             country_history_context × 1
             country_summary × 1
             csv_digest × 1
@@ -582,7 +624,6 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             endpoints × 1
             erp_country_facts × 11
             erp_detail × 1
-            erp_history × 11
             erp_history_context × 1
             erp_other_facts × 1
             flat_part_csv × 1
@@ -626,6 +667,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
+            unreleased_erp_changes × 11
             unreleased_listed_in_full × 1
         "#]],
         expect![[r#"
@@ -1047,7 +1089,6 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
-            country_history × 1
             country_history_context × 1
             country_summary × 1
             country_toggle_derivations × 1
@@ -1058,7 +1099,6 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             current_country_state × 1
             decoded_text × 1
             endpoints × 1
-            erp_history × 11
             filter_members × 7
             flat_part_csv × 1
             flat_part_json × 1
@@ -1116,6 +1156,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
+            unreleased_erp_changes × 11
             unreleased_listed_in_full × 1
         "#]],
         expect![[r#"
@@ -1206,7 +1247,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
         // Italy's page and the VAT reporting page (and their twins) are re-parsed.
         // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
         // The edit is a change not released yet: Italy's unreleased diff and History re-run (each ERP's
-        // history re-checks it, unchanged), and the change list, its count in the index, the feed and the
+        // unreleased changes re-check it, unchanged; no release is read), and the change list, its count in the index, the feed and the
         // changes page and twin are rewritten. Italy's new History rows move its footer's links: its links
         // are resolved again, as the changes page's new row's.
         expect![[r#"
@@ -1217,7 +1258,6 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
-            country_history × 1
             country_history_context × 1
             country_reporting × 61
             country_summary × 1
@@ -1225,7 +1265,6 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             current_country_state × 1
             decoded_text × 1
             endpoints × 1
-            erp_history × 11
             flat_part_csv × 1
             flat_part_json × 1
             flat_row_count × 1
@@ -1267,6 +1306,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
+            unreleased_erp_changes × 11
             unreleased_listed_in_full × 1
         "#]],
         expect![[r#"
@@ -1471,11 +1511,9 @@ fn a_new_release_diffs_only_itself() {
         check_releases × 1
         check_routes × 1
         condensed_twin × 7
-        country_history × 61
         country_history_context × 61
         decoded_text × 4
         endpoints × 1
-        erp_history × 11
         erp_history_context × 11
         file × 484
         last_release × 1
@@ -1561,6 +1599,8 @@ fn a_new_release_diffs_only_itself() {
         release_versions × 1
         release_year_links × 1
         release_years × 1
+        released_country_history × 61
+        released_erp_history × 11
         releases × 1
         site_context × 1
         site_rules × 1
@@ -1576,6 +1616,7 @@ fn a_new_release_diffs_only_itself() {
         unreleased_country_changes × 61
         unreleased_country_changes_json × 1
         unreleased_counts × 1
+        unreleased_erp_changes × 11
         unreleased_listed_in_full × 1
     "#]]
     .assert_eq(&executed_lines(&report.executed));

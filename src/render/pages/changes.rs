@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 use super::shared::{SiteContext, site_context, to_json};
 use super::{PageSpec, page};
 use crate::history::{
-    ReleaseKey, country_history, erp_history, last_release, release_changes, release_year,
+    History, ReleaseKey, country_history, erp_history, last_release, release_changes, release_year,
     releases, unreleased_codes, unreleased_country_changes, unreleased_counts,
 };
 use crate::model::{CountryKey, ErpKey};
@@ -439,8 +439,8 @@ struct HistoryGroup {
 }
 
 /// See [`HistoryContext`]; `anchor` is the subject's place on an archive page (`country-it`).
-fn history_context(db: &dyn salsa::Database, changes: &[Change], anchor: &str) -> HistoryContext {
-    let mut groups: Vec<&[Change]> = changes.chunk_by(|a, b| a.release == b.release).collect();
+fn history_context(db: &dyn salsa::Database, history: History, anchor: &str) -> HistoryContext {
+    let mut groups = history.groups();
     let shown =
         usize::from(groups.first().is_some_and(|g| g[0].release.is_none())) + HISTORY_RELEASES;
     let mut older: Vec<OlderReleases> = Vec::new();
