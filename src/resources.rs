@@ -9,9 +9,12 @@
 //! [`spec_optional`] is a `skip_serializing_if` predicate that never skips.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Serialize;
+
+pub mod sentence;
 
 /// Marks a field as optional in the schema (the specification's "required: no") while always serializing it.
 pub(crate) fn spec_optional<T>(_: &T) -> bool {
@@ -851,7 +854,9 @@ pub enum ChangeValue {
 
 /// One change of one fact (or one toggle) of a country between two states of the data: two consecutive
 /// releases, or the last release and the current sources (not released yet).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+// Serialized by hand (below), so that `sentence`, said from the other fields, is never kept. (A plain
+// comment: the doc comment above is the schema's description.)
+#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Change {
     /// The release that published the change; null while it is not released.
@@ -874,11 +879,71 @@ pub struct Change {
     pub substance: Substance,
     /// The change as a sentence a reader understands, with the country's name first (`Norway: B2B
     /// e-invoicing mandate: yes (was: unknown)`).
-    pub sentence: String,
+    pub sentence: SaidSentence,
     /// Before: null for an added fact, an unknown toggle, or a date that was not recorded.
     pub old: Option<ChangeValue>,
     /// After: null for a removed fact, an unknown toggle, or a date no longer recorded.
     pub new: Option<ChangeValue>,
+    /// The names the sentence says: the country's, and what changed (the fact's label, or the
+    /// toggle's label where `label` holds its name). Shared by a country's changes.
+    #[schemars(skip)]
+    pub said: Said,
+}
+
+/// The names a change's sentence says (see [`Change::said`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    pub country: Arc<str>,
+    /// A toggle's label; `None` says the change's `label`.
+    pub toggle: Option<Arc<str>>,
+}
+
+/// The place of `sentence` among a change's fields: the text is said when the change is serialized
+/// ([`Change::sentence`]), so the field holds nothing. Described as the string it is published as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SaidSentence;
+
+impl JsonSchema for SaidSentence {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        String::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(generator)
+    }
+}
+
+impl Change {
+    /// The change as a sentence a reader understands (see [`sentence`]).
+    pub fn sentence(&self) -> String {
+        let label = self.said.toggle.as_deref().unwrap_or(&self.label);
+        sentence::sentence(&self.said.country, self.kind, label, &self.old, &self.new)
+    }
+}
+
+impl Serialize for Change {
+    /// The fields in their order, `sentence` said from the others.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = serializer.serialize_struct("Change", 13)?;
+        out.serialize_field("release", &self.release)?;
+        out.serialize_field("released_at", &self.released_at)?;
+        out.serialize_field("country", &self.country)?;
+        out.serialize_field("fact_id", &self.fact_id)?;
+        out.serialize_field("erp", &self.erp)?;
+        out.serialize_field("toggle", &self.toggle)?;
+        out.serialize_field("label", &self.label)?;
+        out.serialize_field("kind", &self.kind)?;
+        out.serialize_field("substance", &self.substance)?;
+        out.serialize_field("sentence", &self.sentence())?;
+        out.serialize_field("old", &self.old)?;
+        out.serialize_field("new", &self.new)?;
+        out.end()
+    }
 }
 
 /// How many changes of each kind a release made.

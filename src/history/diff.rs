@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::snapshot::{CountryState, SnapshotFact};
-use crate::resources::{Change, ChangeKind, ChangeValue, Verification};
+use crate::resources::{Change, ChangeKind, ChangeValue, Said, SaidSentence, Verification};
 
 /// The names a change's sentence says: the country's, and each toggle's label (name, label).
 #[derive(Debug, Clone, Copy)]
@@ -20,128 +20,6 @@ impl Names<'_> {
             .iter()
             .find(|(n, _)| n == name)
             .map_or(name, |(_, label)| label.as_str())
-    }
-}
-
-/// A value of a change as a reader reads it: a text as it is, a toggle as yes / no, source URLs one a
-/// line; an absent value in the words its kind calls for (an unknown toggle, a date not recorded).
-pub fn shown(value: &Option<ChangeValue>, kind: ChangeKind) -> String {
-    match value {
-        Some(ChangeValue::Text(text)) => text.to_string(),
-        Some(ChangeValue::Flag(true)) => "yes".into(),
-        Some(ChangeValue::Flag(false)) => "no".into(),
-        Some(ChangeValue::Urls(urls)) if urls.is_empty() => "none".into(),
-        Some(ChangeValue::Urls(urls)) => urls.join("\n"),
-        None => match kind {
-            ChangeKind::ToggleFlipped => "unknown".into(),
-            ChangeKind::EffectiveDateChanged => "not recorded".into(),
-            _ => String::new(),
-        },
-    }
-}
-
-fn url_count(value: &Option<ChangeValue>) -> usize {
-    match value {
-        Some(ChangeValue::Urls(urls)) => urls.len(),
-        _ => 0,
-    }
-}
-
-/// What a source count says: `no source`, `1 source`, `3 sources`.
-fn sources_counted(n: usize) -> String {
-    match n {
-        0 => "no source".into(),
-        1 => "1 source".into(),
-        n => format!("{n} sources"),
-    }
-}
-
-/// The sentences of a text, as they are written: split after a full stop followed by a space and a
-/// capital letter (so "Nos. 243" or "e.g. a" stays inside its sentence).
-pub fn sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (at, _) in text.match_indices(". ") {
-        let next = text[at + 2..].chars().next();
-        if at < start || !next.is_some_and(char::is_uppercase) {
-            continue;
-        }
-        out.push(text[start..=at].trim());
-        start = at + 2;
-    }
-    if start < text.len() {
-        out.push(text[start..].trim());
-    }
-    out.retain(|s| !s.is_empty());
-    out
-}
-
-/// What a value change changed, sentence by sentence: the sentences of `old` that `new` no longer has,
-/// and those of `new` that `old` did not have, each in its text's order. So a reader reads the clause
-/// that changed ("B2B: enacted from 2027-01-01 …"), not the whole text twice.
-pub fn changed_sentences<'t>(old: &'t str, new: &'t str) -> (Vec<&'t str>, Vec<&'t str>) {
-    let (before, after) = (sentences(old), sentences(new));
-    let gone = before
-        .iter()
-        .filter(|s| !after.contains(s))
-        .copied()
-        .collect();
-    let came = after
-        .iter()
-        .filter(|s| !before.contains(s))
-        .copied()
-        .collect();
-    (gone, came)
-}
-
-/// The sentence of a change: the country, what changed, the answer now and what it was.
-pub(crate) fn sentence(
-    names: &Names<'_>,
-    kind: ChangeKind,
-    label: &str,
-    toggle: Option<&str>,
-    old: &Option<ChangeValue>,
-    new: &Option<ChangeValue>,
-) -> String {
-    let country = names.country;
-    let (before, after) = (shown(old, kind), shown(new, kind));
-    match kind {
-        ChangeKind::ToggleFlipped => {
-            let label = names.toggle(toggle.unwrap_or(label));
-            format!("{country}: {label}: {after} (was: {before})")
-        }
-        ChangeKind::Added => format!("{country}: {label} added: “{after}”"),
-        ChangeKind::Removed => format!("{country}: {label} removed (was: “{before}”)"),
-        ChangeKind::ValueChanged => {
-            let (gone, came) = changed_sentences(&before, &after);
-            match (gone.is_empty(), came.is_empty()) {
-                (false, false) => format!(
-                    "{country}: {label}: now “{}” (was: “{}”)",
-                    came.join(" "),
-                    gone.join(" ")
-                ),
-                (true, false) => format!("{country}: {label}: adds “{}”", came.join(" ")),
-                (false, true) => format!("{country}: {label}: no longer says “{}”", gone.join(" ")),
-                (true, true) => {
-                    format!("{country}: {label}: reworded: “{after}” (was: “{before}”)")
-                }
-            }
-        }
-        ChangeKind::EffectiveDateChanged => match new {
-            Some(_) => format!("{country}: {label}: effective from {after} (was: {before})"),
-            None => format!("{country}: {label}: effective date not recorded (was: {before})"),
-        },
-        ChangeKind::VerificationRaised => {
-            format!("{country}: {label}: grade raised from {before} to {after}")
-        }
-        ChangeKind::VerificationLowered => {
-            format!("{country}: {label}: grade lowered from {before} to {after}")
-        }
-        ChangeKind::SourceChanged => format!(
-            "{country}: {label}: sources changed ({} now, was {})",
-            sources_counted(url_count(new)),
-            sources_counted(url_count(old))
-        ),
     }
 }
 
@@ -189,22 +67,17 @@ pub(crate) fn diff_country(
     new: Option<&CountryState>,
     published: Published<'_>,
 ) -> Vec<Change> {
+    let country: std::sync::Arc<str> = names.country.into();
     let change = |fact: Option<&SnapshotFact>,
                   toggle: Option<&str>,
                   kind: ChangeKind,
                   old: Option<ChangeValue>,
                   new: Option<ChangeValue>| Change {
-        sentence: sentence(
-            names,
-            kind,
-            &fact.map_or_else(
-                || toggle.unwrap_or_default().to_string(),
-                |f| f.label.clone(),
-            ),
-            toggle,
-            &old,
-            &new,
-        ),
+        sentence: SaidSentence,
+        said: Said {
+            country: country.clone(),
+            toggle: toggle.map(|name| names.toggle(name).into()),
+        },
         substance: kind.substance(),
         release: published.release.map(str::to_string),
         released_at: published.released_at.map(str::to_string),
@@ -313,6 +186,7 @@ fn by_id(state: Option<&CountryState>) -> BTreeMap<&str, &SnapshotFact> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resources::sentence::{changed_sentences, sentences};
 
     fn fact(id: &str, value: &str, verification: Verification) -> SnapshotFact {
         SnapshotFact {
@@ -405,7 +279,7 @@ mod tests {
         assert_eq!(changes[5].old, None);
         assert_eq!(changes[5].new, Some(ChangeValue::Text("2027-01-01".into())));
         assert!(changes.iter().all(|c| c.release.as_deref() == Some("2")));
-        let sentences: Vec<&str> = changes.iter().map(|c| c.sentence.as_str()).collect();
+        let sentences: Vec<String> = changes.iter().map(Change::sentence).collect();
         assert_eq!(
             sentences,
             [

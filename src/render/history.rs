@@ -202,7 +202,7 @@ pub(crate) fn api_release<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
 
 // ------------------------------------------------------------------------------- shown to people
 
-pub(crate) use crate::history::diff::shown;
+pub(crate) use crate::resources::sentence::shown;
 
 /// The date part of a release time.
 pub(crate) fn day(time: &str) -> &str {
@@ -262,7 +262,9 @@ fn feed_content<'a>(
         {
             html.push_str(&format!(
                 "<li>{}</li>",
-                crate::render::escape::escape_html(&super::pages::plain_clauses(&change.sentence))
+                crate::render::escape::escape_html(&super::pages::plain_clauses(
+                    &change.sentence()
+                ))
             ));
         }
         html.push_str("</ul>");

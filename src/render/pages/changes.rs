@@ -58,7 +58,7 @@ fn change_row(change: &Change, country_name: String, toggle_label: Option<&str>)
         kind: change.kind.name(),
         words: change.kind.words(),
         substance: change.substance.name(),
-        sentence: change.sentence.clone(),
+        sentence: change.sentence(),
         old: shown(&change.old, change.kind),
         new: shown(&change.new, change.kind),
     }

@@ -1,0 +1,125 @@
+//! A change as a sentence a reader understands (`Norway: B2B e-invoicing mandate: yes (was: unknown)`).
+//!
+//! The sentence is said from the change's own fields when the change is serialized or shown, never
+//! kept beside them: it repeats the values (a fact added is its whole text), which the change already
+//! shares with the fact it comes from.
+
+use super::{ChangeKind, ChangeValue};
+
+/// A value of a change as a reader reads it: a text as it is, a toggle as yes / no, source URLs one a
+/// line; an absent value in the words its kind calls for (an unknown toggle, a date not recorded).
+pub fn shown(value: &Option<ChangeValue>, kind: ChangeKind) -> String {
+    match value {
+        Some(ChangeValue::Text(text)) => text.to_string(),
+        Some(ChangeValue::Flag(true)) => "yes".into(),
+        Some(ChangeValue::Flag(false)) => "no".into(),
+        Some(ChangeValue::Urls(urls)) if urls.is_empty() => "none".into(),
+        Some(ChangeValue::Urls(urls)) => urls.join("\n"),
+        None => match kind {
+            ChangeKind::ToggleFlipped => "unknown".into(),
+            ChangeKind::EffectiveDateChanged => "not recorded".into(),
+            _ => String::new(),
+        },
+    }
+}
+
+fn url_count(value: &Option<ChangeValue>) -> usize {
+    match value {
+        Some(ChangeValue::Urls(urls)) => urls.len(),
+        _ => 0,
+    }
+}
+
+/// What a source count says: `no source`, `1 source`, `3 sources`.
+fn sources_counted(n: usize) -> String {
+    match n {
+        0 => "no source".into(),
+        1 => "1 source".into(),
+        n => format!("{n} sources"),
+    }
+}
+
+/// The sentences of a text, as they are written: split after a full stop followed by a space and a
+/// capital letter (so "Nos. 243" or "e.g. a" stays inside its sentence).
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (at, _) in text.match_indices(". ") {
+        let next = text[at + 2..].chars().next();
+        if at < start || !next.is_some_and(char::is_uppercase) {
+            continue;
+        }
+        out.push(text[start..=at].trim());
+        start = at + 2;
+    }
+    if start < text.len() {
+        out.push(text[start..].trim());
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// What a value change changed, sentence by sentence: the sentences of `old` that `new` no longer has,
+/// and those of `new` that `old` did not have, each in its text's order. So a reader reads the clause
+/// that changed ("B2B: enacted from 2027-01-01 …"), not the whole text twice.
+pub fn changed_sentences<'t>(old: &'t str, new: &'t str) -> (Vec<&'t str>, Vec<&'t str>) {
+    let (before, after) = (sentences(old), sentences(new));
+    let gone = before
+        .iter()
+        .filter(|s| !after.contains(s))
+        .copied()
+        .collect();
+    let came = after
+        .iter()
+        .filter(|s| !before.contains(s))
+        .copied()
+        .collect();
+    (gone, came)
+}
+
+/// The sentence of a change: the country, what changed (a fact's label, a toggle's), the answer now and
+/// what it was.
+pub(crate) fn sentence(
+    country: &str,
+    kind: ChangeKind,
+    label: &str,
+    old: &Option<ChangeValue>,
+    new: &Option<ChangeValue>,
+) -> String {
+    let (before, after) = (shown(old, kind), shown(new, kind));
+    match kind {
+        ChangeKind::ToggleFlipped => format!("{country}: {label}: {after} (was: {before})"),
+        ChangeKind::Added => format!("{country}: {label} added: “{after}”"),
+        ChangeKind::Removed => format!("{country}: {label} removed (was: “{before}”)"),
+        ChangeKind::ValueChanged => {
+            let (gone, came) = changed_sentences(&before, &after);
+            match (gone.is_empty(), came.is_empty()) {
+                (false, false) => format!(
+                    "{country}: {label}: now “{}” (was: “{}”)",
+                    came.join(" "),
+                    gone.join(" ")
+                ),
+                (true, false) => format!("{country}: {label}: adds “{}”", came.join(" ")),
+                (false, true) => format!("{country}: {label}: no longer says “{}”", gone.join(" ")),
+                (true, true) => {
+                    format!("{country}: {label}: reworded: “{after}” (was: “{before}”)")
+                }
+            }
+        }
+        ChangeKind::EffectiveDateChanged => match new {
+            Some(_) => format!("{country}: {label}: effective from {after} (was: {before})"),
+            None => format!("{country}: {label}: effective date not recorded (was: {before})"),
+        },
+        ChangeKind::VerificationRaised => {
+            format!("{country}: {label}: grade raised from {before} to {after}")
+        }
+        ChangeKind::VerificationLowered => {
+            format!("{country}: {label}: grade lowered from {before} to {after}")
+        }
+        ChangeKind::SourceChanged => format!(
+            "{country}: {label}: sources changed ({} now, was {})",
+            sources_counted(url_count(new)),
+            sources_counted(url_count(old))
+        ),
+    }
+}
