@@ -900,7 +900,7 @@ pub struct Said {
 
 /// The place of `sentence` among a change's fields: the text is said when the change is serialized
 /// ([`Change::sentence`]), so the field holds nothing. Described as the string it is published as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SaidSentence;
 
 impl JsonSchema for SaidSentence {
@@ -929,7 +929,7 @@ impl Serialize for Change {
     /// The fields in their order, `sentence` said from the others.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut out = serializer.serialize_struct("Change", 13)?;
+        let mut out = serializer.serialize_struct("Change", 12)?;
         out.serialize_field("release", &self.release)?;
         out.serialize_field("released_at", &self.released_at)?;
         out.serialize_field("country", &self.country)?;

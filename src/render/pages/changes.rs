@@ -440,9 +440,8 @@ struct HistoryGroup {
 
 /// See [`HistoryContext`]; `anchor` is the subject's place on an archive page (`country-it`).
 fn history_context(db: &dyn salsa::Database, history: History, anchor: &str) -> HistoryContext {
+    let shown = usize::from(!history.unreleased.is_empty()) + HISTORY_RELEASES;
     let mut groups = history.groups();
-    let shown =
-        usize::from(groups.first().is_some_and(|g| g[0].release.is_none())) + HISTORY_RELEASES;
     let mut older: Vec<OlderReleases> = Vec::new();
     for group in groups.iter().skip(shown) {
         let year = release_year(group[0].released_at.as_deref().unwrap_or_default());
