@@ -9,7 +9,10 @@
 //!
 //! ```text
 //! releases.csv -> releases (valid, in version order) -> previous_release, release_time (per release)
-//! <version>.jsonl -> snapshot_of -> snapshot_country (per release and country)
+//! <version>.index -> snapshot_index -> snapshot_record (per release and country)
+//!   -> record_summary (per record: its country, fact count and problems; its facts are not kept)
+//! <version>.jsonl (a release stored whole, before migration) -> snapshot_of
+//! snapshot_country (not memoized: a record parsed again, or a whole snapshot's country borrowed)
 //! release_country_changes (per release and country: the diff with the previous release's country)
 //!   -> release_changes (per release)
 //! country_facts + country_toggle_values -> current_country_state (per country)
@@ -28,8 +31,8 @@ pub mod diff;
 pub mod snapshot;
 pub mod version;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use crate::db::{Workspace, lookup};
 use crate::derive::facts::country_facts;
@@ -375,15 +378,30 @@ pub fn snapshot_index<'db>(
     })
 }
 
-/// One record, parsed and checked: named by the blake3 of its text, holding one country's line and its
-/// facts. `None` (with no problem: the index that names it reports that) when the file is missing.
-/// Memoized per record, so a country that did not change is read once, however many releases name it.
+/// What the check and the release list need of one record: the country it holds and how many facts,
+/// with its problems. Memoized per record, so a record is checked once however many releases name it;
+/// its facts are not kept (see [`record_state`]).
 #[salsa::tracked(returns(ref))]
-pub fn record_state<'db>(
+pub fn record_summary<'db>(
     db: &'db dyn salsa::Database,
     key: RecordKey<'db>,
-) -> Checked<Option<(String, Arc<CountryState>)>> {
-    let path = record_path(key.name(db));
+) -> Checked<Option<(String, usize)>> {
+    let Checked { value, diagnostics } = record_state(db, key.name(db));
+    Checked::new(
+        value.map(|(code, state)| (code, state.facts.len())),
+        diagnostics,
+    )
+}
+
+/// One record, parsed and checked: named by the blake3 of its text, holding one country's line and its
+/// facts. `None` (with no problem: the index that names it reports that) when the file is missing.
+///
+/// Not memoized: a record's facts are read by the diff of the release that wrote it, of the next
+/// release that changed its country, and of the unreleased changes, each memoized itself. Kept, every
+/// record a history ever wrote stayed in memory for the whole build (1.64 times the peak of a build
+/// with 150 releases more at x10).
+fn record_state(db: &dyn salsa::Database, name: &str) -> Checked<Option<(String, CountryState)>> {
+    let path = record_path(name);
     if lookup(db, &path).is_none() {
         return Checked::new(None, Vec::new());
     }
@@ -393,7 +411,7 @@ pub fn record_state<'db>(
     };
     let mut diagnostics = Vec::new();
     let digest = snapshot::record_name(text);
-    if digest != *key.name(db) {
+    if digest != name {
         diagnostics.push(Diagnostic::file(
             &path,
             format!(
@@ -413,10 +431,7 @@ pub fn record_state<'db>(
         ));
     }
     let value = if diagnostics.is_empty() {
-        snapshot
-            .into_iter()
-            .next()
-            .map(|(code, state)| (code, Arc::new(state)))
+        snapshot.into_iter().next()
     } else {
         None
     };
@@ -487,40 +502,46 @@ pub fn snapshot_codes<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -
 #[salsa::tracked(returns(ref))]
 pub fn snapshot_size<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> (u64, u64) {
     let codes = snapshot_codes(db, key);
-    let facts = codes
-        .iter()
-        .filter_map(|code| {
-            snapshot_country(
-                db,
-                ReleaseCountry::new(db, key.version(db).clone(), code.clone()),
-            )
-            .as_ref()
-            .map(|state| state.facts.len() as u64)
-        })
-        .sum();
-    (codes.len() as u64, facts)
+    let facts: usize = match snapshot_index(db, key) {
+        // Counted from each record's summary: a release's size reads no record's facts.
+        Some(index) => index
+            .value
+            .iter()
+            .filter_map(|entry| {
+                record_summary(db, RecordKey::new(db, entry.record.clone()))
+                    .value
+                    .as_ref()
+                    .filter(|(code, _)| *code == entry.code)
+                    .map(|(_, facts)| facts)
+            })
+            .sum(),
+        None => snapshot_of(db, key)
+            .value
+            .values()
+            .map(|state| state.facts.len())
+            .sum(),
+    };
+    (codes.len() as u64, facts as u64)
 }
 
-/// One country as a release recorded it: the early-cutoff point between a snapshot and the diffs.
-/// Shared, not copied: a release stored as records hands out the state its record holds.
-#[salsa::tracked(returns(ref))]
-pub fn snapshot_country<'db>(
+/// One country as a release recorded it, for a diff: read from its record (parsed again, see
+/// [`record_state`]) or borrowed from a snapshot stored whole.
+pub(crate) fn snapshot_country<'db>(
     db: &'db dyn salsa::Database,
     key: ReleaseCountry<'db>,
-) -> Option<Arc<CountryState>> {
+) -> Option<Cow<'db, CountryState>> {
     let release = ReleaseKey::new(db, key.version(db).clone());
     if snapshot_index(db, release).is_some() {
         let name = snapshot_record(db, key).as_ref()?;
-        return record_state(db, RecordKey::new(db, name.clone()))
+        return record_state(db, name)
             .value
-            .as_ref()
             .filter(|(code, _)| code == key.code(db))
-            .map(|(_, state)| Arc::clone(state));
+            .map(|(_, state)| Cow::Owned(state));
     }
     snapshot_of(db, release)
         .value
         .get(key.code(db))
-        .map(|state| Arc::new(state.clone()))
+        .map(Cow::Borrowed)
 }
 
 /// The problems of the releases: files that are not recorded releases, recorded releases without their
@@ -578,7 +599,7 @@ pub fn check_releases(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     }
     for name in &named {
         diagnostics
-            .extend_from_slice(&record_state(db, RecordKey::new(db, name.to_string())).diagnostics);
+            .extend_from_slice(&record_summary(db, RecordKey::new(db, name.to_string())).diagnostics);
     }
     for row in register {
         let version = &row.row.version;
@@ -619,7 +640,7 @@ pub fn check_releases(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                 let mut damaged = false;
                 for entry in &index.value {
                     let record = record_path(&entry.record);
-                    let state = record_state(db, RecordKey::new(db, entry.record.clone()));
+                    let state = record_summary(db, RecordKey::new(db, entry.record.clone()));
                     damaged |= !state.diagnostics.is_empty();
                     match &state.value {
                         _ if lookup(db, &record).is_none() => diagnostics.push(Diagnostic::new(

@@ -267,16 +267,16 @@ fn a_fact_edit_checks_no_memo_per_release_and_country() {
         "validations were recorded"
     );
     let count = |query: &str| validated.iter().filter(|name| *name == query).count();
-    for query in ["release_country_changes", "snapshot_record", "record_state"] {
+    for query in ["release_country_changes", "record_summary"] {
         assert_eq!(count(query), 0, "an edit checked {query}");
     }
-    // The unreleased diffs compare each country with the last release: its snapshot of each country
-    // is checked, no other release's.
+    // The unreleased diffs compare each country with the last release: its record of each country is
+    // checked, no other release's.
     let countries = locref::history::unreleased_codes(&session.project.db).len();
     assert!(
-        count("snapshot_country") <= countries,
-        "an edit checked {} snapshot_country memos, more than the last release's {countries}",
-        count("snapshot_country")
+        (1..=countries).contains(&count("snapshot_record")),
+        "an edit checked {} snapshot_record memos, not at most the last release's {countries}",
+        count("snapshot_record")
     );
 }
 
@@ -1584,7 +1584,7 @@ fn a_new_release_diffs_only_itself() {
         previous_release × 13
         published_csv × 9
         recent_releases × 1
-        record_state × 1
+        record_summary × 1
         reference_date × 1
         release_changes × 1
         release_changes_json × 1
@@ -1605,7 +1605,6 @@ fn a_new_release_diffs_only_itself() {
         site_context × 1
         site_rules × 1
         snapshot_codes × 1
-        snapshot_country × 61
         snapshot_digest × 1
         snapshot_index × 1
         snapshot_record × 61
