@@ -30,6 +30,7 @@ mod parted;
 fn source_diagnostics_beside(db: &Db, helper: &mut Helper) -> Vec<Diagnostic> {
     let worker_db = db.clone();
     let theirs = move || {
+        crate::history::check_releases_from_the_end(&worker_db);
         crate::history::check_releases(&worker_db);
         json_sources::news_rows(&worker_db);
         // The facts table is most of the sources at scale (24 of 44 MB at x100), parsed country by

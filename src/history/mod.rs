@@ -544,6 +544,22 @@ pub(crate) fn snapshot_country<'db>(
         .map(Cow::Borrowed)
 }
 
+/// The costly part of [`check_releases`], each record checked and each release's text hashed, done from
+/// the newest release back: a build's second thread runs this while the first runs the check from the
+/// oldest, so the two meet in the middle (`build::streaming`). With 150 more releases, the check was
+/// most of what made a build's wall time grow faster than its CPU time.
+pub fn check_releases_from_the_end(db: &dyn salsa::Database) {
+    for row in release_register(db).value.iter().rev() {
+        let key = ReleaseKey::new(db, row.row.version.clone());
+        if let Some(index) = snapshot_index(db, key) {
+            for entry in index.value.iter().rev() {
+                record_summary(db, RecordKey::new(db, entry.record.clone()));
+            }
+        }
+        snapshot_digest(db, key);
+    }
+}
+
 /// The problems of the releases: files that are not recorded releases, recorded releases without their
 /// snapshot, snapshots edited after their release (their blake3 is not the recorded one), and each
 /// snapshot's own problems. (The register's problems are [`release_register`]'s.)
@@ -598,8 +614,9 @@ pub fn check_releases(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         diagnostics.push(Diagnostic::file(path, message));
     }
     for name in &named {
-        diagnostics
-            .extend_from_slice(&record_summary(db, RecordKey::new(db, name.to_string())).diagnostics);
+        diagnostics.extend_from_slice(
+            &record_summary(db, RecordKey::new(db, name.to_string())).diagnostics,
+        );
     }
     for row in register {
         let version = &row.row.version;
