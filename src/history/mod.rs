@@ -547,7 +547,9 @@ pub(crate) fn snapshot_country<'db>(
 /// The costly part of [`check_releases`], each record checked and each release's text hashed, done from
 /// the newest release back: a build's second thread runs this while the first runs the check from the
 /// oldest, so the two meet in the middle (`build::streaming`). With 150 more releases, the check was
-/// most of what made a build's wall time grow faster than its CPU time.
+/// most of what made a build's wall time grow faster than its CPU time. Memoized (it returns nothing),
+/// so a session's rebuild verifies it in one step, not each record and release again.
+#[salsa::tracked]
 pub fn check_releases_from_the_end(db: &dyn salsa::Database) {
     for row in release_register(db).value.iter().rev() {
         let key = ReleaseKey::new(db, row.row.version.clone());

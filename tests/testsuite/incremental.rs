@@ -1509,6 +1509,7 @@ fn a_new_release_diffs_only_itself() {
         base_url × 1
         broken_links × 225
         check_releases × 1
+        check_releases_from_the_end × 1
         check_routes × 1
         condensed_twin × 7
         country_history_context × 61
