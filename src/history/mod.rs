@@ -398,8 +398,8 @@ pub fn record_summary<'db>(
 ///
 /// Not memoized: a record's facts are read by the diff of the release that wrote it, of the next
 /// release that changed its country, and of the unreleased changes, each memoized itself. Kept, every
-/// record a history ever wrote stayed in memory for the whole build (1.64 times the peak of a build
-/// with 150 releases more at x10).
+/// record a history ever wrote stayed in memory for the whole build (27.5 MiB of a 150 MB heap peak at
+/// x10 with 150 more releases).
 fn record_state(db: &dyn salsa::Database, name: &str) -> Checked<Option<(String, CountryState)>> {
     let path = record_path(name);
     if lookup(db, &path).is_none() {
