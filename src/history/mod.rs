@@ -478,15 +478,16 @@ pub fn snapshot_digest<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) 
     // Put end to end first, then hashed in one call: fed a record (a few KB) at a time, blake3 compresses
     // each 64-byte block alone; given the whole text, it hashes many chunks at once with SIMD (about three
     // times faster, and a clean build hashes every release's whole text).
-    let mut texts = Vec::with_capacity(index.value.len());
-    for entry in &index.value {
-        texts.push(source_text(db, &record_path(&entry.record)).ok()?);
-    }
-    let mut text = Vec::with_capacity(texts.iter().map(|t| t.len()).sum());
-    for part in texts {
-        text.extend_from_slice(part.as_bytes());
-    }
-    Some(blake3::hash(&text).to_hex().to_string())
+    let records: Vec<&str> = index
+        .value
+        .iter()
+        .map(|entry| source_text(db, &record_path(&entry.record)).ok())
+        .collect::<Option<_>>()?;
+    Some(
+        blake3::hash(records.concat().as_bytes())
+            .to_hex()
+            .to_string(),
+    )
 }
 
 /// The countries a release recorded.
