@@ -25,7 +25,7 @@ use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::helper::Helper;
 use crate::linkcheck::is_checked;
-use crate::model::checks;
+use crate::model::{checks, evidence};
 use crate::parse::{json_sources, rules, tables};
 use crate::render::FileKind;
 use crate::render::{Piece, Rendered, render};
@@ -98,6 +98,12 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(checks::check_regimes(db));
     all.extend_from_slice(checks::check_fact_clauses(db));
     all.extend_from_slice(checks::check_vat_rates(db));
+    all.extend_from_slice(&tables::publisher_rows(db).diagnostics);
+    all.extend_from_slice(evidence::check_publishers(db));
+    all.extend_from_slice(evidence::check_obligation_evidence(db));
+    all.extend_from_slice(evidence::check_regime_and_vat_evidence(db));
+    all.extend_from_slice(evidence::check_erp_evidence(db));
+    all.extend_from_slice(evidence::check_fact_evidence(db));
     all.extend_from_slice(check_routes(db));
     // Releases and changes.
     all.extend_from_slice(&crate::history::release_register(db).diagnostics);

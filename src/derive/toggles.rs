@@ -233,6 +233,7 @@ mod tests {
             verification: Verification::Unverified,
             last_verified: None,
             notes: String::new(),
+            quote: String::new(),
         }
     }
 

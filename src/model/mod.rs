@@ -7,6 +7,7 @@
 
 pub mod checks;
 pub mod dates;
+pub(crate) mod evidence;
 
 use std::sync::Arc;
 

@@ -568,6 +568,9 @@ pub(crate) struct Vocabulary {
     pub einvoicing_formats: Labels,
     /// `tables/regimes.csv` `platforms` (a list).
     pub einvoicing_platforms: Labels,
+    /// The names a source uses for each ERP of the register: a matrix cell's quote names one of them.
+    #[serde(default)]
+    pub erp_products: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// One value of a labelled set: its id (what the tables and the data carry), the label pages show, and

@@ -198,6 +198,47 @@ impl RowReader<'_> {
     }
 }
 
+/// The longest quote a cell may hold: a sentence or two (about 300 characters, with room for a second
+/// excerpt of the same page after ` … `).
+pub(crate) const QUOTE_MAX_CHARS: usize = 400;
+
+impl RowReader<'_> {
+    /// The `quote` of a row: the words of its first source that settle its answer, copied from what was
+    /// read. A graded answer (`official` or `secondary`) needs one: without the sentence it rests on, an
+    /// answer is at most `unverified`. `what` names the row in the message; `answered` says whether the
+    /// row states an answer (an unknown needs no quote).
+    fn quote(&mut self, what: &str, answered: bool) -> String {
+        let quote = self.text("quote");
+        let grade = Verification::parse(&self.text("verification"));
+        if answered
+            && quote.trim().is_empty()
+            && let Some(grade @ (Verification::Official | Verification::Secondary)) = grade
+        {
+            self.error(
+                "quote",
+                format!(
+                    "a `{}` {what} needs `quote`: the words of its first source that settle it, copied from what was read; without them it is `unverified` (or unknown)",
+                    grade.as_str()
+                ),
+            );
+        }
+        let chars = quote.chars().count();
+        if chars > QUOTE_MAX_CHARS {
+            self.error(
+                "quote",
+                format!("a quote is a sentence or two (at most {QUOTE_MAX_CHARS} characters; this one has {chars}): cut it to the words that settle the answer, with ` … ` between two excerpts"),
+            );
+        }
+        if quote != quote.trim() {
+            self.error(
+                "quote",
+                "a quote has no leading or trailing spaces".to_string(),
+            );
+        }
+        quote
+    }
+}
+
 /// At most 40 characters of an answer, for a message (cut on a character boundary).
 fn excerpt(text: &str) -> String {
     let text = text.trim();
@@ -367,6 +408,134 @@ pub(crate) fn country_register_rows(
     })
 }
 
+// ---------------------------------------------------------------- registers/publishers.csv
+
+/// Who publishes the pages cited from one host (or from one folder of a shared host, such as one owner's
+/// repositories on `github.com`), and what kind of publisher it is: the evidence rule
+/// ([`crate::model::evidence`]) reads the kind to decide which grade a source can give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PublisherRow {
+    /// Lower case, without `www.` (a citation of `www.host` is a citation of `host`).
+    pub host: String,
+    /// Empty for the whole host; else a path that starts and ends with `/` (`/MicrosoftDocs/`).
+    pub path_prefix: String,
+    pub publisher: String,
+    pub kind: PublisherKind,
+    /// For an ERP vendor: the ERP ids of the register it is the vendor of.
+    pub erps: Vec<String>,
+}
+
+/// The kinds of publisher, each settling some kinds of answer (see [`crate::model::evidence`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum PublisherKind {
+    /// A government, ministry or tax authority.
+    Government,
+    /// The European Commission or another EU body.
+    EuBody,
+    /// OpenPeppol, CEN, OASIS, UN/CEFACT, ISO, Unicode (CLDR).
+    StandardsBody,
+    /// The vendor of an ERP product (of the register, or a local one).
+    ErpVendor,
+    /// An e-invoicing service provider, access point or tax-technology firm.
+    ServiceProvider,
+    /// A consultancy, law or accounting firm.
+    Consultancy,
+    News,
+    /// Blogs, forums, community documentation, app stores, document-sharing sites.
+    Community,
+}
+
+impl PublisherKind {
+    pub(crate) const NAMES: [&'static str; 8] = [
+        "government",
+        "eu-body",
+        "standards-body",
+        "erp-vendor",
+        "service-provider",
+        "consultancy",
+        "news",
+        "community",
+    ];
+    const ALL: [PublisherKind; 8] = [
+        PublisherKind::Government,
+        PublisherKind::EuBody,
+        PublisherKind::StandardsBody,
+        PublisherKind::ErpVendor,
+        PublisherKind::ServiceProvider,
+        PublisherKind::Consultancy,
+        PublisherKind::News,
+        PublisherKind::Community,
+    ];
+
+    pub(crate) fn parse(text: &str) -> Option<PublisherKind> {
+        let i = Self::NAMES.iter().position(|n| *n == text)?;
+        Some(Self::ALL[i])
+    }
+
+    pub(crate) fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+pub(crate) const PUBLISHERS: &str = "sources/registers/publishers.csv";
+pub(crate) const PUBLISHER_COLUMNS: &[&str] = &["host", "path_prefix", "publisher", "kind", "erps"];
+
+#[salsa::tracked(returns(ref))]
+pub(crate) fn publisher_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PublisherRow>>> {
+    read_exact(db, PUBLISHERS, PUBLISHER_COLUMNS, |r| {
+        let host = r.required("host");
+        let host_ok = host.split('.').count() >= 2
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.');
+        if !host.is_empty() && !host_ok {
+            r.error(
+                "host",
+                format!("`{host}` is not a host name in lower case (`example-vendor.com`)"),
+            );
+        }
+        if host.starts_with("www.") {
+            r.error(
+                "host",
+                format!(
+                    "write `{}` without `www.`: a citation of `www.` matches it",
+                    &host[4..]
+                ),
+            );
+        }
+        let path_prefix = r.text("path_prefix");
+        if !path_prefix.is_empty() && !(path_prefix.starts_with('/') && path_prefix.ends_with('/'))
+        {
+            r.error(
+                "path_prefix",
+                format!("`{path_prefix}` is a path that starts and ends with `/` (`/MicrosoftDocs/`), or empty"),
+            );
+        }
+        let kind_text = r.one_of("kind", &PublisherKind::NAMES);
+        let kind = PublisherKind::parse(&kind_text).unwrap_or(PublisherKind::Community);
+        let erps: Vec<String> = r
+            .text("erps")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        if !erps.is_empty() && kind != PublisherKind::ErpVendor {
+            r.error(
+                "erps",
+                format!(
+                    "only an `erp-vendor` names the ERPs it makes; this publisher is `{kind_text}`"
+                ),
+            );
+        }
+        PublisherRow {
+            host,
+            path_prefix,
+            publisher: r.required("publisher"),
+            kind,
+            erps,
+        }
+    })
+}
+
 // ---------------------------------------------------------------- tables/countries.csv
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -514,6 +683,12 @@ pub(crate) struct VatRow {
     pub reduced_rates: Option<Vec<f64>>,
     pub registration_threshold: Option<String>,
     pub filing_frequency: Option<String>,
+    /// What the rates rest on: the honesty rule of every table, and the quote that gives the rate.
+    pub source: Vec<String>,
+    pub evidence: String,
+    pub verification: Verification,
+    pub last_verified: Option<String>,
+    pub quote: String,
 }
 
 pub(crate) const VAT_COLUMNS: &[&str] = &[
@@ -523,7 +698,17 @@ pub(crate) const VAT_COLUMNS: &[&str] = &[
     "reduced_rates",
     "registration_threshold",
     "filing_frequency",
+    "source",
+    "evidence",
+    "verification",
+    "last_verified",
+    "quote",
 ];
+
+/// A rate as the data writes it (`21`, `5.5`), as a quote must contain it.
+pub(crate) fn rate_text(rate: f64) -> String {
+    format!("{rate}")
+}
 
 fn percent(r: &mut RowReader<'_>, column: &str, text: &str) -> Option<f64> {
     match text.parse::<f64>() {
@@ -561,7 +746,32 @@ pub(crate) fn vat_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<VatRow>>
                 Some(rates)
             }
         };
+        let answer = standard_rate.map(rate_text);
+        r.check_honesty(
+            "VAT rate",
+            Honesty {
+                unknown: "an empty `standard_rate`",
+                ..FACT_HONESTY
+            },
+            answer.as_deref(),
+        );
+        let quote = r.quote("VAT row", answer.is_some());
+        if let Some(rate) = &answer
+            && !quote.is_empty()
+            && !quote.contains(rate.as_str())
+            && !quote.contains(&rate.replace('.', ","))
+        {
+            r.error(
+                "quote",
+                format!("the quote of a VAT row contains its standard rate, {rate}: quote the sentence that gives it"),
+            );
+        }
         VatRow {
+            source: r.urls("source"),
+            evidence: r.text("evidence"),
+            verification: r.verification("verification"),
+            last_verified: r.date("last_verified"),
+            quote,
             country: r.required("country_code"),
             vat_name: r.optional("vat_name"),
             standard_rate,
@@ -584,6 +794,8 @@ pub struct MandateRow {
     pub format: String,
     pub mandate_source: Vec<String>,
     pub mandate_evidence: String,
+    /// The words of its first source that state the mandate (empty: the text is not graded `verified`).
+    pub mandate_quote: String,
 }
 
 pub(crate) const MANDATE_COLUMNS: &[&str] = &[
@@ -595,19 +807,30 @@ pub(crate) const MANDATE_COLUMNS: &[&str] = &[
     "format",
     "mandate_source",
     "mandate_evidence",
+    "mandate_quote",
 ];
 
 #[salsa::tracked(returns(ref))]
 pub(crate) fn mandate_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MandateRow>>> {
-    read_exact(db, MANDATES, MANDATE_COLUMNS, |r| MandateRow {
-        country: r.required("country_code"),
-        short_label: r.text("short_label"),
-        mandate: r.text("mandate"),
-        scope: r.text("scope"),
-        deadlines: r.text("deadlines"),
-        format: r.text("format"),
-        mandate_source: r.urls("mandate_source"),
-        mandate_evidence: r.text("mandate_evidence"),
+    read_exact(db, MANDATES, MANDATE_COLUMNS, |r| {
+        // The mandate text is shown on every e-invoicing row of its country: it names its source.
+        if !r.text("mandate").is_empty() && r.text("mandate_source").trim().is_empty() {
+            r.error(
+                "mandate_source",
+                "a mandate text needs the URL of the source that was read (`mandate_source`); without one, leave the row's texts empty".to_string(),
+            );
+        }
+        MandateRow {
+            country: r.required("country_code"),
+            short_label: r.text("short_label"),
+            mandate: r.text("mandate"),
+            scope: r.text("scope"),
+            deadlines: r.text("deadlines"),
+            format: r.text("format"),
+            mandate_source: r.urls("mandate_source"),
+            mandate_evidence: r.text("mandate_evidence"),
+            mandate_quote: r.text("mandate_quote"),
+        }
     })
 }
 
@@ -624,6 +847,8 @@ pub struct MatrixRow {
     pub evidence: String,
     pub verification: Verification,
     pub last_verified: Option<String>,
+    /// The words of its first source that settle it (see [`ObligationRow::quote`]).
+    pub quote: String,
 }
 
 pub(crate) const MATRIX_COLUMNS: &[&str] = &[
@@ -636,6 +861,7 @@ pub(crate) const MATRIX_COLUMNS: &[&str] = &[
     "evidence",
     "verification",
     "last_verified",
+    "quote",
 ];
 
 #[salsa::tracked(returns(ref))]
@@ -654,6 +880,7 @@ pub fn matrix_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MatrixRow>>>
             },
             answer,
         );
+        let quote = r.quote("matrix cell", answer.is_some());
         MatrixRow {
             country: r.required("country_code"),
             erp: r.required("erp"),
@@ -664,6 +891,7 @@ pub fn matrix_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MatrixRow>>>
             evidence: r.text("evidence"),
             verification: r.verification("verification"),
             last_verified: r.date("last_verified"),
+            quote,
         }
     })
 }
@@ -984,15 +1212,30 @@ pub(crate) const PARTNER_COLUMNS: &[&str] = &[
 
 #[salsa::tracked(returns(ref))]
 pub fn partner_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PartnerRow>>> {
-    read_exact(db, PARTNERS, PARTNER_COLUMNS, |r| PartnerRow {
-        country: r.required("country_code"),
-        erp: r.required("erp"),
-        name: r.required("name"),
-        partner_type: r.text("partner_type"),
-        summary: r.text("summary").into(),
-        source_urls: r.urls("source_urls"),
-        source_kind: r.text("source_kind"),
-        last_checked: r.date("last_checked"),
+    read_exact(db, PARTNERS, PARTNER_COLUMNS, |r| {
+        // A partner is a claim about a named firm: it names the page it rests on, like every answer.
+        if r.text("source_urls").trim().is_empty() {
+            r.error(
+                "source_urls",
+                "a partner needs the URL of the source that was read; a partner no source names is not listed".to_string(),
+            );
+        }
+        if r.optional("last_checked").is_none() {
+            r.error(
+                "last_checked",
+                "a partner needs the date its source was read".to_string(),
+            );
+        }
+        PartnerRow {
+            country: r.required("country_code"),
+            erp: r.required("erp"),
+            name: r.required("name"),
+            partner_type: r.text("partner_type"),
+            summary: r.text("summary").into(),
+            source_urls: r.urls("source_urls"),
+            source_kind: r.text("source_kind"),
+            last_checked: r.date("last_checked"),
+        }
     })
 }
 
@@ -1156,6 +1399,8 @@ pub struct ObligationRow {
     pub verification: Verification,
     pub last_verified: Option<String>,
     pub notes: String,
+    /// The words of its first source that settle it (empty when it has none: then it is not graded).
+    pub quote: String,
 }
 
 /// Whom a phase applies to.
@@ -1244,6 +1489,7 @@ pub(crate) const OBLIGATION_COLUMNS: &[&str] = &[
     "verification",
     "last_verified",
     "notes",
+    "quote",
 ];
 
 #[salsa::tracked(returns(ref))]
@@ -1342,6 +1588,17 @@ pub fn obligation_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Obligati
         };
         let source = r.urls("source");
         let notes = r.text("notes");
+        let quote = r.quote("phase", status != PhaseStatus::Unclear);
+        // A phase's quote gives its year: the date is the answer a reader acts on.
+        if let Some(date) = applies_from
+            && !quote.is_empty()
+            && !quote.contains(&format!("{:04}", date.year))
+        {
+            r.error(
+                "quote",
+                format!("the quote of a phase from {date} contains its year, {:04}: quote the sentence that gives the date", date.year),
+            );
+        }
         if basis == Some(Basis::Absence) {
             if source.len() < 2 {
                 r.error(
@@ -1371,6 +1628,7 @@ pub fn obligation_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Obligati
             verification: r.verification("verification"),
             last_verified: r.date("last_verified"),
             notes,
+            quote,
         }
     })
 }
@@ -1397,6 +1655,8 @@ pub struct RegimeRow {
     pub verification: Verification,
     pub last_verified: Option<String>,
     pub notes: String,
+    /// The words of its first source that settle its model (see [`ObligationRow::quote`]).
+    pub quote: String,
 }
 
 impl RegimeRow {
@@ -1433,6 +1693,7 @@ pub(crate) const REGIME_COLUMNS: &[&str] = &[
     "verification",
     "last_verified",
     "notes",
+    "quote",
 ];
 
 /// The answer columns of `tables/regimes.csv`: a row that leaves all of them empty is an honest unknown.
@@ -1514,6 +1775,7 @@ fn read_regime(r: &mut RowReader<'_>) -> RegimeRow {
         });
         let archive_location = one(r, "archive_location");
         let notes = r.text("notes");
+        let quote = r.quote("regime", !given.is_empty());
         if given.is_empty() && notes.trim().is_empty() {
             r.error(
                 "notes",
@@ -1535,6 +1797,7 @@ fn read_regime(r: &mut RowReader<'_>) -> RegimeRow {
             verification: r.verification("verification"),
             last_verified: r.date("last_verified"),
             notes,
+            quote,
         }
     }
 }
