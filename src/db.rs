@@ -62,6 +62,12 @@ pub(crate) struct BuildOptions {
     /// windows start. Only the pages that show a window read it.
     #[returns(ref)]
     pub build_date: String,
+    /// The last day a source can have been read on: today by the clock, or the build's day when
+    /// `SOURCE_DATE_EPOCH` pins a later one. `SOURCE_DATE_EPOCH` pins what a build writes, not what day it
+    /// is, so a reproducible build pinned in the past still accepts a source read yesterday, and a check
+    /// date after today is refused whatever the pin.
+    #[returns(ref)]
+    pub last_check_day: String,
 }
 
 /// A file path as a query key: [`file`] looks a path up in the workspace.

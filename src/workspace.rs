@@ -75,7 +75,8 @@ impl Project {
         let _ = Workspace::builder(BTreeMap::new(), Default::default())
             .files_durability(Durability::HIGH)
             .new(&db);
-        let _ = BuildOptions::new(&db, None, day_of(&build_time()));
+        let day = day_of(&build_time());
+        let _ = BuildOptions::new(&db, None, day.clone(), last_check_day(&day));
         let mut project = Project {
             root,
             db,
@@ -95,7 +96,14 @@ impl Project {
             options
                 .set_build_date(&mut self.db)
                 .with_durability(Durability::HIGH)
-                .to(day);
+                .to(day.clone());
+        }
+        let last = last_check_day(&day);
+        if options.last_check_day(&self.db) != &last {
+            options
+                .set_last_check_day(&mut self.db)
+                .with_durability(Durability::HIGH)
+                .to(last);
         }
     }
 
@@ -340,6 +348,12 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, links: &mut Vec<PathBuf>) -> io::Res
 }
 
 /// The day (`YYYY-MM-DD`) of a `generated_at` time (`2026-11-27T10:00:00Z`).
+/// The later of today (by the clock, in UTC) and `build_day`: see [`BuildOptions::last_check_day`].
+fn last_check_day(build_day: &str) -> String {
+    let today = day_of(&jiff::Timestamp::now().to_string());
+    today.max(build_day.to_string())
+}
+
 pub fn day_of(time: &str) -> String {
     time.get(..10).unwrap_or(time).to_string()
 }

@@ -212,7 +212,7 @@ impl<'db> EvidenceCheck<'db> {
         EvidenceCheck {
             register: &publisher_rows(db).value,
             site_host,
-            today: crate::db::BuildOptions::get(db).build_date(db).clone(),
+            today: crate::db::BuildOptions::get(db).last_check_day(db).clone(),
             diagnostics: Vec::new(),
         }
     }
@@ -276,7 +276,7 @@ impl<'db> EvidenceCheck<'db> {
                 self.diagnostics.push(cited.pos.error(
                     column,
                     format!(
-                        "`{day}` is after the day of the build ({}): a check date is the day the source was read, never a future one",
+                        "`{day}` is after today ({}): a check date is the day the source was read, never a future one",
                         self.today
                     ),
                 ));
