@@ -278,7 +278,7 @@ const SOURCE_HONESTY: Honesty = Honesty {
 };
 
 /// Why `text` is not an ISO calendar date, if it is not: what is wrong with it, in the curator's words.
-pub(crate) fn date_problem(text: &str) -> Option<String> {
+pub fn date_problem(text: &str) -> Option<String> {
     if is_iso_date(text) {
         return None;
     }
@@ -1599,6 +1599,12 @@ pub fn obligation_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Obligati
                 format!("the quote of a phase from {date} contains its year, {:04}: quote the sentence that gives the date", date.year),
             );
         }
+        if basis == Some(Basis::Stated) && quote.trim().is_empty() {
+            r.error(
+                "quote",
+                "a `stated` no rests on a source that says so: `quote` holds its sentence; without one the answer is an absence check (`absence`) or `unclear`".to_string(),
+            );
+        }
         if basis == Some(Basis::Absence) {
             if source.len() < 2 {
                 r.error(
@@ -1823,7 +1829,7 @@ mod regime_tests {
     #[test]
     fn answers_are_read_as_ids_and_unknowns_as_none() {
         let (rows, errors) = read(&format!(
-            "it,b2b-e-invoicing,clearance,a b,c,required,10,in-country,{SOURCE},\nit,saf-t,,,,,,,,,unverified,,looked at two pages\n"
+            "it,b2b-e-invoicing,clearance,a b,c,required,10,in-country,{SOURCE},,the platform clears each invoice\nit,saf-t,,,,,,,,,unverified,,looked at two pages,\n"
         ));
         assert_eq!(errors, Vec::<String>::new());
         assert_eq!(
@@ -1840,13 +1846,13 @@ mod regime_tests {
         /// Whatever the cells hold, a row is read without a panic; a cell that is not what its column
         /// takes is reported at its own line and column, and an honest row of well-formed cells passes.
         #[test]
-        fn any_cells_are_read_or_located(cells in prop::collection::vec(any::<String>(), 13), years in 0u16..200) {
+        fn any_cells_are_read_or_located(cells in prop::collection::vec(any::<String>(), 14), years in 0u16..200) {
             let quoted: Vec<String> = cells.iter().map(|c| format!("\"{}\"", c.replace('"', "\"\""))).collect();
             let (_, errors) = read(&format!("{}\n", quoted.join(",")));
             for error in &errors {
                 prop_assert!(error.starts_with(&format!("{REGIMES}:")), "{}", error);
             }
-            let (rows, errors) = read(&format!("fr,b2b-e-invoicing,network,,,,{years},,{SOURCE},\n"));
+            let (rows, errors) = read(&format!("fr,b2b-e-invoicing,network,,,,{years},,{SOURCE},,a quoted sentence\n"));
             let good = (1..=99).contains(&years);
             prop_assert_eq!(errors.is_empty(), good, "{:?}", errors);
             prop_assert_eq!(rows[0].archive_years.map(u16::from), Some(years).filter(|_| good));
