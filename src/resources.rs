@@ -627,6 +627,9 @@ pub(crate) struct ToggleDerivation {
     pub last_checked: Option<String>,
     /// Why the toggle is null, when it is.
     pub why_null: Option<String>,
+    /// The words of the phase's first source that settle it, copied from what was read; null when the
+    /// phase has none (it is then not graded `official` or `secondary`).
+    pub quote: Option<String>,
 }
 
 /// One dated phase of an obligation (`/api/v1/calendar.json`, `/calendar.ics`).
@@ -658,6 +661,8 @@ pub(crate) struct CalendarEntry {
     pub last_checked: Option<String>,
     /// The id of the country fact whose text explains the obligation.
     pub fact_id: String,
+    /// The words of the phase's first source that give it, copied from what was read; null when none.
+    pub quote: Option<String>,
 }
 
 /// A value of one of the labelled sets of `rules/vocabulary.toml` (an e-invoicing model, a format, a
@@ -710,6 +715,8 @@ pub struct Regime {
     pub last_checked: Option<String>,
     /// What else the curator recorded; on an unknown record, what was looked at.
     pub notes: String,
+    /// The words of the first source that settle the model, copied from what was read; null when none.
+    pub quote: Option<String>,
     /// The URL of the country page's row.
     #[schemars(extend("format" = "uri"))]
     pub url: String,

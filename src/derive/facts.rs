@@ -77,6 +77,10 @@ pub(crate) fn support_fact(
         ("vendors".to_string(), row.vendors.clone()),
         ("notes".to_string(), row.notes.clone()),
     ]);
+    // The sentence the answer rests on, where one was read (an unknown cell has none).
+    if !row.quote.is_empty() {
+        details.insert("quote".to_string(), row.quote.clone());
+    }
     Fact {
         id: format!(
             "{}-{}-{}",

@@ -47,6 +47,7 @@ pub fn country_toggle_derivations<'db>(
                 verification: phase.map(|p| p.verification),
                 last_checked: phase.and_then(|p| p.last_verified.clone()),
                 why_null: e.why_null.clone(),
+                quote: phase.map(|p| p.quote.clone()).filter(|q| !q.is_empty()),
             }
         })
         .collect()
@@ -135,6 +136,7 @@ pub fn country_calendar<'db>(
                 verification: p.verification,
                 last_checked: p.last_verified.clone(),
                 fact_id: explaining_fact_id(db, &country.code, obligation),
+                quote: Some(p.quote.clone()).filter(|q| !q.is_empty()),
             })
         })
         .collect();

@@ -59,6 +59,7 @@ pub fn country_regime_records<'db>(
                 verification: r.verification,
                 last_checked: r.last_verified.clone(),
                 notes: r.notes.clone(),
+                quote: Some(r.quote.clone()).filter(|q| !q.is_empty()),
                 url: format!("{base}/{}/#regime-{}", country.code, r.id()),
             }
         })

@@ -807,6 +807,9 @@ pub struct ObligationRecord {
     /// What else the curator recorded: for an unclear phase what was looked at, for an absence check which
     /// list and page.
     notes: Text,
+    /// The words of the first source that settle the phase, copied from what was read; none when no
+    /// sentence was read (the phase is then not graded `official` or `secondary`).
+    quote: Text,
 }
 
 impl ObligationRecord {
@@ -833,6 +836,7 @@ impl ObligationRecord {
             verification: r.verification.as_str().into(),
             last_verified: (&r.last_verified).into(),
             notes: (&r.notes).into(),
+            quote: (&r.quote).into(),
         }
     }
 }
@@ -960,6 +964,9 @@ pub struct RegimeRecord {
     last_verified: Date,
     /// What else the curator recorded; on a record whose answers are all unknown, what was looked at.
     notes: Text,
+    /// The words of the first source that settle the model, copied from what was read; none when no
+    /// sentence was read.
+    quote: Text,
 }
 
 impl RegimeRecord {
@@ -986,6 +993,7 @@ impl RegimeRecord {
             verification: r.verification.as_str().into(),
             last_verified: (&r.last_verified).into(),
             notes: (&r.notes).into(),
+            quote: (&r.quote).into(),
         }
     }
 }

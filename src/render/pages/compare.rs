@@ -178,7 +178,7 @@ struct Grade {
     class: &'static str,
     /// `verified (official)`, `verified (secondary)` or `unverified`.
     text: String,
-    /// How the source was read, in words (`page read`, `stored copy read`); none when unverified.
+    /// How the source was read, in words (`page read`, `search excerpt or stored copy read`); none when unverified.
     evidence: Option<&'static str>,
     checked: Option<String>,
 }
@@ -196,7 +196,7 @@ impl Grade {
             evidence: match evidence {
                 "" | "unverified" => None,
                 "fetched" => Some("page read"),
-                "search-extract" => Some("stored copy read"),
+                "search-extract" => Some("search excerpt or stored copy read"),
                 _ => Some("no source read"),
             },
             checked: checked.clone(),

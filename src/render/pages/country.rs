@@ -123,6 +123,7 @@ pub(super) struct RegimeView<'a> {
     evidence: &'a str,
     verification: Verification,
     last_checked: &'a Option<String>,
+    quote: &'a str,
 }
 
 /// One answer in the "at a glance" table: the answer, the obligations that have it on the same footing
@@ -228,6 +229,7 @@ pub(super) fn regime_views<'a>(
             evidence: &r.evidence,
             verification: r.verification,
             last_checked: &r.last_checked,
+            quote: r.quote.as_deref().unwrap_or_default(),
         })
         .collect();
     // What the rows that answer nothing say was looked at.
@@ -374,6 +376,7 @@ struct PhaseView<'a> {
     evidence: &'a str,
     verification: Verification,
     last_checked: &'a Option<String>,
+    quote: &'a str,
 }
 
 /// One country page's context (see [`CountryContext`]).
@@ -459,6 +462,7 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
                 evidence: &p.evidence,
                 verification: p.verification,
                 last_checked: &p.last_verified,
+                quote: &p.quote,
             }
         })
         .collect();
