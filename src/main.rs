@@ -88,6 +88,31 @@ enum Command {
     /// records) as an index and records, after checking that they put back the recorded text: each
     /// release keeps its hash and chain, and the history derived from it stays the same.
     MigrateReleases,
+    /// Recheck every quote against the page it was copied from: fetch each cited page once (one request
+    /// at a time, a pause between two requests to one host, robots.txt obeyed), keep its text under
+    /// .locref-cache/verify/, and report per answer: quote found, quote not found (the page changed),
+    /// page gone (4xx), moved (redirect) or unreachable. Never edits sources/. Exit 0 when every quote
+    /// was found, 1 when one was not.
+    Verify {
+        /// Only this country's answers (a country code: `pl`).
+        #[arg(long)]
+        only: Option<String>,
+        /// Only answers whose source was read on this day or later (YYYY-MM-DD).
+        #[arg(long)]
+        since: Option<String>,
+        /// Where to write the machine-readable report (JSON).
+        #[arg(long, default_value = ".locref-cache/verify/report.json")]
+        report: PathBuf,
+        /// Send every request to this server, with the page's path and query (a mirror of the pages).
+        #[arg(long)]
+        via: Option<String>,
+        /// Pause between two requests to the same host, in milliseconds.
+        #[arg(long, default_value_t = 2000)]
+        pause_ms: u64,
+        /// How long one request may take, in seconds.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+    },
 }
 
 fn print_diagnostics(diagnostics: &[Diagnostic]) {
@@ -344,6 +369,65 @@ fn release(version: &str, note: &str) -> ExitCode {
     }
 }
 
+fn verify(options: locref::cmd::verify::Options, report_path: &Path) -> ExitCode {
+    use locref::cmd::verify::{Outcome, verify};
+    if let Some(since) = &options.since
+        && locref::parse::tables::date_problem(since).is_some()
+    {
+        eprintln!("error: --since takes a day, YYYY-MM-DD, not `{since}`");
+        return ExitCode::from(2);
+    }
+    let project = match load(Path::new(".")) {
+        Ok(project) => project,
+        Err(code) => return code,
+    };
+    let report = match verify(&project, &options, &build_time()) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_IO);
+        }
+    };
+    let json = serde_json::to_string_pretty(&report).expect("a report serializes");
+    if let Some(parent) = report_path.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    if let Err(e) = std::fs::write(report_path, json + "\n") {
+        eprintln!("error: writing {}: {e}", report_path.display());
+        return ExitCode::from(EXIT_IO);
+    }
+    for answer in report
+        .answers
+        .iter()
+        .filter(|a| a.outcome != Outcome::Found)
+    {
+        println!(
+            "{}: {}: {} ({}): {}",
+            answer.at,
+            answer.answer,
+            answer.outcome.words(),
+            answer.detail,
+            answer.url
+        );
+    }
+    let counts: Vec<String> = Outcome::ALL
+        .iter()
+        .map(|o| format!("{} {}", report.counts[o], o.words()))
+        .collect();
+    println!(
+        "verified {} quote(s) on {} page(s): {}; report in {}",
+        report.answers.len(),
+        report.pages_fetched,
+        counts.join(", "),
+        report_path.display()
+    );
+    if report.counts[&Outcome::Found] == report.answers.len() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_INVALID)
+    }
+}
+
 /// Exit code of a long-running command: it only returns on an I/O failure (bind, watcher).
 fn exit_with(result: std::io::Result<()>) -> ExitCode {
     match result {
@@ -365,7 +449,8 @@ fn main() -> ExitCode {
         Command::Build { .. }
         | Command::Check
         | Command::Release { .. }
-        | Command::MigrateReleases => locref::allocator::return_freed_memory_soon(),
+        | Command::MigrateReleases
+        | Command::Verify { .. } => locref::allocator::return_freed_memory_soon(),
     }
     match command {
         Command::Build {
@@ -379,5 +464,22 @@ fn main() -> ExitCode {
         Command::Serve { bind, port } => exit_with(locref::serve::run(Path::new("."), &bind, port)),
         Command::Release { version, note } => release(&version, &note),
         Command::MigrateReleases => migrate_releases(),
+        Command::Verify {
+            only,
+            since,
+            report,
+            via,
+            pause_ms,
+            timeout,
+        } => verify(
+            locref::cmd::verify::Options {
+                only,
+                since,
+                via,
+                pause: std::time::Duration::from_millis(pause_ms),
+                timeout: std::time::Duration::from_secs(timeout),
+            },
+            &report,
+        ),
     }
 }

@@ -4,3 +4,4 @@
 //! [`crate::serve`], wired in `main.rs`.
 
 pub mod release;
+pub mod verify;

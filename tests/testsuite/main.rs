@@ -25,4 +25,5 @@ mod output_folder;
 mod pages;
 mod scale;
 mod serve;
+mod verify;
 mod watch;
