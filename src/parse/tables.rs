@@ -239,6 +239,49 @@ impl RowReader<'_> {
     }
 }
 
+/// Words that state an answer: an unknown answer's text says what was looked at and found, never one of
+/// these (a coarse rule, by design: it catches a claim smuggled into an unknown, not every wording).
+const CLAIM_WORDS: [&str; 6] = [
+    "mandatory",
+    "in force",
+    "native",
+    "certified",
+    "supported since",
+    "required since",
+];
+
+impl RowReader<'_> {
+    /// Refuses a claim in the text of an unknown answer (`column`), naming the word that makes it one.
+    fn claim_in_unknown(&mut self, column: &str, what: &str) {
+        let text = self.text(column).to_lowercase();
+        let word = CLAIM_WORDS
+            .iter()
+            .find(|w| {
+                text.match_indices(*w).any(|(i, _)| {
+                    let before = text[..i].chars().next_back();
+                    let after = text[i + w.len()..].chars().next();
+                    !before.is_some_and(char::is_alphanumeric)
+                        && !after.is_some_and(char::is_alphanumeric)
+                })
+            })
+            .or_else(|| {
+                // "since 2023": a date a claim starts from.
+                text.match_indices("since ")
+                    .any(|(i, _)| {
+                        let year = &text[i + 6..];
+                        year.len() >= 4 && year[..4].bytes().all(|b| b.is_ascii_digit())
+                    })
+                    .then_some(&"since <year>")
+            });
+        if let Some(word) = word {
+            self.error(
+                column,
+                format!("{what} states no answer: its text says what was looked at and found, not `{word}`; settle the answer with its source and quote, or leave the claim out"),
+            );
+        }
+    }
+}
+
 /// At most 40 characters of an answer, for a message (cut on a character boundary).
 fn excerpt(text: &str) -> String {
     let text = text.trim();
@@ -645,6 +688,9 @@ pub fn country_fact_rows_of<'db>(
                 let value = r.text("value");
                 let answer = (!value.trim_start().starts_with(UNKNOWN)).then_some(value.as_str());
                 r.check_honesty("fact", FACT_HONESTY, answer);
+                if answer.is_none() {
+                    r.claim_in_unknown("value", "an unknown fact");
+                }
                 CountryFactRow {
                     country: r.required("country_code"),
                     fact: r.required("fact"),
@@ -881,6 +927,9 @@ pub fn matrix_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MatrixRow>>>
             answer,
         );
         let quote = r.quote("matrix cell", answer.is_some());
+        if answer.is_none() {
+            r.claim_in_unknown("notes", "an `unknown/unverified` cell");
+        }
         MatrixRow {
             country: r.required("country_code"),
             erp: r.required("erp"),
