@@ -266,7 +266,10 @@ impl<'db> EvidenceCheck<'db> {
                 ));
             }
         }
-        if let Some((column, Some(day))) = cited.checked {
+        // A malformed date is the parser's error; only a day can be too early or too late.
+        if let Some((column, Some(day))) = cited.checked
+            && crate::parse::is_iso_date(day)
+        {
             if day < EARLIEST_CHECK {
                 self.diagnostics.push(cited.pos.error(
                     column,

@@ -1938,7 +1938,7 @@ fn a_huge_broken_table_gives_a_screenful_of_errors() {
     );
     for i in 0..100_000 {
         text_of.push_str(&format!(
-            "qq,Name {i},ERP,x,not-a-url,https://example.org/,unverified,2026-11-27\n"
+            "qq,Name {i},ERP,x,not-a-url,https://www.vatupdate.com/,unverified,2026-11-27\n"
         ));
     }
     std::fs::write(

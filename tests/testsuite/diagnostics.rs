@@ -133,7 +133,7 @@ fn duplicates_unknown_ids_and_bad_urls_are_located() {
 
     let shown = diagnostics_with(
         "sources/tables/local_erps.csv",
-        format!("{header}qq,Foo,SME,x,,https://example.org/foo,secondary,2026-11-27\n").as_bytes(),
+        format!("{header}qq,Foo,SME,x,,https://www.bmd.com/foo,secondary,2026-11-27\n").as_bytes(),
     );
     assert_eq!(
         shown,
@@ -161,14 +161,14 @@ fn the_honesty_rule_is_enforced() {
         ]
     );
     // An unknown needs no source; any other answer does, a "no" included.
-    let header_m = "country_code,erp,support_type,vendors,notes,erp_source,evidence,verification,last_verified\n";
+    let header_m = "country_code,erp,support_type,vendors,notes,erp_source,evidence,verification,last_verified,quote\n";
     let matrix = shipped("sources/tables/matrix.csv");
     let edited: String = matrix
         .lines()
         .skip(1)
         .map(|l| {
             if l.starts_with("it,workday-financial-management,unknown/unverified,") {
-                "it,workday-financial-management,via provider,Pagero,,,unverified,unverified,\n"
+                "it,workday-financial-management,via provider,Pagero,,,unverified,unverified,,\n"
                     .to_string()
             } else {
                 format!("{l}\n")
@@ -445,7 +445,7 @@ fn obligations_are_checked_with_located_errors() {
     let table = shipped("sources/tables/obligations.csv");
     let next = table.lines().count() + 1;
     let shown = obligations_with(
-        "qq,saf-t,main,unclear,,,,,,,unverified,unverified,,nothing read settles it\n",
+        "qq,saf-t,main,unclear,,,,,,,unverified,unverified,,nothing read settles it,\n",
     );
     assert_eq!(
         shown,
@@ -453,12 +453,12 @@ fn obligations_are_checked_with_located_errors() {
             "sources/tables/obligations.csv:{next}:1: error: unknown country code `qq` (not in sources/registers/countries.csv)"
         )]
     );
-    let shown = obligations_with("ad,saf-t,x,enacted,2027-02-30,,,,,,unverified,unverified,,\n");
+    let shown = obligations_with("ad,saf-t,x,enacted,2027-02-30,,,,,,unverified,unverified,,,\n");
     assert!(
         shown.contains(&format!("sources/tables/obligations.csv:{next}:20: error: `2027-02-30` is not a date: that month has no day 30")),
         "{shown:?}"
     );
-    let shown = obligations_with("ad,saf-t,x,enacted,,,,,,,unverified,unverified,,\n");
+    let shown = obligations_with("ad,saf-t,x,enacted,,,,,,,unverified,unverified,,,\n");
     assert!(
         shown.iter().any(
             |d| d.starts_with(&format!("sources/tables/obligations.csv:{next}:"))
@@ -466,7 +466,7 @@ fn obligations_are_checked_with_located_errors() {
         ),
         "{shown:?}"
     );
-    let shown = obligations_with("ad,saf-t,x,in-force,2030,,,,,,unverified,unverified,,\n");
+    let shown = obligations_with("ad,saf-t,x,in-force,2030,,,,,,unverified,unverified,,,\n");
     assert!(
         shown
             .iter()
@@ -479,14 +479,14 @@ fn obligations_are_checked_with_located_errors() {
         .position(|l| l.starts_with("ad,saf-t,") && l.contains(",unclear,"))
         .map(|i| i + 1)
         .expect("Andorra's SAF-T is unclear in the shipped table");
-    let shown = obligations_with("ad,saf-t,later,planned,2028,,,,,,unverified,unverified,,\n");
+    let shown = obligations_with("ad,saf-t,later,planned,2028,,,,,,unverified,unverified,,,\n");
     assert!(
         shown.contains(&format!("sources/tables/obligations.csv:{unclear}:15: error: contradictory phases: a `unclear` phase must be the only phase of `saf-t`, which has 2 here")),
         "{shown:?}"
     );
     // Two phases of one obligation from the same date for the same scope overlap.
     let shown = obligations_with(
-        "de,saf-t,a,planned,2029,all companies,,,,,unverified,unverified,,\nde,saf-t,b,planned,2029,all companies,,,,,unverified,unverified,,\n",
+        "de,saf-t,a,planned,2029,all companies,,,,,unverified,unverified,,,\nde,saf-t,b,planned,2029,all companies,,,,,unverified,unverified,,,\n",
     );
     assert!(
         shown.iter().any(|d| d
@@ -653,14 +653,14 @@ fn regimes_are_checked_against_the_vocabulary_the_obligations_and_the_honesty_ru
     let path = "sources/tables/regimes.csv";
     // A sourced row passes; so does an honest unknown that says what was looked at.
     let (shown, _) = regimes_with(&format!(
-        "it,b2b-e-invoicing,{model},{format},,,10,,{read},\nit,b2g-e-invoicing,,,,,,,,,unverified,,two pages read; neither says\n"
+        "it,b2b-e-invoicing,{model},{format},,,10,,{read},,\"Italy applies a clearance model through the SdI in 2019.\"\nit,b2g-e-invoicing,,,,,,,,,unverified,,two pages read; neither says,\n"
     ));
     assert_eq!(shown, Vec::<String>::new());
     // Any answer without its source, how it was read and the date is refused at each of those cells; a
     // "no" (a signature that is not required) is an answer like any other.
     let not_required = "not-required";
     let (shown, next) = regimes_with(&format!(
-        "it,b2b-e-invoicing,,,,{not_required},,,,unverified,unverified,,\n"
+        "it,b2b-e-invoicing,,,,{not_required},,,,unverified,unverified,,,\n"
     ));
     assert_eq!(shown.len(), 3, "{shown:?}");
     for (d, needs) in shown.iter().zip(["the URL", "`evidence`", "the date"]) {
@@ -671,7 +671,7 @@ fn regimes_are_checked_against_the_vocabulary_the_obligations_and_the_honesty_ru
         );
     }
     // An unknown row without notes says nothing of what was looked at.
-    let (shown, next) = regimes_with("it,b2b-e-invoicing,,,,,,,,,unverified,,\n");
+    let (shown, next) = regimes_with("it,b2b-e-invoicing,,,,,,,,,unverified,,,\n");
     assert_eq!(
         shown,
         [format!(
@@ -681,7 +681,7 @@ fn regimes_are_checked_against_the_vocabulary_the_obligations_and_the_honesty_ru
     // A value outside its set, at its cell; an obligation the country's phases do not record; a
     // duplicate key.
     let (shown, next) = regimes_with(&format!(
-        "it,b2b-e-invoicing,{model},{format} no-such-format,,,,,{read},\nit,b2b-e-invoicing,,,,,,,,,unverified,,again\n"
+        "it,b2b-e-invoicing,{model},{format} no-such-format,,,,,{read},,a sentence\nit,b2b-e-invoicing,,,,,,,,,unverified,,again,\n"
     ));
     let column = "it,b2b-e-invoicing,".len() + model.len() + 2;
     assert!(
@@ -712,7 +712,7 @@ fn regimes_are_checked_against_the_vocabulary_the_obligations_and_the_honesty_ru
     let next = table.lines().count() + 1;
     std::fs::write(
         dir.path().join(path),
-        format!("{table}it,saf-t,,,,,,,,,unverified,,looked at\n"),
+        format!("{table}it,saf-t,,,,,,,,,unverified,,looked at,\n"),
     )
     .unwrap();
     let project = Project::load(dir.path()).unwrap();

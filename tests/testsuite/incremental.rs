@@ -159,6 +159,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             check_country_facts_of × 1
             check_date_span × 1
             check_fact_clauses_of × 1
+            check_fact_evidence × 1
             check_vat_rates_of × 1
             condensed_twin × 2
             country_detail × 1
@@ -463,6 +464,8 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             check_country_facts_of × 1
             check_date_span × 1
             check_fact_clauses_of × 1
+            check_fact_evidence × 1
+            check_obligation_evidence × 1
             check_obligations × 1
             check_regimes × 1
             check_vat_rates_of × 1
@@ -605,6 +608,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             check_country_facts_of × 1
             check_date_span × 1
             check_fact_clauses_of × 1
+            check_fact_evidence × 1
             check_vat_rates_of × 1
             condensed_twin × 3
             country_detail × 1
@@ -710,6 +714,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             calendar_timeline × 1
             check_date_span × 1
             check_fact_clauses_of × 1
+            check_obligation_evidence × 1
             check_obligations × 1
             check_regimes × 1
             condensed_twin × 15
@@ -814,6 +819,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             calendar_timeline × 1
             check_date_span × 1
             check_fact_clauses_of × 1
+            check_obligation_evidence × 1
             check_obligations × 1
             check_regimes × 1
             condensed_twin × 16
@@ -938,19 +944,20 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
 fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
     assert_edit(
         "sources/tables/matrix.csv",
-        "E-Invoicing for France as an Early Adopter feature",
-        "E-Invoicing for France as an early-adopter feature",
+        "E-Invoicing for Germany as an Early Adopter feature",
+        "E-Invoicing for Germany as an early-adopter feature",
         // facts.json lists the ERP e-invoicing support facts, this cell among them.
         // facts.json and the flat files are spliced from per-country parts: one part re-renders.
-        // France's page shows the cell's notes; the matrix page does not (its data is re-checked, unchanged).
+        // Germany's page shows the cell's notes; the matrix page does not (its data is re-checked, unchanged).
         // Sage Intacct's page shows the cell's notes; no other ERP page re-runs, and the ERP index
         // (names and counts) is re-checked through erp_summary, unchanged.
-        // France's page, Sage Intacct's page and their twins are re-parsed; their links and ids are unchanged.
+        // Germany's page, Sage Intacct's page and their twins are re-parsed; their links and ids are unchanged.
         // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
         // The cell's notes are not part of a release (a release records value, verification, sources and
         // dates): France's recorded state is re-checked, unchanged, so no history re-runs.
         expect![[r#"
             check_date_span × 1
+            check_erp_evidence × 1
             check_matrix × 1
             condensed_twin × 2
             country_detail × 1
@@ -997,16 +1004,16 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             twin_title × 2
         "#]],
         expect![[r#"
-            /api/v1/countries/fr.json
+            /api/v1/countries/de.json
             /api/v1/erps/sage-intacct.json
             /api/v1/facts.json
             /data/datapackage.json
             /data/matrix.csv
             /data/matrix.json
+            /de/index.html
+            /de/index.md
             /erp/sage-intacct/index.html
             /erp/sage-intacct/index.md
-            /fr/index.html
-            /fr/index.md
             /llms-full.txt
         "#]],
     );
@@ -1023,6 +1030,7 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
         // Finland's page, the partners page and their twins are re-parsed; their links and ids are unchanged.
         // llms-full.txt holds every twin; llms.txt reads only their titles, unchanged.
         expect![[r#"
+            check_erp_evidence × 1
             check_erp_tables × 1
             condensed_twin × 2
             country_detail × 1
@@ -1253,6 +1261,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
         expect![[r#"
             broken_links × 4
             check_date_span × 1
+            check_erp_evidence × 1
             check_reporting × 1
             condensed_twin × 3
             country_detail × 1
@@ -1507,7 +1516,7 @@ fn a_new_release_diffs_only_itself() {
     // that page is not rendered again.
     expect![[r#"
         base_url × 1
-        broken_links × 225
+        broken_links × 227
         check_releases × 1
         check_releases_from_the_end × 1
         check_routes × 1
@@ -1516,12 +1525,12 @@ fn a_new_release_diffs_only_itself() {
         decoded_text × 4
         endpoints × 1
         erp_history_context × 11
-        file × 484
+        file × 539
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 263
+        output_digest × 264
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
@@ -1536,7 +1545,7 @@ fn a_new_release_diffs_only_itself() {
         output_file(api_partner_flags) × 1
         output_file(api_partners) × 1
         output_file(api_regimes) × 1
-        output_file(api_release) × 13
+        output_file(api_release) × 14
         output_file(api_releases) × 1
         output_file(api_sponsors) × 1
         output_file(api_toggles) × 1
@@ -1579,10 +1588,10 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 2
         page_layout × 2
         page_links × 14
-        page_search_items × 38
+        page_search_items × 39
         page_skeleton × 2
         part_problems × 88
-        previous_release × 13
+        previous_release × 14
         published_csv × 9
         recent_releases × 1
         record_summary × 1
@@ -1595,8 +1604,8 @@ fn a_new_release_diffs_only_itself() {
         release_listing_json × 1
         release_register × 1
         release_subjects × 1
-        release_summary × 13
-        release_time × 13
+        release_summary × 14
+        release_time × 14
         release_versions × 1
         release_year_links × 1
         release_years × 1
@@ -1734,8 +1743,8 @@ fn a_broken_source_keeps_the_last_good_output_and_the_fix_recovers() {
     let path = replace_once(
         root,
         "sources/tables/matrix.csv",
-        "fr,sage-intacct,native,",
-        "fr,sage-intacct,bogus,",
+        "de,sage-intacct,native,",
+        "de,sage-intacct,bogus,",
     );
     let broken = session.rebuild(std::slice::from_ref(&path));
     let Outcome::Invalid(diagnostics) = &broken.outcome else {

@@ -561,11 +561,11 @@ fn removing_linked_anchors_breaks_the_pages_that_link_to_them() {
         .iter()
         .map(|p| page(&before, &p[1..]).matches("/#erp-").count())
         .sum();
-    // The established cells of the matrix (a cell no source settled has no evidence to link), and a row
-    // per country on each ERP page.
+    // The answered cells of the matrix (an unknown cell has no evidence to link; an unverified answer
+    // links to its source), and a row per country on each ERP page.
     assert_eq!(
         links_in,
-        crate::common::established_matrix_cells() + crate::common::ERP_IDS.len() * 61
+        crate::common::answered_matrix_cells() + crate::common::ERP_IDS.len() * 61
     );
     let original = read(root, "rules/templates/country.html");
     let path = replace_once(

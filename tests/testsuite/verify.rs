@@ -86,11 +86,11 @@ fn fixture_project() -> tempfile::TempDir {
     let mut rows = vec![header];
     for (phase, path, _) in CASES {
         rows.push(format!(
-            "pl,b2b-e-invoicing,{phase},in-force,2026-02-01,large taxpayers,general,,,https://www.gov.pl{path},search-extract,official,2026-12-01,,{QUOTE}"
+            "pl,b2b-e-invoicing,{phase},in-force,2026-02-01,large taxpayers,general,,,https://www.gov.pl{path},search-extract,official,2026-12-01,,\"{QUOTE}\""
         ));
     }
     rows.push(format!(
-        "cz,b2b-e-invoicing,main,in-force,2026-02-01,everyone,general,,,https://www.gov.pl/page/found,search-extract,official,2026-11-01,,{QUOTE}"
+        "cz,b2b-e-invoicing,main,in-force,2026-02-01,everyone,general,,,https://www.gov.pl/page/found,search-extract,official,2026-11-01,,\"{QUOTE}\""
     ));
     std::fs::write(root.join(obligations), rows.join("\n") + "\n").unwrap();
     // No other table carries a quote here.

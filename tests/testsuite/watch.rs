@@ -160,7 +160,7 @@ fn watch_rebuilds_on_atomic_saves_and_survives_a_broken_source() {
     let fr_before_break = std::fs::read(&fr).unwrap();
     std::fs::write(
         &matrix,
-        good_matrix.replacen("fr,sage-intacct,native,", "fr,sage-intacct,bogus,", 1),
+        good_matrix.replacen("de,sage-intacct,native,", "de,sage-intacct,bogus,", 1),
     )
     .unwrap();
     watch.expect("the diagnostic", |l| {

@@ -210,7 +210,10 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
                     let support = row.map_or("unknown/unverified", |r| r.support_type.as_str());
                     *used.entry(support.to_string()).or_default() += 1;
                     let known = support != "unknown/unverified";
-                    known_cells += usize::from(known);
+                    // Established: an answer graded from a source that was read and quoted; an
+                    // unverified answer is shown, never counted as established.
+                    known_cells +=
+                        usize::from(known && row.is_some_and(|r| r.verification.is_verified()));
                     let (short, class) = support_style(support);
                     MatrixCell {
                         erp: &e.id,

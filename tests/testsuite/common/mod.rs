@@ -295,6 +295,20 @@ pub fn store_whole(root: &Path, version: &str) {
     std::fs::remove_file(releases.join(format!("{version}.index"))).unwrap();
 }
 
+/// How many cells of the shipped matrix give an answer (anything but `unknown/unverified`), graded or not:
+/// the cells the matrix page links to their evidence.
+pub fn answered_matrix_cells() -> usize {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sources/tables/matrix.csv");
+    let mut reader = csv::Reader::from_path(path).expect("the matrix");
+    let header = reader.headers().expect("a header").clone();
+    let support = header.iter().position(|h| h == "support_type").expect("support_type");
+    reader
+        .records()
+        .map(|r| r.expect("a matrix row"))
+        .filter(|r| r[support] != *"unknown/unverified")
+        .count()
+}
+
 /// How many cells of the shipped matrix are established: an answer other than `unknown/unverified`
 /// graded `official` or `secondary` (`sources/README.md`, the honesty rule), from `tables/matrix.csv`.
 pub fn established_matrix_cells() -> usize {

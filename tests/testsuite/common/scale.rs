@@ -17,10 +17,12 @@
 //!   any table added later) is copied unchanged.
 //!
 //! Columns are found by name in each table's header, so a column added to a table is left empty in the
-//! synthetic rows rather than shifting them. Synthetic rows use `.example` URLs and are `unverified`
-//! where the honesty rule applies; since every answer but unknown must cite a source and a check date,
-//! a synthetic fact is an unknown (`unknown/unverified: …`) and a synthetic local ERP or partner flag cites
-//! an `.example` source read on 2026-11-27. In that, and only that, this port differs from the shared
+//! synthetic rows rather than shifting them. Synthetic rows are `unverified` where the honesty rule
+//! applies; since every answer but unknown must cite a source and a check date, a synthetic fact is an
+//! unknown (`unknown/unverified: …`), and a synthetic partner, local ERP or partner flag cites the source
+//! of its table's first shipped row, read on 2026-11-27: the evidence rule refuses a reserved host
+//! (`.example`) and any host missing from `sources/registers/publishers.csv`, so the synthetic rows name a
+//! registered publisher and invent no address. In that, and only that, this port differs from the shared
 //! `scale_locref.py`, whose synthetic rows the current check refuses.
 
 use std::path::Path;
@@ -133,6 +135,7 @@ pub fn grow(root: &Path, scale: u32) -> Option<Grown> {
     // Partners.
     let path = sources.join("tables/partners.csv");
     let mut table = Table::read(&path);
+    let source = table.first_source("source_urls");
     let mut i = 0;
     while table.rows.len() < 150 * n {
         let cc = rng.choice(&countries).clone();
@@ -145,7 +148,7 @@ pub fn grow(root: &Path, scale: u32) -> Option<Grown> {
             ("name", &format!("Synthetic Partner {i:05}")),
             ("partner_type", "ISV"),
             ("summary", &summary),
-            ("source_urls", &format!("https://partner.example/p{i:05}")),
+            ("source_urls", &source),
             ("source_kind", "vendor documentation"),
             ("last_checked", &date),
         ]);
@@ -158,6 +161,7 @@ pub fn grow(root: &Path, scale: u32) -> Option<Grown> {
     // Local ERPs.
     let path = sources.join("tables/local_erps.csv");
     let mut table = Table::read(&path);
+    let source = table.first_source("source");
     let mut i = 0;
     while table.rows.len() < 100 * n {
         let cc = rng.choice(&countries).clone();
@@ -167,11 +171,8 @@ pub fn grow(root: &Path, scale: u32) -> Option<Grown> {
             ("name", &format!("Synthetic ERP {i:05}")),
             ("segment", "ERP (SME)"),
             ("description", &description),
-            ("website", &format!("https://local-erp.example/l{i:05}")),
-            (
-                "source",
-                &format!("https://local-erp.example/l{i:05}/about"),
-            ),
+            ("website", ""),
+            ("source", &source),
             ("verification", "unverified"),
             ("last_verified", "2026-11-27"),
         ]);
@@ -184,6 +185,7 @@ pub fn grow(root: &Path, scale: u32) -> Option<Grown> {
     // Partner flags: one per (country, ERP) at most.
     let path = sources.join("tables/local_partner_flags.csv");
     let mut table = Table::read(&path);
+    let source = table.first_source("source");
     let flags = [
         "local partner",
         "local partner / add-on",
@@ -206,7 +208,7 @@ pub fn grow(root: &Path, scale: u32) -> Option<Grown> {
                     ("erp", erp),
                     ("flag", flag),
                     ("note", &note),
-                    ("source", &format!("https://flags.example/{cc}/{erp}")),
+                    ("source", &source),
                     ("verification", "unverified"),
                     ("last_verified", "2026-11-27"),
                 ]);
@@ -300,6 +302,16 @@ impl Table {
     }
 
     /// Appends a row from (column name, value) pairs; columns not named are empty.
+    /// The first URL of `column` in the table's first row: a registered source for synthetic rows.
+    fn first_source(&self, column: &str) -> String {
+        let i = self.header.iter().position(|h| h == column).expect(column);
+        self.rows[0][i]
+            .split_whitespace()
+            .next()
+            .expect("a source")
+            .to_string()
+    }
+
     fn push(&mut self, cells: &[(&str, &str)]) {
         let mut row = vec![String::new(); self.header.len()];
         for (name, value) in cells {
