@@ -145,7 +145,10 @@ pub(crate) fn page_headers(db: &dyn salsa::Database) -> Vec<(String, String)> {
     let site = &crate::parse::rules::site_rules(db).value;
     site.content_security_policy
         .iter()
-        .map(|csp| ("Content-Security-Policy".to_string(), csp.clone()))
+        .map(|csp| {
+            let value = crate::render::headers::header_value(csp);
+            ("Content-Security-Policy".to_string(), value)
+        })
         .collect()
 }
 
