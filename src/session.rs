@@ -62,6 +62,14 @@ impl RebuildReport {
             _ => &[],
         }
     }
+
+    /// Site paths of the outputs this rebuild wrote again because they had changed outside locref.
+    pub fn repaired(&self) -> &[String] {
+        match &self.outcome {
+            Outcome::Built(report) => &report.repaired,
+            _ => &[],
+        }
+    }
 }
 
 /// How many written or removed files a rebuild line names before it gives a count instead: enough for a
@@ -212,6 +220,9 @@ pub struct Session {
     plan: Plan,
     /// Whether the last rebuild failed (its errors were shown and are not cleared yet).
     failed: bool,
+    /// Whether files of the output folder were seen to change behind the session's back and are not
+    /// repaired yet: the next rebuild compares every output with its record even if no input changed.
+    repair_pending: bool,
     /// Whether the session has built (or tried to) yet: the first build reports what the session
     /// now serves, the later ones what changed.
     ran_once: bool,
@@ -229,6 +240,7 @@ impl Session {
             stale: true,
             plan: Plan::session(),
             failed: false,
+            repair_pending: false,
             ran_once: false,
         })
     }
@@ -244,6 +256,7 @@ impl Session {
             stale: true,
             plan: Plan::session_in_memory(),
             failed: false,
+            repair_pending: false,
             ran_once: false,
         })
     }
@@ -280,6 +293,26 @@ impl Session {
         }
     }
 
+    /// One batch of a watcher: re-reads `paths` (every input folder when `None`, after an overflow or
+    /// an input folder made again), and when the watcher also saw `outputs` change inside the output
+    /// folder and any of them is no longer the file the session put there, compares every output with
+    /// its record as well: one rebuild writes what the edit changed and repairs what was changed
+    /// behind the session's back, even when no input changed in content.
+    pub fn rebuild_batch(
+        &mut self,
+        paths: Option<&[PathBuf]>,
+        outputs: &[PathBuf],
+    ) -> RebuildReport {
+        if !outputs.is_empty() && self.publisher.drifted(outputs) {
+            self.publisher.verify_next();
+            self.repair_pending = true;
+        }
+        match paths {
+            Some(paths) => self.rebuild(paths),
+            None => self.rescan(),
+        }
+    }
+
     /// What the watcher saw change inside the output folder (`paths`): when an output's file is no
     /// longer the one the session put there (deleted, replaced, edited; the folder removed), every
     /// output is compared with its record and what differs is written again. `None` when nothing
@@ -304,6 +337,7 @@ impl Session {
     fn repair_outputs(&mut self) -> Option<RebuildReport> {
         let started = Instant::now();
         self.publisher.verify_next();
+        self.repair_pending = true;
         Some(self.run(Vec::new(), started))
     }
 
@@ -318,7 +352,7 @@ impl Session {
 
     fn finish(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
         injected_panic(&changed);
-        if changed.is_empty() && !self.stale {
+        if changed.is_empty() && !self.stale && !self.repair_pending {
             return RebuildReport {
                 changed_inputs: changed,
                 executed: Vec::new(),
@@ -380,6 +414,7 @@ impl Session {
         let outcome = match result {
             Ok(Ok(report)) => {
                 self.stale = false;
+                self.repair_pending = false;
                 Outcome::Built(report)
             }
             Ok(Err(diagnostics)) => {

@@ -38,6 +38,14 @@ impl Watcher {
     fn new(root: &Path) -> io::Result<(Watcher, Receiver<Events>)> {
         let (sender, events) = channel();
         let mut inner = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            // A file opened, read or closed unwritten changed nothing: such an event never reaches
+            // the batcher, whose quiet window a reader of the output folder (a static server, a
+            // sync tool) would otherwise keep open until its longest batch.
+            if let Ok(event) = &event
+                && is_access(&event.kind)
+            {
+                return;
+            }
             let _ = sender.send(event.map(|e| vec![e]).map_err(|e| vec![e]));
         })
         .map_err(io::Error::other)?;
@@ -244,6 +252,13 @@ impl Batch {
     }
 }
 
+/// Whether an event only tells of an access: a file opened, read, or closed without being written (a
+/// close after writing is the end of a write, and keeps a batch open as the writes before it did).
+fn is_access(kind: &EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode};
+    matches!(kind, EventKind::Access(access) if *access != AccessKind::Close(AccessMode::Write))
+}
+
 /// Whether an event made, removed or moved a folder (a moved one is seen by its path being a folder).
 fn changes_a_folder(kind: &EventKind, path: &Path) -> bool {
     use notify::event::{CreateKind, ModifyKind, RemoveKind};
@@ -372,17 +387,16 @@ pub(crate) fn run_with(
                 watcher.refresh();
                 true
             });
+        // Output-folder paths in the same batch (a checkout of a project that tracks its built folder
+        // changes both at once): the rebuild compares every output with its record and repairs too.
+        let outputs: Vec<PathBuf> = batch.outputs.into_iter().collect();
         let report = guarded(&mut session, |session| {
-            if rescan {
-                session.rescan()
-            } else {
-                let paths: Vec<PathBuf> = batch.paths.into_iter().collect();
-                session.rebuild(&paths)
-            }
+            let paths: Vec<PathBuf> = batch.paths.into_iter().collect();
+            session.rebuild_batch((!rescan).then_some(&paths[..]), &outputs)
         });
         after(&session, &report);
         if let Some(out) = &out {
-            let again = batch.output_folders_changed;
+            let again = batch.output_folders_changed || !report.repaired().is_empty();
             keep_output_watched(&mut watcher, &mut session, out, again, None, &mut after);
         }
         window.rebuilt(closed);

@@ -434,3 +434,102 @@ fn watch_repairs_its_output_folder_when_it_is_removed_or_a_file_is_edited() {
     hand_edit_is_repaired(&mut watch, &site);
     assert!(watch.child.try_wait().unwrap().is_none(), "still running");
 }
+
+/// A source edit and changes to the output folder in one burst (a `git checkout` in a project that
+/// tracks its built folder): the rebuild writes what the edit changed and repairs the files changed
+/// behind watch's back, in the same line.
+#[test]
+fn a_source_edit_and_output_changes_in_one_burst_are_both_handled() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut watch = started(root, &[]);
+    let site = root.join("public");
+    let before = crate::common::snapshot(&site);
+    let vat = root.join("sources/tables/vat.csv");
+    let text = read(root, "sources/tables/vat.csv");
+    // All three within a millisecond: one batch.
+    atomic_save(
+        &vat,
+        text.replacen("fr,TVA", "fr,TVA (burst)", 1).as_bytes(),
+    );
+    std::fs::remove_file(site.join("it/index.html")).unwrap();
+    std::fs::write(site.join("licence/index.md"), "defaced").unwrap();
+    let line = watch.expect("the rebuild", |l| {
+        rebuild_line(l).starts_with("changed sources/tables/vat.csv;")
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let whole = |rel: &str| std::fs::read(site.join(rel)).ok().as_ref() == before.get(rel);
+    while !(whole("it/index.html") && whole("licence/index.md")) {
+        assert!(
+            Instant::now() < deadline,
+            "the deleted and the defaced output are still wrong 10 s after the burst; printed:\n{}",
+            watch.seen.join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(read(root, "public/api/v1/countries/fr.json").contains("TVA (burst)"));
+    // Said, not silent: the rebuild's line, or the repair's right after it, names the files repaired.
+    let said = |l: &str| l.contains("repaired") && l.contains("/it/index.html");
+    if !said(&line) {
+        watch.expect("the repair named", |l| said(rebuild_line(l)));
+    }
+    assert!(watch.child.try_wait().unwrap().is_none(), "still running");
+}
+
+/// How long a one-fact save takes to reach disk: from the atomic save until France's API file holds the
+/// new text.
+fn save_to_disk(root: &std::path::Path, marker: &str) -> Duration {
+    let fr = root.join("public/api/v1/countries/fr.json");
+    let saved = Instant::now();
+    edit_france(root, marker);
+    let wanted = format!("TVA ({marker})");
+    loop {
+        if std::fs::read_to_string(&fr).is_ok_and(|t| t.contains(&wanted)) {
+            return saved.elapsed();
+        }
+        assert!(
+            saved.elapsed() < Duration::from_secs(30),
+            "{marker} never reached disk"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// A process reading the output folder in a loop (a static server, a sync tool) does not delay a
+/// rebuild: the reads' access events never reach the batcher, whose quiet window they used to keep open
+/// until its longest batch (1 s).
+#[test]
+fn a_reader_of_the_output_folder_does_not_delay_a_rebuild() {
+    let dir = copy_project();
+    let root = dir.path().to_path_buf();
+    let mut watch = started(&root, &[]);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let (stop, page) = (stop.clone(), root.join("public/de/index.html"));
+        std::thread::spawn(move || {
+            let mut reads = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::read(&page);
+                reads += 1;
+            }
+            reads
+        })
+    };
+    let mut times = Vec::new();
+    for i in 0..3 {
+        times.push(save_to_disk(&root, &format!("read {i}")));
+        watch.expect("the rebuild", |l| {
+            rebuild_line(l).starts_with("changed sources/tables/countries.csv;")
+        });
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let reads = reader.join().unwrap();
+    assert!(reads > 100, "the reader read {reads} times");
+    times.sort();
+    eprintln!("save to disk with a reader of the output folder: {times:?}");
+    assert!(
+        times[0] < Duration::from_millis(500),
+        "a save reached disk after {times:?} with a reader polling the output folder"
+    );
+}
