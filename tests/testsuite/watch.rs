@@ -533,3 +533,46 @@ fn a_reader_of_the_output_folder_does_not_delay_a_rebuild() {
         "a save reached disk after {times:?} with a reader polling the output folder"
     );
 }
+
+/// Unmounts a folder when the test ends (declared before the watch, so the watch is stopped first).
+struct Unmount(std::path::PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// An output folder that is a mount point of its own (a tmpfs, a container's volume): its cache, and
+/// so the spare files a session writes through, are on the parent's filesystem, where no file can be
+/// exchanged or renamed into it. The first build and every edit still publish, staging beside the
+/// targets on the folder's own filesystem. Needs root to mount a tmpfs; says so and passes otherwise.
+#[test]
+fn watch_publishes_into_an_output_folder_that_is_a_mount_point() {
+    let dir = copy_project();
+    let root = dir.path();
+    let site = root.join("public");
+    std::fs::create_dir(&site).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "tmpfs"])
+        .arg(&site)
+        .stderr(Stdio::null())
+        .status();
+    if !mounted.is_ok_and(|status| status.success()) {
+        eprintln!("skipped: a tmpfs cannot be mounted here (it needs root)");
+        return;
+    }
+    let _unmount = Unmount(site.clone());
+    let mut watch = Watch::start(root);
+    let first = watch.expect("the first build", |l| !rebuild_line(l).is_empty());
+    assert!(
+        rebuild_line(&first).starts_with("first build: "),
+        "{first}\n{}",
+        watch.seen.join("\n")
+    );
+    watch.expect("the watching line", |l| l.starts_with("watching "));
+    assert!(site.join("fr/index.html").is_file());
+    edit_france_and_wait(&mut watch, root, "on a mount point");
+    edit_france_and_wait(&mut watch, root, "on a mount point again");
+    hand_edit_is_repaired(&mut watch, &site);
+}
