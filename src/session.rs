@@ -52,6 +52,9 @@ pub struct RebuildReport {
     pub first: bool,
     /// Where the build was published: `None` for the dev server's memory, else the output folder.
     pub published_to: Option<PathBuf>,
+    /// Outputs changed outside locref that this rebuild could not write again, as the sources have
+    /// errors (site paths): the build that clears the errors repairs them.
+    pub not_repaired: Vec<String>,
 }
 
 impl RebuildReport {
@@ -98,12 +101,27 @@ impl fmt::Display for RebuildReport {
                 f,
                 "unchanged: no input changed in content; 0 queries re-ran; wrote nothing; {ms:.1} ms"
             ),
-            Outcome::Invalid(diagnostics) => write!(
-                f,
-                "changed {inputs}; {} queries re-ran; {} error(s), kept the last good output; {ms:.1} ms",
-                self.executed.len(),
-                diagnostics.iter().map(|d| d.left_out.max(1)).sum::<usize>()
-            ),
+            Outcome::Invalid(diagnostics) => {
+                let errors = diagnostics.iter().map(|d| d.left_out.max(1)).sum::<usize>();
+                let cause = match self.changed_inputs.is_empty() && !self.not_repaired.is_empty() {
+                    true => "the output folder changed outside locref".to_string(),
+                    false => format!("changed {inputs}"),
+                };
+                write!(
+                    f,
+                    "{cause}; {} queries re-ran; {errors} error(s), ",
+                    self.executed.len()
+                )?;
+                match self.not_repaired.is_empty() {
+                    true => write!(f, "kept the last good output")?,
+                    false => write!(
+                        f,
+                        "not repaired while the sources have errors: {} (changed outside locref; the build that clears the errors writes them again), kept the rest of the last good output",
+                        names_or_count(&self.not_repaired, SHOWN_FILES, "file")
+                    )?,
+                }
+                write!(f, "; {ms:.1} ms")
+            }
             Outcome::Built(report) if self.first => {
                 // What the session now serves or has on disk, and what that took. The queries keep
                 // the wording of every other line ("re-ran"), which scripts read.
@@ -266,6 +284,12 @@ impl Session {
         self.publisher.site()
     }
 
+    /// Why the output folder is no longer the folder the session locked, if it is not (its path replaced
+    /// by a link to another folder): the session then writes nothing there.
+    pub fn output_moved(&self) -> Option<String> {
+        self.publisher.not_the_locked_folder()
+    }
+
     /// Waits until the work the output folder's writer started after a build is done (tests, benchmarks).
     pub fn settle(&mut self) {
         self.publisher.settle();
@@ -361,6 +385,7 @@ impl Session {
                 recovered: false,
                 first: false,
                 published_to: self.out.clone(),
+                not_repaired: Vec::new(),
             };
         }
         self.run(changed, started)
@@ -379,6 +404,7 @@ impl Session {
             recovered: false,
             first: false,
             published_to: self.out.clone(),
+            not_repaired: Vec::new(),
         }
     }
 
@@ -399,10 +425,21 @@ impl Session {
             recovered: false,
             first: false,
             published_to: self.out.clone(),
+            not_repaired: Vec::new(),
         }
     }
 
     fn run(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
+        let mut report = self.run_once(changed, started);
+        // A failed build writes nothing: what was changed behind the session's back stays as it is
+        // until the errors are fixed, and the report says which files those are.
+        if matches!(report.outcome, Outcome::Invalid(_)) && self.repair_pending {
+            report.not_repaired = self.publisher.outputs_not_in_place();
+        }
+        report
+    }
+
+    fn run_once(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
         let time = self.fixed_time.clone().unwrap_or_else(build_time);
         self.project.set_build_time(&time);
         // Every build streams: the outputs are rendered in batches, each offered to the publisher with
@@ -444,6 +481,7 @@ impl Session {
             recovered,
             first,
             published_to: self.out.clone(),
+            not_repaired: Vec::new(),
         }
     }
 }

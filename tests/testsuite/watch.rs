@@ -576,3 +576,112 @@ fn watch_publishes_into_an_output_folder_that_is_a_mount_point() {
     edit_france_and_wait(&mut watch, root, "on a mount point again");
     hand_edit_is_repaired(&mut watch, &site);
 }
+
+/// The output folder replaced by a link to another folder while watch runs: its lock guards the folder
+/// it claimed, not the link's target, so watch says so once and writes nothing there (another build
+/// may be writing it), edits included.
+#[test]
+fn watch_writes_nothing_through_an_output_folder_replaced_by_a_link() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut watch = started(root, &[]);
+    let site = root.join("public");
+    let elsewhere = root.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::rename(&site, root.join("public.old")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &site).unwrap();
+    let said = watch.expect("the folder said to lead elsewhere", |l| {
+        l.starts_with("watch: the output folder ") && l.contains("is no longer the folder")
+    });
+    assert!(said.contains("elsewhere"), "{said}");
+    edit_france(root, "through a link");
+    let line = watch.expect("the edit's rebuild", |l| {
+        rebuild_line(l).starts_with("changed sources/tables/countries.csv;")
+    });
+    assert!(line.contains("is no longer the folder"), "{line}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        crate::common::snapshot(&elsewhere).len(),
+        0,
+        "nothing is written through the link; printed:\n{}",
+        watch.seen.join("\n")
+    );
+    // Another build may claim the folder the link leads to.
+    let run = crate::common::locref(root, &["build", "--out", "elsewhere"], "1767225600");
+    assert!(run.status.success(), "{}", crate::common::text(&run.stderr));
+    assert!(watch.child.try_wait().unwrap().is_none(), "still running");
+}
+
+/// While the sources have errors nothing is built, so an output deleted behind watch's back cannot be
+/// written again yet: the line says which file is not repaired (not "kept the last good output"), and
+/// the build that clears the errors repairs it.
+#[test]
+fn an_output_deleted_while_the_sources_have_errors_is_named_and_repaired_by_the_fix() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut watch = started(root, &[]);
+    let site = root.join("public");
+    let page = std::fs::read(site.join("it/index.html")).unwrap();
+    let matrix = root.join("sources/tables/matrix.csv");
+    let good = read(root, "sources/tables/matrix.csv");
+    atomic_save(
+        &matrix,
+        good.replacen("fr,sage-intacct,native,", "fr,sage-intacct,bogus,", 1)
+            .as_bytes(),
+    );
+    watch.expect("the failed rebuild", |l| {
+        rebuild_line(l).contains("kept the last good output")
+    });
+    std::fs::remove_file(site.join("it/index.html")).unwrap();
+    let line = watch.expect("the repair that cannot build", |l| {
+        rebuild_line(l).starts_with("the output folder changed outside locref;")
+    });
+    assert!(
+        line.contains("not repaired while the sources have errors: /it/index.html"),
+        "{line}"
+    );
+    atomic_save(&matrix, good.as_bytes());
+    let line = watch.expect("the fix", |l| rebuild_line(l).contains("errors cleared"));
+    assert!(line.contains("repaired /it/index.html"), "{line}");
+    assert_eq!(std::fs::read(site.join("it/index.html")).unwrap(), page);
+}
+
+/// A process that keeps rewriting an output is not fought write for write: watch backs off, says so
+/// once, and puts the file back once the process stops.
+#[test]
+fn watch_backs_off_from_a_process_that_keeps_changing_an_output() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut watch = started(root, &[]);
+    let site = root.join("public");
+    let before = crate::common::snapshot(&site);
+    let file = site.join("licence/index.md");
+    let fought = Instant::now();
+    let mut n = 0;
+    while fought.elapsed() < Duration::from_secs(6) {
+        let _ = std::fs::write(&file, format!("rewritten {n}"));
+        n += 1;
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Every line printed meanwhile.
+    while let Ok(line) = watch.lines.recv_timeout(Duration::from_millis(300)) {
+        watch.seen.push(line);
+    }
+    let repairs = watch
+        .seen
+        .iter()
+        .filter(|l| rebuild_line(l).starts_with("the output folder changed outside locref"))
+        .count();
+    let said = watch
+        .seen
+        .iter()
+        .filter(|l| l.starts_with("watch: something keeps changing the output folder"))
+        .count();
+    assert_eq!(said, 1, "said once; printed:\n{}", watch.seen.join("\n"));
+    assert!(
+        repairs <= 30,
+        "{repairs} repairs against {n} writes in 6 s; printed:\n{}",
+        watch.seen.join("\n")
+    );
+    wait_until_whole("the file is put back after the writes stop", &site, &before);
+}
