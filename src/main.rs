@@ -63,6 +63,10 @@ enum Command {
         /// Port to listen on (0 picks a free one).
         #[arg(long, default_value_t = 8000)]
         port: u16,
+        /// A name the server answers for besides localhost, 127.0.0.1 and the bound address (a request
+        /// for any other Host is refused: a rebound DNS name cannot read the site).
+        #[arg(long)]
+        host: Option<String>,
     },
     /// Build, then rebuild on every change under sources/ and rules/ (errors never stop it).
     Watch {
@@ -376,7 +380,12 @@ fn main() -> ExitCode {
         } => build(&out, clean, force, base_url),
         Command::Check => check(),
         Command::Watch { out } => exit_with(locref::watch::run(Path::new("."), &out)),
-        Command::Serve { bind, port } => exit_with(locref::serve::run(Path::new("."), &bind, port)),
+        Command::Serve { bind, port, host } => exit_with(locref::serve::run(
+            Path::new("."),
+            &bind,
+            port,
+            host.as_deref(),
+        )),
         Command::Release { version, note } => release(&version, &note),
         Command::MigrateReleases => migrate_releases(),
     }
