@@ -23,6 +23,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Exit codes: 0 success, 1 invalid sources or rules, 2 usage, 3 I/O failure.
 const EXIT_INVALID: u8 = 1;
 const EXIT_IO: u8 = 3;
+/// A mistake in how locref was called (clap exits with 2 for its own).
+const EXIT_USAGE: u8 = 2;
 
 #[derive(Parser)]
 #[command(
@@ -362,6 +364,11 @@ fn exit_with(result: std::io::Result<()>) -> ExitCode {
 fn main() -> ExitCode {
     locref::allocator::no_huge_pages();
     let command = Cli::parse().command;
+    // A malformed SOURCE_DATE_EPOCH is a mistake to say, not a reason to date the build now.
+    if let Err(problem) = locref::workspace::source_date_epoch() {
+        eprintln!("error: {problem}");
+        return ExitCode::from(EXIT_USAGE);
+    }
     // A session rebuilds after idle pauses and keeps what it freed for the next rebuild; a one-off
     // command gives it back (see the functions).
     match command {

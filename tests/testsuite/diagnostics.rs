@@ -831,3 +831,29 @@ fn a_value_longer_than_64_kib_is_a_located_error() {
         "{stderr}"
     );
 }
+
+/// A malformed or out-of-range `SOURCE_DATE_EPOCH` is a usage error that names it (exit 2), never a
+/// silent "now": a build meant to be reproducible would otherwise differ from the last.
+#[test]
+fn a_malformed_or_out_of_range_source_date_epoch_is_an_error() {
+    let dir = copy_project();
+    let root = dir.path();
+    for bad in [
+        "17672256OO",
+        "-5",
+        "1e9",
+        " ",
+        "99999999999999999",
+        "253402300800",
+    ] {
+        let run = crate::common::locref(root, &["check"], bad);
+        let stderr = crate::common::text(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{bad:?}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: SOURCE_DATE_EPOCH={bad:?} ")),
+            "{bad:?}: {stderr}"
+        );
+    }
+    let run = crate::common::locref(root, &["check"], "1767225600");
+    assert!(run.status.success(), "{}", crate::common::text(&run.stderr));
+}
