@@ -94,6 +94,9 @@ enum Command {
     /// records) as an index and records, after checking that they put back the recorded text: each
     /// release keeps its hash and chain, and the history derived from it stays the same.
     MigrateReleases,
+    /// Take back what a release or migrate-releases killed half way wrote (from its journal in
+    /// .locref-cache/), so the project is as it was before it; then run that command again.
+    Recover,
 }
 
 fn print_diagnostics(diagnostics: &[Diagnostic]) {
@@ -288,6 +291,27 @@ fn release_failed(error: locref::cmd::release::ReleaseError) -> ExitCode {
     }
 }
 
+fn recover() -> ExitCode {
+    match locref::cmd::release::recover(Path::new(".")) {
+        Ok(done) => {
+            match done.command {
+                None => println!("no release or migration was interrupted; nothing was written"),
+                Some(command) => {
+                    for path in &done.restored {
+                        println!("  put back {path}");
+                    }
+                    println!(
+                        "took back what the interrupted `locref {command}` wrote ({} file(s)); run it again",
+                        done.restored.len()
+                    );
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => release_failed(e),
+    }
+}
+
 fn migrate_releases() -> ExitCode {
     use locref::cmd::release::migrate_releases;
     match migrate_releases(Path::new(".")) {
@@ -376,7 +400,15 @@ fn main() -> ExitCode {
         Command::Build { .. }
         | Command::Check
         | Command::Release { .. }
-        | Command::MigrateReleases => locref::allocator::return_freed_memory_soon(),
+        | Command::MigrateReleases
+        | Command::Recover => locref::allocator::return_freed_memory_soon(),
+    }
+    // A release killed half way left sources that must not be built or released from as they are.
+    if !matches!(command, Command::Recover)
+        && let Some(interrupted) = locref::cmd::release::interrupted(Path::new("."))
+    {
+        eprintln!("error: {interrupted}");
+        return ExitCode::from(EXIT_INVALID);
     }
     match command {
         Command::Build {
@@ -395,5 +427,6 @@ fn main() -> ExitCode {
         )),
         Command::Release { version, note } => release(&version, &note),
         Command::MigrateReleases => migrate_releases(),
+        Command::Recover => recover(),
     }
 }
