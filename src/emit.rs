@@ -283,8 +283,9 @@ pub struct Publisher {
     inputs: Option<InputRecord>,
     /// `--clean`: the folder's files count for nothing, and after the publish it holds only its outputs.
     clean: bool,
-    /// The output folder claimed for this publisher's life, from its first publish on.
-    lock: Option<crate::outdir::FolderLock>,
+    /// The output folder claimed for this publisher's life, from its first publish on, and where its
+    /// path led then (see [`Publisher::not_the_locked_folder`]).
+    lock: Option<(crate::outdir::FolderLock, PathBuf)>,
     /// The next publish compares every output's file with its record, as a first publish does: files
     /// were seen to change behind this publisher's back ([`Publisher::drifted`]).
     verify: bool,
@@ -342,6 +343,46 @@ impl Publisher {
         self.published
     }
 
+    /// The outputs whose file is no longer the one this publisher put in place (deleted, replaced,
+    /// edited), by site path: one `stat` each.
+    pub fn outputs_not_in_place(&self) -> Vec<String> {
+        let Some(out) = &self.out else {
+            return Vec::new();
+        };
+        if !self.published {
+            return Vec::new();
+        }
+        let out = crate::outdir::resolved(out);
+        self.manifest
+            .files
+            .iter()
+            .filter(|(path, entry)| {
+                entry.file.is_none()
+                    || crate::outdir::file_for(&out, path)
+                        .is_none_or(|file| crate::outdir::stamp_of(&file) != entry.file)
+            })
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
+    /// Why the output folder is no longer the folder this publisher locked, if it is not: its path
+    /// now leads elsewhere (replaced by a symbolic link, or a link retargeted). Its lock guards the folder
+    /// it claimed, not the new one, so nothing is written there: another locref may be writing it.
+    pub fn not_the_locked_folder(&self) -> Option<String> {
+        let (Some(out), Some((_, locked))) = (&self.out, &self.lock) else {
+            return None;
+        };
+        let now = crate::outdir::resolved(out);
+        (now != *locked).then(|| {
+            format!(
+                "the output folder {} is no longer the folder this locref locked ({}): it now leads to {}; nothing is written there (start locref again to write to it)",
+                out.display(),
+                locked.display(),
+                now.display()
+            )
+        })
+    }
+
     /// Whether any output's file is no longer the one this publisher put in place, every output
     /// checked by its stamp ([`outputs_in_place`]): for when events may have been missed, as while a
     /// folder removed and made again was not yet watched.
@@ -349,7 +390,7 @@ impl Publisher {
         let Some(out) = &self.out else {
             return false;
         };
-        if !self.published {
+        if !self.published || self.not_the_locked_folder().is_some() {
             return false;
         }
         !outputs_in_place(&crate::outdir::resolved(out), &self.manifest)
@@ -363,7 +404,7 @@ impl Publisher {
         let Some(out) = &self.out else {
             return false;
         };
-        if !self.published {
+        if !self.published || self.not_the_locked_folder().is_some() {
             return false;
         }
         let real = crate::outdir::resolved(out);
@@ -426,10 +467,14 @@ impl Publisher {
         if let (Some(out), None) = (&self.out, &self.lock) {
             // No other locref may write the folder while this publisher may: claimed before anything in
             // it is touched, and the manifest read again, as another process may have published since.
-            self.lock = Some(crate::outdir::lock_folder(out)?);
+            let lock = crate::outdir::lock_folder(out)?;
+            self.lock = Some((lock, crate::outdir::resolved(out)));
             if !self.clean {
                 self.manifest = load_manifest(out);
             }
+        }
+        if let Some(moved) = self.not_the_locked_folder() {
+            return Err(io::Error::other(moved));
         }
         if let (Some(out), false) = (&self.out, self.swept) {
             crate::outdir::sweep_temporaries(out)?;

@@ -23,6 +23,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Exit codes: 0 success, 1 invalid sources or rules, 2 usage, 3 I/O failure.
 const EXIT_INVALID: u8 = 1;
 const EXIT_IO: u8 = 3;
+/// A mistake in how locref was called (clap exits with 2 for its own).
+const EXIT_USAGE: u8 = 2;
 
 #[derive(Parser)]
 #[command(
@@ -63,6 +65,10 @@ enum Command {
         /// Port to listen on (0 picks a free one).
         #[arg(long, default_value_t = 8000)]
         port: u16,
+        /// A name the server answers for besides localhost, 127.0.0.1 and the bound address (a request
+        /// for any other Host is refused: a rebound DNS name cannot read the site).
+        #[arg(long)]
+        host: Option<String>,
     },
     /// Build, then rebuild on every change under sources/ and rules/ (errors never stop it).
     Watch {
@@ -113,6 +119,9 @@ enum Command {
         #[arg(long, default_value_t = 30)]
         timeout: u64,
     },
+    /// Take back what a release or migrate-releases killed half way wrote (from its journal in
+    /// .locref-cache/), so the project is as it was before it; then run that command again.
+    Recover,
 }
 
 fn print_diagnostics(diagnostics: &[Diagnostic]) {
@@ -307,6 +316,27 @@ fn release_failed(error: locref::cmd::release::ReleaseError) -> ExitCode {
     }
 }
 
+fn recover() -> ExitCode {
+    match locref::cmd::release::recover(Path::new(".")) {
+        Ok(done) => {
+            match done.command {
+                None => println!("no release or migration was interrupted; nothing was written"),
+                Some(command) => {
+                    for path in &done.restored {
+                        println!("  put back {path}");
+                    }
+                    println!(
+                        "took back what the interrupted `locref {command}` wrote ({} file(s)); run it again",
+                        done.restored.len()
+                    );
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => release_failed(e),
+    }
+}
+
 fn migrate_releases() -> ExitCode {
     use locref::cmd::release::migrate_releases;
     match migrate_releases(Path::new(".")) {
@@ -442,6 +472,11 @@ fn exit_with(result: std::io::Result<()>) -> ExitCode {
 fn main() -> ExitCode {
     locref::allocator::no_huge_pages();
     let command = Cli::parse().command;
+    // A malformed SOURCE_DATE_EPOCH is a mistake to say, not a reason to date the build now.
+    if let Err(problem) = locref::workspace::source_date_epoch() {
+        eprintln!("error: {problem}");
+        return ExitCode::from(EXIT_USAGE);
+    }
     // A session rebuilds after idle pauses and keeps what it freed for the next rebuild; a one-off
     // command gives it back (see the functions).
     match command {
@@ -450,7 +485,15 @@ fn main() -> ExitCode {
         | Command::Check
         | Command::Release { .. }
         | Command::MigrateReleases
-        | Command::Verify { .. } => locref::allocator::return_freed_memory_soon(),
+        | Command::Verify { .. }
+        | Command::Recover => locref::allocator::return_freed_memory_soon(),
+    }
+    // A release killed half way left sources that must not be built or released from as they are.
+    if !matches!(command, Command::Recover)
+        && let Some(interrupted) = locref::cmd::release::interrupted(Path::new("."))
+    {
+        eprintln!("error: {interrupted}");
+        return ExitCode::from(EXIT_INVALID);
     }
     match command {
         Command::Build {
@@ -461,9 +504,15 @@ fn main() -> ExitCode {
         } => build(&out, clean, force, base_url),
         Command::Check => check(),
         Command::Watch { out } => exit_with(locref::watch::run(Path::new("."), &out)),
-        Command::Serve { bind, port } => exit_with(locref::serve::run(Path::new("."), &bind, port)),
+        Command::Serve { bind, port, host } => exit_with(locref::serve::run(
+            Path::new("."),
+            &bind,
+            port,
+            host.as_deref(),
+        )),
         Command::Release { version, note } => release(&version, &note),
         Command::MigrateReleases => migrate_releases(),
+        Command::Recover => recover(),
         Command::Verify {
             only,
             since,

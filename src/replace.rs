@@ -66,7 +66,7 @@ pub(crate) struct Replacer {
     out: PathBuf,
     lifetime: Lifetime,
     /// Whether spares are used: a session on a filesystem that can exchange. Cleared for good the first
-    /// time the filesystem refuses an exchange.
+    /// time the filesystem refuses an exchange, or when the cache is on another filesystem.
     spares: bool,
     /// Whether the staging folder is on the output folder's filesystem (else files are staged beside
     /// their targets, under a name [`outdir::sweep_temporaries`] removes).
@@ -148,6 +148,12 @@ impl Replacer {
     /// [`writer`]); [`Replacer::finish_staging`] waits for them and reports what failed.
     pub(crate) fn stage(&mut self, site_path: &str, content: impl Content) -> io::Result<()> {
         let target = self.target_of(site_path)?;
+        // A spare is exchanged with its target, which only works on one filesystem: an output folder
+        // that is a mount point of its own (a tmpfs, a container's volume) has its cache on its
+        // parent's, and stages its files beside their targets instead.
+        if self.spares && !self.cache_beside_out()? {
+            self.spares = false;
+        }
         if self.spares {
             let spare = self.spare_of(site_path);
             match exchange::open_spare(&spare) {
@@ -252,24 +258,28 @@ impl Replacer {
         let n = self.next_stage;
         let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("out");
         let staging = outdir::staging_dir(&self.out);
-        let beside_out = match self.staging_beside_out {
-            Some(known) => known,
-            None => {
-                std::fs::create_dir_all(&self.out).map_err(|e| with_path(e, &self.out))?;
-                let ok = std::fs::create_dir_all(&staging).is_ok()
-                    && same_filesystem(&self.out, &staging)
-                    && renames_into(&staging, &self.out)?;
-                self.staging_beside_out = Some(ok);
-                ok
-            }
-        };
-        Ok(if beside_out {
+        Ok(if self.cache_beside_out()? {
             staging.join(format!("{n}-{}-{name}", std::process::id()))
         } else {
             let dir = target.parent().unwrap_or(&self.out);
             std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
             dir.join(format!(".{name}{TEMPORARY_MARK}{}-{n}", std::process::id()))
         })
+    }
+
+    /// Whether the cache folder (its staging folder and spares) is on the output folder's filesystem
+    /// and a file made there can be renamed into the output folder: asked once.
+    fn cache_beside_out(&mut self) -> io::Result<bool> {
+        if let Some(known) = self.staging_beside_out {
+            return Ok(known);
+        }
+        let staging = outdir::staging_dir(&self.out);
+        std::fs::create_dir_all(&self.out).map_err(|e| with_path(e, &self.out))?;
+        let ok = std::fs::create_dir_all(&staging).is_ok()
+            && same_filesystem(&self.out, &staging)
+            && renames_into(&staging, &self.out)?;
+        self.staging_beside_out = Some(ok);
+        Ok(ok)
     }
 
     /// Puts every staged file into place, each with one atomic rename or exchange, and keeps what undoes

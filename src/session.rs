@@ -52,6 +52,9 @@ pub struct RebuildReport {
     pub first: bool,
     /// Where the build was published: `None` for the dev server's memory, else the output folder.
     pub published_to: Option<PathBuf>,
+    /// Outputs changed outside locref that this rebuild could not write again, as the sources have
+    /// errors (site paths): the build that clears the errors repairs them.
+    pub not_repaired: Vec<String>,
 }
 
 impl RebuildReport {
@@ -59,6 +62,14 @@ impl RebuildReport {
     pub fn written(&self) -> &[String] {
         match &self.outcome {
             Outcome::Built(report) => &report.written,
+            _ => &[],
+        }
+    }
+
+    /// Site paths of the outputs this rebuild wrote again because they had changed outside locref.
+    pub fn repaired(&self) -> &[String] {
+        match &self.outcome {
+            Outcome::Built(report) => &report.repaired,
             _ => &[],
         }
     }
@@ -90,12 +101,27 @@ impl fmt::Display for RebuildReport {
                 f,
                 "unchanged: no input changed in content; 0 queries re-ran; wrote nothing; {ms:.1} ms"
             ),
-            Outcome::Invalid(diagnostics) => write!(
-                f,
-                "changed {inputs}; {} queries re-ran; {} error(s), kept the last good output; {ms:.1} ms",
-                self.executed.len(),
-                diagnostics.iter().map(|d| d.left_out.max(1)).sum::<usize>()
-            ),
+            Outcome::Invalid(diagnostics) => {
+                let errors = diagnostics.iter().map(|d| d.left_out.max(1)).sum::<usize>();
+                let cause = match self.changed_inputs.is_empty() && !self.not_repaired.is_empty() {
+                    true => "the output folder changed outside locref".to_string(),
+                    false => format!("changed {inputs}"),
+                };
+                write!(
+                    f,
+                    "{cause}; {} queries re-ran; {errors} error(s), ",
+                    self.executed.len()
+                )?;
+                match self.not_repaired.is_empty() {
+                    true => write!(f, "kept the last good output")?,
+                    false => write!(
+                        f,
+                        "not repaired while the sources have errors: {} (changed outside locref; the build that clears the errors writes them again), kept the rest of the last good output",
+                        names_or_count(&self.not_repaired, SHOWN_FILES, "file")
+                    )?,
+                }
+                write!(f, "; {ms:.1} ms")
+            }
             Outcome::Built(report) if self.first => {
                 // What the session now serves or has on disk, and what that took. The queries keep
                 // the wording of every other line ("re-ran"), which scripts read.
@@ -212,6 +238,9 @@ pub struct Session {
     plan: Plan,
     /// Whether the last rebuild failed (its errors were shown and are not cleared yet).
     failed: bool,
+    /// Whether files of the output folder were seen to change behind the session's back and are not
+    /// repaired yet: the next rebuild compares every output with its record even if no input changed.
+    repair_pending: bool,
     /// Whether the session has built (or tried to) yet: the first build reports what the session
     /// now serves, the later ones what changed.
     ran_once: bool,
@@ -229,6 +258,7 @@ impl Session {
             stale: true,
             plan: Plan::session(),
             failed: false,
+            repair_pending: false,
             ran_once: false,
         })
     }
@@ -244,6 +274,7 @@ impl Session {
             stale: true,
             plan: Plan::session_in_memory(),
             failed: false,
+            repair_pending: false,
             ran_once: false,
         })
     }
@@ -251,6 +282,12 @@ impl Session {
     /// The outputs of the last good build, as published, by site path.
     pub fn site(&self) -> &std::collections::BTreeMap<String, Stamped> {
         self.publisher.site()
+    }
+
+    /// Why the output folder is no longer the folder the session locked, if it is not (its path replaced
+    /// by a link to another folder): the session then writes nothing there.
+    pub fn output_moved(&self) -> Option<String> {
+        self.publisher.not_the_locked_folder()
     }
 
     /// Waits until the work the output folder's writer started after a build is done (tests, benchmarks).
@@ -280,6 +317,26 @@ impl Session {
         }
     }
 
+    /// One batch of a watcher: re-reads `paths` (every input folder when `None`, after an overflow or
+    /// an input folder made again), and when the watcher also saw `outputs` change inside the output
+    /// folder and any of them is no longer the file the session put there, compares every output with
+    /// its record as well: one rebuild writes what the edit changed and repairs what was changed
+    /// behind the session's back, even when no input changed in content.
+    pub fn rebuild_batch(
+        &mut self,
+        paths: Option<&[PathBuf]>,
+        outputs: &[PathBuf],
+    ) -> RebuildReport {
+        if !outputs.is_empty() && self.publisher.drifted(outputs) {
+            self.publisher.verify_next();
+            self.repair_pending = true;
+        }
+        match paths {
+            Some(paths) => self.rebuild(paths),
+            None => self.rescan(),
+        }
+    }
+
     /// What the watcher saw change inside the output folder (`paths`): when an output's file is no
     /// longer the one the session put there (deleted, replaced, edited; the folder removed), every
     /// output is compared with its record and what differs is written again. `None` when nothing
@@ -304,6 +361,7 @@ impl Session {
     fn repair_outputs(&mut self) -> Option<RebuildReport> {
         let started = Instant::now();
         self.publisher.verify_next();
+        self.repair_pending = true;
         Some(self.run(Vec::new(), started))
     }
 
@@ -318,7 +376,7 @@ impl Session {
 
     fn finish(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
         injected_panic(&changed);
-        if changed.is_empty() && !self.stale {
+        if changed.is_empty() && !self.stale && !self.repair_pending {
             return RebuildReport {
                 changed_inputs: changed,
                 executed: Vec::new(),
@@ -327,6 +385,7 @@ impl Session {
                 recovered: false,
                 first: false,
                 published_to: self.out.clone(),
+                not_repaired: Vec::new(),
             };
         }
         self.run(changed, started)
@@ -345,6 +404,7 @@ impl Session {
             recovered: false,
             first: false,
             published_to: self.out.clone(),
+            not_repaired: Vec::new(),
         }
     }
 
@@ -365,10 +425,21 @@ impl Session {
             recovered: false,
             first: false,
             published_to: self.out.clone(),
+            not_repaired: Vec::new(),
         }
     }
 
     fn run(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
+        let mut report = self.run_once(changed, started);
+        // A failed build writes nothing: what was changed behind the session's back stays as it is
+        // until the errors are fixed, and the report says which files those are.
+        if matches!(report.outcome, Outcome::Invalid(_)) && self.repair_pending {
+            report.not_repaired = self.publisher.outputs_not_in_place();
+        }
+        report
+    }
+
+    fn run_once(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
         let time = self.fixed_time.clone().unwrap_or_else(build_time);
         self.project.set_build_time(&time);
         // Every build streams: the outputs are rendered in batches, each offered to the publisher with
@@ -380,6 +451,7 @@ impl Session {
         let outcome = match result {
             Ok(Ok(report)) => {
                 self.stale = false;
+                self.repair_pending = false;
                 Outcome::Built(report)
             }
             Ok(Err(diagnostics)) => {
@@ -409,6 +481,7 @@ impl Session {
             recovered,
             first,
             published_to: self.out.clone(),
+            not_repaired: Vec::new(),
         }
     }
 }

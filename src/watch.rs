@@ -38,6 +38,14 @@ impl Watcher {
     fn new(root: &Path) -> io::Result<(Watcher, Receiver<Events>)> {
         let (sender, events) = channel();
         let mut inner = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            // A file opened, read or closed unwritten changed nothing: such an event never reaches
+            // the batcher, whose quiet window a reader of the output folder (a static server, a
+            // sync tool) would otherwise keep open until its longest batch.
+            if let Ok(event) = &event
+                && is_access(&event.kind)
+            {
+                return;
+            }
             let _ = sender.send(event.map(|e| vec![e]).map_err(|e| vec![e]));
         })
         .map_err(io::Error::other)?;
@@ -63,14 +71,22 @@ impl Watcher {
             if self.watching[i] {
                 // A folder deleted and made again is a new folder: its old watch is gone with it.
                 if path.is_dir() && self.inner.unwatch(&path).is_ok() {
-                    let _ = self.inner.watch(&path, RecursiveMode::Recursive);
+                    if let Err(e) = self.inner.watch(&path, RecursiveMode::Recursive) {
+                        not_watching(&path, &e);
+                        self.watching[i] = false;
+                    }
                     continue;
                 }
                 self.watching[i] = false;
             }
-            if path.is_dir() && self.inner.watch(&path, RecursiveMode::Recursive).is_ok() {
-                self.watching[i] = true;
-                renewed = true;
+            if path.is_dir() {
+                match self.inner.watch(&path, RecursiveMode::Recursive) {
+                    Ok(()) => {
+                        self.watching[i] = true;
+                        renewed = true;
+                    }
+                    Err(e) => not_watching(&path, &e),
+                }
             }
         }
         renewed
@@ -123,6 +139,15 @@ impl Watcher {
                 .zip(INPUT_DIRS)
                 .any(|(watching, dir)| *watching != self.root.join(dir).is_dir())
     }
+}
+
+/// Says that an input folder could not be watched (too many watches for the system's limit, a folder
+/// that cannot be read): its edits are not seen until it is watched again.
+fn not_watching(path: &Path, error: &notify::Error) {
+    eprintln!(
+        "watch: not watching {} ({error}): its edits are not seen until it is made again or locref restarted (on Linux, a full watch limit is raised with sysctl fs.inotify.max_user_watches)",
+        path.display()
+    );
 }
 
 /// What the watcher sends: events, or the errors it met.
@@ -244,6 +269,13 @@ impl Batch {
     }
 }
 
+/// Whether an event only tells of an access: a file opened, read, or closed without being written (a
+/// close after writing is the end of a write, and keeps a batch open as the writes before it did).
+fn is_access(kind: &EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode};
+    matches!(kind, EventKind::Access(access) if *access != AccessKind::Close(AccessMode::Write))
+}
+
 /// Whether an event made, removed or moved a folder (a moved one is seen by its path being a folder).
 fn changes_a_folder(kind: &EventKind, path: &Path) -> bool {
     use notify::event::{CreateKind, ModifyKind, RemoveKind};
@@ -258,16 +290,26 @@ fn changes_a_folder(kind: &EventKind, path: &Path) -> bool {
 /// Blocks for the first event of an input, then takes further events until the window's quiet time
 /// passes without one (or the batch is [`Window::LONGEST_BATCH`] old); duplicate paths are merged.
 /// Returns the batch and when it closed; `None` when the watcher is gone. A batch of output-folder paths
-/// only (most often locref's own writes) is returned at once, and leaves the window as it was.
+/// only (most often locref's own writes) is returned at once, and leaves the window as it was. With
+/// `wake`, an empty batch is returned at that time if no event came before it.
 pub(crate) fn next_batch(
     events: &Receiver<Events>,
     window: &mut Window,
     keep: impl Fn(&Path) -> bool,
     is_output: impl Fn(&Path) -> bool,
+    wake: Option<Instant>,
 ) -> Option<(Batch, Instant)> {
     let mut batch = Batch::default();
     while batch.is_empty() {
-        batch.add(events.recv().ok()?, &keep, &is_output);
+        let result = match wake {
+            None => events.recv().ok()?,
+            Some(at) => match events.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                Ok(result) => result,
+                Err(RecvTimeoutError::Timeout) => return Some((batch, Instant::now())),
+                Err(RecvTimeoutError::Disconnected) => return None,
+            },
+        };
+        batch.add(result, &keep, &is_output);
     }
     if batch.has_no_edit() {
         // What else came with it, without waiting.
@@ -345,24 +387,54 @@ pub(crate) fn run_with(
         root.join("rules").display()
     );
     let mut window = Window::new();
+    // Whether the output folder was said to lead elsewhere now (said once, until it is back).
+    let mut moved_said = false;
+    let mut backoff = Backoff::default();
     let inputs: Vec<PathBuf> = INPUT_DIRS.iter().map(|dir| root.join(dir)).collect();
     let is_input = |path: &Path| inputs.iter().any(|dir| path.starts_with(dir));
     loop {
         let is_output = |path: &Path| watcher.is_output(path);
-        let Some((batch, closed)) = next_batch(&events, &mut window, is_input, is_output) else {
+        let wake = backoff.paused_until;
+        let Some((batch, closed)) = next_batch(&events, &mut window, is_input, is_output, wake)
+        else {
             break;
         };
+        match session.output_moved() {
+            Some(moved) if !moved_said => {
+                eprintln!("watch: {moved}");
+                moved_said = true;
+            }
+            None => moved_said = false,
+            _ => {}
+        }
         if batch.has_no_edit() {
             let outputs: Vec<PathBuf> = batch.outputs.into_iter().collect();
-            let repaired = guarded_with(
-                &mut session,
-                |session| session.outputs_changed(&outputs),
-                Some,
-            );
+            // While another process keeps changing outputs, repairs wait for the pause to end; then
+            // the whole folder is compared once.
+            let pause = backoff.paused(Instant::now());
+            let over = matches!(pause, Pause::Over);
+            let repaired = match pause {
+                Pause::Paused => continue,
+                Pause::Over => guarded_with(
+                    &mut session,
+                    |session| session.outputs_changed_anywhere(),
+                    Some,
+                ),
+                Pause::None => guarded_with(
+                    &mut session,
+                    |session| session.outputs_changed(&outputs),
+                    Some,
+                ),
+            };
+            if let Some(report) = &repaired {
+                backoff.repaired(Instant::now(), report.repaired());
+            } else {
+                backoff.quiet(Instant::now());
+            }
             if let Some(out) = &out {
                 // A repair means someone else changed the folder: what they replaced may have lost its
                 // watch too.
-                let again = batch.output_folders_changed || repaired.is_some();
+                let again = batch.output_folders_changed || repaired.is_some() || over;
                 keep_output_watched(&mut watcher, &mut session, out, again, repaired, &mut after);
             }
             continue;
@@ -372,23 +444,112 @@ pub(crate) fn run_with(
                 watcher.refresh();
                 true
             });
+        // Output-folder paths in the same batch (a checkout of a project that tracks its built folder
+        // changes both at once): the rebuild compares every output with its record and repairs too.
+        let outputs: Vec<PathBuf> = batch.outputs.into_iter().collect();
         let report = guarded(&mut session, |session| {
-            if rescan {
-                session.rescan()
-            } else {
-                let paths: Vec<PathBuf> = batch.paths.into_iter().collect();
-                session.rebuild(&paths)
-            }
+            let paths: Vec<PathBuf> = batch.paths.into_iter().collect();
+            session.rebuild_batch((!rescan).then_some(&paths[..]), &outputs)
         });
         after(&session, &report);
         if let Some(out) = &out {
-            let again = batch.output_folders_changed;
+            let again = batch.output_folders_changed || !report.repaired().is_empty();
             keep_output_watched(&mut watcher, &mut session, out, again, None, &mut after);
         }
         window.rebuilt(closed);
     }
     drop(watcher);
     Err(io::Error::other("the file watcher stopped"))
+}
+
+/// How many repairs within [`Backoff::SPAN`] tell of a process that keeps changing outputs.
+const REPAIRS_BEFORE_BACKOFF: usize = 5;
+
+/// Whether repairs of the output folder wait (see [`Backoff`]).
+enum Pause {
+    /// No pause: repair now.
+    None,
+    /// A pause runs: nothing is repaired yet.
+    Paused,
+    /// The pause just ended: compare the whole folder.
+    Over,
+}
+
+/// A process that keeps changing outputs (a second build tool, a sync fighting locref) is not fought
+/// write for write: after [`REPAIRS_BEFORE_BACKOFF`] repairs within [`Backoff::SPAN`], repairs pause,
+/// then the whole folder is compared; the pause doubles (up to [`Backoff::LONGEST`]) while it goes on,
+/// and it is said once, not at every repair.
+#[derive(Default)]
+struct Backoff {
+    recent: std::collections::VecDeque<Instant>,
+    paused_until: Option<Instant>,
+    pause: Duration,
+    said: bool,
+}
+
+impl Backoff {
+    const SPAN: Duration = Duration::from_secs(10);
+    const FIRST: Duration = Duration::from_secs(2);
+    const LONGEST: Duration = Duration::from_secs(60);
+
+    fn paused(&mut self, now: Instant) -> Pause {
+        match self.paused_until {
+            Some(until) if now < until => Pause::Paused,
+            Some(_) => {
+                self.paused_until = None;
+                Pause::Over
+            }
+            None => Pause::None,
+        }
+    }
+
+    /// A repair was made at `now` (of `paths`).
+    fn repaired(&mut self, now: Instant, paths: &[String]) {
+        self.recent.push_back(now);
+        while self
+            .recent
+            .front()
+            .is_some_and(|at| now.duration_since(*at) > Backoff::SPAN)
+        {
+            self.recent.pop_front();
+        }
+        if self.recent.len() < REPAIRS_BEFORE_BACKOFF {
+            return;
+        }
+        self.recent.clear();
+        self.pause = match self.pause.is_zero() {
+            true => Backoff::FIRST,
+            false => (self.pause * 2).min(Backoff::LONGEST),
+        };
+        self.paused_until = Some(now + self.pause);
+        if !self.said {
+            self.said = true;
+            let shown: Vec<&str> = paths.iter().take(3).map(String::as_str).collect();
+            eprintln!(
+                "watch: something keeps changing the output folder ({REPAIRS_BEFORE_BACKOFF} repairs within {} s, the last of {}): repairs now wait {} s at a time, up to {} s, while it goes on; the folder is compared whole after each wait",
+                Backoff::SPAN.as_secs(),
+                shown.join(", "),
+                Backoff::FIRST.as_secs(),
+                Backoff::LONGEST.as_secs()
+            );
+        }
+    }
+
+    /// The folder was found as published at `now`: once no repair was made for a whole span, the
+    /// fight is over.
+    fn quiet(&mut self, now: Instant) {
+        while self
+            .recent
+            .front()
+            .is_some_and(|at| now.duration_since(*at) > Backoff::SPAN)
+        {
+            self.recent.pop_front();
+        }
+        if self.paused_until.is_none() && self.recent.is_empty() {
+            self.pause = Duration::ZERO;
+            self.said = false;
+        }
+    }
 }
 
 /// How many times in a row the output folder is watched again and compared whole while someone keeps
@@ -417,7 +578,10 @@ fn keep_output_watched(
             return;
         }
         repaired = guarded_with(session, |session| session.outputs_changed_anywhere(), Some);
-        again = repaired.is_some();
+        // A repair that could not build (the sources have errors) is said once, not tried again.
+        again = repaired
+            .as_ref()
+            .is_some_and(|report| matches!(report.outcome, Outcome::Built(_)));
     }
     if let Some(report) = repaired {
         after(session, &report);
@@ -502,12 +666,12 @@ mod tests {
         drop(sender);
         let keep = |p: &Path| INPUT_DIRS.iter().any(|d| p.starts_with(root.join(d)));
         let no_output = |_: &Path| false;
-        let (batch, _) = next_batch(&events, &mut Window::new(), keep, no_output).unwrap();
+        let (batch, _) = next_batch(&events, &mut Window::new(), keep, no_output, None).unwrap();
         assert_eq!(
             batch.paths.into_iter().collect::<Vec<_>>(),
             [PathBuf::from("/project/sources/news.json")]
         );
-        assert!(next_batch(&events, &mut Window::new(), keep, no_output).is_none());
+        assert!(next_batch(&events, &mut Window::new(), keep, no_output, None).is_none());
     }
 
     #[test]

@@ -359,16 +359,38 @@ pub fn day_of(time: &str) -> String {
 }
 
 /// The build time in `generated_at` form: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
+/// A malformed value is refused by [`source_date_epoch`] before any command runs.
 pub fn build_time() -> String {
-    let now = std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
-        .and_then(|s| s.trim().parse::<i64>().ok())
-        .and_then(|s| jiff::Timestamp::from_second(s).ok())
-        .unwrap_or_else(|| {
-            jiff::Timestamp::from_second(jiff::Timestamp::now().as_second())
-                .expect("now is in range")
-        });
+    let now = source_date_epoch().ok().flatten().unwrap_or_else(|| {
+        jiff::Timestamp::from_second(jiff::Timestamp::now().as_second()).expect("now is in range")
+    });
     now.to_string()
+}
+
+/// `SOURCE_DATE_EPOCH`, when set: a whole number of seconds since 1970-01-01 UTC, no later than the
+/// year 9999. Anything else is an error that names the value, never a silent "now" (a typo would make
+/// a build that should be reproducible differ from the last).
+pub fn source_date_epoch() -> Result<Option<jiff::Timestamp>, String> {
+    let Some(value) = std::env::var_os("SOURCE_DATE_EPOCH") else {
+        return Ok(None);
+    };
+    let text = value.to_string_lossy();
+    let refused = |why: &str| {
+        format!(
+            "SOURCE_DATE_EPOCH={:?} {why}: it must be a whole number of seconds since 1970-01-01 UTC (for example 1767225600), or unset",
+            text
+        )
+    };
+    let trimmed = text.trim();
+    if trimmed.is_empty() || !trimmed.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(refused("is not a number of seconds"));
+    }
+    let seconds: i64 = trimmed.parse().map_err(|_| refused("is out of range"))?;
+    let time = jiff::Timestamp::from_second(seconds).map_err(|_| refused("is out of range"))?;
+    if time.to_zoned(jiff::tz::TimeZone::UTC).year() > 9999 {
+        return Err(refused("is out of range"));
+    }
+    Ok(Some(time))
 }
 
 impl Project {

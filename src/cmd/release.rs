@@ -88,6 +88,9 @@ fn locked_and_checked(root: &Path) -> Result<(impl Sized, Project), ReleaseError
         }
         Err(e) => return Err(ReleaseError::Io(e.to_string())),
     };
+    if let Some(interrupted) = interrupted(root) {
+        return Err(ReleaseError::Refused(interrupted));
+    }
     let mut project = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
     check(&mut project.db)?;
     Ok((lock, project))
@@ -189,7 +192,7 @@ pub fn release(
 
     // Every file this release writes goes through the journal, which can take back exactly that.
     let new_records = stored.new_records(root);
-    let mut journal = Journal::default();
+    let mut journal = Journal::on_disk(root, &format!("release {version}"));
     let written = stored
         .write(root, version, &mut journal)
         .and_then(|()| {
@@ -209,6 +212,7 @@ pub fn release(
     if let Err(e) = checked {
         return Err(journal.undo(root, e));
     }
+    journal.close();
     Ok(Released {
         version: version.to_string(),
         released_at: released_at.to_string(),
@@ -260,7 +264,8 @@ impl<'t> Stored<'t> {
         for (name, record) in &self.records {
             let path = root.join(record_path(name));
             match std::fs::read(&path) {
-                Ok(bytes) if bytes == record.as_bytes() => continue,
+                // With CRLF line ends (a Windows checkout) it reads as the same text, as `check` reads it.
+                Ok(bytes) if lf_text(&bytes) == record.as_bytes() => continue,
                 Ok(_) => {
                     return Err(ReleaseError::Refused(format!(
                         "{} does not hold the text its name is the blake3 of: restore it from version control",
@@ -294,7 +299,7 @@ pub struct Migrated {
 /// clean check, checked again after writing, and taken back whole on any failure.
 pub fn migrate_releases(root: &Path) -> Result<Migrated, ReleaseError> {
     let (_lock, project) = locked_and_checked(root)?;
-    let mut journal = Journal::default();
+    let mut journal = Journal::on_disk(root, "migrate-releases");
     let mut migrated = Migrated {
         releases: Vec::new(),
         bytes_before: 0,
@@ -306,7 +311,8 @@ pub fn migrate_releases(root: &Path) -> Result<Migrated, ReleaseError> {
             let Some(bytes) = read_optional(&whole)? else {
                 continue;
             };
-            let text = std::str::from_utf8(&bytes)
+            let text = lf_text(&bytes);
+            let text = std::str::from_utf8(&text)
                 .map_err(|_| ReleaseError::Io(format!("{} is not UTF-8", whole.display())))?;
             let stored = Stored::of(text)?;
             let joined: String = stored.records.iter().map(|(_, r)| *r).collect();
@@ -331,9 +337,83 @@ pub fn migrate_releases(root: &Path) -> Result<Migrated, ReleaseError> {
         check(&mut after.db)
     })();
     match result {
-        Ok(()) => Ok(migrated),
+        Ok(()) => {
+            journal.close();
+            Ok(migrated)
+        }
         Err(e) => Err(journal.undo(root, e)),
     }
+}
+
+/// What `locref recover` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovered {
+    /// The command that was interrupted (`release 2026.12.02-1`), or `None` when there was none.
+    pub command: Option<String>,
+    /// The files put back as they were before it (project-relative).
+    pub restored: Vec<String>,
+}
+
+/// Takes back what an interrupted release or migration wrote, from its journal (see [`Journal`]),
+/// newest first: a file that holds what the command wrote gets back what it held before (or is removed,
+/// if the command created it; or made again, if it removed it). A file that holds neither is someone
+/// else's change since, and is left as it is: the error names it, and the journal stays.
+pub fn recover(root: &Path) -> Result<Recovered, ReleaseError> {
+    let lock = match crate::outdir::lock_sources(root) {
+        Ok(Some(lock)) => lock,
+        Ok(None) => {
+            return Err(ReleaseError::Busy(
+                "another locref release is making a release of this project: it is not interrupted"
+                    .into(),
+            ));
+        }
+        Err(e) => return Err(ReleaseError::Io(e.to_string())),
+    };
+    let path = journal_path(root);
+    let Some(bytes) = read_optional(&path)? else {
+        return Ok(Recovered {
+            command: None,
+            restored: Vec::new(),
+        });
+    };
+    let journal: JournalFile = serde_json::from_slice(&bytes)
+        .map_err(|e| ReleaseError::Io(format!("{} cannot be read: {e}", path.display())))?;
+    let mut restored = Vec::new();
+    let mut left = Vec::new();
+    for planned in journal.writes.iter().rev() {
+        let file = root.join(&planned.path);
+        let now = read_optional(&file)?;
+        let now_hash = now
+            .as_deref()
+            .map(|bytes| blake3::hash(bytes).to_hex().to_string());
+        let before = planned.before.as_deref().map(str::as_bytes);
+        if now.as_deref() == before {
+            continue;
+        }
+        if now_hash != planned.written {
+            left.push(planned.path.clone());
+            continue;
+        }
+        match before {
+            Some(bytes) => replace(&file, bytes)?,
+            None => std::fs::remove_file(&file).map_err(|e| io_error(&file, e))?,
+        }
+        restored.push(planned.path.clone());
+    }
+    if !left.is_empty() {
+        return Err(ReleaseError::Unfinished(format!(
+            "`locref {}` was interrupted, and these files changed since it wrote them, so they are left as they are: {} (the journal {} stays)",
+            journal.command,
+            left.join(", "),
+            path.display()
+        )));
+    }
+    std::fs::remove_file(&path).map_err(|e| io_error(&path, e))?;
+    drop(lock);
+    Ok(Recovered {
+        command: Some(journal.command),
+        restored,
+    })
 }
 
 /// A file a release wrote: what it held before (`None`: it did not exist) and the blake3 of what the
@@ -347,15 +427,129 @@ struct Wrote {
 }
 
 /// The files a release has written so far, oldest first: what [`Journal::undo`] takes back.
+///
+/// A journal of a command ([`Journal::on_disk`]) is also kept on disk, in `.locref-cache/sources.journal`:
+/// each write is added to it (what the file held before, the blake3 of what goes in its place) before
+/// the write is made, and the file is removed once the command is done, or taken back. A command killed
+/// half way leaves it, and `locref recover` takes back what it names ([`recover`]); until then every
+/// command that reads the sources refuses, naming that command.
 #[derive(Debug, Default)]
 struct Journal {
     wrote: Vec<Wrote>,
+    /// The project root, the command, and the writes planned so far, when kept on disk.
+    disk: Option<(PathBuf, String, Vec<Planned>)>,
+}
+
+/// One write as the journal on disk names it: the project-relative path, what the file held before
+/// (`None`: no file), and the blake3 of what is written in its place (`None`: the file is removed).
+#[derive(Debug, Clone, serde::Serialize, Deserialize)]
+struct Planned {
+    path: String,
+    before: Option<String>,
+    written: Option<String>,
+}
+
+/// The journal file on disk (see [`Journal`]).
+#[derive(Debug, serde::Serialize, Deserialize)]
+struct JournalFile {
+    command: String,
+    writes: Vec<Planned>,
+}
+
+/// Where a project's journal is kept: beside the lock of its `sources/`.
+pub fn journal_path(root: &Path) -> PathBuf {
+    crate::outdir::sources_lock_path(root).with_extension("journal")
+}
+
+/// Why the project's sources cannot be read as they are: a release or migration was killed half way
+/// and left its journal. The message names the one command that takes it back.
+pub fn interrupted(root: &Path) -> Option<String> {
+    let path = journal_path(root);
+    let text = std::fs::read_to_string(&path).ok()?;
+    let command = serde_json::from_str::<JournalFile>(&text)
+        .map(|j| j.command)
+        .unwrap_or_else(|_| "release".into());
+    Some(format!(
+        "`locref {command}` was interrupted half way (its journal {} remains): run `locref recover` to take back what it wrote, then run it again",
+        path.display()
+    ))
+}
+
+/// Fault injection for the tests: with `LOCREF_FAILPOINT=write:N`, the process ends (as if killed) right
+/// after the N-th write of a release or migration; with `write:end`, after its last check, before its
+/// journal is removed.
+fn failpoint(step: &str) {
+    if std::env::var("LOCREF_FAILPOINT").is_ok_and(|f| f == format!("write:{step}")) {
+        std::process::exit(137);
+    }
 }
 
 impl Journal {
+    /// A journal kept on disk for `command` (see [`Journal`]).
+    fn on_disk(root: &Path, command: &str) -> Journal {
+        Journal {
+            wrote: Vec::new(),
+            disk: Some((root.to_path_buf(), command.to_string(), Vec::new())),
+        }
+    }
+
+    /// Adds the write of `path` to the journal on disk before it is made.
+    fn plan(
+        &mut self,
+        path: &Path,
+        before: Option<&[u8]>,
+        written: Option<&[u8]>,
+    ) -> Result<(), ReleaseError> {
+        let Some((root, command, planned)) = &mut self.disk else {
+            return Ok(());
+        };
+        let text = |bytes: &[u8]| {
+            String::from_utf8(bytes.to_vec())
+                .map_err(|_| ReleaseError::Io(format!("{} is not UTF-8", path.display())))
+        };
+        planned.push(Planned {
+            path: path
+                .strip_prefix(&*root)
+                .unwrap_or(path)
+                .to_string_lossy()
+                .into_owned(),
+            before: before.map(text).transpose()?,
+            written: written.map(|bytes| blake3::hash(bytes).to_hex().to_string()),
+        });
+        let file = JournalFile {
+            command: command.clone(),
+            writes: planned.clone(),
+        };
+        let journal = journal_path(root);
+        if let Some(dir) = journal.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+        }
+        let json = serde_json::to_vec(&file).map_err(|e| ReleaseError::Io(e.to_string()))?;
+        replace(&journal, &json)
+    }
+
+    /// A write was made: the test's kill may come now.
+    fn made(&self) {
+        let count = self
+            .disk
+            .as_ref()
+            .map_or(0, |(_, _, planned)| planned.len());
+        failpoint(&count.to_string());
+    }
+
+    /// The command is done (or taken back whole): its journal on disk goes.
+    fn close(&self) {
+        if let Some((root, _, _)) = &self.disk {
+            failpoint("end");
+            let _ = std::fs::remove_file(journal_path(root));
+        }
+    }
+
     /// Creates `path` with `bytes`, never over a file ([`create_new`]).
     fn create(&mut self, path: &Path, bytes: &[u8]) -> Result<(), ReleaseError> {
+        self.plan(path, None, Some(bytes))?;
         create_new(path, bytes)?;
+        self.made();
         self.wrote.push(Wrote {
             path: path.to_path_buf(),
             before: None,
@@ -372,7 +566,9 @@ impl Journal {
                 path.display()
             )));
         }
+        self.plan(path, Some(before), None)?;
         std::fs::remove_file(path).map_err(|e| io_error(path, e))?;
+        self.made();
         self.wrote.push(Wrote {
             path: path.to_path_buf(),
             before: Some(before.to_vec()),
@@ -395,7 +591,9 @@ impl Journal {
                 path.display()
             )));
         }
+        self.plan(path, before, Some(bytes))?;
         replace(path, bytes)?;
+        self.made();
         self.wrote.push(Wrote {
             path: path.to_path_buf(),
             before: before.map(<[u8]>::to_vec),
@@ -409,6 +607,16 @@ impl Journal {
     /// that holds anything else was changed by someone else since, and is left as it is: the error then
     /// says so ([`ReleaseError::Unfinished`]); otherwise it is `cause`, and nothing was written.
     fn undo(self, root: &Path, cause: ReleaseError) -> ReleaseError {
+        let disk = self.disk.is_some();
+        let error = self.undo_writes(root, cause);
+        // Taken back whole: nothing is left for `locref recover`.
+        if disk && !matches!(error, ReleaseError::Unfinished(_)) {
+            let _ = std::fs::remove_file(journal_path(root));
+        }
+        error
+    }
+
+    fn undo_writes(self, root: &Path, cause: ReleaseError) -> ReleaseError {
         let mut left = Vec::new();
         for wrote in self.wrote.into_iter().rev() {
             let name = wrote
@@ -485,6 +693,24 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, ReleaseError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io_error(path, e)),
     }
+}
+
+/// `bytes` as `check` reads them: CRLF and CR line ends as LF (a file checked out on Windows).
+fn lf_text(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !bytes.contains(&b'\r') {
+        return std::borrow::Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => {}
+            b'\r' => out.push(b'\n'),
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The temporary name beside `path` (a dot file: never an input). One name, not one per process: only

@@ -267,6 +267,13 @@ impl<'a> RowChecker<'a> {
             diagnostics.push(diagnostic);
             return;
         }
+        // One text rule for every cell (see [`super::text`]): single-line and bounded.
+        for cell in &row.cells {
+            if let Some((at, problem)) = super::text::value_problem(&cell.text) {
+                let line = cell.line + cell.text[..at].matches('\n').count() as u32;
+                diagnostics.push(Diagnostic::new(self.path, line, cell.column, problem));
+            }
+        }
         self.rows.push(row);
     }
 

@@ -7,6 +7,7 @@ pub mod csv_table;
 pub mod json_sources;
 pub mod rules;
 pub mod tables;
+pub(crate) mod text;
 
 use bytestring::ByteString;
 

@@ -46,7 +46,7 @@ fn parse_toml<T: DeserializeOwned + Default>(
     };
     match toml::from_str::<T>(text) {
         Ok(value) => {
-            let diagnostics = control_in_toml(path, text).into_iter().collect();
+            let diagnostics = super::text::toml_problem(path, text).into_iter().collect();
             (value, text.to_string(), diagnostics)
         }
         Err(error) => {
@@ -61,52 +61,6 @@ fn parse_toml<T: DeserializeOwned + Default>(
             )
         }
     }
-}
-
-/// A control character that a TOML string holds through an escape (`\n`, `\u0000`, `\e`): the bytes of
-/// the file hold none, and this holds the decoded values to the same rule, so a value cannot add a line
-/// to a header (the Content-Security-Policy in `_headers`) or to a page. Located at the file's first
-/// escape of that kind (1:1 if none is found), without echoing the value.
-fn control_in_toml(path: &str, text: &str) -> Option<Diagnostic> {
-    fn first(value: &toml::Value) -> Option<char> {
-        match value {
-            toml::Value::String(s) => s.chars().find(|c| c.is_control()),
-            toml::Value::Array(items) => items.iter().find_map(first),
-            toml::Value::Table(table) => table
-                .iter()
-                .find_map(|(k, v)| k.chars().find(|c| c.is_control()).or_else(|| first(v))),
-            _ => None,
-        }
-    }
-    if !text.contains('\\') {
-        return None;
-    }
-    let table: toml::Table = toml::from_str(text).ok()?;
-    let c = first(&toml::Value::Table(table))?;
-    let at = [
-        "\\n",
-        "\\t",
-        "\\r",
-        "\\b",
-        "\\f",
-        "\\e",
-        "\\u00",
-        "\\U000000",
-        "\\x",
-    ]
-    .iter()
-    .filter_map(|escape| text.find(escape))
-    .min();
-    let (line, column) = at.map_or((1, 1), |offset| line_column(text, offset));
-    Some(Diagnostic::new(
-        path,
-        line,
-        column,
-        format!(
-            "control character U+{:04X}, written as an escape, is not allowed in a value",
-            c as u32
-        ),
-    ))
 }
 
 // ---------------------------------------------------------------- site.toml

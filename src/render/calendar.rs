@@ -8,8 +8,6 @@
 //! property is derived from the data (DTSTAMP is the date the phase was checked, else the reference
 //! date), so the file changes only when a phase does.
 
-use chrono::{NaiveDate, TimeZone, Utc};
-use icalendar::{Calendar, Component, Event, EventLike, EventStatus};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -21,8 +19,73 @@ use crate::parse::rules::site_rules;
 use crate::parse::tables::PartialDate;
 use crate::resources::CalendarEntry;
 
-fn naive(date: jiff::civil::Date) -> Option<NaiveDate> {
-    NaiveDate::from_ymd_opt(date.year().into(), date.month() as u32, date.day() as u32)
+/// One iCalendar file, written line by line (RFC 5545): every TEXT value escaped ([`escape_text`]),
+/// every content line folded at 75 octets ([`fold`]), CRLF line ends. A value can therefore never end
+/// its line, and so never add a property or an event, whatever it holds.
+#[derive(Default)]
+struct Ics(String);
+
+impl Ics {
+    /// A content line whose value is written as it is (a date, a URI, a keyword made here).
+    fn raw(&mut self, name: &str, value: &str) {
+        fold(&mut self.0, &format!("{name}:{value}"));
+    }
+
+    /// A content line whose value is TEXT, escaped.
+    fn text(&mut self, name: &str, value: &str) {
+        self.raw(name, &escape_text(value));
+    }
+}
+
+/// A TEXT value as RFC 5545 (3.3.11) writes it: a backslash, a semicolon and a comma escaped with a
+/// backslash, a line break as `\n`; any other control character (none passes `check`) is left out, so
+/// a value that slipped past the check still cannot add structure.
+fn escape_text(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            ';' => out.push_str("\\;"),
+            ',' => out.push_str("\\,"),
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\n' | '\r' => out.push_str("\\n"),
+            '\t' => out.push('\t'),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Appends `line` to `out` folded as RFC 5545 (3.1) asks: no line longer than 75 octets without its
+/// CRLF, each continuation starting with one space (counted in its 75), never splitting a UTF-8
+/// character.
+fn fold(out: &mut String, line: &str) {
+    const OCTETS: usize = 75;
+    let mut rest = line;
+    let mut limit = OCTETS;
+    loop {
+        if rest.len() <= limit {
+            out.push_str(rest);
+            out.push_str("\r\n");
+            return;
+        }
+        let mut cut = limit;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.push_str(&rest[..cut]);
+        out.push_str("\r\n ");
+        rest = &rest[cut..];
+        // A continuation line's leading space is one of its octets.
+        limit = OCTETS - 1;
+    }
+}
+
+/// A day as an iCalendar DATE (`20270101`).
+fn ics_date(date: jiff::civil::Date) -> String {
+    format!("{:04}{:02}{:02}", date.year(), date.month(), date.day())
 }
 
 /// The host of the site, for the events' UIDs (`locref.example.org`).
@@ -31,21 +94,20 @@ fn host(base: &str) -> &str {
     rest.split(['/', '?', '#']).next().unwrap_or(rest)
 }
 
-fn event(entry: &CalendarEntry, base: &str, reference: &str) -> Option<Event> {
+/// One all-day event of `entry`, its properties in the order of their names.
+fn event(ics: &mut Ics, entry: &CalendarEntry, base: &str, reference: &str) -> Option<()> {
     let date = PartialDate::parse(&entry.date)?;
-    let start = naive(date.first_day()?)?;
+    let start = date.first_day()?;
     // DTEND of an all-day event is the day after its last day. A month or a year stays coarse: a one-day
     // event on its first day whose title says so, never an event a month or a year long.
-    let end = start.succ_opt()?;
+    let end = start.tomorrow().ok()?;
     let coarse = match (date.month, date.day) {
         (_, Some(_)) => "",
         (Some(_), None) => " (month only)",
         (None, _) => " (year only)",
     };
     let checked = entry.last_checked.as_deref().unwrap_or(reference);
-    let stamp = NaiveDate::parse_from_str(checked, "%Y-%m-%d")
-        .ok()?
-        .and_hms_opt(0, 0, 0)?;
+    let stamp: jiff::civil::Date = checked.parse().ok()?;
     let precision = match entry.precision.as_str() {
         "day" => String::new(),
         other => format!(" (the source gives the {other}: {})", entry.date),
@@ -73,28 +135,42 @@ fn event(entry: &CalendarEntry, base: &str, reference: &str) -> Option<Event> {
     let phase = phase
         .filter(|p| *p != "main")
         .map(|p| format!(" ({})", p.replace('-', " ")));
-    let mut event = Event::new();
-    event
-        .uid(&format!("{}@{}", entry.id, host(base)))
-        .timestamp(Utc.from_utc_datetime(&stamp))
-        .summary(&format!(
+    ics.raw("BEGIN", "VEVENT");
+    // One category: its commas are escaped, so it is never read as a list.
+    ics.text("CATEGORIES", &entry.obligation_label);
+    ics.text("DESCRIPTION", &description);
+    ics.raw("DTEND;VALUE=DATE", &ics_date(end));
+    ics.raw("DTSTAMP", &format!("{}T000000Z", ics_date(stamp)));
+    ics.raw("DTSTART;VALUE=DATE", &ics_date(start));
+    let confirmed = if entry.status == "planned" {
+        "TENTATIVE"
+    } else {
+        "CONFIRMED"
+    };
+    ics.raw("STATUS", confirmed);
+    ics.text(
+        "SUMMARY",
+        &format!(
             "{}: {}{} {status}{coarse}",
             entry.country_name,
             entry.obligation_label,
             phase.unwrap_or_default()
-        ))
-        .description(&description)
-        .starts(start)
-        .ends(end)
-        .url(&format!("{base}/{}/#{}", entry.country, entry.id))
-        .status(if entry.status == "planned" {
-            EventStatus::Tentative
-        } else {
-            EventStatus::Confirmed
-        })
-        .add_property("TRANSP", "TRANSPARENT")
-        .add_property("CATEGORIES", &entry.obligation_label);
-    Some(event.done())
+        ),
+    );
+    ics.raw("TRANSP", "TRANSPARENT");
+    ics.text("UID", &format!("{}@{}", entry.id, host(base)));
+    ics.raw(
+        "URL",
+        &escape_uri(&format!("{base}/{}/#{}", entry.country, entry.id)),
+    );
+    ics.raw("END", "VEVENT");
+    Some(())
+}
+
+/// A URI value: written as it is (RFC 5545 does not escape a URI), but without the characters no URI
+/// holds that would end its line.
+fn escape_uri(uri: &str) -> String {
+    uri.chars().filter(|c| !c.is_control()).collect()
 }
 
 pub fn calendar_ics(db: &dyn salsa::Database) -> Rendered {
@@ -144,23 +220,24 @@ fn ics<'a>(
 ) -> Rendered {
     let base = base_url(db);
     let reference = reference_date(db);
-    // `Calendar::new()` brings its own PRODID; RFC 5545 allows one, so the calendar starts empty and
-    // names its own.
-    let mut ics = Calendar::empty();
-    ics.append_property(("VERSION", "2.0"));
-    ics.append_property((
+    let mut ics = Ics::default();
+    ics.raw("BEGIN", "VCALENDAR");
+    ics.raw("VERSION", "2.0");
+    ics.raw(
         "PRODID",
         "-//locref//Localization Reference Data Service//EN",
-    ));
-    ics.append_property(("CALSCALE", "GREGORIAN"));
-    ics.name(name);
-    ics.description(description);
+    );
+    ics.raw("CALSCALE", "GREGORIAN");
+    // NAME (RFC 7986) and X-WR-CALNAME (what most clients read), DESCRIPTION and X-WR-CALDESC: TEXT.
+    ics.text("NAME", name);
+    ics.text("X-WR-CALNAME", name);
+    ics.text("DESCRIPTION", description);
+    ics.text("X-WR-CALDESC", description);
     for entry in entries {
-        if let Some(event) = event(entry, base, reference) {
-            ics.push(event);
-        }
+        event(&mut ics, entry, base, reference);
     }
-    Rendered::new(ics.done().to_string().into_bytes())
+    ics.raw("END", "VCALENDAR");
+    Rendered::new(ics.0.into_bytes())
 }
 
 /// The day of the build (`SOURCE_DATE_EPOCH`'s day when it is set), from which the pages that look ahead
@@ -221,7 +298,40 @@ pub fn calendar_context(db: &dyn salsa::Database) -> Json {
 
 #[cfg(test)]
 mod tests {
-    use super::host;
+    use super::{escape_text, fold, host};
+
+    #[test]
+    fn a_text_value_cannot_end_its_line() {
+        assert_eq!(
+            escape_text("Andorra\nEND:VEVENT\r\nBEGIN:VEVENT;a,b\\c\u{7}"),
+            "Andorra\\nEND:VEVENT\\nBEGIN:VEVENT\\;a\\,b\\\\c"
+        );
+    }
+
+    #[test]
+    fn lines_are_folded_at_75_octets_between_characters() {
+        for line in [
+            "x".repeat(75),
+            "x".repeat(76),
+            "SUMMARY:".to_string() + &"é".repeat(100),
+            "D:".to_string() + &"€".repeat(80) + "a",
+            "x".repeat(300),
+        ] {
+            let mut out = String::new();
+            fold(&mut out, &line);
+            assert!(out.ends_with("\r\n"));
+            let physical: Vec<&str> = out.trim_end_matches("\r\n").split("\r\n").collect();
+            for (i, part) in physical.iter().enumerate() {
+                assert!(part.len() <= 75, "{} octets: {part:?}", part.len());
+                assert_eq!(i > 0, part.starts_with(' '), "{part:?}");
+            }
+            // Unfolding gives the line back.
+            assert_eq!(out.trim_end_matches("\r\n").replace("\r\n ", ""), line);
+        }
+        let mut out = String::new();
+        fold(&mut out, &"x".repeat(75));
+        assert_eq!(out.len(), 77, "a line of 75 octets is not folded");
+    }
 
     #[test]
     fn the_uid_host_is_the_sites_host() {

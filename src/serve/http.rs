@@ -308,6 +308,7 @@ pub fn reason(status: u16) -> &'static str {
         304 => "Not Modified",
         400 => "Bad Request",
         403 => "Forbidden",
+        421 => "Misdirected Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
         408 => "Request Timeout",

@@ -145,16 +145,19 @@ pub(crate) fn page_headers(db: &dyn salsa::Database) -> Vec<(String, String)> {
     let site = &crate::parse::rules::site_rules(db).value;
     site.content_security_policy
         .iter()
-        .map(|csp| ("Content-Security-Policy".to_string(), csp.clone()))
+        .map(|csp| {
+            let value = crate::render::headers::header_value(csp);
+            ("Content-Security-Policy".to_string(), value)
+        })
         .collect()
 }
 
 /// Runs `locref serve`: binds the server, then watches the project and publishes every build from memory
 /// (with the server's own address as base URL; nothing is written to disk).
-pub fn run(root: &Path, bind: &str, port: u16) -> io::Result<()> {
+pub fn run(root: &Path, bind: &str, port: u16, host: Option<&str>) -> io::Result<()> {
     let root = root.canonicalize()?;
     let shared = Shared::new();
-    let server = start(bind, port, shared.clone(), 4)?;
+    let server = start(bind, port, host, shared.clone(), 4)?;
     let base = format!("http://{}", server.address);
     let mut announced = false;
     crate::watch::run_with(

@@ -67,7 +67,14 @@ pub struct DevServer {
 
 /// Binds `bind:port` (port 0 picks a free one) and serves `shared` with `workers` threads, plus one
 /// thread for connections and one for event streams.
-pub fn start(bind: &str, port: u16, shared: Arc<Shared>, workers: usize) -> io::Result<DevServer> {
+/// `host` is a name the server answers for besides its own (`--host`; see [`site::Hosts`]).
+pub fn start(
+    bind: &str,
+    port: u16,
+    host: Option<&str>,
+    shared: Arc<Shared>,
+    workers: usize,
+) -> io::Result<DevServer> {
     let cannot_listen = |e: io::Error| {
         let hint = if e.kind() == io::ErrorKind::AddrInUse {
             format!("; try --port {}", port.saturating_add(1))
@@ -81,7 +88,9 @@ pub fn start(bind: &str, port: u16, shared: Arc<Shared>, workers: usize) -> io::
     };
     let listener = TcpListener::bind((bind, port)).map_err(cannot_listen)?;
     listener.set_nonblocking(true)?;
-    let address = listener.local_addr()?.to_string();
+    let local = listener.local_addr()?;
+    let address = local.to_string();
+    let hosts = Arc::new(site::Hosts::new(local, host));
     let poll = Poll::new()?;
     let mut listener = mio::net::TcpListener::from_std(listener);
     poll.registry()
@@ -94,7 +103,7 @@ pub fn start(bind: &str, port: u16, shared: Arc<Shared>, workers: usize) -> io::
     let queue = Arc::new(Mutex::new(queue));
     for i in 0..workers.max(1) {
         let (queue, shared, back) = (queue.clone(), shared.clone(), back.clone());
-        let own = address.clone();
+        let own = hosts.clone();
         std::thread::Builder::new()
             .name(format!("serve-worker-{i}"))
             .spawn(move || work(&queue, &shared, &back, &own))?;
@@ -563,7 +572,7 @@ fn drain(conn: &mut Conn) -> Step {
     }
 }
 
-fn work(queue: &Mutex<Receiver<Job>>, shared: &Arc<Shared>, back: &Back, own: &str) {
+fn work(queue: &Mutex<Receiver<Job>>, shared: &Arc<Shared>, back: &Back, own: &site::Hosts) {
     loop {
         let job = queue.lock().expect("queue lock").recv();
         match job {
@@ -575,8 +584,8 @@ fn work(queue: &Mutex<Receiver<Job>>, shared: &Arc<Shared>, back: &Back, own: &s
 
 /// Answers a connection's request, and the further requests it already sent, writing only what the
 /// socket takes at once: an answer the client has not taken goes back to the connections thread.
-/// `own` is the address the server is bound to.
-fn serve(job: Job, shared: &Arc<Shared>, back: &Back, own: &str) {
+/// `own` names the hosts the server answers for.
+fn serve(job: Job, shared: &Arc<Shared>, back: &Back, own: &site::Hosts) {
     let Job {
         mut socket,
         peer,
@@ -585,7 +594,12 @@ fn serve(job: Job, shared: &Arc<Shared>, back: &Back, own: &str) {
         slot,
     } = job;
     loop {
-        let response = if request.path() == LIVE_RELOAD_PATH && !site::same_origin(&request, own) {
+        let response = if !own.allows_request(&request) {
+            // Another name pointed at this machine (DNS rebinding) reads nothing of the site.
+            let mut refused = site::error(421, None, &own.refusal());
+            refused.close = true;
+            refused
+        } else if request.path() == LIVE_RELOAD_PATH && !site::same_origin(&request, own) {
             let mut refused = site::error(
                 403,
                 None,

@@ -106,16 +106,95 @@ fn inject_reload(mut segments: Vec<Bytes>) -> Vec<Bytes> {
     segments
 }
 
+/// The names the dev server answers for: `localhost`, `127.0.0.1`, `[::1]`, the address it is bound
+/// to, and the name given with `--host`; each with no port or the server's own. A page of another
+/// name that resolves to this machine (DNS rebinding: `evil.example` made to point at 127.0.0.1) sends
+/// its own name as `Host` and `Origin`, so it is refused, and cannot read the site or the live-reload
+/// stream's diagnostics of unpublished edits.
+#[derive(Debug, Clone)]
+pub struct Hosts {
+    names: Vec<String>,
+    port: u16,
+}
+
+impl Hosts {
+    /// The names of a server bound to `address`, with `extra` (`--host`, a name or `name:port`).
+    pub fn new(address: std::net::SocketAddr, extra: Option<&str>) -> Hosts {
+        let bound = match address.ip() {
+            std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+            ip => ip.to_string(),
+        };
+        let mut names: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        names.push(bound);
+        if let Some(extra) = extra {
+            let (name, _) = split_port(extra.trim());
+            names.push(name.to_ascii_lowercase());
+        }
+        Hosts {
+            names,
+            port: address.port(),
+        }
+    }
+
+    /// Whether `authority` (`name`, `name:port`, `[v6]:port`) is one of these names, on no port or
+    /// the server's own.
+    pub fn allows(&self, authority: &str) -> bool {
+        let (name, port) = split_port(authority.trim());
+        let name = name.to_ascii_lowercase();
+        let name = name.strip_suffix('.').unwrap_or(&name);
+        self.names.iter().any(|n| n == name) && port.is_none_or(|p| p == self.port.to_string())
+    }
+
+    /// Whether a request may be answered: it names one of these hosts (a request without `Host` is not a
+    /// browser's, which always sends one).
+    pub(crate) fn allows_request(&self, request: &Request) -> bool {
+        request.host.as_deref().is_none_or(|host| self.allows(host))
+    }
+
+    /// What a refused request is told.
+    pub(crate) fn refusal(&self) -> String {
+        format!(
+            "this server answers only for {} (on port {}); start it with --host NAME to answer for another name",
+            self.names.join(", "),
+            self.port
+        )
+    }
+}
+
+/// `name:port` as its name and port (`[::1]:8000` keeps its brackets); the port is `None` when there is
+/// none.
+fn split_port(authority: &str) -> (&str, Option<&str>) {
+    if authority.starts_with('[') {
+        return match authority.find(']') {
+            Some(end) => match authority[end + 1..].strip_prefix(':') {
+                Some(port) => (&authority[..=end], Some(port)),
+                None => (&authority[..=end], None),
+            },
+            None => (authority, None),
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((name, port)) => (name, Some(port)),
+        None => (authority, None),
+    }
+}
+
 /// Whether a request may read the server's own live-reload stream: it names no `Origin` (a request not
-/// made by a page, or by a page of this server: a browser names none on a same-origin GET), or the
-/// origin of this server, as bound (`address`) or as the browser reached it (its `Host`). A page of any
-/// other site is refused, and could not read the answer anyway: it carries no CORS header.
-pub(crate) fn same_origin(request: &Request, address: &str) -> bool {
+/// made by a page, or by a page of this server: a browser names none on a same-origin GET), or an origin
+/// of this server, `http://` and one of its [`Hosts`]. A page of any other site is refused (its `Host`
+/// is not looked at: a rebound name would pass), and could not read the answer anyway: it carries no
+/// CORS header.
+pub(crate) fn same_origin(request: &Request, hosts: &Hosts) -> bool {
     let Some(origin) = request.origin.as_deref() else {
         return true;
     };
-    let is = |authority: &str| origin.eq_ignore_ascii_case(&format!("http://{authority}"));
-    is(address) || request.host.as_deref().is_some_and(is)
+    origin
+        .get(.."http://".len())
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"))
+        && hosts.allows(&origin["http://".len()..])
 }
 
 /// Whether `If-None-Match` names `etag` (quoted): the weak comparison (`W/"x"` matches `"x"`), over a
@@ -335,7 +414,7 @@ mod tests {
             Parsed::Complete(request) => request,
             other => panic!("{other:?}"),
         };
-        let own = "127.0.0.1:8000";
+        let own = &Hosts::new("127.0.0.1:8000".parse().unwrap(), None);
         for allowed in [
             "",
             "Host: 127.0.0.1:8000\r\n",
@@ -352,10 +431,28 @@ mod tests {
             "Host: 127.0.0.1:8000\r\nOrigin: https://127.0.0.1:8000\r\n",
             "Host: 127.0.0.1:8000\r\nOrigin: http://127.0.0.1:8001\r\n",
             "Origin: http://127.0.0.1:8000\r\nOrigin: http://evil.example\r\n",
-            "Host: evil.example\r\nOrigin: http://localhost:8000\r\n",
+            // DNS rebinding: another name made to resolve to this machine sends itself as both.
+            "Host: evil.example:8000\r\nOrigin: http://evil.example:8000\r\n",
         ] {
             assert!(!same_origin(&request(refused), own), "{refused:?}");
         }
+        // The requests themselves: only this server's names are answered.
+        for (host, answered) in [
+            ("Host: 127.0.0.1:8000\r\n", true),
+            ("Host: localhost\r\n", true),
+            ("Host: localhost.:8000\r\n", true),
+            ("Host: [::1]:8000\r\n", true),
+            ("", true),
+            ("Host: evil.example\r\n", false),
+            ("Host: evil.example:8000\r\n", false),
+            ("Host: localhost:9000\r\n", false),
+            ("Host: localhost.evil.example:8000\r\n", false),
+        ] {
+            assert_eq!(own.allows_request(&request(host)), answered, "{host:?}");
+        }
+        let named = Hosts::new("0.0.0.0:8000".parse().unwrap(), Some("devbox.lan"));
+        assert!(named.allows("devbox.lan:8000") && named.allows("DEVBOX.LAN"));
+        assert!(!named.allows("evil.example:8000"));
     }
 
     proptest! {

@@ -755,3 +755,105 @@ fn the_labelled_sets_of_the_vocabulary_are_checked_where_they_stand() {
         ]
     );
 }
+
+/// One text rule for every value: a line break inside a name, a label, a title or a policy (a quoted
+/// multi-line CSV cell, a TOML `"""` string) is a located error of `locref check` (exit 1, nothing
+/// written), wherever the value comes from. Such a value once put a whole fake event into
+/// `/ad/calendar.ics` and a rule into `_headers`.
+#[test]
+fn a_line_break_inside_a_name_label_title_or_policy_is_a_located_error() {
+    let cases = [
+        (
+            "sources/registers/countries.csv",
+            "ad,Andorra,Europe,no",
+            "ad,\"Andorra\nEND:VEVENT\nBEGIN:VEVENT\nSUMMARY:pay at evil.example\",Europe,no",
+            "sources/registers/countries.csv:2:4: error: a line break inside a value",
+        ),
+        (
+            "rules/site.toml",
+            "title = \"Localization Reference Data Service\"",
+            "title = \"\"\"Localization\nBEGIN:VEVENT\"\"\"",
+            "rules/site.toml:3:9: error: a line break inside a value",
+        ),
+        (
+            "rules/toggles.toml",
+            "label = \"B2B e-invoicing\"",
+            "label = \"\"\"B2B\nEND:VEVENT\"\"\"",
+            "rules/toggles.toml:27:9: error: a line break inside a value",
+        ),
+        (
+            "rules/site.toml",
+            "content_security_policy = \"default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'\"",
+            "content_security_policy = \"\"\"default-src 'self';\n/evil\n  X-Injected: 1\"\"\"",
+            "rules/site.toml:16:27: error: a line break inside a value",
+        ),
+        (
+            "rules/site.toml",
+            "title = \"Localization Reference Data Service\"",
+            "title = \"Localization\\u001bReference\"",
+            "rules/site.toml:3:9: error: control character U+001B inside a value",
+        ),
+    ];
+    for (file, from, to, expected) in cases {
+        let dir = copy_project();
+        let root = dir.path();
+        crate::common::replace_once(root, file, from, to);
+        let run = crate::common::locref(root, &["check"], "1767225600");
+        let stderr = crate::common::text(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{file}: {stderr}");
+        assert!(
+            stderr.lines().any(|l| l.starts_with(expected)),
+            "{file}: expected {expected:?} in:\n{stderr}"
+        );
+    }
+}
+
+/// A value is at most 64 KiB (twice the longest fact of the x100 benchmark): a runaway paste is an error
+/// at its cell, not a site hundreds of megabytes larger.
+#[test]
+fn a_value_longer_than_64_kib_is_a_located_error() {
+    let dir = copy_project();
+    let root = dir.path();
+    let long = "x".repeat(64 * 1024 + 1);
+    crate::common::replace_once(
+        root,
+        "sources/registers/countries.csv",
+        "ad,Andorra,Europe,no",
+        &format!("ad,Andorra {long},Europe,no"),
+    );
+    let run = crate::common::locref(root, &["check"], "1767225600");
+    let stderr = crate::common::text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.lines().any(|l| l.starts_with(
+            "sources/registers/countries.csv:2:4: error: value of 65545 bytes: a value holds at most 65536 bytes"
+        )),
+        "{stderr}"
+    );
+}
+
+/// A malformed or out-of-range `SOURCE_DATE_EPOCH` is a usage error that names it (exit 2), never a
+/// silent "now": a build meant to be reproducible would otherwise differ from the last.
+#[test]
+fn a_malformed_or_out_of_range_source_date_epoch_is_an_error() {
+    let dir = copy_project();
+    let root = dir.path();
+    for bad in [
+        "17672256OO",
+        "-5",
+        "1e9",
+        " ",
+        "99999999999999999",
+        "253402300800",
+    ] {
+        let run = crate::common::locref(root, &["check"], bad);
+        let stderr = crate::common::text(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{bad:?}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: SOURCE_DATE_EPOCH={bad:?} ")),
+            "{bad:?}: {stderr}"
+        );
+    }
+    let run = crate::common::locref(root, &["check"], "1767225600");
+    assert!(run.status.success(), "{}", crate::common::text(&run.stderr));
+}

@@ -2210,3 +2210,141 @@ fn a_long_history_keeps_the_newest_releases_in_full_and_every_older_one_a_link_a
         "{code}"
     );
 }
+
+/// Runs `locref` with `LOCREF_FAILPOINT` set: the process ends as if killed at that step.
+fn killed_at(root: &Path, args: &[&str], step: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_locref"))
+        .args(args)
+        .current_dir(root)
+        .env("SOURCE_DATE_EPOCH", AFTER)
+        .env("LOCREF_FAILPOINT", step)
+        .output()
+        .expect("run locref")
+}
+
+/// After a kill: every command that reads the sources refuses, naming `locref recover`; `recover` puts
+/// the sources and rules back byte for byte; then the command can be run again.
+fn recovered_after_kill(
+    root: &Path,
+    before: &BTreeMap<String, Vec<u8>>,
+    again: &[&str],
+    step: &str,
+) {
+    for args in [&["check"][..], again] {
+        let run = locref(root, args, AFTER);
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{step} {args:?}: {stderr}");
+        assert!(
+            stderr.contains("was interrupted half way") && stderr.contains("run `locref recover`"),
+            "{step} {args:?}: {stderr}"
+        );
+    }
+    let run = locref(root, &["recover"], AFTER);
+    assert!(run.status.success(), "{step}: {}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).contains("took back what the interrupted `locref "),
+        "{step}: {}",
+        text(&run.stdout)
+    );
+    assert!(
+        inputs(root) == *before,
+        "{step}: recover puts every file back"
+    );
+    let run = locref(root, again, AFTER);
+    assert!(run.status.success(), "{step}: {}", text(&run.stderr));
+    let run = locref(root, &["check"], AFTER);
+    assert!(run.status.success(), "{step}: {}", text(&run.stderr));
+}
+
+/// `locref release` killed after any of its writes (a record, the index, the register, the version in
+/// `rules/site.toml`) or after its last check: before, the project did not build and the release was
+/// refused with no word of what to do, or (killed before `site.toml`) the old version was published
+/// silently and the release could not be made again. Its journal names the one command that takes it
+/// back, and the release can then be made.
+#[test]
+fn a_release_killed_at_any_write_is_taken_back_by_recover_and_made_again() {
+    let mut steps = 0;
+    for step in ["1", "2", "3", "4", "end"] {
+        let dir = copy_project();
+        let root = dir.path();
+        edit_australia(root);
+        let before = inputs(root);
+        let args = [
+            "release",
+            "2099.1.1-1",
+            "--note",
+            "Australia: SAF-T required",
+        ];
+        let run = killed_at(root, &args, &format!("write:{step}"));
+        if run.status.success() {
+            // Fewer writes than this step: the release ran through.
+            break;
+        }
+        assert_eq!(
+            run.status.code(),
+            Some(137),
+            "{step}: {}",
+            text(&run.stderr)
+        );
+        steps += 1;
+        recovered_after_kill(root, &before, &args, step);
+    }
+    assert!(
+        steps >= 4,
+        "a release makes at least four writes ({steps} killed)"
+    );
+}
+
+/// `locref migrate-releases` killed half way is taken back the same way (before, its error said to run
+/// `migrate-releases`, which refused).
+#[test]
+fn a_migration_killed_half_way_is_taken_back_by_recover_and_made_again() {
+    for step in ["2", "5", "end"] {
+        let dir = copy_project();
+        let root = dir.path();
+        for version in shipped_versions(root) {
+            crate::common::store_whole(root, &version);
+        }
+        let before = inputs(root);
+        let run = killed_at(root, &["migrate-releases"], &format!("write:{step}"));
+        assert_eq!(
+            run.status.code(),
+            Some(137),
+            "{step}: {}",
+            text(&run.stderr)
+        );
+        recovered_after_kill(root, &before, &["migrate-releases"], step);
+    }
+}
+
+/// Release files with CRLF line ends (a Windows checkout) read as `check` reads them: a release and a
+/// migration accept them. Before, both refused, saying to restore the records from version control.
+#[test]
+fn release_files_with_crlf_line_ends_are_accepted_by_release_and_migrate_releases() {
+    let dir = copy_project();
+    let root = dir.path();
+    let versions = shipped_versions(root);
+    crate::common::store_whole(root, &versions[0]);
+    let releases = root.join("sources/releases");
+    let mut stack = vec![releases.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let lf = std::fs::read_to_string(&path).unwrap();
+                std::fs::write(&path, lf.replace('\n', "\r\n")).unwrap();
+            }
+        }
+    }
+    let run = locref(root, &["check"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let run = locref(root, &["migrate-releases"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    edit_australia(root);
+    let run = locref(root, &["release", "2099.1.1-1"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let run = locref(root, &["check"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+}

@@ -1853,3 +1853,68 @@ fn the_readiness_board_lists_the_phases_of_the_next_24_months_with_each_erps_sup
         );
     }
 }
+
+/// Every iCalendar file escapes its TEXT values and folds its lines at 75 octets, through the real
+/// binary: a country name with a comma, a semicolon and a backslash stays one name (no second category,
+/// no new property), and a long title of two- and three-byte characters is folded between characters,
+/// no line longer than 75 octets (RFC 5545, 3.1), read back whole by an independent parser.
+#[test]
+fn calendars_escape_their_text_and_fold_lines_at_75_octets() {
+    let dir = copy_project();
+    let root = dir.path();
+    let name = r"Germany, Federal Republic; DE \ BRD";
+    replace_once(
+        root,
+        "sources/registers/countries.csv",
+        "de,Germany,Europe,yes",
+        &format!("de,\"{name}\",Europe,yes"),
+    );
+    let title = format!("Localization Reference Data Service {}", "é€".repeat(40));
+    replace_once(
+        root,
+        "rules/site.toml",
+        "title = \"Localization Reference Data Service\"",
+        &format!("title = \"{title}\""),
+    );
+    let run = crate::common::locref(root, &["build", "--out", "public"], "1767225600");
+    assert!(run.status.success(), "{}", crate::common::text(&run.stderr));
+    let files = snapshot(&root.join("public"));
+    let calendars: Vec<&String> = files.keys().filter(|p| p.ends_with(".ics")).collect();
+    assert!(calendars.len() > 60, "{calendars:?}");
+    for path in calendars {
+        let ics = text(&files, path);
+        assert!(ics.ends_with("END:VCALENDAR\r\n"), "{path}");
+        for line in ics.split("\r\n") {
+            assert!(
+                line.len() <= 75,
+                "{path}: a line of {} octets: {line:?}",
+                line.len()
+            );
+            assert!(!line.contains('\n') && !line.contains('\r'), "{path}");
+        }
+        let mut parser = ical::IcalParser::new(ics.as_bytes());
+        let parsed = parser.next().expect("a calendar").expect("valid iCalendar");
+        assert!(parser.next().is_none(), "{path}: one calendar");
+        let count = ics.matches("BEGIN:VEVENT").count();
+        assert_eq!(parsed.events.len(), count, "{path}");
+    }
+    let de = text(&files, "de/calendar.ics").replace("\r\n ", "");
+    let escaped = r"Germany\, Federal Republic\; DE \\ BRD";
+    assert!(
+        de.contains(&format!(
+            "\r\nNAME:{title}: {escaped}: obligation dates\r\n"
+        )),
+        "{de}"
+    );
+    assert!(de.contains(&format!(
+        "\r\nX-WR-CALNAME:{title}: {escaped}: obligation dates\r\n"
+    )));
+    let summaries: Vec<&str> = de.lines().filter(|l| l.starts_with("SUMMARY:")).collect();
+    assert!(summaries.len() > 2, "{de}");
+    for summary in summaries {
+        assert!(
+            summary.starts_with(&format!("SUMMARY:{escaped}: ")),
+            "{summary}"
+        );
+    }
+}

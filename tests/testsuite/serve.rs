@@ -131,7 +131,7 @@ fn head_405_and_conditional_requests() {
     let served = serve();
     let head = request(
         &served.address,
-        "HEAD /api/v1/countries.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "HEAD /api/v1/countries.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
     );
     let full = get(&served.address, "/api/v1/countries.json");
     assert_eq!(head.status, 200);
@@ -141,7 +141,7 @@ fn head_405_and_conditional_requests() {
         let reply = request(
             &served.address,
             &format!(
-                "{method} /api/v1/countries.json HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                "{method} /api/v1/countries.json HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             ),
         );
         assert_eq!(reply.status, 405, "{method}");
@@ -151,14 +151,14 @@ fn head_405_and_conditional_requests() {
     let cached = request(
         &served.address,
         &format!(
-            "GET /api/v1/countries.json HTTP/1.1\r\nHost: x\r\nIf-None-Match: {etag}\r\nConnection: close\r\n\r\n"
+            "GET /api/v1/countries.json HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: {etag}\r\nConnection: close\r\n\r\n"
         ),
     );
     assert_eq!(cached.status, 304);
     assert!(cached.body.is_empty());
     let stale = request(
         &served.address,
-        "GET /api/v1/countries.json HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"old\"\r\nConnection: close\r\n\r\n",
+        "GET /api/v1/countries.json HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: \"old\"\r\nConnection: close\r\n\r\n",
     );
     assert_eq!(stale.status, 200);
 }
@@ -232,7 +232,9 @@ fn an_edit_reaches_a_connected_client_and_a_broken_source_keeps_the_last_good_bu
     );
     let mut events = TcpStream::connect(&served.address).unwrap();
     events
-        .write_all(b"GET /__livereload HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        .write_all(
+            b"GET /__livereload HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n",
+        )
         .unwrap();
     let mut seen = String::new();
     assert!(
@@ -414,7 +416,7 @@ fn a_taken_port_is_a_clear_error() {
 fn open_stream(address: &str) -> (TcpStream, Reply) {
     open_stream_with(
         address,
-        "GET /__livereload HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n",
+        "GET /__livereload HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n",
     )
 }
 
@@ -522,7 +524,7 @@ fn hundreds_of_live_reload_clients_share_one_thread_and_the_newest_hold_the_plac
 fn huge_header(address: &str, target: &str, size: usize) -> Reply {
     let stream = TcpStream::connect(address).unwrap();
     let mut writer = stream.try_clone().unwrap();
-    let head = format!("GET {target} HTTP/1.1\r\nHost: x\r\nX-Big: ");
+    let head = format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nX-Big: ");
     let sender = std::thread::spawn(move || {
         let chunk = vec![b'a'; 1 << 20];
         let mut sent = 0;
@@ -580,7 +582,7 @@ fn a_huge_request_head_gets_431_and_is_never_buffered() {
         (431, Some("text/plain; charset=utf-8"))
     );
     let many = format!(
-        "GET / HTTP/1.1\r\nHost: x\r\n{}\r\n",
+        "GET / HTTP/1.1\r\nHost: localhost\r\n{}\r\n",
         "X-A: b\r\n".repeat(200)
     );
     let reply = request(&served.address, &many);
@@ -598,11 +600,11 @@ fn malformed_requests_are_answered_400_or_closed_never_held() {
         &b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03garbage\r\n\r\n"[..],
         b"\x00\x00\x00\x00\r\n\r\n",
         b"GET /\r\n\r\n",
-        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
-        b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
-        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: many\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\nhello",
+        b"GET / HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: localhost\r\nContent-Length: many\r\n\r\n",
         b"GET / HTTP/1.1\r\nBad Header\r\n\r\n",
-        b"GET /a%0d%0aSet-Cookie:%20x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"GET /a%0d%0aSet-Cookie:%20x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
     ] {
         let what = String::from_utf8_lossy(raw).into_owned();
         let reply = request_bytes(&served.address, raw);
@@ -617,7 +619,7 @@ fn malformed_requests_are_answered_400_or_closed_never_held() {
     // Under the API the body is JSON, as every API error.
     let reply = request(
         &served.address,
-        "GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+        "GET /api/v1/index.json HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n\r\n{}",
     );
     assert_eq!(
         (reply.status, reply.header("Content-Type")),
@@ -627,7 +629,7 @@ fn malformed_requests_are_answered_400_or_closed_never_held() {
     // A head that never finishes: answered 408 and closed after the read timeout, not held.
     let mut stream = TcpStream::connect(&served.address).unwrap();
     stream
-        .write_all(b"GET /it/ HTTP/1.1\r\nHost: x\r\n")
+        .write_all(b"GET /it/ HTTP/1.1\r\nHost: localhost\r\n")
         .unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
@@ -652,9 +654,9 @@ fn a_kept_alive_connection_serves_pipelined_and_later_requests() {
     let mut reader = BufReader::new(stream);
     writer
         .write_all(
-            b"GET /api/v1/countries.json HTTP/1.1\r\nHost: x\r\n\r\n\
-              HEAD /api/v1/countries.json HTTP/1.1\r\nHost: x\r\n\r\n\
-              GET /api/v1/erps.json HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"GET /api/v1/countries.json HTTP/1.1\r\nHost: localhost\r\n\r\n\
+              HEAD /api/v1/countries.json HTTP/1.1\r\nHost: localhost\r\n\r\n\
+              GET /api/v1/erps.json HTTP/1.1\r\nHost: localhost\r\n\r\n",
         )
         .unwrap();
     let full = read_reply(&mut reader, false);
@@ -669,14 +671,16 @@ fn a_kept_alive_connection_serves_pipelined_and_later_requests() {
     for _ in 0..3 {
         std::thread::sleep(Duration::from_millis(200));
         writer
-            .write_all(b"GET /it/ HTTP/1.1\r\nHost: x\r\n\r\n")
+            .write_all(b"GET /it/ HTTP/1.1\r\nHost: localhost\r\n\r\n")
             .unwrap();
         let page = read_reply(&mut reader, false);
         assert_eq!(page.status, 200);
         assert!(page.text().contains("</html>"));
     }
     writer
-        .write_all(b"GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .write_all(
+            b"GET /api/v1/index.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+        )
         .unwrap();
     let last = read_reply(&mut reader, false);
     assert_eq!(
@@ -703,7 +707,7 @@ fn weak_and_listed_etags_give_304_and_every_answer_carries_cors() {
         let reply = request(
             &served.address,
             &format!(
-                "GET /api/v1/countries.json HTTP/1.1\r\nHost: x\r\nIf-None-Match: {if_none_match}\r\nConnection: close\r\n\r\n"
+                "GET /api/v1/countries.json HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: {if_none_match}\r\nConnection: close\r\n\r\n"
             ),
         );
         assert_eq!(reply.status, 304, "{if_none_match}");
@@ -713,7 +717,7 @@ fn weak_and_listed_etags_give_304_and_every_answer_carries_cors() {
     }
     let stale = request(
         &served.address,
-        "GET /api/v1/countries.json HTTP/1.1\r\nHost: x\r\nIf-None-Match: W/\"old\", \"older\"\r\nConnection: close\r\n\r\n",
+        "GET /api/v1/countries.json HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: W/\"old\", \"older\"\r\nConnection: close\r\n\r\n",
     );
     assert_eq!(stale.status, 200);
     // CORS on every kind of answer, the errors included.
@@ -724,7 +728,7 @@ fn weak_and_listed_etags_give_304_and_every_answer_carries_cors() {
         get(&served.address, "/../x"),
         request(
             &served.address,
-            "DELETE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            "DELETE / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
         ),
     ];
     let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
@@ -779,7 +783,7 @@ fn the_api_answers_as_the_deployed_service_with_json_errors_and_a_root() {
         (
             request(
                 &served.address,
-                "POST /api/v1/index.json HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                "POST /api/v1/index.json HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
             ),
             405,
             "method_not_allowed",
@@ -821,7 +825,7 @@ fn the_api_answers_as_the_deployed_service_with_json_errors_and_a_root() {
     // Outside the API and the data files, a 405 stays text.
     let page = request(
         &served.address,
-        "PUT /it/ HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        "PUT /it/ HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
     );
     assert_eq!(
         (
@@ -840,7 +844,7 @@ fn kept_alive(address: &str) -> TcpStream {
         .set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
     (&stream)
-        .write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
+        .write_all(b"HEAD / HTTP/1.1\r\nHost: localhost\r\n\r\n")
         .unwrap();
     assert_eq!(read_reply(&mut BufReader::new(&stream), true).status, 200);
     stream
@@ -875,7 +879,7 @@ fn a_connection_beyond_the_cap_takes_the_place_of_the_longest_idle_one() {
     assert_eq!(closed, [0], "the connections closed");
     let last = held.last().unwrap();
     (&*last)
-        .write_all(b"GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\n\r\n")
+        .write_all(b"GET /api/v1/index.json HTTP/1.1\r\nHost: localhost\r\n\r\n")
         .unwrap();
     let again = read_reply(&mut BufReader::new(last), false);
     assert_eq!((again.status, again.body), (200, reply.body));
@@ -887,7 +891,9 @@ fn a_rebuild_that_panics_is_shown_as_an_internal_error_and_the_server_goes_on() 
     let served = serve_with(&[("LOCREF_PANIC_ON", "sources/tables/vat.csv")]);
     let mut events = TcpStream::connect(&served.address).unwrap();
     events
-        .write_all(b"GET /__livereload HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        .write_all(
+            b"GET /__livereload HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n",
+        )
         .unwrap();
     let mut seen = String::new();
     assert!(
@@ -934,7 +940,7 @@ fn a_rebuild_that_panics_is_shown_as_an_internal_error_and_the_server_goes_on() 
 /// never reads an answer.
 fn never_reading(address: &str, path: &str, times: usize) -> TcpStream {
     let mut stream = TcpStream::connect(address).unwrap();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n");
     stream.write_all(request.repeat(times).as_bytes()).unwrap();
     stream
 }
@@ -966,7 +972,7 @@ fn a_request_is_answered_while_hundreds_of_idle_and_slow_sockets_and_clients_tha
         .map(|_| {
             let mut stream = TcpStream::connect(address).unwrap();
             stream
-                .write_all(b"GET /it/ HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                .write_all(b"GET /it/ HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
                 .unwrap();
             stream
         })
@@ -1004,7 +1010,7 @@ fn a_dribbled_head_gets_408_at_its_timeout_and_a_client_that_takes_nothing_is_dr
     let mut writer = stream.try_clone().unwrap();
     let first_byte = Instant::now();
     writer
-        .write_all(b"GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        .write_all(b"GET /api/v1/index.json HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
         .unwrap();
     let dribble = std::thread::spawn(move || {
         while writer.write_all(b"a").is_ok() {
@@ -1064,7 +1070,7 @@ fn live_reload_streams_that_never_read_cannot_keep_a_page_from_its_reload() {
             let mut stream = TcpStream::connect(&served.address).unwrap();
             stream
                 .write_all(
-                    b"GET /__livereload HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n",
+                    b"GET /__livereload HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n",
                 )
                 .unwrap();
             stream
@@ -1154,7 +1160,7 @@ fn live_reload_is_for_this_servers_own_pages_and_site_files_keep_cors() {
     let script = get(address, "/__livereload.js");
     let head = request(
         address,
-        "HEAD /__livereload HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "HEAD /__livereload HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
     );
     for reply in [&script, &head] {
         assert_eq!(reply.status, 200);
@@ -1162,7 +1168,7 @@ fn live_reload_is_for_this_servers_own_pages_and_site_files_keep_cors() {
     }
     let api = request(
         address,
-        "GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\nOrigin: http://evil.example\r\nConnection: close\r\n\r\n",
+        "GET /api/v1/index.json HTTP/1.1\r\nHost: localhost\r\nOrigin: http://evil.example\r\nConnection: close\r\n\r\n",
     );
     assert_eq!(
         (api.status, api.header("Access-Control-Allow-Origin")),
@@ -1177,7 +1183,7 @@ fn a_content_length_of_anything_but_digits_is_400() {
         request(
             &served.address,
             &format!(
-                "GET /api/v1/index.json HTTP/1.1\r\nHost: x\r\n{length}Connection: close\r\n\r\n"
+                "GET /api/v1/index.json HTTP/1.1\r\nHost: localhost\r\n{length}Connection: close\r\n\r\n"
             ),
         )
     };
@@ -1202,4 +1208,59 @@ fn a_content_length_of_anything_but_digits_is_400() {
     for length in ["Content-Length: 0\r\n", "Content-Length:\t00 \r\n"] {
         assert_eq!(ask(length).status, 200, "{length:?}");
     }
+}
+
+/// DNS rebinding: a page of another name made to resolve to this machine (`evil.example` pointed at
+/// 127.0.0.1) sends its own name as `Host` and `Origin`. The server answers only the names it listens
+/// on (localhost, 127.0.0.1, its bound address, and `--host` when given), so such a page reads neither
+/// the site nor the live-reload stream's diagnostics of unpublished edits.
+#[test]
+fn only_the_servers_own_host_names_are_answered() {
+    let served = crate::common::served::serve_with_args(&[], &["--host", "devbox.lan"]);
+    let address = served.address.as_str();
+    let port = address.rsplit_once(':').unwrap().1;
+    let ask = |host: &str, path: &str, origin: &str| {
+        request(
+            address,
+            &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n{origin}Connection: close\r\n\r\n"),
+        )
+    };
+    for host in [
+        format!("evil.example:{port}"),
+        "evil.example".to_string(),
+        format!("localhost.evil.example:{port}"),
+    ] {
+        for path in ["/", "/api/v1/countries.json", "/__livereload"] {
+            let reply = ask(&host, path, &format!("Origin: http://{host}\r\n"));
+            assert_eq!(reply.status, 421, "{host} {path}");
+            assert!(
+                !reply.text().contains("Localization Reference"),
+                "{host} {path}"
+            );
+        }
+    }
+    for host in [
+        address.to_string(),
+        format!("localhost:{port}"),
+        format!("devbox.lan:{port}"),
+        "localhost".to_string(),
+    ] {
+        let reply = ask(&host, "/api/v1/countries.json", "");
+        assert_eq!(reply.status, 200, "{host}");
+    }
+    // The live-reload stream checks Origin against the same names, not against the Host it was sent.
+    let (_, reply) = open_stream_with(
+        address,
+        &format!(
+            "GET /__livereload HTTP/1.1\r\nHost: localhost:{port}\r\nOrigin: http://evil.example:{port}\r\n\r\n"
+        ),
+    );
+    assert_eq!(reply.status, 403);
+    let (_, reply) = open_stream_with(
+        address,
+        &format!(
+            "GET /__livereload HTTP/1.1\r\nHost: devbox.lan:{port}\r\nOrigin: http://devbox.lan:{port}\r\n\r\n"
+        ),
+    );
+    assert_eq!(reply.status, 200);
 }

@@ -434,3 +434,254 @@ fn watch_repairs_its_output_folder_when_it_is_removed_or_a_file_is_edited() {
     hand_edit_is_repaired(&mut watch, &site);
     assert!(watch.child.try_wait().unwrap().is_none(), "still running");
 }
+
+/// A source edit and changes to the output folder in one burst (a `git checkout` in a project that
+/// tracks its built folder): the rebuild writes what the edit changed and repairs the files changed
+/// behind watch's back, in the same line.
+#[test]
+fn a_source_edit_and_output_changes_in_one_burst_are_both_handled() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut watch = started(root, &[]);
+    let site = root.join("public");
+    let before = crate::common::snapshot(&site);
+    let vat = root.join("sources/tables/vat.csv");
+    let text = read(root, "sources/tables/vat.csv");
+    // All three within a millisecond: one batch.
+    atomic_save(
+        &vat,
+        text.replacen("fr,TVA", "fr,TVA (burst)", 1).as_bytes(),
+    );
+    std::fs::remove_file(site.join("it/index.html")).unwrap();
+    std::fs::write(site.join("licence/index.md"), "defaced").unwrap();
+    let line = watch.expect("the rebuild", |l| {
+        rebuild_line(l).starts_with("changed sources/tables/vat.csv;")
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let whole = |rel: &str| std::fs::read(site.join(rel)).ok().as_ref() == before.get(rel);
+    while !(whole("it/index.html") && whole("licence/index.md")) {
+        assert!(
+            Instant::now() < deadline,
+            "the deleted and the defaced output are still wrong 10 s after the burst; printed:\n{}",
+            watch.seen.join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(read(root, "public/api/v1/countries/fr.json").contains("TVA (burst)"));
+    // Said, not silent: the rebuild's line, or the repair's right after it, names the files repaired.
+    let said = |l: &str| l.contains("repaired") && l.contains("/it/index.html");
+    if !said(&line) {
+        watch.expect("the repair named", |l| said(rebuild_line(l)));
+    }
+    assert!(watch.child.try_wait().unwrap().is_none(), "still running");
+}
+
+/// How long a one-fact save takes to reach disk: from the atomic save until France's API file holds the
+/// new text.
+fn save_to_disk(root: &std::path::Path, marker: &str) -> Duration {
+    let fr = root.join("public/api/v1/countries/fr.json");
+    let saved = Instant::now();
+    edit_france(root, marker);
+    let wanted = format!("TVA ({marker})");
+    loop {
+        if std::fs::read_to_string(&fr).is_ok_and(|t| t.contains(&wanted)) {
+            return saved.elapsed();
+        }
+        assert!(
+            saved.elapsed() < Duration::from_secs(30),
+            "{marker} never reached disk"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// A process reading the output folder in a loop (a static server, a sync tool) does not delay a
+/// rebuild: the reads' access events never reach the batcher, whose quiet window they used to keep open
+/// until its longest batch (1 s).
+#[test]
+fn a_reader_of_the_output_folder_does_not_delay_a_rebuild() {
+    let dir = copy_project();
+    let root = dir.path().to_path_buf();
+    let mut watch = started(&root, &[]);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let (stop, page) = (stop.clone(), root.join("public/de/index.html"));
+        std::thread::spawn(move || {
+            let mut reads = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::read(&page);
+                reads += 1;
+            }
+            reads
+        })
+    };
+    let mut times = Vec::new();
+    for i in 0..3 {
+        times.push(save_to_disk(&root, &format!("read {i}")));
+        watch.expect("the rebuild", |l| {
+            rebuild_line(l).starts_with("changed sources/tables/countries.csv;")
+        });
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let reads = reader.join().unwrap();
+    assert!(reads > 100, "the reader read {reads} times");
+    times.sort();
+    eprintln!("save to disk with a reader of the output folder: {times:?}");
+    assert!(
+        times[0] < Duration::from_millis(500),
+        "a save reached disk after {times:?} with a reader polling the output folder"
+    );
+}
+
+/// Unmounts a folder when the test ends (declared before the watch, so the watch is stopped first).
+struct Unmount(std::path::PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// An output folder that is a mount point of its own (a tmpfs, a container's volume): its cache, and
+/// so the spare files a session writes through, are on the parent's filesystem, where no file can be
+/// exchanged or renamed into it. The first build and every edit still publish, staging beside the
+/// targets on the folder's own filesystem. Needs root to mount a tmpfs; says so and passes otherwise.
+#[test]
+fn watch_publishes_into_an_output_folder_that_is_a_mount_point() {
+    let dir = copy_project();
+    let root = dir.path();
+    let site = root.join("public");
+    std::fs::create_dir(&site).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "tmpfs"])
+        .arg(&site)
+        .stderr(Stdio::null())
+        .status();
+    if !mounted.is_ok_and(|status| status.success()) {
+        eprintln!("skipped: a tmpfs cannot be mounted here (it needs root)");
+        return;
+    }
+    let _unmount = Unmount(site.clone());
+    let mut watch = Watch::start(root);
+    let first = watch.expect("the first build", |l| !rebuild_line(l).is_empty());
+    assert!(
+        rebuild_line(&first).starts_with("first build: "),
+        "{first}\n{}",
+        watch.seen.join("\n")
+    );
+    watch.expect("the watching line", |l| l.starts_with("watching "));
+    assert!(site.join("fr/index.html").is_file());
+    edit_france_and_wait(&mut watch, root, "on a mount point");
+    edit_france_and_wait(&mut watch, root, "on a mount point again");
+    hand_edit_is_repaired(&mut watch, &site);
+}
+
+/// The output folder replaced by a link to another folder while watch runs: its lock guards the folder
+/// it claimed, not the link's target, so watch says so once and writes nothing there (another build
+/// may be writing it), edits included.
+#[test]
+fn watch_writes_nothing_through_an_output_folder_replaced_by_a_link() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut watch = started(root, &[]);
+    let site = root.join("public");
+    let elsewhere = root.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::rename(&site, root.join("public.old")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &site).unwrap();
+    let said = watch.expect("the folder said to lead elsewhere", |l| {
+        l.starts_with("watch: the output folder ") && l.contains("is no longer the folder")
+    });
+    assert!(said.contains("elsewhere"), "{said}");
+    edit_france(root, "through a link");
+    let line = watch.expect("the edit's rebuild", |l| {
+        rebuild_line(l).starts_with("changed sources/tables/countries.csv;")
+    });
+    assert!(line.contains("is no longer the folder"), "{line}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        crate::common::snapshot(&elsewhere).len(),
+        0,
+        "nothing is written through the link; printed:\n{}",
+        watch.seen.join("\n")
+    );
+    // Another build may claim the folder the link leads to.
+    let run = crate::common::locref(root, &["build", "--out", "elsewhere"], "1767225600");
+    assert!(run.status.success(), "{}", crate::common::text(&run.stderr));
+    assert!(watch.child.try_wait().unwrap().is_none(), "still running");
+}
+
+/// While the sources have errors nothing is built, so an output deleted behind watch's back cannot be
+/// written again yet: the line says which file is not repaired (not "kept the last good output"), and
+/// the build that clears the errors repairs it.
+#[test]
+fn an_output_deleted_while_the_sources_have_errors_is_named_and_repaired_by_the_fix() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut watch = started(root, &[]);
+    let site = root.join("public");
+    let page = std::fs::read(site.join("it/index.html")).unwrap();
+    let matrix = root.join("sources/tables/matrix.csv");
+    let good = read(root, "sources/tables/matrix.csv");
+    atomic_save(
+        &matrix,
+        good.replacen("fr,sage-intacct,native,", "fr,sage-intacct,bogus,", 1)
+            .as_bytes(),
+    );
+    watch.expect("the failed rebuild", |l| {
+        rebuild_line(l).contains("kept the last good output")
+    });
+    std::fs::remove_file(site.join("it/index.html")).unwrap();
+    let line = watch.expect("the repair that cannot build", |l| {
+        rebuild_line(l).starts_with("the output folder changed outside locref;")
+    });
+    assert!(
+        line.contains("not repaired while the sources have errors: /it/index.html"),
+        "{line}"
+    );
+    atomic_save(&matrix, good.as_bytes());
+    let line = watch.expect("the fix", |l| rebuild_line(l).contains("errors cleared"));
+    assert!(line.contains("repaired /it/index.html"), "{line}");
+    assert_eq!(std::fs::read(site.join("it/index.html")).unwrap(), page);
+}
+
+/// A process that keeps rewriting an output is not fought write for write: watch backs off, says so
+/// once, and puts the file back once the process stops.
+#[test]
+fn watch_backs_off_from_a_process_that_keeps_changing_an_output() {
+    let dir = copy_project();
+    let root = dir.path();
+    let mut watch = started(root, &[]);
+    let site = root.join("public");
+    let before = crate::common::snapshot(&site);
+    let file = site.join("licence/index.md");
+    let fought = Instant::now();
+    let mut n = 0;
+    while fought.elapsed() < Duration::from_secs(6) {
+        let _ = std::fs::write(&file, format!("rewritten {n}"));
+        n += 1;
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Every line printed meanwhile.
+    while let Ok(line) = watch.lines.recv_timeout(Duration::from_millis(300)) {
+        watch.seen.push(line);
+    }
+    let repairs = watch
+        .seen
+        .iter()
+        .filter(|l| rebuild_line(l).starts_with("the output folder changed outside locref"))
+        .count();
+    let said = watch
+        .seen
+        .iter()
+        .filter(|l| l.starts_with("watch: something keeps changing the output folder"))
+        .count();
+    assert_eq!(said, 1, "said once; printed:\n{}", watch.seen.join("\n"));
+    assert!(
+        repairs <= 30,
+        "{repairs} repairs against {n} writes in 6 s; printed:\n{}",
+        watch.seen.join("\n")
+    );
+    wait_until_whole("the file is put back after the writes stop", &site, &before);
+}

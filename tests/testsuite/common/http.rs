@@ -144,6 +144,6 @@ pub fn send(address: &str, method: &str, path: &str, json_body: Option<&str>) ->
 pub fn get(address: &str, path: &str) -> Reply {
     request(
         address,
-        &format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        &format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
     )
 }

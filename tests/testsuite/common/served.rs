@@ -29,9 +29,15 @@ pub fn serve() -> Served {
 
 /// [`serve`] with extra environment variables.
 pub fn serve_with(env: &[(&str, &str)]) -> Served {
+    serve_with_args(env, &[])
+}
+
+/// [`serve`] with extra environment variables and arguments.
+pub fn serve_with_args(env: &[(&str, &str)], args: &[&str]) -> Served {
     let project = super::copy_project();
     let child = Command::new(env!("CARGO_BIN_EXE_locref"))
         .args(["serve", "--port", "0"])
+        .args(args)
         .envs(env.iter().copied())
         .current_dir(project.path())
         .stdout(Stdio::piped())
