@@ -173,7 +173,10 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
     assert!(ad_md.contains(
         "| no | No such obligation: no B2B e-invoicing obligation; B2B e-invoices are allowed with the buyer's consent. | verified (secondary) | search excerpt or stored copy read |"
     ));
-    assert!(ad_md.contains("The source says: “"), "the twin quotes the sentence an answer rests on");
+    assert!(
+        ad_md.contains("The source says: “"),
+        "the twin quotes the sentence an answer rests on"
+    );
     // The fact texts' clause convention is said in words on the pages (the API keeps the text).
     for code in &codes {
         let html = text(&files, &format!("{code}/index.html"));
@@ -305,7 +308,9 @@ fn matrix_home_and_404_pages() {
     assert_eq!(home.matches("<tr><th scope=\"row\">").count(), 61);
     let home_md = text(&files, "index.md");
     assert!(
-        home_md.contains("| [France](/fr/index.md) | Europe | yes | yes | yes | yes | unknown | yes |")
+        home_md.contains(
+            "| [France](/fr/index.md) | Europe | yes | yes | yes | yes | unknown | yes |"
+        )
     );
     let not_found = text(&files, "404.html");
     assert!(not_found.contains("<h1>Page not found</h1>"));

@@ -301,7 +301,10 @@ pub fn answered_matrix_cells() -> usize {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sources/tables/matrix.csv");
     let mut reader = csv::Reader::from_path(path).expect("the matrix");
     let header = reader.headers().expect("a header").clone();
-    let support = header.iter().position(|h| h == "support_type").expect("support_type");
+    let support = header
+        .iter()
+        .position(|h| h == "support_type")
+        .expect("support_type");
     reader
         .records()
         .map(|r| r.expect("a matrix row"))
