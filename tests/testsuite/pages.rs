@@ -1931,7 +1931,9 @@ fn without_quotes(html: &str) -> String {
     let mut rest = html;
     while let Some(start) = rest.find("<q>") {
         out.push_str(&rest[..start]);
-        rest = rest[start..].find("</q>").map_or("", |end| &rest[start + end + 4..]);
+        rest = rest[start..]
+            .find("</q>")
+            .map_or("", |end| &rest[start + end + 4..]);
     }
     out.push_str(rest);
     out
