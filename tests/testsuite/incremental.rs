@@ -1516,7 +1516,7 @@ fn a_new_release_diffs_only_itself() {
     // that page is not rendered again.
     expect![[r#"
         base_url × 1
-        broken_links × 227
+        broken_links × 229
         check_releases × 1
         check_releases_from_the_end × 1
         check_routes × 1
@@ -1525,12 +1525,12 @@ fn a_new_release_diffs_only_itself() {
         decoded_text × 4
         endpoints × 1
         erp_history_context × 11
-        file × 539
+        file × 543
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 264
+        output_digest × 265
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
@@ -1545,7 +1545,7 @@ fn a_new_release_diffs_only_itself() {
         output_file(api_partner_flags) × 1
         output_file(api_partners) × 1
         output_file(api_regimes) × 1
-        output_file(api_release) × 14
+        output_file(api_release) × 15
         output_file(api_releases) × 1
         output_file(api_sponsors) × 1
         output_file(api_toggles) × 1
@@ -1588,10 +1588,10 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 2
         page_layout × 2
         page_links × 14
-        page_search_items × 39
+        page_search_items × 40
         page_skeleton × 2
         part_problems × 88
-        previous_release × 14
+        previous_release × 15
         published_csv × 9
         recent_releases × 1
         record_summary × 1
@@ -1604,8 +1604,8 @@ fn a_new_release_diffs_only_itself() {
         release_listing_json × 1
         release_register × 1
         release_subjects × 1
-        release_summary × 14
-        release_time × 14
+        release_summary × 15
+        release_time × 15
         release_versions × 1
         release_year_links × 1
         release_years × 1
