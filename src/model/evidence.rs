@@ -208,7 +208,9 @@ struct EvidenceCheck<'db> {
 impl<'db> EvidenceCheck<'db> {
     fn new(db: &'db dyn salsa::Database) -> Self {
         let base = crate::model::base_url(db);
-        let site_host = host_and_path(&base).map(|(h, _)| h).unwrap_or_default();
+        let site_host = host_and_path(base.as_str())
+            .map(|(h, _)| h)
+            .unwrap_or_default();
         EvidenceCheck {
             register: &publisher_rows(db).value,
             site_host,

@@ -537,17 +537,14 @@ pub(crate) fn publisher_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Pu
                 format!("`{host}` is not a host name in lower case (`example-vendor.com`)"),
             );
         }
-        if host.starts_with("www.") {
+        if let Some(bare) = host.strip_prefix("www.") {
             r.error(
                 "host",
-                format!(
-                    "write `{}` without `www.`: a citation of `www.` matches it",
-                    &host[4..]
-                ),
+                format!("write `{bare}` without `www.`: a citation of `www.` matches it"),
             );
         }
         let path_prefix = r.text("path_prefix");
-        if !path_prefix.is_empty() && !(path_prefix.starts_with('/') && path_prefix.ends_with('/'))
+        if !path_prefix.is_empty() && (!path_prefix.starts_with('/') || !path_prefix.ends_with('/'))
         {
             r.error(
                 "path_prefix",

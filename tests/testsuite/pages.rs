@@ -180,7 +180,7 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
     // The fact texts' clause convention is said in words on the pages (the API keeps the text).
     for code in &codes {
         // A quote is the source's own words, verbatim: its "B2B: No" is the page's, not our jargon.
-        let html = without_quotes(&text(&files, &format!("{code}/index.html")));
+        let html = without_quotes(text(&files, &format!("{code}/index.html")));
         for jargon in [
             "SAF-T: no.",
             "Audit file: no.",
