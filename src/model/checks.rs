@@ -18,7 +18,8 @@ use crate::parse::source_text;
 use crate::parse::tables::{
     ObligationRow, PhaseStatus, Pos, REPORTING, RunKey, connector_rows, country_fact_keys,
     country_fact_rows_of, country_register_rows, local_erp_rows, mandate_rows, matrix_rows,
-    obligation_rows, partner_flag_rows, partner_rows, regime_rows, reporting_table, vat_rows,
+    obligation_rows, partner_flag_rows, partner_rows, rate_text, regime_rows, reporting_table,
+    vat_rows,
 };
 use crate::resources::{FactTopic, Toggles};
 
@@ -1036,11 +1037,6 @@ fn stated_rates(text: &str) -> StatedRates {
 
 fn same_rate(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
-}
-
-/// `15` or `5.5`, as the rate is written.
-fn rate_text(rate: f64) -> String {
-    format!("{rate}")
 }
 
 /// The VAT facts whose text states a rate that `tables/vat.csv` contradicts (a standard rate other than

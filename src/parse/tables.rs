@@ -748,7 +748,8 @@ pub(crate) const VAT_COLUMNS: &[&str] = &[
     "quote",
 ];
 
-/// A rate as the data writes it (`21`, `5.5`), as a quote must contain it.
+/// A rate as the data writes it (`21`, `5.5`): as a VAT quote must contain it, and as the fact checks name
+/// it.
 pub(crate) fn rate_text(rate: f64) -> String {
     format!("{rate}")
 }
