@@ -109,18 +109,11 @@ pub(crate) fn refused(url: &str, site_host: &str) -> Option<String> {
             "dev", "test", "qa", "uat", "stage", "staging", "preview", "sandbox",
         ]
         .contains(&l)
-            || [
-                "staging",
-                "fullystage",
-                "wpqa",
-                "qa-",
-                "dev-",
-                "test-",
-                "stage-",
-                "uat-",
-            ]
-            .iter()
-            .any(|p| l.starts_with(p) || l.contains("staging") || l.contains("fullystage"))
+            || ["wpqa", "qa-", "dev-", "test-", "stage-", "uat-"]
+                .iter()
+                .any(|p| l.starts_with(p))
+            || l.contains("staging")
+            || l.contains("fullystage")
     };
     if labels[..labels.len() - 1].iter().any(|l| staging(l)) {
         return Some(format!(
