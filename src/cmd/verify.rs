@@ -193,23 +193,23 @@ pub fn page_text(html: &str) -> String {
         out.push_str(&rest[..open]);
         out.push(' ');
         let after = &rest[open..];
-        let lower: String = after
-            .chars()
-            .take(8)
-            .collect::<String>()
-            .to_ascii_lowercase();
+        let starts = |tag: &str| {
+            after
+                .get(..tag.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(tag))
+        };
         // The text of a script or a style is not the page's.
-        let skip_to = if lower.starts_with("<script") {
+        let skip_to = if starts("<script") {
             "</script"
-        } else if lower.starts_with("<style") {
+        } else if starts("<style") {
             "</style"
-        } else if lower.starts_with("<!--") {
+        } else if starts("<!--") {
             "-->"
         } else {
             ">"
         };
-        let lower_after = after.to_ascii_lowercase();
-        rest = match lower_after.find(skip_to) {
+        // Found without lower-casing the rest of the page for each tag (which made a page quadratic).
+        rest = match find_ignoring_case(after, skip_to) {
             Some(end) => {
                 let end = end + skip_to.len();
                 let tail = &after[end..];
@@ -223,6 +223,15 @@ pub fn page_text(html: &str) -> String {
     }
     out.push_str(rest);
     normalize(&decode_entities(&out))
+}
+
+/// Where `needle` (ASCII) first occurs in `haystack`, ASCII case ignored.
+fn find_ignoring_case(haystack: &str, needle: &str) -> Option<usize> {
+    let needle = needle.as_bytes();
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
 /// Collapses whitespace and makes typographic characters plain, for comparing a quote with a page.
