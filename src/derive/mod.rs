@@ -23,25 +23,10 @@ pub(crate) fn erp_api_path(id: &str) -> String {
     format!("/api/v1/erps/{id}.json")
 }
 
-/// The support types of `matrix.csv` that establish an ERP's e-invoicing support in a country: the
-/// product does it today, natively, with an add-on or through a provider (receiving only included).
-/// `roadmap` is a promise, `not supported` a no, `unknown/unverified` not known: none of them is support.
-/// A support type added to `rules/vocabulary.toml` counts only once it is listed here.
-pub(crate) const ESTABLISHED_SUPPORT: [&str; 5] = [
-    "native",
-    "native + access point",
-    "add-on",
-    "via provider",
-    "via provider (receiving only)",
-];
-
-/// The support types that do not establish support (the rest of the shipped vocabulary).
-pub const UNESTABLISHED_SUPPORT: [&str; 3] = ["roadmap", "not supported", "unknown/unverified"];
-
-/// Whether a matrix cell's support type establishes support (see [`ESTABLISHED_SUPPORT`]).
-pub(crate) fn support_established(support_type: &str) -> bool {
-    ESTABLISHED_SUPPORT.contains(&support_type)
-}
+#[cfg(test)]
+pub(crate) use crate::model::support::ESTABLISHED_SUPPORT;
+pub use crate::model::support::UNESTABLISHED_SUPPORT;
+pub(crate) use crate::model::support::established;
 
 /// The Country resource (list item) of one country: what `countries.json` and the filters show. It reads
 /// the facts only through their counts, so a fact text edit that changes no count and no toggle stops here.
@@ -94,7 +79,7 @@ pub fn erp_summary<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Optio
         counts: ErpCounts {
             e_invoicing_countries: erp_matrix(db, key)
                 .iter()
-                .filter(|row| support_established(&row.support_type))
+                .filter(|row| established(&row.support_type, row.verification))
                 .count() as u64,
             partner_flags: erp_partner_flags(db, key).len() as u64,
             partners: erp_partner_count(db, key),

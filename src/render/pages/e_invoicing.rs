@@ -7,11 +7,12 @@ use serde_json::Value as Json;
 
 use super::shared::*;
 use super::{PageSpec, page};
+use crate::derive::established;
 use crate::derive::obligations::country_toggle_derivations;
-use crate::derive::support_established;
 use crate::model::{
     CountryKey, countries, countries_by_name, country_mandate, country_matrix, erps,
 };
+use crate::resources::Verification;
 
 /// An ERP's name as a narrow column heading shows it: the vendor on its own line (none for a product
 /// named like its vendor), then the product.
@@ -96,7 +97,10 @@ pub struct EInvoicingContext<'a> {
     /// and how many have none recorded.
     models: Vec<super::home::ModelCount<'a>>,
     models_unknown: usize,
-    known_cells: usize,
+    /// Cells established by [`crate::derive::established`]: the sum of the legend's established types.
+    established_cells: usize,
+    /// Cells with an answer recorded but graded `unverified`: shown, counted apart from every type.
+    unverified_cells: usize,
     cells: usize,
     /// The ERPs none of whose cells is known, each with what was searched for it (instead of a column
     /// of dashes that says nothing).
@@ -196,7 +200,8 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
         })
         .collect();
     let mut used: BTreeMap<String, usize> = BTreeMap::new();
-    let mut known_cells = 0;
+    let mut established_cells = 0;
+    let mut unverified_cells = 0;
     let mut statuses: BTreeMap<&str, usize> = BTreeMap::new();
     let rows: Vec<MatrixCountry> = countries_by_name(db)
         .iter()
@@ -208,12 +213,17 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
                 .map(|e| {
                     let row = matrix.iter().find(|r| r.erp == e.id);
                     let support = row.map_or("unknown/unverified", |r| r.support_type.as_str());
-                    *used.entry(support.to_string()).or_default() += 1;
                     let known = support != "unknown/unverified";
-                    // Established: an answer graded from a source that was read and quoted; an
-                    // unverified answer is shown, never counted as established.
-                    known_cells +=
-                        usize::from(known && row.is_some_and(|r| r.verification.is_verified()));
+                    let verification = row.map_or(Verification::Unverified, |r| r.verification);
+                    // The legend counts each cell once: a graded answer under its type, an unverified
+                    // answer apart (shown, never counted as established), the rest as unknown.
+                    if known && !verification.is_verified() {
+                        unverified_cells += 1;
+                    } else {
+                        *used.entry(support.to_string()).or_default() += 1;
+                    }
+                    let is_established = established(support, verification);
+                    established_cells += usize::from(is_established);
                     let (short, class) = support_style(support);
                     MatrixCell {
                         erp: &e.id,
@@ -222,8 +232,8 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
                         short,
                         class,
                         known,
-                        established: support_established(support),
-                        verification: row.map_or("unverified", |r| r.verification.as_str()),
+                        established: is_established,
+                        verification: verification.as_str(),
                         last_checked: row.and_then(|r| r.last_verified.as_deref()),
                         source_url: row.and_then(|r| r.erp_source.first()),
                     }
@@ -295,7 +305,8 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
         mandate_statuses,
         models,
         models_unknown,
-        known_cells,
+        established_cells,
+        unverified_cells,
         cells,
         unknown_columns,
     })

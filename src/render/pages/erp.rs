@@ -8,7 +8,7 @@ use serde_json::Value as Json;
 use super::changes::{HistoryContext, erp_history_context};
 use super::shared::*;
 use super::{PageSpec, page};
-use crate::derive::{erp_summary, support_established};
+use crate::derive::{erp_summary, established};
 use crate::model::{ErpKey, countries, countries_by_name, erps};
 use crate::render::api::erp_detail;
 use crate::resources::{Erp, Fact};
@@ -53,8 +53,13 @@ pub fn erps_context(db: &dyn salsa::Database) -> Json {
 /// with the count of established support and of cells not established.
 #[derive(Serialize)]
 struct SupportBreakdown {
+    /// Graded answers by support type (established or not), each cell once.
     types: Vec<SupportCount>,
+    /// The sum of `types`.
+    graded: usize,
     established: usize,
+    /// Answers recorded but graded `unverified`: shown, not counted in `types`.
+    unverified: usize,
     unknown: usize,
     recorded: usize,
 }
@@ -70,7 +75,12 @@ struct SupportCount {
 /// See [`SupportBreakdown`].
 fn support_breakdown(db: &dyn salsa::Database, key: ErpKey<'_>) -> SupportBreakdown {
     let rows = crate::model::erp_matrix(db, key);
-    let count = |value: &str| rows.iter().filter(|r| r.support_type == value).count();
+    // Each cell counts once: a graded answer under its type, an unverified one apart.
+    let count = |value: &str| {
+        rows.iter()
+            .filter(|r| r.support_type == value && r.verification.is_verified())
+            .count()
+    };
     let types: Vec<SupportCount> = SUPPORT_STYLES
         .iter()
         .filter(|s| s.value != "unknown/unverified")
@@ -83,12 +93,20 @@ fn support_breakdown(db: &dyn salsa::Database, key: ErpKey<'_>) -> SupportBreakd
         })
         .collect();
     SupportBreakdown {
+        graded: types.iter().map(|t| t.count).sum(),
         types,
         established: rows
             .iter()
-            .filter(|r| support_established(&r.support_type))
+            .filter(|r| established(&r.support_type, r.verification))
             .count(),
-        unknown: count("unknown/unverified"),
+        unverified: rows
+            .iter()
+            .filter(|r| r.support_type != "unknown/unverified" && !r.verification.is_verified())
+            .count(),
+        unknown: rows
+            .iter()
+            .filter(|r| r.support_type == "unknown/unverified")
+            .count(),
         recorded: rows.len(),
     }
 }
@@ -201,7 +219,7 @@ pub(crate) fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -
                 support: fact.map(|f| &*f.value),
                 recorded: fact.map(|f| ErpSupport {
                     class: support_style(&f.value).1,
-                    established: support_established(&f.value),
+                    established: established(&f.value, f.verification),
                     vendors: f.details.get("vendors"),
                     notes: f.details.get("notes"),
                     verification: f.verification.as_str(),

@@ -324,7 +324,8 @@ pub fn established_matrix_cells() -> usize {
         .records()
         .map(|r| r.expect("a matrix row"))
         .filter(|r| {
-            r[support] != *"unknown/unverified" && matches!(&r[grade], "official" | "secondary")
+            !locref::derive::UNESTABLISHED_SUPPORT.contains(&&r[support])
+                && matches!(&r[grade], "official" | "secondary")
         })
         .count()
 }
