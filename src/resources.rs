@@ -689,6 +689,18 @@ pub struct Regime {
     /// name it.
     pub obligation: String,
     pub obligation_label: String,
+    /// Where the obligation stands on the reference date, from its phases: `in-force`; else the status
+    /// of its next phase (`enacted`, `enacted-date-pending`, `planned`); else `none` (a source says there
+    /// is no such obligation) or `unclear`.
+    pub obligation_status: String,
+    /// The date the obligation has been in force since, or its next phase's date (`YYYY-MM-DD`,
+    /// `YYYY-MM` or `YYYY`, as precise as its source); null without one.
+    pub obligation_from: Option<String>,
+    /// The same in words: "in force since 2019-01-01", "planned from 2028-11-01".
+    pub obligation_standing: String,
+    /// Whether the record describes how invoices are handled on the reference date (the obligation is
+    /// in force, or there is none) rather than a way still to come.
+    pub current: bool,
     /// The e-invoicing model: clearance, reporting, network, five corners or post-audit; null when
     /// unknown.
     pub model: Option<Labelled>,

@@ -69,7 +69,7 @@
         td.appendChild(element("span", "note", cell ? cell.looked_at : ""));
       }
       answers.forEach(function (e) {
-        var span = element("span", "phase", e.text + " (");
+        var span = element("span", "phase", (e.current ? "" : "Still to come: ") + e.text + " (");
         e.obligations.forEach(function (o, i) {
           if (i) span.appendChild(document.createTextNode(", "));
           span.appendChild(link(o.href, o.text));

@@ -78,11 +78,13 @@ pub fn home_map(db: &dyn salsa::Database) -> Result<String, Diagnostic> {
 /// The obligation whose e-invoicing model the home map and the matrix show for a country.
 pub(crate) const MODEL_OBLIGATION: &str = "b2b-e-invoicing";
 
-/// A country's B2B e-invoicing model (`clearance`, …), where a source that was read states it.
+/// A country's B2B e-invoicing model (`clearance`, …) as it applies on the reference date, where a source
+/// that was read states it: a model of a B2B obligation still to come is not today's (the country page
+/// and compare show it as still to come).
 pub(crate) fn b2b_model<'db>(db: &'db dyn salsa::Database, code: &str) -> Option<&'db str> {
     crate::derive::regimes::country_regime_records(db, CountryKey::new(db, code.to_string()))
         .iter()
-        .find(|r| r.obligation == MODEL_OBLIGATION)
+        .find(|r| r.obligation == MODEL_OBLIGATION && r.current)
         .and_then(|r| r.model.as_ref())
         .map(|m| m.id.as_str())
 }

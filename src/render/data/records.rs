@@ -967,10 +967,22 @@ pub struct RegimeRecord {
     /// The words of the first source that settle the model, copied from what was read; none when no
     /// sentence was read.
     quote: Text,
+    /// Where the obligation stands on the reference date, from its phases: `in-force`; else the status
+    /// of its next phase (`enacted`, `enacted-date-pending`, `planned`); else `none` or `unclear`. A
+    /// record of an obligation not yet in force describes a way of invoicing still to come.
+    #[schemars(extend("x-values" = "phase_statuses"))]
+    obligation_status: Text,
+    /// The date the obligation has been in force since, or its next phase's date, as precise as its
+    /// source (`YYYY-MM-DD`, `YYYY-MM` or `YYYY`); none without one.
+    obligation_from: Text,
 }
 
 impl RegimeRecord {
-    pub fn new(country: &CountryInfo, r: &RegimeRow) -> Self {
+    pub fn new(
+        country: &CountryInfo,
+        r: &RegimeRow,
+        standing: crate::derive::regimes::Standing,
+    ) -> Self {
         let list =
             |ids: &Option<Vec<String>>| Text(ids.as_deref().unwrap_or_default().join(" ").into());
         RegimeRecord {
@@ -994,6 +1006,14 @@ impl RegimeRecord {
             last_verified: (&r.last_verified).into(),
             notes: (&r.notes).into(),
             quote: (&r.quote).into(),
+            obligation_status: standing.status.as_str().into(),
+            obligation_from: Text(
+                standing
+                    .from
+                    .map(|d| d.to_string())
+                    .unwrap_or_default()
+                    .into(),
+            ),
         }
     }
 }

@@ -12,9 +12,9 @@ use serde_json::Value as Json;
 use super::country::{GlanceRow, REGIME_FIELDS, phase_in_words, regime_views};
 use super::shared::*;
 use super::{NamedSource, PageSpec, named_source_list, page};
+use crate::derive::established;
 use crate::derive::obligations::country_calendar;
 use crate::derive::regimes::country_regime_records;
-use crate::derive::support_established;
 use crate::model::{CountryKey, countries_by_name, country_matrix, country_obligations, erps};
 use crate::parse::rules::obligation_rules;
 use crate::parse::tables::PhaseStatus;
@@ -145,6 +145,8 @@ struct QuestionCell {
 #[derive(Serialize)]
 struct AnswerCell {
     text: String,
+    /// Whether its obligations apply today; an answer still to come says so.
+    current: bool,
     obligations: Vec<Link>,
     grade: Grade,
     sources: Vec<NamedSource>,
@@ -291,11 +293,12 @@ pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::ren
                 .into_iter()
                 .map(|e| AnswerCell {
                     text: e.text,
+                    current: e.current,
                     obligations: e
                         .obligations
                         .into_iter()
                         .map(|o| Link {
-                            text: o.label.to_string(),
+                            text: format!("{}: {}", o.label, o.standing),
                             href: format!("/{code}/#{}", o.anchor),
                         })
                         .collect(),
@@ -365,7 +368,7 @@ pub fn compare_context(db: &dyn salsa::Database) -> Json {
                 next,
                 established: support_cells(db, key)
                     .iter()
-                    .filter(|s| support_established(s.support))
+                    .filter(|s| established(s.support, s.verification))
                     .count(),
             }
         })

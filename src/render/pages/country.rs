@@ -115,6 +115,9 @@ pub(super) struct RegimeView<'a> {
     /// The row's anchor, `regime-<cc>-<obligation>`.
     anchor: String,
     obligation: &'a str,
+    /// Where the obligation stands ("planned from 2028-11-01") and whether that is today's way.
+    standing: &'a str,
+    current: bool,
     unknown: bool,
     /// In the order of [`REGIME_FIELDS`].
     answers: Vec<RegimeAnswer>,
@@ -132,6 +135,9 @@ pub(super) struct RegimeView<'a> {
 #[derive(Serialize)]
 pub(super) struct GlanceEntry<'a> {
     pub(super) text: String,
+    /// Whether the obligations of this answer apply today (in force, or there is none); an answer of
+    /// obligations still to come is listed apart, after today's.
+    pub(super) current: bool,
     pub(super) obligations: Vec<GlanceObligation<'a>>,
     pub(super) source_urls: Vec<&'a String>,
     pub(super) evidence: &'a str,
@@ -144,6 +150,8 @@ pub(super) struct GlanceEntry<'a> {
 pub(super) struct GlanceObligation<'a> {
     pub(super) label: &'a str,
     pub(super) anchor: String,
+    /// Where the obligation stands: "in force since 2019-01-01", "planned from 2028-11-01".
+    pub(super) standing: &'a str,
 }
 
 /// One question of the "How invoices are handled" table, with the answers of every obligation that has
@@ -219,6 +227,8 @@ pub(super) fn regime_views<'a>(
         .map(|r| RegimeView {
             anchor: format!("regime-{}", r.id),
             obligation: &r.obligation_label,
+            standing: &r.obligation_standing,
+            current: r.current,
             unknown: r.unknown,
             answers: regime_answers(r)
                 .into_iter()
@@ -256,9 +266,11 @@ pub(super) fn regime_views<'a>(
                 let obligation = GlanceObligation {
                     label: &r.obligation_label,
                     anchor: format!("regime-{}", r.id),
+                    standing: &r.obligation_standing,
                 };
                 let same = entries.iter().position(|e| {
                     e.text == text
+                        && e.current == r.current
                         && e.verification == r.verification
                         && e.evidence == r.evidence
                         && *e.last_checked == r.last_checked
@@ -268,6 +280,7 @@ pub(super) fn regime_views<'a>(
                     None => {
                         entries.push(GlanceEntry {
                             text,
+                            current: r.current,
                             obligations: Vec::new(),
                             source_urls: Vec::new(),
                             evidence: &r.evidence,
@@ -284,6 +297,8 @@ pub(super) fn regime_views<'a>(
                     }
                 }
             }
+            // Today's answers first, then those still to come (a stable sort keeps the obligations' order).
+            entries.sort_by_key(|e| !e.current);
             GlanceRow {
                 key,
                 question,
