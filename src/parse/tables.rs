@@ -962,6 +962,10 @@ pub struct ReportingRow {
     pub erp_support: Vec<String>,
     pub erp_sources: Vec<String>,
     pub notes: String,
+    /// For a SAF-T row, the phases of the country's `saf-t` obligation (obligations.csv) the row is the
+    /// file of; empty where it is the file of every phase. Views that show an ERP's support for a phase
+    /// read the rows of that phase, not another file of the same country.
+    pub phases: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -984,7 +988,7 @@ pub(crate) const REPORTING_FIRST_COLUMNS: &[&str] = &[
     "evidence",
     "verification",
 ];
-pub(crate) const REPORTING_LAST_COLUMNS: &[&str] = &["erp_sources", "notes"];
+pub(crate) const REPORTING_LAST_COLUMNS: &[&str] = &["erp_sources", "notes", "phases"];
 /// The values of `topic`.
 pub(crate) const REPORTING_TOPICS: &[&str] = &["vat-reporting", "saf-t"];
 /// The values of an ERP column.
@@ -1070,7 +1074,14 @@ pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
                 erp_support,
                 erp_sources: r.urls("erp_sources"),
                 notes: r.text("notes"),
+                phases: r.text("phases").split_whitespace().map(str::to_string).collect(),
             };
+            if row.topic != "saf-t" && !row.phases.is_empty() {
+                r.error(
+                    "phases",
+                    "only a `saf-t` row names the obligation phases it is the file of".to_string(),
+                );
+            }
             Located {
                 pos,
                 row: std::sync::Arc::new(row),

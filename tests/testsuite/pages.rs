@@ -223,6 +223,8 @@ fn matrix_home_and_404_pages() {
     let table = crate::common::read(dir.path(), "sources/tables/matrix.csv");
     let mut reader = csv::Reader::from_reader(table.as_bytes());
     let mut known = 0;
+    let mut unverified = 0;
+    let mut graded: BTreeMap<String, usize> = BTreeMap::new();
     for record in reader.records() {
         let record = record.unwrap();
         let (code, erp, support) = (&record[0], &record[1], &record[2]);
@@ -242,17 +244,54 @@ fn matrix_home_and_404_pages() {
                 cell.contains(&format!("<a href=\"/{code}/#erp-{erp}\" title=\"")),
                 "{cell}"
             );
-            // A graded answer counts as established; an unverified one says so and does not.
+            // A graded answer of an established type counts as established; an unverified one says
+            // so and does not; a graded roadmap or "not supported" is shown, not established.
             if cell.contains(&format!(": {support}; verified (")) {
-                known += 1;
+                graded
+                    .entry(support.to_string())
+                    .and_modify(|n| *n += 1)
+                    .or_insert(1);
+                if !locref::derive::UNESTABLISHED_SUPPORT.contains(&support) {
+                    known += 1;
+                }
             } else {
+                unverified += 1;
                 assert!(cell.contains(&format!(": {support}; unverified")), "{cell}");
             }
         }
     }
     assert_eq!(known, crate::common::established_matrix_cells());
-    assert!(matrix.contains(&format!("{known} of 671 cells are established")));
-    // Each row is headed by the country and its B2B mandate, from its derived toggles.
+    let cells = codes(dir.path()).len() * ERP_IDS.len();
+    assert!(matrix.contains(&format!("{known} of {cells} cells are established")));
+    // The legend counts each cell once: graded answers by type, unverified apart, the rest unknown; its
+    // counts add up to every cell, and its established types to the lead's number.
+    let legend = &matrix[matrix.find("<ul class=\"support-legend\"").unwrap()..];
+    let legend = &legend[..legend.find("</ul>").unwrap()];
+    let count_re = regex::Regex::new(r#"<span class="meta">(\d+)</span>"#).unwrap();
+    let counts: Vec<usize> = count_re
+        .captures_iter(legend)
+        .map(|c| c[1].parse().unwrap())
+        .collect();
+    assert_eq!(counts.iter().sum::<usize>(), cells, "{legend}");
+    assert!(
+        legend.contains(&format!(
+            "not counted <span class=\"meta\">{unverified}</span>"
+        )),
+        "{legend}"
+    );
+    // Each graded type's count is in the legend: the graded cells, the unverified and the unknown are
+    // every cell.
+    let unknown = cells - graded.values().sum::<usize>() - unverified;
+    let mut want: Vec<usize> = graded
+        .values()
+        .copied()
+        .chain([unverified, unknown])
+        .filter(|n| *n > 0)
+        .collect();
+    let mut got = counts.clone();
+    want.sort_unstable();
+    got.sort_unstable();
+    assert_eq!(got, want, "{legend}"); // Each row is headed by the country and its B2B mandate, from its derived toggles.
     // And carries its B2B e-invoicing model (the matrix's filter), as the API's regimes give it.
     let regimes: serde_json::Value = serde_json::from_slice(&files["api/v1/regimes.json"]).unwrap();
     let b2b_model = |code: &str| {
@@ -260,7 +299,9 @@ fn matrix_home_and_404_pages() {
             .as_array()
             .unwrap()
             .iter()
-            .find(|r| r["country"] == code && r["obligation"] == "b2b-e-invoicing")
+            .find(|r| {
+                r["country"] == code && r["obligation"] == "b2b-e-invoicing" && r["current"] == true
+            })
             .and_then(|r| r["model"]["id"].as_str())
             .unwrap_or("unknown")
     };
@@ -1705,10 +1746,13 @@ fn date_span(date: &str) -> (jiff::civil::Date, jiff::civil::Date) {
     }
 }
 
-/// Which group of the readiness board a matrix support type falls in.
-fn readiness_group(support: Option<&str>) -> &'static str {
+/// Which group of the readiness board an answer falls in: the one definition of "established" (a
+/// support type that establishes support, graded from a source that was read); an unverified answer is
+/// unknown whatever it says.
+fn readiness_group(support: Option<&str>, verification: &str) -> &'static str {
     match support {
-        None | Some("unknown/unverified") => "unknown",
+        None | Some("unknown/unverified") | Some("unknown") => "unknown",
+        Some(_) if verification == "unverified" => "unknown",
         Some("roadmap") => "roadmap",
         Some("not supported") => "none",
         Some(other) => {
@@ -1721,48 +1765,96 @@ fn readiness_group(support: Option<&str>) -> &'static str {
     }
 }
 
-/// The readiness board lists exactly the calendar's phases whose date has not passed and begins within 24
-/// months of the build's day, in calendar order; each row names every ERP once, in the group its matrix
-/// cell says; the summary counts what it says; each ERP page's "Upcoming obligations" lists the same
-/// phases with the same answer.
+/// The SAF-T files of the shipped reporting table: country, report, the phases it is the file of (empty:
+/// every phase), its grade, and each ERP column's answer.
+struct SaftFile {
+    country: String,
+    report: String,
+    phases: Vec<String>,
+    verification: String,
+    support: BTreeMap<String, String>,
+}
+
+fn saft_files(root: &Path) -> Vec<SaftFile> {
+    let mut reader = csv::Reader::from_path(root.join("sources/tables/reporting.csv")).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let erps = &header[at("verification") + 1..at("erp_sources")];
+    reader
+        .records()
+        .map(Result::unwrap)
+        .filter(|r| &r[at("topic")] == "saf-t")
+        .map(|r| SaftFile {
+            country: r[at("country_code")].to_string(),
+            report: r[at("report_en")].to_string(),
+            phases: r[at("phases")]
+                .split_whitespace()
+                .map(String::from)
+                .collect(),
+            verification: r[at("verification")].to_string(),
+            support: erps
+                .iter()
+                .map(|e| (e.clone(), r[at(e)].to_string()))
+                .collect(),
+        })
+        .collect()
+}
+
+/// The readiness board lists exactly the calendar's phases that begin within 24 months of the build's day
+/// or came into force in the 12 months before it, in calendar order. Each row reads the table of its own
+/// obligation, walked here cell by cell: an e-invoicing phase every ERP's matrix cell, a SAF-T phase every
+/// ERP's column of each SAF-T file of that phase, any other obligation no ERP at all (the row says no
+/// table records it). The summary counts what it says and adds up; each ERP page's "Upcoming
+/// obligations" lists the same phases with the same answers; the header and the home page link the board.
 #[test]
-fn the_readiness_board_lists_the_phases_of_the_next_24_months_with_each_erps_support() {
+fn the_readiness_board_shows_for_each_phase_the_support_for_its_own_obligation() {
     let dir = copy_project();
     let files = build(dir.path());
     let json = |rel: &str| -> serde_json::Value { serde_json::from_slice(&files[rel]).unwrap() };
     let today: jiff::civil::Date = FIXED_TIME[..10].parse().unwrap();
     let horizon = today.checked_add(jiff::Span::new().months(24)).unwrap();
+    let since = today.checked_add(jiff::Span::new().months(-12)).unwrap();
     let calendar = json("api/v1/calendar.json");
-    let expected: Vec<(&str, &str)> = calendar["data"]
+    let expected: Vec<&serde_json::Value> = calendar["data"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|e| {
             let (first, last) = date_span(e["date"].as_str().unwrap());
-            last >= today && first <= horizon
+            last >= since && first <= horizon
         })
-        .map(|e| (e["id"].as_str().unwrap(), e["country"].as_str().unwrap()))
         .collect();
     assert!(
-        !expected.is_empty(),
-        "the shipped calendar has upcoming phases"
+        expected.iter().any(|e| e["obligation"] == "saf-t")
+            && expected
+                .iter()
+                .any(|e| e["obligation"] == "b2b-e-invoicing")
+            && expected
+                .iter()
+                .any(|e| e["obligation"] == "real-time-reporting"),
+        "the shipped calendar has phases of each kind in the window"
     );
-    // Each ERP's support in each country, from the matrix's data file (a missing cell is unknown).
+    // Each ERP's support and grade in each country, from the matrix's data file (no cell: unknown).
     let matrix = json("data/matrix.json");
-    let support: BTreeMap<(&str, &str), &str> = matrix
+    let cells: BTreeMap<(&str, &str), (&str, &str)> = matrix
         .as_array()
         .unwrap()
         .iter()
         .map(|r| {
+            let grade = match r["status"].as_str().unwrap() {
+                "verified" => "verified",
+                _ => "unverified",
+            };
             (
                 (
                     r["country_code"].as_str().unwrap(),
                     r["erp"].as_str().unwrap(),
                 ),
-                r["support_type"].as_str().unwrap(),
+                (r["support_type"].as_str().unwrap(), grade),
             )
         })
         .collect();
+    let files_of = saft_files(dir.path());
     let erps: Vec<String> = json("api/v1/erps.json")["data"]
         .as_array()
         .unwrap()
@@ -1770,50 +1862,124 @@ fn the_readiness_board_lists_the_phases_of_the_next_24_months_with_each_erps_sup
         .map(|e| e["id"].as_str().unwrap().to_string())
         .collect();
     let html = text(&files, "readiness/index.html");
-    let row_re = regex::Regex::new(r#"(?s)<tr id="([^"]+)">(.*?)</tr>"#).unwrap();
+    let row_re = regex::Regex::new(
+        r#"(?s)<tr id="([^"]+)" data-country="([^"]+)" data-from="([^"]+)">(.*?)</tr>"#,
+    )
+    .unwrap();
     let answer_re = regex::Regex::new(r#"data-erp="([^"]+)" data-support="([^"]+)""#).unwrap();
-    let rows: Vec<(&str, &str)> = row_re
+    let rows: Vec<(&str, &str, &str, &str)> = row_re
         .captures_iter(html)
-        .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
+        .map(|c| {
+            let g = |i| c.get(i).unwrap().as_str();
+            (g(1), g(2), g(3), g(4))
+        })
         .collect();
     assert_eq!(
         rows.iter().map(|r| r.0).collect::<Vec<_>>(),
-        expected.iter().map(|e| e.0).collect::<Vec<_>>(),
-        "the board's rows are the phases of the next 24 months, in calendar order"
+        expected
+            .iter()
+            .map(|e| e["id"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        "the board's rows are the phases of the window, in calendar order"
     );
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut board: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
-    for ((id, cells), (_, country)) in rows.iter().zip(&expected) {
-        let answers: Vec<(&str, &str)> = answer_re
-            .captures_iter(cells)
-            .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
-            .collect();
-        let mut named: Vec<&str> = answers.iter().map(|a| a.0).collect();
-        named.sort_unstable();
-        let mut all: Vec<&str> = erps.iter().map(String::as_str).collect();
-        all.sort_unstable();
-        assert_eq!(named, all, "{id}: every ERP once");
-        for (erp, group) in &answers {
-            let want = readiness_group(support.get(&(*country, *erp)).copied());
-            assert_eq!(*group, want, "{id}: {erp}");
+    let mut board: BTreeMap<&str, Vec<(&str, Vec<&str>)>> = BTreeMap::new();
+    let mut unrecorded = 0;
+    for ((id, country, from, cells_html), entry) in rows.iter().zip(&expected) {
+        let obligation = entry["obligation"].as_str().unwrap();
+        let phase = id
+            .strip_prefix(&format!("{country}-{obligation}-"))
+            .unwrap();
+        // What the row must show: per ERP, the groups of its answers, from the row's own table.
+        let want: BTreeMap<&str, Vec<&str>> = match obligation {
+            "b2b-e-invoicing" | "b2g-e-invoicing" => {
+                assert_eq!(*from, "matrix", "{id}");
+                erps.iter()
+                    .map(|e| {
+                        let cell = cells.get(&(*country, e.as_str()));
+                        let group =
+                            readiness_group(cell.map(|c| c.0), cell.map_or("unverified", |c| c.1));
+                        (e.as_str(), vec![group])
+                    })
+                    .collect()
+            }
+            "saf-t" => {
+                let of_phase: Vec<&SaftFile> = files_of
+                    .iter()
+                    .filter(|f| f.country == *country)
+                    .filter(|f| f.phases.is_empty() || f.phases.iter().any(|p| p == phase))
+                    .collect();
+                if of_phase.is_empty() {
+                    assert_eq!(*from, "none", "{id}: no SAF-T file of this phase");
+                    BTreeMap::new()
+                } else {
+                    assert_eq!(*from, "saf-t", "{id}");
+                    erps.iter()
+                        .map(|e| {
+                            let groups = of_phase
+                                .iter()
+                                .map(|f| {
+                                    readiness_group(
+                                        f.support.get(e).map(String::as_str),
+                                        &f.verification,
+                                    )
+                                })
+                                .collect();
+                            (e.as_str(), groups)
+                        })
+                        .collect()
+                }
+            }
+            _ => {
+                assert_eq!(
+                    *from, "none",
+                    "{id}: no table records ERP support for {obligation}"
+                );
+                BTreeMap::new()
+            }
+        };
+        let mut shown: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for c in answer_re.captures_iter(cells_html) {
+            let (erp, group) = (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str());
+            shown.entry(erp).or_default().push(group);
             *counts.entry(group).or_default() += 1;
-            board.entry(erp).or_default().push((id, group));
+        }
+        // The board groups the answers by column, so compare each ERP's groups as a sorted list.
+        let sorted = |m: &BTreeMap<&str, Vec<&str>>| -> BTreeMap<String, Vec<String>> {
+            m.iter()
+                .map(|(k, v)| {
+                    let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+                    v.sort();
+                    (k.to_string(), v)
+                })
+                .collect()
+        };
+        assert_eq!(
+            sorted(&shown),
+            sorted(&want),
+            "{id}: every ERP's answer from its own table"
+        );
+        if want.is_empty() {
+            unrecorded += 1;
+            assert!(cells_html.contains("class=\"group not-recorded\""), "{id}");
+        }
+        for (erp, groups) in want {
+            board.entry(erp).or_default().push((id, groups));
         }
         assert!(
-            cells.contains(&format!("<a href=\"/{country}/#{id}\">")),
+            cells_html.contains(&format!("<a href=\"/{country}/#{id}\">")),
             "{id}: links the phase on its country page"
         );
     }
-    // The summary counts what it says.
-    let countries: std::collections::BTreeSet<&str> = expected.iter().map(|e| e.1).collect();
+    // The summary counts what it says, and its counts add up to its total.
+    let countries: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.1).collect();
     let count = |key: &str| counts.get(key).copied().unwrap_or(0);
+    let answers: usize = counts.values().sum();
     let summary = format!(
-        "<strong>{}</strong> phases in {} countries; of their {} phase–ERP answers ({} × {} ERPs): established {}, roadmap only {}, not supported {}, unknown {}.",
+        "<strong>{}</strong> phases in {} countries; ERP support is recorded for {} of them and by no table for {unrecorded}. Of their {answers} phase–ERP answers: established {}, roadmap only {}, not supported {}, unknown {}.",
         rows.len(),
         countries.len(),
-        rows.len() * erps.len(),
-        rows.len(),
-        erps.len(),
+        rows.len() - unrecorded,
         count("established"),
         count("roadmap"),
         count("none"),
@@ -1822,37 +1988,55 @@ fn the_readiness_board_lists_the_phases_of_the_next_24_months_with_each_erps_sup
     assert!(html.contains(&summary), "{summary}");
     // The twin has the same rows, each linking its country's twin.
     let md = text(&files, "readiness/index.md");
-    for (id, country) in &expected {
-        let date = calendar["data"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["id"] == *id)
-            .unwrap()["date"]
-            .as_str()
-            .unwrap();
+    for entry in &expected {
+        let (date, country) = (
+            entry["date"].as_str().unwrap(),
+            entry["country"].as_str().unwrap(),
+        );
         assert!(
-            md.lines().any(|l| l.starts_with(&format!("| {date}"))
+            md.lines().any(|l| l.contains(&format!(" {date}"))
                 && l.contains(&format!("](/{country}/index.md) |"))),
-            "{id}: a row of the twin"
+            "{}: a row of the twin",
+            entry["id"]
         );
     }
-    // Each ERP page lists the same phases with the same answer; the board and the pages link each other.
-    let upcoming_re = regex::Regex::new(r#"<tr id="([^"]+)" data-support="([^"]+)">"#).unwrap();
+    // Each ERP page lists the same phases with the same answers; the board and the pages link each other.
+    let upcoming_re =
+        regex::Regex::new(r#"(?s)<tr id="([^"]+)" data-from="[^"]+">(.*?)</tr>"#).unwrap();
+    let group_re = regex::Regex::new(r#"data-support="([^"]+)""#).unwrap();
     for erp in &erps {
         let page = text(&files, &format!("erp/{erp}/index.html"));
         let section = &page[page.find("<section id=\"upcoming\">").expect(erp)..];
         let section = &section[..section.find("</section>").unwrap()];
-        let listed: Vec<(&str, &str)> = upcoming_re
+        let listed: Vec<(&str, Vec<&str>)> = upcoming_re
             .captures_iter(section)
-            .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
+            .filter_map(|c| {
+                let groups: Vec<&str> = group_re
+                    .captures_iter(c.get(2).unwrap().as_str())
+                    .map(|g| g.get(1).unwrap().as_str())
+                    .collect();
+                (!groups.is_empty()).then(|| (c.get(1).unwrap().as_str(), groups))
+            })
             .collect();
-        assert_eq!(listed, board[erp.as_str()], "{erp}");
+        let mut on_board: Vec<(&str, Vec<&str>)> = board[erp.as_str()].clone();
+        for (_, groups) in &mut on_board {
+            groups.sort_unstable();
+        }
+        let mut listed_sorted = listed.clone();
+        for (_, groups) in &mut listed_sorted {
+            groups.sort_unstable();
+        }
+        assert_eq!(listed_sorted, on_board, "{erp}");
         assert!(section.contains("<a href=\"/readiness/\">"), "{erp}");
         let twin = text(&files, &format!("erp/{erp}/index.md"));
         assert!(twin.contains("## Upcoming obligations"), "{erp}");
     }
-    for page in ["erp/index.html", "calendar/index.html"] {
+    for page in [
+        "erp/index.html",
+        "calendar/index.html",
+        "index.html",
+        "e-invoicing/index.html",
+    ] {
         assert!(
             text(&files, page).contains("<a href=\"/readiness/\">"),
             "{page}"

@@ -1,39 +1,65 @@
 //! The ERP readiness board (`/readiness/`) and the "Upcoming obligations" section of each ERP page: every
-//! obligation phase that starts in the next 24 months, with each ERP's e-invoicing support in that country
-//! as the matrix records it (established, roadmap only, not supported, unknown).
+//! obligation phase that starts in the next 24 months or came into force in the last 12, with each ERP's
+//! support for that phase's own obligation, from the table that records it:
 //!
-//! The window starts at the day of the build, as the calendar page's does (`calendar::build_day`): a
-//! reader looks ahead from today, and `SOURCE_DATE_EPOCH` pins that day for a reproducible build. A phase
-//! is in the window when its date (a day, or a whole month or year as its source gives it) has not wholly
-//! passed and begins no later than 24 months from the build's day.
+//! - an e-invoicing phase (B2B, B2G): the ERP's e-invoicing cell of the matrix in that country;
+//! - a SAF-T phase: the ERP's column of the reporting table's SAF-T row that is the file of that phase
+//!   (`phases`; a row naming none is the file of every phase of its country), as `/saf-t/` shows it;
+//! - any other obligation (real-time reporting, e-reporting, audit files): no table records ERP support
+//!   for it, and the board says so instead of showing another obligation's answers.
+//!
+//! Each answer is grouped by the one definition of "established" ([`crate::derive::established`]): an
+//! unverified answer is an open question and falls under "unknown", shown with its grade.
+//!
+//! The window is the build's day, as the calendar page's (`calendar::build_day`): a reader looks ahead
+//! from today, and `SOURCE_DATE_EPOCH` pins that day for a reproducible build. A phase is in the window
+//! when its date (a day, or a whole month or year as its source gives it) begins no later than 24 months
+//! from the build's day and ends no earlier than 12 months before it.
 
 use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::shared::*;
 use super::{PageSpec, page};
+use crate::derive::established;
 use crate::derive::obligations::calendar;
-use crate::derive::support_established;
-use crate::model::{CountryKey, country_matrix, erps};
-use crate::parse::tables::{MatrixRow, PartialDate};
+use crate::model::evidence::publisher_of;
+use crate::model::{CountryKey, NumberedReport, country_matrix, country_reporting, erps};
+use crate::parse::json_sources::ErpReg;
+use crate::parse::tables::{MatrixRow, PartialDate, publisher_rows};
 use crate::render::calendar::build_day;
-use crate::resources::CalendarEntry;
+use crate::resources::{CalendarEntry, Verification};
 
 /// How far ahead the board looks.
 const MONTHS_AHEAD: i8 = 24;
+/// How long a phase already in force stays on the board: a reader asking "is this ERP ready?" asks it
+/// of the mandate that has just started too.
+const MONTHS_BACK: i8 = 12;
 
-/// The build's day and the last day of the board's window.
-fn window(db: &dyn salsa::Database) -> (jiff::civil::Date, jiff::civil::Date) {
+/// The board's window: the build's day, its first day (12 months back) and its last (24 months ahead).
+struct Window {
+    today: jiff::civil::Date,
+    since: jiff::civil::Date,
+    horizon: jiff::civil::Date,
+}
+
+fn window(db: &dyn salsa::Database) -> Window {
     let today = build_day(db);
-    let horizon = today
-        .checked_add(jiff::Span::new().months(MONTHS_AHEAD))
-        .unwrap_or(today);
-    (today, horizon)
+    let shifted = |months: i8| {
+        today
+            .checked_add(jiff::Span::new().months(months))
+            .unwrap_or(today)
+    };
+    Window {
+        today,
+        since: shifted(-MONTHS_BACK),
+        horizon: shifted(MONTHS_AHEAD),
+    }
 }
 
 /// The dated phases in the board's window, in calendar order.
 fn upcoming(db: &dyn salsa::Database) -> Vec<&CalendarEntry> {
-    let (today, horizon) = window(db);
+    let w = window(db);
     calendar(db)
         .iter()
         .filter(|entry| {
@@ -41,17 +67,78 @@ fn upcoming(db: &dyn salsa::Database) -> Vec<&CalendarEntry> {
                 return false;
             };
             match (date.first_day(), date.last_day()) {
-                (Some(first), Some(last)) => last >= today && first <= horizon,
+                (Some(first), Some(last)) => last >= w.since && first <= w.horizon,
                 _ => false,
             }
         })
         .collect()
 }
 
-/// Which of the board's four groups a support type falls in.
-fn group_of(support: &str) -> &'static str {
-    if support_established(support) {
+/// Where the ERP support of one phase is recorded: the table of the phase's own obligation.
+enum SupportTable<'a> {
+    /// An e-invoicing phase: the country's matrix cells.
+    Matrix,
+    /// A SAF-T phase: the country's SAF-T files of the reporting table that are files of this phase.
+    Saft(Vec<&'a NumberedReport>),
+    /// No table records ERP support for this obligation (or this country's file of it).
+    NotRecorded(String),
+}
+
+impl SupportTable<'_> {
+    fn key(&self) -> &'static str {
+        match self {
+            SupportTable::Matrix => "matrix",
+            SupportTable::Saft(_) => "saf-t",
+            SupportTable::NotRecorded(_) => "none",
+        }
+    }
+}
+
+/// The phase's name as its id gives it (`issue-large` of `pl-b2b-e-invoicing-issue-large`).
+fn phase_name(entry: &CalendarEntry) -> &str {
+    entry
+        .id
+        .strip_prefix(&format!("{}-{}-", entry.country, entry.obligation))
+        .unwrap_or("main")
+}
+
+/// Which table answers for `entry`'s obligation (see the module's documentation).
+fn support_table<'db>(db: &'db dyn salsa::Database, entry: &CalendarEntry) -> SupportTable<'db> {
+    match entry.obligation.as_str() {
+        "b2b-e-invoicing" | "b2g-e-invoicing" => SupportTable::Matrix,
+        "saf-t" => {
+            let phase = phase_name(entry);
+            let files: Vec<&NumberedReport> =
+                country_reporting(db, CountryKey::new(db, entry.country.clone()))
+                    .iter()
+                    .filter(|r| r.row.topic == "saf-t")
+                    .filter(|r| r.row.phases.is_empty() || r.row.phases.iter().any(|p| p == phase))
+                    .collect();
+            if files.is_empty() {
+                SupportTable::NotRecorded(format!(
+                    "The reporting table has no SAF-T file of {} for this phase: no ERP's support for it \
+                     has been recorded.",
+                    entry.country_name
+                ))
+            } else {
+                SupportTable::Saft(files)
+            }
+        }
+        _ => SupportTable::NotRecorded(format!(
+            "No table records ERP support for {}: the e-invoicing matrix and the SAF-T files answer \
+             other questions, so none of their answers is shown here.",
+            entry.obligation_label.to_lowercase()
+        )),
+    }
+}
+
+/// Which of the board's four groups an answer falls in: established by [`established`]; an
+/// unverified answer is an open question, whatever it says.
+fn group_of(support: &str, verification: Verification) -> &'static str {
+    if established(support, verification) {
         "established"
+    } else if !verification.is_verified() {
+        "unknown"
     } else if support == "roadmap" {
         "roadmap"
     } else if support == "not supported" {
@@ -69,23 +156,25 @@ const GROUPS: [(&str, &str); 4] = [
     ("unknown", "Unknown"),
 ];
 
-/// One ERP's support in a phase's country, as the matrix records it.
+/// One ERP's answer for a phase, from the table of the phase's obligation.
 #[derive(Serialize)]
 struct ErpAnswer<'a> {
     erp: &'a str,
     erp_name: &'a str,
     /// `established`, `roadmap`, `none` or `unknown`.
     group: &'static str,
-    /// The matrix's support type (`native`, `roadmap`, …; `unknown/unverified` where no row is
+    /// The answer as its table records it (`native`, `roadmap`, …; `unknown/unverified` where no row is
     /// recorded), its short label and class as the matrix shows them.
     support: &'a str,
     short: &'a str,
     class: &'static str,
-    /// Whether the matrix has a row for this cell (an unrecorded cell is unknown).
-    recorded: bool,
+    /// Whether the table holds an answer other than unknown for this cell.
+    answered: bool,
+    /// For a SAF-T phase with several files, the file this answer is for.
+    report: Option<&'a str>,
     verification: &'static str,
     last_checked: Option<&'a str>,
-    source_urls: &'a [String],
+    source_urls: Vec<&'a str>,
 }
 
 /// One phase of the board.
@@ -103,6 +192,12 @@ struct PhaseRow<'a> {
     date: &'a str,
     /// `month` or `year` when the source gives no day.
     coarse: Option<&'a str>,
+    /// Whether the phase began on or before the build's day (in force since), not after it.
+    started: bool,
+    /// `matrix`, `saf-t` or `none`: the table the answers come from.
+    support_from: &'static str,
+    /// Where `support_from` is `none`: what was looked at, in words.
+    not_recorded: Option<String>,
 }
 
 /// A phase of the board with every ERP's answer, by group.
@@ -110,6 +205,7 @@ struct PhaseRow<'a> {
 struct BoardRow<'a> {
     #[serde(flatten)]
     phase: PhaseRow<'a>,
+    /// Empty where no table records ERP support for the phase.
     groups: Vec<Group<'a>>,
 }
 
@@ -129,29 +225,50 @@ struct GroupCount {
     count: usize,
 }
 
+/// A value of one of the board's filters.
+#[derive(Serialize)]
+struct Choice<'a> {
+    id: &'a str,
+    name: &'a str,
+}
+
 /// The readiness board's context.
 #[derive(Serialize)]
 pub struct ReadinessContext<'a> {
     site: &'a SiteContext,
     today: String,
+    since: String,
     horizon: String,
     months: i8,
+    months_back: i8,
     erps: usize,
     rows: Vec<BoardRow<'a>>,
     /// How many countries the rows are in.
     countries: usize,
-    /// How many phase–ERP answers (rows × ERPs) fall in each group.
+    /// How many rows have their ERP support recorded in a table, and how many not.
+    recorded_rows: usize,
+    unrecorded_rows: usize,
+    /// How many phase–ERP answers fall in each group; they add up to `answers`.
     counts: Vec<GroupCount>,
     answers: usize,
+    /// The filters' values: the ERPs of the register, the countries of the rows (by name).
+    erp_choices: Vec<Choice<'a>>,
+    country_choices: Vec<Choice<'a>>,
+    /// The group headings, in column order.
+    group_labels: Vec<GroupCount>,
 }
 
-fn phase_row(entry: &CalendarEntry) -> PhaseRow<'_> {
-    let phase = entry
-        .id
-        .rsplit_once(&format!("{}-", entry.obligation))
-        .map(|(_, p)| p)
+fn phase_row<'a>(
+    entry: &'a CalendarEntry,
+    table: &SupportTable,
+    today: jiff::civil::Date,
+) -> PhaseRow<'a> {
+    let phase = Some(phase_name(entry))
         .filter(|p| *p != "main")
         .map(|p| p.replace('-', " "));
+    let started = PartialDate::parse(&entry.date)
+        .and_then(|d| d.first_day())
+        .is_some_and(|first| first <= today);
     PhaseRow {
         id: &entry.id,
         country: &entry.country,
@@ -165,113 +282,229 @@ fn phase_row(entry: &CalendarEntry) -> PhaseRow<'_> {
             "day" => None,
             other => Some(other),
         },
+        started,
+        support_from: table.key(),
+        not_recorded: match table {
+            SupportTable::NotRecorded(why) => Some(why.clone()),
+            _ => None,
+        },
     }
 }
 
-/// One ERP's answer in a country, from the country's matrix rows.
-fn answer<'a>(
-    erp: &'a crate::parse::json_sources::ErpReg,
-    rows: &'a [std::sync::Arc<MatrixRow>],
-) -> ErpAnswer<'a> {
-    answer_of(erp, rows.iter().find(|r| r.erp == erp.id))
-}
-
 /// One ERP's answer from its matrix row in a country, if the matrix has one.
-fn answer_of<'a>(
-    erp: &'a crate::parse::json_sources::ErpReg,
-    row: Option<&'a std::sync::Arc<MatrixRow>>,
-) -> ErpAnswer<'a> {
+fn matrix_answer<'a>(erp: &'a ErpReg, row: Option<&'a std::sync::Arc<MatrixRow>>) -> ErpAnswer<'a> {
     let support = row.map_or("unknown/unverified", |r| r.support_type.as_str());
+    let verification = row.map_or(Verification::Unverified, |r| r.verification);
     let (short, class) = support_style(support);
     ErpAnswer {
         erp: &erp.id,
         erp_name: &erp.name,
-        group: group_of(support),
+        group: group_of(support, verification),
         support,
         short,
         class,
-        recorded: row.is_some(),
-        verification: row.map_or("unverified", |r| r.verification.as_str()),
+        answered: support != "unknown/unverified",
+        report: None,
+        verification: verification.as_str(),
         last_checked: row.and_then(|r| r.last_verified.as_deref()),
-        source_urls: row.map_or(&[][..], |r| &r.erp_source[..]),
+        source_urls: row.map_or_else(Vec::new, |r| {
+            r.erp_source.iter().map(String::as_str).collect()
+        }),
+    }
+}
+
+/// One ERP's answer from a SAF-T file of the reporting table: its column of the row, with the row's
+/// grade, as `/saf-t/` shows it, and the row's vendor pages that the publishers register gives to this
+/// ERP (all of them where the register names none).
+fn saft_answer<'a>(
+    db: &'a dyn salsa::Database,
+    erp: &'a ErpReg,
+    file: &'a NumberedReport,
+    several: bool,
+) -> ErpAnswer<'a> {
+    let support = file
+        .erp_columns
+        .iter()
+        .position(|c| *c == erp.id)
+        .and_then(|i| file.row.erp_support.get(i))
+        .map_or("unknown", String::as_str);
+    let answered = support != "unknown";
+    let verification = if answered {
+        file.row.verification
+    } else {
+        Verification::Unverified
+    };
+    let register = &publisher_rows(db).value;
+    let own: Vec<&str> = file
+        .row
+        .erp_sources
+        .iter()
+        .filter(|u| publisher_of(register, u).is_some_and(|p| p.erps.contains(&erp.id)))
+        .map(String::as_str)
+        .collect();
+    let (short, class) = support_style(if answered {
+        support
+    } else {
+        "unknown/unverified"
+    });
+    ErpAnswer {
+        erp: &erp.id,
+        erp_name: &erp.name,
+        group: group_of(support, verification),
+        support,
+        short,
+        class,
+        answered,
+        report: several.then_some(file.row.report_en.as_str()),
+        verification: verification.as_str(),
+        last_checked: answered
+            .then_some(file.row.source_checked.as_deref())
+            .flatten(),
+        source_urls: if !answered {
+            Vec::new()
+        } else if own.is_empty() {
+            file.row.erp_sources.iter().map(String::as_str).collect()
+        } else {
+            own
+        },
+    }
+}
+
+/// Every answer of one ERP for a phase: one from the matrix, one per SAF-T file, none where unrecorded.
+fn erp_answers<'a>(
+    db: &'a dyn salsa::Database,
+    erp: &'a ErpReg,
+    table: &SupportTable<'a>,
+    matrix_row: impl FnOnce() -> Option<&'a std::sync::Arc<MatrixRow>>,
+) -> Vec<ErpAnswer<'a>> {
+    match table {
+        SupportTable::Matrix => vec![matrix_answer(erp, matrix_row())],
+        SupportTable::Saft(files) => files
+            .iter()
+            .map(|f| saft_answer(db, erp, f, files.len() > 1))
+            .collect(),
+        SupportTable::NotRecorded(_) => Vec::new(),
     }
 }
 
 /// The readiness board's context (see [`ReadinessContext`]).
 pub fn readiness_context(db: &dyn salsa::Database) -> Json {
-    let (today, horizon) = window(db);
+    let w = window(db);
     let erp_list = erps(db);
     let entries = upcoming(db);
     let rows: Vec<BoardRow> = entries
         .iter()
         .map(|entry| {
+            let table = support_table(db, entry);
             let matrix = country_matrix(db, CountryKey::new(db, entry.country.clone()));
-            let answers: Vec<ErpAnswer> = erp_list.iter().map(|e| answer(e, matrix)).collect();
-            let mut groups: Vec<Group> = GROUPS
-                .iter()
-                .map(|&(key, label)| Group {
-                    key,
-                    label,
-                    answers: Vec::new(),
-                })
-                .collect();
-            for a in answers {
-                if let Some(g) = groups.iter_mut().find(|g| g.key == a.group) {
-                    g.answers.push(a);
+            let groups = if matches!(table, SupportTable::NotRecorded(_)) {
+                Vec::new()
+            } else {
+                let mut groups: Vec<Group> = GROUPS
+                    .iter()
+                    .map(|&(key, label)| Group {
+                        key,
+                        label,
+                        answers: Vec::new(),
+                    })
+                    .collect();
+                for erp in erp_list {
+                    for a in
+                        erp_answers(db, erp, &table, || matrix.iter().find(|r| r.erp == erp.id))
+                    {
+                        if let Some(g) = groups.iter_mut().find(|g| g.key == a.group) {
+                            g.answers.push(a);
+                        }
+                    }
                 }
-            }
+                groups
+            };
             BoardRow {
-                phase: phase_row(entry),
+                phase: phase_row(entry, &table, w.today),
                 groups,
             }
         })
         .collect();
-    let counts = GROUPS
+    let counts: Vec<GroupCount> = GROUPS
         .iter()
         .enumerate()
         .map(|(i, &(key, label))| GroupCount {
             key,
             label,
-            count: rows.iter().map(|r| r.groups[i].answers.len()).sum(),
+            count: rows
+                .iter()
+                .filter_map(|r| r.groups.get(i))
+                .map(|g| g.answers.len())
+                .sum(),
         })
         .collect();
-    let mut countries: Vec<&str> = entries.iter().map(|e| e.country.as_str()).collect();
+    let mut countries: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|e| (e.country_name.as_str(), e.country.as_str()))
+        .collect();
     countries.sort_unstable();
     countries.dedup();
+    let recorded_rows = rows.iter().filter(|r| !r.groups.is_empty()).count();
     to_json(&ReadinessContext {
         site: site_context(db),
-        today: today.to_string(),
-        horizon: horizon.to_string(),
+        today: w.today.to_string(),
+        since: w.since.to_string(),
+        horizon: w.horizon.to_string(),
         months: MONTHS_AHEAD,
+        months_back: MONTHS_BACK,
         erps: erp_list.len(),
-        answers: rows.len() * erp_list.len(),
+        answers: counts.iter().map(|c| c.count).sum(),
         countries: countries.len(),
+        recorded_rows,
+        unrecorded_rows: rows.len() - recorded_rows,
+        erp_choices: erp_list
+            .iter()
+            .map(|e| Choice {
+                id: &e.id,
+                name: &e.name,
+            })
+            .collect(),
+        country_choices: countries
+            .iter()
+            .map(|&(name, id)| Choice { id, name })
+            .collect(),
+        group_labels: GROUPS
+            .iter()
+            .map(|&(key, label)| GroupCount {
+                key,
+                label,
+                count: 0,
+            })
+            .collect(),
         rows,
         counts,
     })
 }
 
-/// A phase of an ERP page's "Upcoming obligations", with that ERP's answer.
+/// A phase of an ERP page's "Upcoming obligations", with that ERP's answers.
 #[derive(Serialize)]
 pub(crate) struct UpcomingRow<'a> {
     #[serde(flatten)]
     phase: PhaseRow<'a>,
-    answer: ErpAnswer<'a>,
+    /// Empty where no table records ERP support for the phase (`phase.not_recorded` says why).
+    answers: Vec<ErpAnswer<'a>>,
 }
 
-/// An ERP page's "Upcoming obligations": the board's phases with that ERP's answer (empty for an ERP the
-/// register does not hold).
+/// An ERP page's "Upcoming obligations": the board's phases with that ERP's answers (empty for an ERP
+/// the register does not hold).
 #[derive(Serialize)]
 pub(crate) struct Upcoming<'a> {
     today: String,
+    since: String,
     horizon: String,
     months: i8,
+    months_back: i8,
     rows: Vec<UpcomingRow<'a>>,
 }
 
 /// See [`Upcoming`].
 pub(crate) fn erp_upcoming<'db>(db: &'db dyn salsa::Database, erp: &str) -> Upcoming<'db> {
-    let (today, horizon) = window(db);
+    let w = window(db);
     let register = erps(db).iter().find(|e| e.id == erp);
     // The ERP's own matrix rows: an edit of another ERP's cell does not make this page's context again.
     let matrix = crate::model::erp_matrix(db, crate::model::ErpKey::new(db, erp.to_string()));
@@ -279,17 +512,24 @@ pub(crate) fn erp_upcoming<'db>(db: &'db dyn salsa::Database, erp: &str) -> Upco
         .map(|erp| {
             upcoming(db)
                 .into_iter()
-                .map(|entry| UpcomingRow {
-                    phase: phase_row(entry),
-                    answer: answer_of(erp, matrix.iter().find(|r| r.country == entry.country)),
+                .map(|entry| {
+                    let table = support_table(db, entry);
+                    UpcomingRow {
+                        answers: erp_answers(db, erp, &table, || {
+                            matrix.iter().find(|r| r.country == entry.country)
+                        }),
+                        phase: phase_row(entry, &table, w.today),
+                    }
                 })
                 .collect()
         })
         .unwrap_or_default();
     Upcoming {
-        today: today.to_string(),
-        horizon: horizon.to_string(),
+        today: w.today.to_string(),
+        since: w.since.to_string(),
+        horizon: w.horizon.to_string(),
         months: MONTHS_AHEAD,
+        months_back: MONTHS_BACK,
         rows,
     }
 }
@@ -303,15 +543,21 @@ pub(super) fn spec() -> PageSpec {
 mod tests {
     use super::group_of;
     use crate::derive::{ESTABLISHED_SUPPORT, UNESTABLISHED_SUPPORT};
+    use crate::resources::Verification;
 
     #[test]
-    fn every_support_type_falls_in_one_group() {
-        for s in ESTABLISHED_SUPPORT {
-            assert_eq!(group_of(s), "established");
+    fn every_graded_support_type_falls_in_one_group_and_an_unverified_answer_in_unknown() {
+        for graded in [Verification::Official, Verification::Secondary] {
+            for s in ESTABLISHED_SUPPORT {
+                assert_eq!(group_of(s, graded), "established");
+            }
+            assert_eq!(
+                UNESTABLISHED_SUPPORT.map(|s| group_of(s, graded)),
+                ["roadmap", "none", "unknown"]
+            );
         }
-        assert_eq!(
-            UNESTABLISHED_SUPPORT.map(group_of),
-            ["roadmap", "none", "unknown"]
-        );
+        for s in ESTABLISHED_SUPPORT.iter().chain(&UNESTABLISHED_SUPPORT) {
+            assert_eq!(group_of(s, Verification::Unverified), "unknown");
+        }
     }
 }
