@@ -334,6 +334,28 @@ pub fn check_reporting(db: &dyn salsa::Database) -> Vec<Diagnostic> {
             "report_en",
             "reporting row",
         );
+        // A SAF-T row names phases of its own country's `saf-t` obligation, which must exist.
+        if !r.row.phases.is_empty() {
+            let phases = crate::model::country_obligations(
+                db,
+                crate::model::CountryKey::new(db, r.row.country.clone()),
+            );
+            for phase in &r.row.phases {
+                if !phases
+                    .iter()
+                    .any(|p| p.obligation == "saf-t" && &p.phase == phase)
+                {
+                    c.diagnostics.push(r.pos.error(
+                        "phases",
+                        format!(
+                            "`{phase}` is not a phase of {}'s `saf-t` obligation in \
+                             tables/obligations.csv",
+                            r.row.country
+                        ),
+                    ));
+                }
+            }
+        }
     }
     c.diagnostics
 }
@@ -866,8 +888,10 @@ enum Claim {
     No,
 }
 
-/// The claim of `clause` in a fact text, if the text has the clause in one of the recorded forms.
-fn claim(text: &str, clause: &str) -> Option<(Claim, String)> {
+/// The claim of `clause` in a fact text, if the text has the clause in one of the recorded forms or
+/// begins it with one of `denials` (rules/vocabulary.toml: "not mandatory", "voluntary", …), which say
+/// nothing applies.
+fn claim(text: &str, clause: &str, denials: &[String]) -> Option<(Claim, String)> {
     let start = text
         .match_indices(&format!("{clause}: "))
         .find_map(|(at, _)| {
@@ -900,7 +924,7 @@ fn claim(text: &str, clause: &str) -> Option<(Claim, String)> {
         Claim::Planned
     } else if word_is("no mandate") {
         Claim::NoMandate
-    } else if word_is("no") {
+    } else if word_is("no") || denials.iter().any(|d| word_is(d)) {
         Claim::No
     } else {
         return None;
@@ -955,6 +979,7 @@ pub fn check_fact_clauses_of<'db>(
     let Some(reference) = super::dates::reference_day(db) else {
         return Vec::new();
     };
+    let denials = &vocabulary(db).value.denials;
     let mut diagnostics = Vec::new();
     for fact in &country_fact_rows_of(db, RunKey::new(db, key.code(db).clone())).value {
         for obligation in obligation_rules(db)
@@ -966,7 +991,7 @@ pub fn check_fact_clauses_of<'db>(
                 .filter(|p| p.obligation == obligation.id)
                 .map(|p| &**p)
                 .collect();
-            let Some((claim, shown)) = claim(&fact.row.value, &obligation.clause) else {
+            let Some((claim, shown)) = claim(&fact.row.value, &obligation.clause, denials) else {
                 continue;
             };
             if own.is_empty() || own.iter().any(|p| p.status == PhaseStatus::Unclear) {
@@ -1154,21 +1179,42 @@ mod clause_tests {
     fn clauses_are_read_in_their_recorded_forms() {
         let text = "B2B: mandatory from 2026-09-01 (all). B2G: mandatory, in force (Chorus Pro).";
         assert_eq!(
-            claim(text, "B2B").unwrap().0,
+            claim(text, "B2B", &[]).unwrap().0,
             Claim::From("2026-09-01".into())
         );
-        assert_eq!(claim(text, "B2G").unwrap().0, Claim::InForce);
+        assert_eq!(claim(text, "B2G", &[]).unwrap().0, Claim::InForce);
         let text =
             "VAT return. Real-time reporting: no (planned). SAF-T: on request. Audit file: no.";
-        assert_eq!(claim(text, "Real-time reporting").unwrap().0, Claim::No);
-        assert_eq!(claim(text, "SAF-T").unwrap().0, Claim::InForce);
-        assert_eq!(claim(text, "Audit file").unwrap().0, Claim::No);
         assert_eq!(
-            claim("B2B: enacted, date pending (x)", "B2B").unwrap().0,
+            claim(text, "Real-time reporting", &[]).unwrap().0,
+            Claim::No
+        );
+        assert_eq!(claim(text, "SAF-T", &[]).unwrap().0, Claim::InForce);
+        assert_eq!(claim(text, "Audit file", &[]).unwrap().0, Claim::No);
+        assert_eq!(
+            claim("B2B: enacted, date pending (x)", "B2B", &[])
+                .unwrap()
+                .0,
             Claim::DatePending
         );
-        assert_eq!(claim("B2B: no mandate", "B2B").unwrap().0, Claim::NoMandate);
-        assert_eq!(claim("XB2B: planned", "B2B"), None);
-        assert_eq!(claim("B2B: maybe", "B2B"), None);
+        assert_eq!(
+            claim("B2B: no mandate", "B2B", &[]).unwrap().0,
+            Claim::NoMandate
+        );
+        assert_eq!(claim("XB2B: planned", "B2B", &[]), None);
+        assert_eq!(claim("B2B: maybe", "B2B", &[]), None);
+        // The denials of rules/vocabulary.toml, in any of their words, say nothing applies.
+        let denials = ["not mandatory".to_string(), "voluntary".to_string()];
+        assert_eq!(
+            claim("B2B: not mandatory (B2G only).", "B2B", &denials)
+                .unwrap()
+                .0,
+            Claim::No
+        );
+        assert_eq!(
+            claim("B2B: voluntary.", "B2B", &denials).unwrap().0,
+            Claim::No
+        );
+        assert_eq!(claim("B2B: voluntaryish", "B2B", &denials), None);
     }
 }

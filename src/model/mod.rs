@@ -5,9 +5,11 @@
 //! every `country_matrix` projection (each is a cheap filter), but only Italy's returns a new value, so
 //! nothing downstream of France re-runs. Cross-file checks live in [`checks`].
 
+pub(crate) mod agreement;
 pub mod checks;
 pub mod dates;
 pub(crate) mod evidence;
+pub mod support;
 
 use std::sync::Arc;
 

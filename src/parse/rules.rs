@@ -525,6 +525,13 @@ pub(crate) struct Vocabulary {
     /// The names a source uses for each ERP of the register: a matrix cell's quote names one of them.
     #[serde(default)]
     pub erp_products: std::collections::BTreeMap<String, Vec<String>>,
+    /// The words with which a fact's clause for an obligation says nothing applies (see
+    /// `rules/vocabulary.toml`).
+    #[serde(default)]
+    pub denials: Vec<String>,
+    /// The words with which a matrix cell's note says its own answer is not established.
+    #[serde(default)]
+    pub hedges: Vec<String>,
 }
 
 /// One value of a labelled set: its id (what the tables and the data carry), the label pages show, and
