@@ -190,7 +190,10 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
             assert!(!html.contains(jargon), "{code}: {jargon}");
         }
     }
-    assert!(fr.contains("SAF-T: not required. Standard audit file: required on request"));
+    assert!(
+        text(&files, "hu/index.html")
+            .contains("SAF-T: not required. Standard audit file: required on request")
+    );
     // Kosovo's toggles are all unknown.
     assert_eq!(
         text(&files, "xk/index.html")
@@ -1638,6 +1641,14 @@ fn a_regime_row_says_the_same_on_the_page_the_twin_the_api_and_the_data_files() 
     assert_eq!(known["verification"], &phase[11]);
     assert_eq!(known["last_checked"], &phase[12]);
     assert_eq!(known["unknown"], false);
+    // Where its obligation stands on the reference date, from the phase: in force, today's way.
+    assert_eq!(known["obligation_status"], "in-force");
+    assert_eq!(known["obligation_from"], &phase[4]);
+    assert_eq!(
+        known["obligation_standing"],
+        format!("in force since {}", &phase[4])
+    );
+    assert_eq!(known["current"], true);
     let unknown = data
         .iter()
         .find(|r| r["id"] == "it-b2g-e-invoicing")
@@ -1715,7 +1726,12 @@ fn a_regime_row_says_the_same_on_the_page_the_twin_the_api_and_the_data_files() 
     let section = &twin[twin.find("## How each obligation works").unwrap()..];
     let row = section
         .lines()
-        .find(|l| l.starts_with("| B2B e-invoicing | "))
+        .find(|l| {
+            l.starts_with(&format!(
+                "| B2B e-invoicing (in force since {}) | ",
+                &phase[4]
+            ))
+        })
         .unwrap();
     let cells: Vec<&str> = row.split(" | ").collect();
     assert_eq!(
@@ -1729,7 +1745,8 @@ fn a_regime_row_says_the_same_on_the_page_the_twin_the_api_and_the_data_files() 
         ]
     );
     assert!(section.contains(&format!(
-        "| B2G e-invoicing |{} unknown | not applicable | not applicable | none | {notes} |",
+        "| B2G e-invoicing ({}) |{} unknown | not applicable | not applicable | none | {notes} |",
+        unknown["obligation_standing"].as_str().unwrap(),
         " unknown |".repeat(5)
     )));
 }
