@@ -36,7 +36,7 @@ fn layers() -> Vec<Vec<String>> {
 
 /// Every `.rs` file under `src/`, with its module path (`render/figures/xml.rs` is
 /// `["render", "figures", "xml"]`, `render/mod.rs` is `["render"]`).
-fn source_files() -> Vec<(PathBuf, Vec<String>)> {
+pub(crate) fn source_files() -> Vec<(PathBuf, Vec<String>)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -68,7 +68,7 @@ fn source_files() -> Vec<(PathBuf, Vec<String>)> {
 }
 
 /// The code of a file without its comments (doc links name other layers without importing them).
-fn code_of(text: &str) -> String {
+pub(crate) fn code_of(text: &str) -> String {
     text.lines()
         .map(|line| match line.find("//") {
             // A `//` inside a string ("https://…") is not a comment: good enough to keep the line
@@ -82,7 +82,7 @@ fn code_of(text: &str) -> String {
 
 /// The paths that follow `prefix` (`crate::`) in `code`, a `use` group expanded into its paths:
 /// `crate::{a::b, c}` is `a::b` and `c`. Each path as its segments.
-fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
+pub(crate) fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
     fn path(bytes: &[u8], mut i: usize, base: &[String], out: &mut Vec<Vec<String>>) -> usize {
         let mut segments = base.to_vec();
         let mut word = String::new();
