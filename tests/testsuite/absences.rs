@@ -29,8 +29,10 @@ fn paths_named_by(module: &str) -> Vec<(String, String)> {
 
 fn shown(file: &Path) -> String {
     let text = file.display().to_string();
-    text.find("src/")
-        .map_or(text.clone(), |at| text[at..].to_string())
+    match text.find("src/") {
+        Some(at) => text[at..].to_string(),
+        None => text,
+    }
 }
 
 /// The paths of `named` that start with one of `refused` and with none of `allowed`.
