@@ -1,7 +1,9 @@
 //! Rebuild latency of the per-rebuild step that `locref watch` runs (`Session::rebuild`): a full clean
-//! build, a no-op rebuild (touch), and edit-to-files-written for the edits of tests/incremental.rs, on
-//! the shipped dataset (x1) and the grown x10 and x100 datasets (tests/testsuite/common/scale.rs). The
-//! watch's quiet window (10 ms at an editor's pace) comes on top of these figures in `locref watch`.
+//! build, a no-op rebuild (touch), and edit-to-files-written for the edits of
+//! tests/testsuite/incremental.rs, on the shipped dataset (x1) and the grown x10 and x100 datasets
+//! (tests/testsuite/common/scale.rs). The watch's quiet window (10 ms at an editor's pace) comes on top
+//! of these figures in `locref watch`. The whole-process figures are measured with `bench/`
+//! (BENCHMARKS.md, "How to reproduce").
 //!
 //! Run: `cargo bench --bench rebuild` (release). Prints the median, min and max of repeated runs.
 //! `BENCH_SCALES=1,10` picks the datasets (default 1,10,100); `BENCH_RUNS=N` sets the repetition count

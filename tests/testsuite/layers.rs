@@ -36,7 +36,7 @@ fn layers() -> Vec<Vec<String>> {
 
 /// Every `.rs` file under `src/`, with its module path (`render/figures/xml.rs` is
 /// `["render", "figures", "xml"]`, `render/mod.rs` is `["render"]`).
-fn source_files() -> Vec<(PathBuf, Vec<String>)> {
+pub(crate) fn source_files() -> Vec<(PathBuf, Vec<String>)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -68,7 +68,7 @@ fn source_files() -> Vec<(PathBuf, Vec<String>)> {
 }
 
 /// The code of a file without its comments (doc links name other layers without importing them).
-fn code_of(text: &str) -> String {
+pub(crate) fn code_of(text: &str) -> String {
     text.lines()
         .map(|line| match line.find("//") {
             // A `//` inside a string ("https://…") is not a comment: good enough to keep the line
@@ -82,7 +82,7 @@ fn code_of(text: &str) -> String {
 
 /// The paths that follow `prefix` (`crate::`) in `code`, a `use` group expanded into its paths:
 /// `crate::{a::b, c}` is `a::b` and `c`. Each path as its segments.
-fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
+pub(crate) fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
     fn path(bytes: &[u8], mut i: usize, base: &[String], out: &mut Vec<Vec<String>>) -> usize {
         let mut segments = base.to_vec();
         let mut word = String::new();
@@ -265,17 +265,17 @@ fn crate_paths_are_read_with_their_groups() {
     assert_eq!(paths, ["a::b", "a::c::d", "a::c::e", "f::g"]);
 }
 
-/// The README's recipes ("Adding a page", "Adding an API output") show the shipped code: each of their
-/// code blocks headed by a file (`// src/kinds.rs`, `# rules/routes.toml`) is in that file as written
-/// (line by line, indentation aside), so a recipe followed as written compiles and routes.
+/// The recipes of CONTRIBUTING.md ("Adding a page", "Adding an API output") show the shipped code: each
+/// of their code blocks headed by a file (`// src/kinds.rs`, `# rules/routes.toml`) is in that file as
+/// written (line by line, indentation aside), so a recipe followed as written compiles and routes.
 #[test]
-fn the_readme_recipes_are_the_shipped_code() {
-    let readme = std::fs::read_to_string(project().join("README.md")).unwrap();
-    let start = readme.find("### Adding a page").expect("the page recipe");
-    let end = readme[start..]
-        .find("\n### Pages")
-        .map_or(readme.len(), |at| start + at);
-    let recipes = &readme[start..end];
+fn the_contributing_recipes_are_the_shipped_code() {
+    let guide = std::fs::read_to_string(project().join("CONTRIBUTING.md")).unwrap();
+    let start = guide.find("### Adding a page").expect("the page recipe");
+    let end = guide[start..]
+        .find("\n## ")
+        .map_or(guide.len(), |at| start + at);
+    let recipes = &guide[start..end];
     let mut blocks = 0;
     let mut missing = Vec::new();
     let mut rest = recipes;
@@ -293,7 +293,7 @@ fn the_readme_recipes_are_the_shipped_code() {
         blocks += 1;
         let wanted: Vec<&str> = lines.collect();
         let text = std::fs::read_to_string(project().join(file))
-            .unwrap_or_else(|e| panic!("the README names {file}: {e}"));
+            .unwrap_or_else(|e| panic!("CONTRIBUTING.md names {file}: {e}"));
         let have: Vec<&str> = text
             .lines()
             .map(str::trim)
@@ -306,7 +306,7 @@ fn the_readme_recipes_are_the_shipped_code() {
     assert!(blocks >= 2, "the recipes show no code headed by its file");
     assert!(
         missing.is_empty(),
-        "README recipe blocks that are not the shipped code:\n\n{}",
+        "CONTRIBUTING.md recipe blocks that are not the shipped code:\n\n{}",
         missing.join("\n\n")
     );
 }
