@@ -644,6 +644,9 @@ pub(crate) struct CalendarEntry {
     /// The obligation (`b2b-e-invoicing`) and how pages name it.
     pub obligation: String,
     pub obligation_label: String,
+    /// Who the phase covers, in words (`large taxpayers (2024 sales above PLN 200 million): issue`);
+    /// null for the obligation's only or main phase.
+    pub phase_label: Option<String>,
     /// The date the phase applies from, as precise as its source: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`.
     pub date: String,
     /// `day`, `month` or `year`: a month or a year stands for its whole span.

@@ -99,6 +99,21 @@ fn explaining_fact_id(
         .unwrap_or_default()
 }
 
+/// How readers are told a phase apart from the obligation's others: its label of `rules/phases.toml`;
+/// none for a phase named `main` (it is the obligation itself). A phase without a label is a located
+/// error of `check`; until it has one, its name stands in, without its hyphens.
+pub(crate) fn phase_words(
+    db: &dyn salsa::Database,
+    country: &str,
+    obligation: &str,
+    phase: &str,
+) -> Option<String> {
+    (phase != "main").then(|| {
+        crate::parse::rules::phase_label(db, &format!("{country}-{obligation}-{phase}"))
+            .map_or_else(|| phase.replace('-', " "), str::to_string)
+    })
+}
+
 /// The dated phases of one country (in force, enacted or planned), in date order.
 #[salsa::tracked(returns(ref))]
 pub fn country_calendar<'db>(
@@ -127,6 +142,7 @@ pub fn country_calendar<'db>(
                 country_name: country.name.clone(),
                 obligation: p.obligation.clone(),
                 obligation_label: obligation.label.clone(),
+                phase_label: phase_words(db, &p.country, &p.obligation, &p.phase),
                 date: date.to_string(),
                 precision: precision(date).to_string(),
                 status: p.status.as_str().to_string(),
@@ -247,11 +263,9 @@ pub fn e_invoicing_deadlines<'db>(db: &'db dyn salsa::Database, key: CountryKey<
         .filter_map(|p| {
             let obligation = e_invoicing.iter().find(|o| o.id == p.obligation)?;
             let date = p.applies_from?;
-            let phase = if p.phase == "main" {
-                String::new()
-            } else {
-                format!(", {}", p.phase.replace('-', " "))
-            };
+            let phase = phase_words(db, key.code(db), &p.obligation, &p.phase)
+                .map(|label| format!(", {label}"))
+                .unwrap_or_default();
             Some(format!(
                 "{}{phase}: from {date} ({})",
                 obligation.label,

@@ -9,13 +9,16 @@
 //! - an "ERP localization" fact may not be unknown where the matrix establishes that ERP's e-invoicing in
 //!   the same country: the vendor page that settles the cell was read, so the fact says what it says.
 //!
+//! - every phase but a `main` one has a reader label in `rules/phases.toml`, and every label names a
+//!   phase: no slug reaches a page, a feed, a calendar or the API's labels.
+//!
 //! Each is a located error: the build publishes nothing until the curator makes the two places agree.
 
 use std::collections::BTreeMap;
 
 use crate::diagnostics::Diagnostic;
 use crate::model::support::established;
-use crate::parse::rules::{fact_labels, vocabulary};
+use crate::parse::rules::{PHASES, fact_labels, phase_labels, vocabulary};
 use crate::parse::tables::{
     PhaseStatus, RunKey, country_fact_keys, country_fact_rows_of, matrix_rows, obligation_rows,
     regime_rows,
@@ -33,7 +36,40 @@ pub(crate) fn check_agreement(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     regimes_of_obligations(db, &mut diagnostics);
     hedged_cells(db, &mut diagnostics);
     localization_facts(db, &mut diagnostics);
+    phase_labels_cover_phases(db, &mut diagnostics);
     diagnostics
+}
+
+/// A phase without a reader label, or a label of no phase.
+fn phase_labels_cover_phases(db: &dyn salsa::Database, diagnostics: &mut Vec<Diagnostic>) {
+    let labels = &phase_labels(db).value;
+    let phases = &obligation_rows(db).value;
+    for r in phases {
+        let id = r.row.id();
+        if r.row.phase != "main" && !labels.iter().any(|l| l.id == id) {
+            diagnostics.push(r.pos.error(
+                "phase",
+                format!(
+                    "the phase `{id}` has no reader label: add `\"{id}\" = \"…\"` (who it covers, in \
+                     words) under `[labels]` of {PHASES}"
+                ),
+            ));
+        }
+    }
+    for label in labels {
+        if !phases
+            .iter()
+            .any(|r| r.row.id() == label.id && r.row.phase != "main")
+        {
+            diagnostics.push(label.at.error(
+                PHASES,
+                format!(
+                    "`{}` is no phase of tables/obligations.csv (a phase named `main` needs no label)",
+                    label.id
+                ),
+            ));
+        }
+    }
 }
 
 /// A regime of an obligation that does not exist, or whose existence is not settled.

@@ -15,6 +15,7 @@ pub const TOGGLES: &str = "rules/toggles.toml";
 pub(crate) const FILTERS: &str = "rules/filters.toml";
 pub(crate) const FACTS: &str = "rules/facts.toml";
 pub(crate) const VOCABULARY: &str = "rules/vocabulary.toml";
+pub(crate) const PHASES: &str = "rules/phases.toml";
 
 /// A position in a rule file, for diagnostics found after parsing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -500,6 +501,55 @@ pub(crate) fn fact_labels(db: &dyn salsa::Database) -> Checked<Vec<FactLabel>> {
         })
         .collect();
     Checked::new(labels, diagnostics)
+}
+
+// ---------------------------------------------------------------- phases.toml
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPhases {
+    #[serde(default)]
+    labels: std::collections::BTreeMap<String, Spanned<String>>,
+}
+
+/// A reader label of one obligation phase (`rules/phases.toml`): how pages, feeds, calendars and the API
+/// name it instead of its slug.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhaseLabel {
+    /// The phase id, `<country>-<obligation>-<phase>`.
+    pub id: String,
+    pub label: String,
+    pub at: At,
+}
+
+/// The reader labels of the phases, in key order; a missing file is no label (the check says which
+/// phases need one).
+#[salsa::tracked(returns(ref))]
+pub fn phase_labels(db: &dyn salsa::Database) -> Checked<Vec<PhaseLabel>> {
+    if source_text(db, PHASES).is_err() {
+        return Checked::new(Vec::new(), Vec::new());
+    }
+    let (raw, text, diagnostics) = parse_toml::<RawPhases>(db, PHASES);
+    let lines = LineIndex::new(&text);
+    let labels = raw
+        .labels
+        .into_iter()
+        .map(|(id, label)| PhaseLabel {
+            id,
+            at: at(&lines, &label),
+            label: label.into_inner(),
+        })
+        .collect();
+    Checked::new(labels, diagnostics)
+}
+
+/// The reader label of the phase `id`, if `rules/phases.toml` gives one.
+pub fn phase_label<'db>(db: &'db dyn salsa::Database, id: &str) -> Option<&'db str> {
+    phase_labels(db)
+        .value
+        .iter()
+        .find(|l| l.id == id)
+        .map(|l| l.label.as_str())
 }
 
 // ---------------------------------------------------------------- vocabulary.toml

@@ -128,13 +128,7 @@ fn event(ics: &mut Ics, entry: &CalendarEntry, base: &str, reference: &str) -> O
         description.push_str(&format!("\nSource: {url}"));
     }
     description.push_str("\nInformational only; not tax or legal advice.");
-    let phase = entry
-        .id
-        .rsplit_once(&format!("{}-", entry.obligation))
-        .map(|(_, p)| p);
-    let phase = phase
-        .filter(|p| *p != "main")
-        .map(|p| format!(" ({})", p.replace('-', " ")));
+    let phase = entry.phase_label.as_ref().map(|p| format!(" ({p})"));
     ics.raw("BEGIN", "VEVENT");
     // One category: its commas are escaped, so it is never read as a list.
     ics.text("CATEGORIES", &entry.obligation_label);

@@ -119,7 +119,8 @@ struct ObligationCell<'a> {
 /// against the reference date, linking its row on the country page.
 #[derive(Serialize)]
 struct PhaseCell<'a> {
-    phase: Option<&'a str>,
+    /// The phase's reader label (rules/phases.toml); none for the obligation's main phase.
+    phase: Option<String>,
     words: String,
     href: String,
     /// What the phase is limited to ("" when it is not).
@@ -271,7 +272,12 @@ pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::ren
                 .map(|p| {
                     let from = p.applies_from.map(|d| d.to_string());
                     PhaseCell {
-                        phase: (p.phase != "main").then_some(p.phase.as_str()),
+                        phase: crate::derive::obligations::phase_words(
+                            db,
+                            code,
+                            &p.obligation,
+                            &p.phase,
+                        ),
                         words: phase_in_words(p.status.as_str(), from.as_deref(), reference),
                         href: format!("/{code}/#{}", p.id()),
                         limit: &p.limit,

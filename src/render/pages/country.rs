@@ -379,6 +379,8 @@ struct PhaseView<'a> {
     id: String,
     obligation: &'a str,
     phase: &'a str,
+    /// The phase's reader label (rules/phases.toml); none for the obligation's main phase.
+    phase_label: Option<String>,
     status: &'static str,
     status_words: String,
     applies_from: Option<String>,
@@ -465,6 +467,12 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
                 id: p.id(),
                 obligation: label,
                 phase: &p.phase,
+                phase_label: crate::derive::obligations::phase_words(
+                    db,
+                    &p.country,
+                    &p.obligation,
+                    &p.phase,
+                ),
                 status: p.status.describe(),
                 status_words: phase_in_words(p.status.as_str(), applies_from.as_deref(), reference),
                 applies_from,

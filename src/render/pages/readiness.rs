@@ -185,7 +185,7 @@ struct PhaseRow<'a> {
     country: &'a str,
     country_name: &'a str,
     obligation_label: &'a str,
-    /// The phase's name in words (`issue large`), none for a phase named `main`.
+    /// The phase's reader label (rules/phases.toml), none for a phase named `main`.
     phase: Option<String>,
     scope: &'a str,
     status: String,
@@ -263,9 +263,7 @@ fn phase_row<'a>(
     table: &SupportTable,
     today: jiff::civil::Date,
 ) -> PhaseRow<'a> {
-    let phase = Some(phase_name(entry))
-        .filter(|p| *p != "main")
-        .map(|p| p.replace('-', " "));
+    let phase = entry.phase_label.clone();
     let started = PartialDate::parse(&entry.date)
         .and_then(|d| d.first_day())
         .is_some_and(|first| first <= today);
