@@ -24,7 +24,7 @@ pub(crate) fn erp_api_path(id: &str) -> String {
 }
 
 #[cfg(test)]
-pub(crate) use crate::model::support::ESTABLISHED_SUPPORT;
+pub(crate) use crate::model::support::{ESTABLISHED_SUPPORT, support_established};
 pub use crate::model::support::UNESTABLISHED_SUPPORT;
 pub(crate) use crate::model::support::established;
 

@@ -1782,11 +1782,10 @@ fn readiness_group(support: Option<&str>, verification: &str) -> &'static str {
     }
 }
 
-/// The SAF-T files of the shipped reporting table: country, report, the phases it is the file of (empty:
+/// The SAF-T files of the shipped reporting table: country, the phases it is the file of (empty:
 /// every phase), its grade, and each ERP column's answer.
 struct SaftFile {
     country: String,
-    report: String,
     phases: Vec<String>,
     verification: String,
     support: BTreeMap<String, String>,
@@ -1803,7 +1802,6 @@ fn saft_files(root: &Path) -> Vec<SaftFile> {
         .filter(|r| &r[at("topic")] == "saf-t")
         .map(|r| SaftFile {
             country: r[at("country_code")].to_string(),
-            report: r[at("report_en")].to_string(),
             phases: r[at("phases")]
                 .split_whitespace()
                 .map(String::from)
