@@ -23,10 +23,10 @@ pub(crate) fn erp_api_path(id: &str) -> String {
     format!("/api/v1/erps/{id}.json")
 }
 
-#[cfg(test)]
-pub(crate) use crate::model::support::{ESTABLISHED_SUPPORT, support_established};
 pub use crate::model::support::UNESTABLISHED_SUPPORT;
 pub(crate) use crate::model::support::established;
+#[cfg(test)]
+pub(crate) use crate::model::support::{ESTABLISHED_SUPPORT, support_established};
 
 /// The Country resource (list item) of one country: what `countries.json` and the filters show. It reads
 /// the facts only through their counts, so a fact text edit that changes no count and no toggle stops here.

@@ -77,6 +77,24 @@ pub fn changed_sentences<'t>(old: &'t str, new: &'t str) -> (Vec<&'t str>, Vec<&
     (gone, came)
 }
 
+/// The changed sentences of `whole`, in order: two that stand side by side in it are joined by a space,
+/// two that other (unchanged) sentences separate by " … ", so a reader never takes them for one passage.
+fn joined(parts: &[&str], whole: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            let together = format!("{} {part}", parts[i - 1]);
+            out.push_str(if whole.contains(&together) {
+                " "
+            } else {
+                " … "
+            });
+        }
+        out.push_str(part);
+    }
+    out
+}
+
 /// The sentence of a change: the country, what changed (a fact's label, a toggle's), the answer now and
 /// what it was.
 pub(crate) fn sentence(
@@ -96,11 +114,14 @@ pub(crate) fn sentence(
             match (gone.is_empty(), came.is_empty()) {
                 (false, false) => format!(
                     "{country}: {label}: now “{}” (was: “{}”)",
-                    came.join(" "),
-                    gone.join(" ")
+                    joined(&came, &after),
+                    joined(&gone, &before)
                 ),
-                (true, false) => format!("{country}: {label}: adds “{}”", came.join(" ")),
-                (false, true) => format!("{country}: {label}: no longer says “{}”", gone.join(" ")),
+                (true, false) => format!("{country}: {label}: adds “{}”", joined(&came, &after)),
+                (false, true) => format!(
+                    "{country}: {label}: no longer says “{}”",
+                    joined(&gone, &before)
+                ),
                 (true, true) => {
                     format!("{country}: {label}: reworded: “{after}” (was: “{before}”)")
                 }
@@ -121,5 +142,21 @@ pub(crate) fn sentence(
             sources_counted(url_count(new)),
             sources_counted(url_count(old))
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::joined;
+
+    #[test]
+    fn changed_sentences_apart_in_the_text_are_joined_by_an_ellipsis() {
+        let whole = "One. Two. Three. Four.";
+        assert_eq!(joined(&["One.", "Two."], whole), "One. Two.");
+        assert_eq!(joined(&["One.", "Three."], whole), "One. … Three.");
+        assert_eq!(
+            joined(&["Two.", "Three.", "Four."], whole),
+            "Two. Three. Four."
+        );
     }
 }

@@ -450,7 +450,8 @@ fn erp_details_have_support_facts_providers_and_counts() {
                 .all(|f| f["topic"] == "e_invoicing_erp_support" && f["erp"] == id)
         );
         // Countries where support is established, counted from the ERP's own support facts: not the
-        // cells recorded (every ERP has 61), and never a roadmap, a no or an unknown.
+        // cells recorded (every ERP has 61), never a roadmap, a no or an unknown, and never an answer
+        // graded unverified (the one definition of "established").
         let established = support
             .iter()
             .filter(|f| {
@@ -462,6 +463,7 @@ fn erp_details_have_support_facts_providers_and_counts() {
                     "via provider (receiving only)",
                 ]
                 .contains(&f["value"].as_str().unwrap())
+                    && f["verification"] != "unverified"
             })
             .map(|f| f["country"].as_str().unwrap())
             .collect::<std::collections::BTreeSet<_>>();
@@ -1022,19 +1024,30 @@ fn a_reporting_row_named_twice_is_a_located_error() {
 #[test]
 fn llms_full_names_what_is_not_established_once_instead_of_a_row_each() {
     let full = text(&shipped().files["/llms-full.txt"]);
-    let twin = text(&shipped().files["/erp/workday-financial-management/index.md"]);
-    // The twin itself keeps every row; llms-full.txt names the countries where Workday's support is
-    // unknown in one line.
+    let twin = text(&shipped().files["/erp/sap-business-bydesign/index.md"]);
+    // The twin itself keeps every row; llms-full.txt names the countries where SAP Business ByDesign's
+    // support is unknown (and the row says nothing else) in one line.
     let section = |t: &str| {
         let start = t.find("## E-invoicing support by country").unwrap();
         t[start..start + t[start..].find("\n## ").unwrap()].to_string()
     };
-    assert_eq!(section(&twin).matches("| unknown/unverified |").count(), 61);
-    let workday = &full[full
-        .find("/erp/workday-financial-management/index.md")
+    let rows = |t: &str| {
+        section(t)
+            .lines()
+            .filter(|l| l.starts_with("| [") && !l.starts_with("| Country"))
+            .count()
+    };
+    assert_eq!(rows(&twin), 61);
+    // The ERP's page in llms-full.txt: the one whose `Source:` line is its twin.
+    let page = &full[full
+        .find("Source: https://locref.example.org/erp/sap-business-bydesign/index.md")
         .unwrap()..];
-    let condensed = section(workday);
-    assert!(!condensed.contains("| unknown/unverified |"), "{condensed}");
+    let condensed = section(page);
+    assert!(rows(page) < 61, "{condensed}");
+    assert!(
+        !condensed.contains("| unknown/unverified |  |  | unverified | not stated | none |"),
+        "{condensed}"
+    );
     assert!(
         condensed
             .contains("Not established (unknown/unverified) for: Albania, Andorra, Argentina,"),

@@ -1707,23 +1707,28 @@ fn every_sentence_says_the_change_it_describes_and_answers_lead_the_pages() {
             "value_changed" => {
                 // Only the sentences that changed, each as the value writes it: what it says now is in
                 // the new value and not the old one, what it said is in the old value.
+                // Changed sentences that unchanged ones separate are joined by " … ": each passage
+                // is the value's own words.
                 let parts = quoted(rest);
                 assert!(!parts.is_empty(), "{sentence}");
+                let all_in = |part: &str, value: &str| part.split(" … ").all(|p| value.contains(p));
+                let none_in =
+                    |part: &str, value: &str| part.split(" … ").all(|p| !value.contains(p));
                 if rest.contains(": now “") {
                     assert_eq!(parts.len(), 2, "{sentence}");
                     assert!(
-                        new.contains(parts[0]) && !old.contains(parts[0]),
+                        all_in(parts[0], &new) && none_in(parts[0], &old),
                         "{sentence}"
                     );
-                    assert!(old.contains(parts[1]), "{sentence}");
+                    assert!(all_in(parts[1], &old), "{sentence}");
                 } else if rest.contains(": adds “") {
                     assert!(
-                        new.contains(parts[0]) && !old.contains(parts[0]),
+                        all_in(parts[0], &new) && none_in(parts[0], &old),
                         "{sentence}"
                     );
                 } else if rest.contains(": no longer says “") {
                     assert!(
-                        old.contains(parts[0]) && !new.contains(parts[0]),
+                        all_in(parts[0], &old) && none_in(parts[0], &new),
                         "{sentence}"
                     );
                 } else {

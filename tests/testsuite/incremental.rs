@@ -156,6 +156,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
         // the changes page, which links into France's History); the changes page's new row links to France.
         expect![[r#"
             broken_links × 4
+            check_agreement × 1
             check_country_facts_of × 1
             check_date_span × 1
             check_fact_clauses_of × 1
@@ -461,6 +462,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         // into Australia's History.
         expect![[r#"
             broken_links × 6
+            check_agreement × 1
             check_country_facts_of × 1
             check_date_span × 1
             check_fact_clauses_of × 1
@@ -483,6 +485,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             country_history_context × 1
             country_obligations × 61
             country_phase_dates × 1
+            country_regime_records × 1
             country_summary × 1
             country_toggle_derivations × 1
             country_toggle_marks × 1
@@ -497,7 +500,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_part_csv × 3
             flat_part_json × 3
             flat_row_count × 3
-            flat_rows × 3
+            flat_rows × 4
             home_map × 1
             obligation_rows × 1
             output_digest × 32
@@ -605,6 +608,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
         // and Odoo's pages and twins: their links are resolved again and their ids re-read.
         expect![[r#"
             broken_links × 6
+            check_agreement × 1
             check_country_facts_of × 1
             check_date_span × 1
             check_fact_clauses_of × 1
@@ -709,9 +713,10 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
         "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,\"businesses with prior-year turnover",
         "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,\"businesses with a prior-year turnover",
         expect![[r#"
-            broken_links × 11
+            broken_links × 1
             calendar × 1
             calendar_timeline × 1
+            check_agreement × 1
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligation_evidence × 1
@@ -759,7 +764,6 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             page_context(erp) × 11
             page_context(home) × 1
             page_context(readiness) × 1
-            page_ids × 10
             page_links × 30
             twin_title × 15
         "#]],
@@ -817,6 +821,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             broken_links × 28
             calendar × 1
             calendar_timeline × 1
+            check_agreement × 1
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligation_evidence × 1
@@ -830,6 +835,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             country_history_context × 1
             country_obligations × 61
             country_phase_dates × 1
+            country_regime_records × 1
             country_summary × 1
             country_toggles × 1
             csv_digest × 1
@@ -843,7 +849,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             flat_part_csv × 1
             flat_part_json × 1
             flat_row_count × 1
-            flat_rows × 1
+            flat_rows × 2
             home_timeline × 1
             obligation_rows × 1
             output_digest × 53
@@ -956,6 +962,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
         // The cell's notes are not part of a release (a release records value, verification, sources and
         // dates): France's recorded state is re-checked, unchanged, so no history re-runs.
         expect![[r#"
+            check_agreement × 1
             check_date_span × 1
             check_erp_evidence × 1
             check_matrix × 1
@@ -1516,7 +1523,7 @@ fn a_new_release_diffs_only_itself() {
     // that page is not rendered again.
     expect![[r#"
         base_url × 1
-        broken_links × 229
+        broken_links × 231
         check_releases × 1
         check_releases_from_the_end × 1
         check_routes × 1
@@ -1525,12 +1532,12 @@ fn a_new_release_diffs_only_itself() {
         decoded_text × 4
         endpoints × 1
         erp_history_context × 11
-        file × 543
+        file × 584
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 265
+        output_digest × 266
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
@@ -1545,7 +1552,7 @@ fn a_new_release_diffs_only_itself() {
         output_file(api_partner_flags) × 1
         output_file(api_partners) × 1
         output_file(api_regimes) × 1
-        output_file(api_release) × 15
+        output_file(api_release) × 16
         output_file(api_releases) × 1
         output_file(api_sponsors) × 1
         output_file(api_toggles) × 1
@@ -1588,10 +1595,10 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 2
         page_layout × 2
         page_links × 14
-        page_search_items × 40
+        page_search_items × 41
         page_skeleton × 2
         part_problems × 88
-        previous_release × 15
+        previous_release × 16
         published_csv × 9
         recent_releases × 1
         record_summary × 1
@@ -1604,8 +1611,8 @@ fn a_new_release_diffs_only_itself() {
         release_listing_json × 1
         release_register × 1
         release_subjects × 1
-        release_summary × 15
-        release_time × 15
+        release_summary × 16
+        release_time × 16
         release_versions × 1
         release_year_links × 1
         release_years × 1
