@@ -52,7 +52,8 @@ pub fn release_summary<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) 
         change_counts: changes.map(|c| ChangeCounts::of(c)),
         answer_change_count: changes.map(|c| ChangeCounts::of(c).answers()),
         curation_change_count: changes.map(|c| ChangeCounts::of(c).curation()),
-        api_url: release_api_path(&row.version),
+        // Absolute: it resolves wherever the site is published, a path under a host (`/locref/`) too.
+        api_url: format!("{}{}", base_url(db), release_api_path(&row.version)),
     })
 }
 
@@ -295,7 +296,7 @@ pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
     let base = base_url(db);
     let version = &release.version;
     let page = format!("{base}{}", release_page_path(version));
-    let api = format!("{base}{}", release.api_url);
+    let api = release.api_url.clone();
     let changes = release_changes(db, key);
     let (title, content) = match &release.previous {
         Some(previous) => (

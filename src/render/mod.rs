@@ -611,13 +611,43 @@ impl FileKind {
                 },
             },
             FileKind::CompareColumn => FileSpec {
-                render: |db, output| pages::compare::compare_column(db, &param_of(output)),
+                render: |db, output| {
+                    absolute_site_links(db, pages::compare::compare_column(db, &param_of(output)))
+                },
                 check: None,
                 count: None,
                 response: |_, _, _| ("application/json".into(), compare_column_schema()),
             },
         }
     }
+}
+
+/// A JSON file whose `href` members are written from the site's root (`/it/#x`), with each made an
+/// absolute URL under the base URL: a client resolves a link against the URL of the file that holds it
+/// (RFC 3986), and a path from the host's root would leave a site published under a path (`/locref/`).
+/// `/assets/compare.js` takes an absolute link as it is.
+fn absolute_site_links(db: &dyn salsa::Database, rendered: Rendered) -> Rendered {
+    fn walk(value: &mut Value, base: &str) {
+        match value {
+            Value::Object(members) => {
+                for (name, member) in members.iter_mut() {
+                    match member {
+                        Value::String(link) if name == "href" && link.starts_with('/') => {
+                            *link = format!("{base}{link}");
+                        }
+                        _ => walk(member, base),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| walk(item, base)),
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::from_slice::<Value>(&rendered.bytes()) else {
+        return rendered;
+    };
+    walk(&mut value, crate::model::base_url(db));
+    Rendered::new(json_bytes(&value))
 }
 
 /// A link of a file that is not the API's: an absolute URL, or a reference relative to the file.
@@ -724,7 +754,7 @@ fn search_index_schema() -> Value {
 
 /// The schema of `/compare/{code}.json`, one country's column of the side-by-side view of `/compare/`.
 fn compare_column_schema() -> Value {
-    let link = json!({"type": "string", "description": "The page (and anchor) the cell links to, from the site's root."});
+    let link = json!({"type": "string", "format": "uri", "description": "Absolute URL of the page (and anchor) the cell links to."});
     let grade = json!({
         "type": ["object", "null"],
         "description": "The cell's grade as the pages say it; null where nothing is established.",
