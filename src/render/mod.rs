@@ -506,6 +506,12 @@ impl FileKind {
                 count: None,
                 response: |_, _, _| ("text/plain".into(), json!({"type": "string"})),
             },
+            FileKind::DataReadme => FileSpec {
+                render: |db, _| data::data_readme(db),
+                check: None,
+                count: None,
+                response: |_, _, _| ("text/plain".into(), json!({"type": "string"})),
+            },
             FileKind::Headers => FileSpec {
                 render: |db, _| headers::headers(db),
                 check: None,
