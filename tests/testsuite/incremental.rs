@@ -1525,12 +1525,13 @@ fn a_new_release_diffs_only_itself() {
         decoded_text × 4
         endpoints × 1
         erp_history_context × 11
+        feed_time × 15
         file × 543
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 265
+        output_digest × 266
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
@@ -1554,6 +1555,7 @@ fn a_new_release_diffs_only_itself() {
         output_file(country_calendar) × 61
         output_file(country_feed) × 61
         output_file(data_licence) × 1
+        output_file(data_readme) × 1
         output_file(datapackage) × 1
         output_file(erp_feed) × 11
         output_file(headers) × 1
