@@ -117,28 +117,51 @@ impl Site {
     }
 }
 
-/// The fields the SPEC gives as site-relative paths (`/api/v1/countries/<code>.json`): a path under
-/// the base URL, joined to it as OpenAPI joins a path to its server, as openapi.json says.
-const SITE_RELATIVE_FIELDS: [&str; 3] = ["api_url", "path", "commercial_licence"];
+/// Whether a member holds one of the fields the SPEC gives as site-relative paths
+/// (`/api/v1/countries/<code>.json`): the `api_url` of a country or a filter item (which have a
+/// `code`) and of an ERP (which has a `vendor`), an index entry's `path` (with its `count`) and
+/// `meta.licence.commercial_licence`. Such a path is under the base URL, joined to it as OpenAPI joins
+/// a path to its server, as openapi.json says; every other link must resolve as RFC 3986 says.
+fn spec_site_relative(key: &str, holder: &serde_json::Map<String, Value>) -> bool {
+    match key {
+        "api_url" => holder.contains_key("code") || holder.contains_key("vendor"),
+        "path" => holder.contains_key("count") && holder.contains_key("description"),
+        "commercial_licence" => holder.contains_key("commercial_contact"),
+        _ => false,
+    }
+}
 
-/// Every string of `value` that is a link, with the name of the member that holds it: a URL (`http:`
-/// or `https:`), a path (`/…`), or in the data package a resource's `path` (a file name).
-fn links<'a>(value: &'a Value, key: &str, datapackage: bool, out: &mut Vec<(String, &'a str)>) {
+/// A link found in a JSON file: the member that holds it, whether it is one of the SPEC's
+/// site-relative fields, and the link.
+struct Link<'a> {
+    key: String,
+    spec_site_relative: bool,
+    link: &'a str,
+}
+
+/// Every string of `value` that is a link: a URL (`http:` or `https:`), a path (`/…`), or in the data
+/// package a resource's `path` (a file name).
+fn links<'a>(value: &'a Value, datapackage: bool, out: &mut Vec<Link<'a>>) {
     match value {
-        Value::String(s) => {
-            let is_link = s.starts_with("http://")
-                || s.starts_with("https://")
-                || (s.starts_with('/') && !s.starts_with("//") && !s.contains(' '))
-                || (datapackage && key == "path");
-            // A templated path of the index (`/api/v1/countries/{code}.json`) names no file.
-            if is_link && !s.contains('{') {
-                out.push((key.to_string(), s));
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| links(v, key, datapackage, out)),
+        Value::Array(items) => items.iter().for_each(|v| links(v, datapackage, out)),
         Value::Object(members) => {
-            for (k, v) in members {
-                links(v, k, datapackage, out);
+            for (key, member) in members {
+                let Value::String(s) = member else {
+                    links(member, datapackage, out);
+                    continue;
+                };
+                let is_link = s.starts_with("http://")
+                    || s.starts_with("https://")
+                    || (s.starts_with('/') && !s.starts_with("//") && !s.contains(' '))
+                    || (datapackage && key == "path");
+                // A templated path of the index (`/api/v1/countries/{code}.json`) names no file.
+                if is_link && !s.contains('{') {
+                    out.push(Link {
+                        key: key.clone(),
+                        spec_site_relative: s.starts_with('/') && spec_site_relative(key, members),
+                        link: s,
+                    });
+                }
             }
         }
         _ => {}
@@ -174,9 +197,14 @@ fn every_link_field_of_every_json_file_resolves_on_a_sub_path_site() {
         let json: Value = serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let response = base.join(rel).unwrap();
         let mut found = Vec::new();
-        links(&json, "", rel.ends_with("datapackage.json"), &mut found);
-        for (key, link) in found {
-            let target = if link.starts_with('/') && SITE_RELATIVE_FIELDS.contains(&key.as_str()) {
+        links(&json, rel.ends_with("datapackage.json"), &mut found);
+        for Link {
+            key,
+            spec_site_relative,
+            link,
+        } in found
+        {
+            let target = if spec_site_relative {
                 joined_fields.insert(key.clone());
                 url::Url::parse(&format!("{BASE}{link}"))
             } else {
@@ -212,7 +240,7 @@ fn every_link_field_of_every_json_file_resolves_on_a_sub_path_site() {
     );
     assert_eq!(
         joined_fields,
-        BTreeSet::from(SITE_RELATIVE_FIELDS.map(String::from)),
+        BTreeSet::from(["api_url", "path", "commercial_licence"].map(String::from)),
         "each of the SPEC's site-relative fields is met"
     );
     // Every country of countries.json, through its api_url, to its own detail.
