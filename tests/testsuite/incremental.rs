@@ -500,7 +500,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_rows × 3
             home_map × 1
             obligation_rows × 1
-            output_digest × 32
+            output_digest × 33
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
@@ -510,6 +510,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(api_toggles) × 1
             output_file(changes_feed) × 1
             output_file(compare_column) × 1
+            output_file(country_calendar) × 1
             output_file(country_feed) × 1
             output_file(data_csv) × 3
             output_file(data_json) × 3
