@@ -140,6 +140,8 @@ pub enum FileKind {
     DataCsv,
     Datapackage,
     DataLicence,
+    /// `/data/README.txt`: how the flat files are read (types, dates, unknowns).
+    DataReadme,
     Headers,
     /// A static file of `rules/assets/` (`/assets/site.css` is `rules/assets/site.css`).
     Asset,
@@ -262,6 +264,7 @@ impl FileKind {
             FileKind::Openapi
             | FileKind::Datapackage
             | FileKind::DataLicence
+            | FileKind::DataReadme
             | FileKind::Headers
             | FileKind::Asset
             | FileKind::Llms

@@ -67,7 +67,8 @@ pub(crate) struct Meta {
 pub(crate) struct Licence {
     pub name: String,
     pub url: String,
-    /// Site-relative path of the commercial licence terms.
+    /// Site-relative path of the commercial licence terms (`/licence/#commercial`, as the SPEC fixes it):
+    /// a path under the site's base URL (the `servers` URL of openapi.json), not a reference to resolve against the response's URL: its URL is the base URL followed by this path, as OpenAPI joins a path to its server (on a site published at the root of its host the two agree).
     pub commercial_licence: String,
     /// Contact address for a commercial licence.
     pub commercial_contact: String,
@@ -178,7 +179,8 @@ pub struct Country {
     /// Absolute URL of the HTML country page.
     #[schemars(extend("format" = "uri"))]
     pub url: String,
-    /// Site-relative path of the country detail endpoint.
+    /// Site-relative path of the country detail endpoint, `/api/v1/countries/<code>.json` (as the SPEC
+    /// fixes it): a path under the site's base URL (the `servers` URL of openapi.json), not a reference to resolve against the response's URL: its URL is the base URL followed by this path, as OpenAPI joins a path to its server (on a site published at the root of its host the two agree).
     #[serde(skip_serializing_if = "spec_optional")]
     pub api_url: String,
     pub counts: CountryCounts,
@@ -465,6 +467,8 @@ pub(crate) struct Erp {
     #[serde(skip_serializing_if = "spec_optional")]
     #[schemars(extend("format" = "uri"))]
     pub url: String,
+    /// Site-relative path of the ERP detail endpoint, `/api/v1/erps/<id>.json` (as the SPEC fixes it):
+    /// a path under the site's base URL (the `servers` URL of openapi.json), not a reference to resolve against the response's URL: its URL is the base URL followed by this path, as OpenAPI joins a path to its server (on a site published at the root of its host the two agree).
     #[serde(skip_serializing_if = "spec_optional")]
     pub api_url: String,
     #[serde(skip_serializing_if = "spec_optional")]
@@ -548,7 +552,7 @@ pub(crate) struct Sponsor {
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Endpoint {
-    /// Site-relative path.
+    /// Site-relative path of the endpoint (as the SPEC fixes it): a path under the site's base URL (the `servers` URL of openapi.json), not a reference to resolve against the response's URL: its URL is the base URL followed by this path, as OpenAPI joins a path to its server (on a site published at the root of its host the two agree).
     pub path: String,
     pub description: String,
     /// Number of items; null for entries with no count.
@@ -563,7 +567,8 @@ pub(crate) struct FilterItem {
     pub name: String,
     pub region: String,
     pub toggles: Toggles,
-    /// `/api/v1/countries/<code>.json`.
+    /// Site-relative path of the country detail endpoint, `/api/v1/countries/<code>.json` (as the SPEC
+    /// fixes it): a path under the site's base URL (the `servers` URL of openapi.json), not a reference to resolve against the response's URL: its URL is the base URL followed by this path, as OpenAPI joins a path to its server (on a site published at the root of its host the two agree).
     pub api_url: String,
 }
 
@@ -1073,7 +1078,8 @@ pub struct Release {
     /// How many change only the curation behind an answer (its sources, its grade); null for the first
     /// release.
     pub curation_change_count: Option<u64>,
-    /// Site-relative path of the release's change set.
+    /// Absolute URL of the release's change set (`/api/v1/releases/<version>.json` under the base URL).
+    #[schemars(extend("format" = "uri"))]
     pub api_url: String,
 }
 

@@ -157,17 +157,20 @@ pub fn outputs(db: &dyn salsa::Database) -> Vec<Output> {
     out
 }
 
-/// A detail route whose unknown ids answer with a JSON 404: `/api/v1/countries/` + id + `.json`.
+/// A detail route: `/api/v1/countries/` + id + `.json`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DetailRoute {
     pub prefix: String,
     pub suffix: String,
     /// What the id names, for the error message (`country code`).
     pub what: String,
+    /// Whether openapi.json describes the route: its unknown ids are answered with the JSON error body
+    /// the document declares (`/{code}/changes.xml` too); a page's, with the site's 404 page.
+    pub described: bool,
 }
 
 /// The detail routes of the route table (`{code}`, `{id}` and `{version}` placeholders), whose unknown
-/// ids the dev server answers with a JSON 404.
+/// ids the dev server answers with a 404 that names what is unknown.
 pub fn detail_routes(db: &dyn salsa::Database) -> Vec<DetailRoute> {
     valid_routes(db)
         .iter()
@@ -184,6 +187,7 @@ pub fn detail_routes(db: &dyn salsa::Database) -> Vec<DetailRoute> {
                 prefix: prefix.into(),
                 suffix: suffix.into(),
                 what: what.into(),
+                described: rule.openapi.is_some(),
             })
         })
         .collect()

@@ -20,11 +20,14 @@
         if (!box.checked) return;
         var item = box.closest("li");
         var anchors = item.querySelectorAll("a");
+        // The feed is <country page>changes.xml: its page is the feed's folder, resolved from the feed's
+        // own address, so it stays under the path the site is published at (/locref/no/), not the host's root.
         out.push({
           code: box.value,
           name: item.querySelector("label").textContent.trim(),
           feed: anchors[0].href,
-          calendar: anchors[1].href,
+          page: new URL("./", anchors[0].href).href,
+          calendar: anchors.length > 1 ? anchors[1].href : null,
         });
       });
       return out;
@@ -37,7 +40,7 @@
       var xml = '<?xml version="1.0" encoding="utf-8"?>\n<opml version="2.0">\n  <head><title>' + escapeXml(title) + "</title></head>\n  <body>\n";
       list.forEach(function (c) {
         xml += '    <outline type="rss" text="' + escapeXml(c.name + ": changes") + '" title="' + escapeXml(c.name + ": changes") +
-          '" xmlUrl="' + escapeXml(c.feed) + '" htmlUrl="' + escapeXml(new URL("/" + c.code + "/", c.feed).href) + '"/>\n';
+          '" xmlUrl="' + escapeXml(c.feed) + '" htmlUrl="' + escapeXml(c.page) + '"/>\n';
       });
       xml += "  </body>\n</opml>\n";
       opml.href = "data:text/x-opml;charset=utf-8," + encodeURIComponent(xml);
@@ -50,11 +53,13 @@
         feed.href = c.feed;
         feed.textContent = c.feed;
         li.appendChild(feed);
-        li.appendChild(document.createTextNode(" · "));
-        var cal = document.createElement("a");
-        cal.href = c.calendar;
-        cal.textContent = c.calendar;
-        li.appendChild(cal);
+        if (c.calendar) {
+          li.appendChild(document.createTextNode(" · "));
+          var cal = document.createElement("a");
+          cal.href = c.calendar;
+          cal.textContent = c.calendar;
+          li.appendChild(cal);
+        }
         links.appendChild(li);
       });
     }

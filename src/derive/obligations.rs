@@ -78,11 +78,7 @@ pub fn when(date: PartialDate, reference: Date) -> &'static str {
 }
 
 fn precision(date: PartialDate) -> &'static str {
-    match (date.month, date.day) {
-        (Some(_), Some(_)) => "day",
-        (Some(_), None) => "month",
-        _ => "year",
-    }
+    date.precision()
 }
 
 /// The id of the fact whose text explains an obligation in a country.

@@ -1418,6 +1418,15 @@ impl PartialDate {
         }
     }
 
+    /// How precise the date is, as the calendar and the flat files say it: `day`, `month` or `year`.
+    pub fn precision(self) -> &'static str {
+        match (self.month, self.day) {
+            (Some(_), Some(_)) => "day",
+            (Some(_), Option::None) => "month",
+            _ => "year",
+        }
+    }
+
     /// Whether the date is a single day.
     pub(crate) fn is_day(self) -> bool {
         self.day.is_some()

@@ -197,7 +197,72 @@ pub(crate) fn country_calendar_ics(db: &dyn salsa::Database, code: &str) -> Rend
     // The country's own phases (in the same order as in `/calendar.ics`): an edit of another country's
     // phase does not render this file again.
     let key = crate::model::CountryKey::new(db, code.to_string());
-    ics(db, &name, &description, country_calendar(db, key).iter())
+    let entries = country_calendar(db, key);
+    let mut rendered = ics(db, &name, &description, entries.iter());
+    if entries.is_empty() {
+        rendered = with_no_dated_phase(db, rendered, code, &country);
+    }
+    rendered
+}
+
+/// A country's calendar when none of its phases has a date: RFC 5545 asks a calendar for at least one
+/// component, and an empty one says nothing to its subscriber. It holds one all-day event on the day
+/// the country's obligations were last checked (the reference date if none was), saying that none has
+/// a date it applies from as of that check, and linking the country page; when a phase gets a date,
+/// that phase's event takes its place.
+fn with_no_dated_phase(
+    db: &dyn salsa::Database,
+    rendered: Rendered,
+    code: &str,
+    country: &str,
+) -> Rendered {
+    let base = base_url(db);
+    let key = crate::model::CountryKey::new(db, code.to_string());
+    let checked = crate::model::country_obligations(db, key)
+        .iter()
+        .filter_map(|r| r.last_verified.clone())
+        .max();
+    let day = checked
+        .clone()
+        .unwrap_or_else(|| reference_date(db).clone());
+    let Ok(start) = day.parse::<jiff::civil::Date>() else {
+        return rendered;
+    };
+    let Ok(end) = start.tomorrow() else {
+        return rendered;
+    };
+    let said = match &checked {
+        Some(day) => format!("as of the check of {day}"),
+        None => format!("on the reference date {day}"),
+    };
+    let mut event = Ics::default();
+    event.raw("BEGIN", "VEVENT");
+    event.text("CATEGORIES", "Obligations");
+    event.text(
+        "DESCRIPTION",
+        &format!(
+            "None of {country}'s recorded e-invoicing, real-time reporting, SAF-T and audit-file \
+             obligations has a date it applies from, {said}: the country page says what is known of \
+             each. When one gets a date, its event replaces this one.\nInformational only; not tax or \
+             legal advice."
+        ),
+    );
+    event.raw("DTEND;VALUE=DATE", &ics_date(end));
+    event.raw("DTSTAMP", &format!("{}T000000Z", ics_date(start)));
+    event.raw("DTSTART;VALUE=DATE", &ics_date(start));
+    event.text(
+        "SUMMARY",
+        &format!("{country}: no dated obligation recorded"),
+    );
+    event.raw("TRANSP", "TRANSPARENT");
+    event.text("UID", &format!("{code}-no-dated-obligation@{}", host(base)));
+    event.raw("URL", &escape_uri(&format!("{base}/{code}/")));
+    event.raw("END", "VEVENT");
+    let text = String::from_utf8_lossy(&rendered.bytes()).into_owned();
+    let Some(at) = text.rfind("END:VCALENDAR\r\n") else {
+        return rendered;
+    };
+    Rendered::new(format!("{}{}{}", &text[..at], event.0, &text[at..]).into_bytes())
 }
 
 /// How many dated phases a country's calendar holds.

@@ -52,7 +52,8 @@ pub fn release_summary<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) 
         change_counts: changes.map(|c| ChangeCounts::of(c)),
         answer_change_count: changes.map(|c| ChangeCounts::of(c).answers()),
         curation_change_count: changes.map(|c| ChangeCounts::of(c).curation()),
-        api_url: release_api_path(&row.version),
+        // Absolute: it resolves wherever the site is published, a path under a host (`/locref/`) too.
+        api_url: format!("{}{}", base_url(db), release_api_path(&row.version)),
     })
 }
 
@@ -286,6 +287,38 @@ fn feed_content<'a>(
     html
 }
 
+/// When a release is dated in the feeds (`published`, `updated`): its `released_at`, made distinct from
+/// every other release's. The record keeps whole seconds, and two releases made within one second would
+/// give two entries one `updated`, which feed readers take for one entry updated twice: the later one is
+/// dated a millisecond later for each release before it in that second, which stays within the second the
+/// record says (and keeps the releases' order). Every other release keeps its time as recorded.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn feed_time<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> String {
+    let rows = releases(db);
+    let Some(at) = rows.iter().position(|r| &r.version == key.version(db)) else {
+        return String::new();
+    };
+    let time = &rows[at].released_at;
+    let before = rows[..at].iter().filter(|r| &r.released_at == time).count();
+    match time.strip_suffix('Z') {
+        Some(seconds) if before > 0 => format!("{seconds}.{before:03}Z"),
+        _ => time.clone(),
+    }
+}
+
+/// A feed's own `updated`: the newest of its entries' (entries come newest first), so the feed says when
+/// its content last changed, not when it was built; a feed with no entry, the first release's time (its
+/// history starts there).
+fn feed_updated(db: &dyn salsa::Database, newest_entry: Option<String>) -> String {
+    newest_entry
+        .or_else(|| {
+            releases(db)
+                .first()
+                .map(|r| feed_time(db, ReleaseKey::new(db, r.version.clone())).clone())
+        })
+        .unwrap_or_else(|| GENERATED_AT_MARK.to_string())
+}
+
 /// One release's feed entry: frozen but for the site's address.
 #[salsa::tracked(returns(ref))]
 pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) -> String {
@@ -295,7 +328,7 @@ pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
     let base = base_url(db);
     let version = &release.version;
     let page = format!("{base}{}", release_page_path(version));
-    let api = format!("{base}{}", release.api_url);
+    let api = release.api_url.clone();
     let changes = release_changes(db, key);
     let (title, content) = match &release.previous {
         Some(previous) => (
@@ -319,8 +352,8 @@ pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
         escape_xml(&api),
         escape_xml(&page),
         escape_xml(&api),
-        release.released_at,
-        release.released_at,
+        feed_time(db, key),
+        feed_time(db, key),
     );
     if !release.note.is_empty() {
         entry.push_str(&format!(
@@ -340,10 +373,22 @@ pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
 pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
     let site = &site_rules(db).value;
     let base = base_url(db);
-    // The time of the build that last changed this file's content, stamped by the emit step.
+    // The changes not released yet are dated by the build that last changed them (stamped by the emit
+    // step): nothing else dates them.
     let now = GENERATED_AT_MARK;
+    let counts = unreleased_counts(db);
+    let updated = feed_updated(
+        db,
+        if counts.total() > 0 {
+            Some(now.to_string())
+        } else {
+            newest_first(db)
+                .next()
+                .map(|key| feed_time(db, key).clone())
+        },
+    );
     let mut xml = format!(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title>{}: changes</title>\n  <subtitle>{}</subtitle>\n  <id>{}</id>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n  <updated>{now}</updated>\n  <author><name>{}</name></author>\n  <rights>{}</rights>\n",
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title>{}: changes</title>\n  <subtitle>{}</subtitle>\n  <id>{}</id>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n  <updated>{updated}</updated>\n  <author><name>{}</name></author>\n  <rights>{}</rights>\n",
         escape_xml(&site.title),
         escape_xml(&format!(
             "What changed in the published facts and toggles, release by release. {}",
@@ -355,7 +400,6 @@ pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
         escape_xml(&site.title),
         escape_xml(&site.api_licence.attribution),
     );
-    let counts = unreleased_counts(db);
     if counts.total() > 0 {
         let since = last_release(db).clone().unwrap_or_default();
         let page = format!("{base}/changes/#unreleased");
@@ -407,8 +451,21 @@ fn history_feed(
     let base = base_url(db);
     let now = GENERATED_AT_MARK;
     let page = format!("{base}{page_path}#history");
+    // The unreleased changes (if any) and the newest releases that changed the subject; the older ones are
+    // on the History section's archive links.
+    let unreleased = usize::from(!history.unreleased.is_empty());
+    let groups: Vec<_> = history
+        .groups()
+        .into_iter()
+        .take(unreleased + RECENT_RELEASES)
+        .collect();
+    let time_of = |release: &Option<String>| match release {
+        Some(version) => feed_time(db, ReleaseKey::new(db, version.clone())).clone(),
+        None => now.to_string(),
+    };
+    let updated = feed_updated(db, groups.first().map(|group| time_of(&group[0].release)));
     let mut xml = format!(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title>{}</title>\n  <subtitle>{}</subtitle>\n  <id>{}</id>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n  <updated>{now}</updated>\n  <author><name>{}</name></author>\n  <rights>{}</rights>\n",
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title>{}</title>\n  <subtitle>{}</subtitle>\n  <id>{}</id>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n  <updated>{updated}</updated>\n  <author><name>{}</name></author>\n  <rights>{}</rights>\n",
         escape_xml(&format!("{}: {title}: changes", site.title)),
         escape_xml(&format!(
             "What changed in the published answers about {title}, release by release: the answers first, the curation (sources and grades) counted. {}",
@@ -420,14 +477,7 @@ fn history_feed(
         escape_xml(&site.title),
         escape_xml(&site.api_licence.attribution),
     );
-    // The unreleased changes (if any) and the newest releases that changed the subject; the older ones are
-    // on the History section's archive links.
-    let unreleased = usize::from(!history.unreleased.is_empty());
-    for group in history
-        .groups()
-        .into_iter()
-        .take(unreleased + RECENT_RELEASES)
-    {
+    for group in groups {
         let release = &group[0].release;
         let counts = ChangeCounts::of(group);
         let answers = counts.answers();
@@ -437,18 +487,17 @@ fn history_feed(
             if answers == 1 { "change" } else { "changes" },
             if curation == 1 { "change" } else { "changes" },
         );
-        let (entry_title, id, link, time) = match release {
+        let time = time_of(release);
+        let (entry_title, id, link) = match release {
             Some(version) => (
                 format!("Release {version}: {title}: {what}"),
                 format!("{base}{self_path}#{version}"),
                 format!("{base}{}", release_page_path(version)),
-                group[0].released_at.clone().unwrap_or_default(),
             ),
             None => (
                 format!("Not released yet: {title}: {what}"),
                 format!("{base}{self_path}#unreleased"),
                 page.clone(),
-                now.to_string(),
             ),
         };
         xml.push_str(&format!(

@@ -474,11 +474,7 @@ impl FileKind {
                 render: |db, _| openapi::openapi(db),
                 check: None,
                 count: None,
-                response: |_, _, _| {
-                    let schema =
-                        json!({"type": "object", "description": "An OpenAPI 3.1 document."});
-                    ("application/json".into(), schema)
-                },
+                response: |_, _, _| ("application/json".into(), openapi_document_schema()),
             },
             FileKind::DataJson => FileSpec {
                 render: |db, output| data::data_json(db, data::StemKey::new(db, param_of(output))),
@@ -502,13 +498,16 @@ impl FileKind {
                 render: |db, _| data::datapackage(db),
                 check: None,
                 count: None,
-                response: |_, _, _| {
-                    let schema = json!({"type": "object", "description": "A Frictionless Data Package descriptor."});
-                    ("application/json".into(), schema)
-                },
+                response: |_, _, _| ("application/json".into(), datapackage_schema()),
             },
             FileKind::DataLicence => FileSpec {
                 render: |db, _| data::data_licence(db),
+                check: None,
+                count: None,
+                response: |_, _, _| ("text/plain".into(), json!({"type": "string"})),
+            },
+            FileKind::DataReadme => FileSpec {
+                render: |db, _| data::data_readme(db),
                 check: None,
                 count: None,
                 response: |_, _, _| ("text/plain".into(), json!({"type": "string"})),
@@ -552,10 +551,7 @@ impl FileKind {
                 render: |db, _| search::search_index(db),
                 check: None,
                 count: Some(|db, _| Some(search::search_item_count(db) as u64)),
-                response: |_, _, _| {
-                    let schema = json!({"type": "object", "description": "The search index of the pages: {version, items: [{k, t, u, s}]}."});
-                    ("application/json".into(), schema)
-                },
+                response: |_, _, _| ("application/json".into(), search_index_schema()),
             },
             FileKind::Nojekyll => FileSpec {
                 render: |db, _| nojekyll(db),
@@ -621,16 +617,252 @@ impl FileKind {
                 },
             },
             FileKind::CompareColumn => FileSpec {
-                render: |db, output| pages::compare::compare_column(db, &param_of(output)),
+                render: |db, output| {
+                    absolute_site_links(db, pages::compare::compare_column(db, &param_of(output)))
+                },
                 check: None,
                 count: None,
-                response: |_, _, _| {
-                    let schema = json!({"type": "object", "description": "One country's column of the side-by-side view of /compare/: {code, name, href, obligations: [{key, phases}], questions: [{key, answers, looked_at, note}], erps: [{key, support, class, href, grade, sources}]}, each cell in words and links."});
-                    ("application/json".into(), schema)
-                },
+                response: |_, _, _| ("application/json".into(), compare_column_schema()),
             },
         }
     }
+}
+
+/// A JSON file whose `href` members are written from the site's root (`/it/#x`), with each made an
+/// absolute URL under the base URL: a client resolves a link against the URL of the file that holds it
+/// (RFC 3986), and a path from the host's root would leave a site published under a path (`/locref/`).
+/// `/assets/compare.js` takes an absolute link as it is.
+fn absolute_site_links(db: &dyn salsa::Database, rendered: Rendered) -> Rendered {
+    fn walk(value: &mut Value, base: &str) {
+        match value {
+            Value::Object(members) => {
+                for (name, member) in members.iter_mut() {
+                    match member {
+                        Value::String(link) if name == "href" && link.starts_with('/') => {
+                            *link = format!("{base}{link}");
+                        }
+                        _ => walk(member, base),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| walk(item, base)),
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::from_slice::<Value>(&rendered.bytes()) else {
+        return rendered;
+    };
+    walk(&mut value, crate::model::base_url(db));
+    Rendered::new(json_bytes(&value))
+}
+
+/// A link of a file that is not the API's: an absolute URL, or a reference relative to the file.
+fn link_schema(description: &str) -> Value {
+    json!({"type": "string", "format": "uri-reference", "description": description})
+}
+
+/// The schema of `/api/openapi.json`: the members an OpenAPI 3.1 document has (the OpenAPI
+/// specification's own schema holds the rest; openapi-spec-validator checks it in CI).
+fn openapi_document_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "An OpenAPI 3.1 document.",
+        "required": ["openapi", "info", "servers", "paths", "components"],
+        "properties": {
+            "openapi": {"type": "string", "const": "3.1.0"},
+            "info": {"type": "object", "required": ["title", "version"]},
+            "servers": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["url"], "properties": {"url": {"type": "string", "format": "uri"}}}},
+            "security": {"type": "array", "maxItems": 0},
+            "paths": {"type": "object", "minProperties": 1, "additionalProperties": {"type": "object", "required": ["get"]}},
+            "components": {"type": "object", "required": ["schemas", "responses"]},
+        },
+    })
+}
+
+/// The schema of `/data/datapackage.json`: the members of the Tabular Data Package it is (Frictionless
+/// validates it whole in CI).
+fn datapackage_schema() -> Value {
+    let field = json!({
+        "type": "object",
+        "required": ["name", "type"],
+        "properties": {
+            "name": {"type": "string"},
+            "type": {"enum": ["string", "date", "boolean", "integer", "number"]},
+            "description": {"type": "string"},
+            "trueValues": {"type": "array", "items": {"type": "string"}},
+            "falseValues": {"type": "array", "items": {"type": "string"}},
+            "constraints": {"type": "object"},
+        },
+    });
+    json!({
+        "type": "object",
+        "description": "A Frictionless Tabular Data Package describing the flat data files: each file a resource with its Table Schema.",
+        "required": ["profile", "name", "licenses", "resources"],
+        "properties": {
+            "profile": {"const": "tabular-data-package"},
+            "name": {"type": "string"},
+            "title": {"type": "string"},
+            "version": {"type": "string"},
+            "homepage": {"type": "string", "format": "uri"},
+            "licenses": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["name", "path"]}},
+            "resources": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["name", "profile", "schema"],
+                    "properties": {
+                        "name": {"type": "string", "pattern": "^[a-z0-9._-]+$"},
+                        "profile": {"const": "tabular-data-resource"},
+                        "path": link_schema("The file, relative to datapackage.json."),
+                        "data": {"type": "array"},
+                        "format": {"enum": ["csv", "json"]},
+                        "bytes": {"type": "integer", "minimum": 0},
+                        "hash": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+                        "schema": {
+                            "type": "object",
+                            "required": ["fields"],
+                            "properties": {"fields": {"type": "array", "minItems": 1, "items": field}},
+                        },
+                    },
+                },
+            },
+        },
+    })
+}
+
+/// The schema of `/search-index.json` (see [`search`]).
+fn search_index_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "The search index of the pages, what the search box of every page reads.",
+        "required": ["version", "items"],
+        "additionalProperties": false,
+        "properties": {
+            "version": {"type": "integer"},
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["k", "t", "u", "s"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "k": {"enum": ["country", "erp", "page", "fact"], "description": "The kind of item."},
+                        "t": {"type": "string", "description": "The title shown."},
+                        "u": link_schema("The page and anchor, relative to the site's root (where this file is)."),
+                        "s": {"type": "string", "description": "The text searched beside the title."},
+                    },
+                },
+            },
+        },
+    })
+}
+
+/// The schema of `/compare/{code}.json`, one country's column of the side-by-side view of `/compare/`.
+fn compare_column_schema() -> Value {
+    let link = json!({"type": "string", "format": "uri", "description": "Absolute URL of the page (and anchor) the cell links to."});
+    let grade = json!({
+        "type": ["object", "null"],
+        "description": "The cell's grade as the pages say it; null where nothing is established.",
+        "required": ["class", "text", "evidence", "checked"],
+        "properties": {
+            "class": {"type": "string"},
+            "text": {"type": "string"},
+            "evidence": {"type": ["string", "null"]},
+            "checked": {"type": ["string", "null"]},
+        },
+    });
+    let sources = json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["url", "name"],
+            "properties": {"url": {"type": "string", "format": "uri"}, "name": {"type": "string"}},
+        },
+    });
+    json!({
+        "type": "object",
+        "description": "One country's column of the side-by-side view of /compare/ (what /assets/compare.js fetches for the chosen countries): its obligations' phases, the answers to how invoices are handled, and each ERP's support, each cell in words with its grade, sources and link, keyed by its row.",
+        "required": ["code", "name", "href", "obligations", "questions", "erps"],
+        "properties": {
+            "code": {"type": "string"},
+            "name": {"type": "string"},
+            "href": link,
+            "obligations": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["key", "phases"],
+                    "properties": {
+                        "key": {"type": "string"},
+                        "phases": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": ["words", "href", "grade", "sources"],
+                                "properties": {
+                                    "phase": {"type": ["string", "null"]},
+                                    "words": {"type": "string"},
+                                    "href": link,
+                                    "limit": {"type": ["string", "null"]},
+                                    "absence": {"type": "boolean"},
+                                    "grade": grade,
+                                    "sources": sources,
+                                },
+                            },
+                        },
+                    },
+                },
+            },
+            "questions": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["key", "answers"],
+                    "properties": {
+                        "key": {"type": "string"},
+                        "answers": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": ["text", "obligations", "grade", "sources"],
+                                "properties": {
+                                    "text": {"type": "string"},
+                                    "obligations": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "object",
+                                            "required": ["text", "href"],
+                                            "properties": {"text": {"type": "string"}, "href": link},
+                                        },
+                                    },
+                                    "grade": grade,
+                                    "sources": sources,
+                                },
+                            },
+                        },
+                        "looked_at": {"type": ["string", "null"]},
+                        "note": {"type": ["string", "null"]},
+                    },
+                },
+            },
+            "erps": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["key", "support", "class", "href", "grade", "sources"],
+                    "properties": {
+                        "key": {"type": "string"},
+                        "support": {"type": "string"},
+                        "class": {"type": "string"},
+                        "href": link,
+                        "grade": grade,
+                        "sources": sources,
+                    },
+                },
+            },
+        },
+    })
 }
 
 /// `/.nojekyll`: empty; its presence is the message.

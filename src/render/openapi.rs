@@ -82,10 +82,22 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
     let mut paths = Map::new();
     let mut described_routes = std::collections::BTreeSet::new();
     let cors = json!({"Access-Control-Allow-Origin": {"description": "Always `*`.", "schema": {"type": "string", "const": "*"}}});
-    let error = |description: &str, generator: &mut SchemaGenerator| json!({"description": description, "headers": cors, "content": {"application/json": {"schema": schema_of::<ApiError>(generator)}}});
+    // The dev server answers with the ApiError body; a static host (GitHub Pages, Netlify, Cloudflare
+    // Pages) with a page of its own: the site's /404.html for an unknown path.
+    let error = |description: &str, generator: &mut SchemaGenerator| {
+        json!({
+            "description": description,
+            "headers": cors,
+            "content": {
+                "application/json": {"schema": schema_of::<ApiError>(generator)},
+                "text/html": {"schema": {"type": "string", "description": "What a static host answers instead: its own error page (for a 404, the site's `/404.html` where the host serves it)."}},
+            },
+        })
+    };
     // The errors every path can give, with the ApiError body (as the dev server sends them too).
     let mut method_not_allowed = error(
-        "Not GET or HEAD: the service only reads. `Allow` lists the methods.",
+        "Not GET or HEAD: the service only reads. `Allow` lists the methods. `locref serve` answers \
+         with the JSON error body; a static host with an error page of its own.",
         &mut generator,
     );
     method_not_allowed["headers"]["Allow"] =
@@ -93,11 +105,15 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
     let error_responses = json!({
         "BadRequest": error(
             "The request is not one the service reads: a malformed head, a body, or a path outside \
-             the site. A request head over 16 KiB is answered 431 with the same body.",
+             the site. A request head over 16 KiB is answered 431 with the same body. `locref serve` \
+             answers with the JSON error body; a static host with an error page of its own.",
             &mut generator,
         ),
         "NotFound": error(
-            "No such path: any path under `/api/` that is not listed in `/api/v1/index.json`.",
+            "No such path: any path under `/api/` that is not listed in `/api/v1/index.json`, or a \
+             path parameter outside its listed values. `locref serve` answers with the JSON error body; \
+             a static host answers with its own 404, the site's HTML page `/404.html` where the host \
+             serves it (GitHub Pages, Netlify and Cloudflare Pages do).",
             &mut generator,
         ),
         "MethodNotAllowed": method_not_allowed,
@@ -128,6 +144,8 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
             .replace(['/', '.', '{', '}', '-'], "_");
         operation.insert("operationId".into(), Value::String(operation_id));
         operation.insert("summary".into(), Value::String(description.clone()));
+        // No key, token or credential (SPEC, Authentication): said per operation, not left unsaid.
+        operation.insert("security".into(), json!([]));
         if templated {
             let name = param.name().unwrap_or_default();
             let values = param_values(db, param);
@@ -169,7 +187,8 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
             "license": {"name": site.api_licence.name, "url": site.api_licence.url},
             "contact": {"email": site.api_licence.commercial_contact},
         },
-        "servers": [{"url": base}],
+        "servers": [{"url": base, "description": "The site's base URL. Every `path`, `api_url` and `commercial_licence` the API gives as site-relative (starting with `/`; the SPEC fixes that form) is a path under it: its URL is this URL followed by the path, as OpenAPI joins `paths` to a server. The link fields whose schema says `format: uri` are absolute URLs that carry it already."}],
+        "security": [],
         "paths": paths,
         "components": {"schemas": schemas, "responses": error_responses},
     })

@@ -113,6 +113,7 @@ pub(crate) fn page_skeleton<'db>(
             db,
             super::pages::PageContextKey::new(db, kind, output.param.clone().unwrap_or_default()),
         ),
+        &output.path,
     );
     if let Some(error) = page.error {
         return Err(error);

@@ -31,20 +31,25 @@ fn machine_readable(path: &str) -> bool {
 /// An error answer: JSON for the API and data files (the path as far as it is known), text elsewhere.
 pub fn error(status: u16, target: Option<&str>, message: &str) -> Response {
     if target.is_some_and(|t| machine_readable(path_of(t))) {
-        let body = ApiError {
-            status,
-            error: super::http::reason(status)
-                .to_ascii_lowercase()
-                .replace(' ', "_"),
-            message: message.to_string(),
-        };
-        let mut bytes = serde_json::to_vec_pretty(&body).expect("error body serializes");
-        bytes.push(b'\n');
-        Response::new(status, bytes).header("Content-Type", "application/json; charset=utf-8")
+        json_error(status, message)
     } else {
         let text = format!("{status} {}: {message}\n", super::http::reason(status));
         Response::new(status, text.into_bytes()).header("Content-Type", "text/plain; charset=utf-8")
     }
+}
+
+/// An error answer with the [`ApiError`] body openapi.json declares.
+fn json_error(status: u16, message: &str) -> Response {
+    let body = ApiError {
+        status,
+        error: super::http::reason(status)
+            .to_ascii_lowercase()
+            .replace(' ', "_"),
+        message: message.to_string(),
+    };
+    let mut bytes = serde_json::to_vec_pretty(&body).expect("error body serializes");
+    bytes.push(b'\n');
+    Response::new(status, bytes).header("Content-Type", "application/json; charset=utf-8")
 }
 
 /// Why a request path is refused before any lookup (traversal, odd encodings).
@@ -218,20 +223,27 @@ pub(crate) fn respond(request: &Request, snapshot: &Snapshot) -> Response {
 }
 
 fn answer(request: &Request, snapshot: &Snapshot) -> Response {
-    let target = Some(request.target.as_str());
+    let raw = request.path();
+    // openapi.json declares the JSON error body for every path it describes (`/{code}/changes.xml` too),
+    // whatever the request: those and the API's paths are answered with it, pages with text.
+    let error = |status: u16, message: &str| {
+        if machine_readable(raw) || documented(raw, snapshot) {
+            json_error(status, message)
+        } else {
+            error(status, None, message)
+        }
+    };
     if request.method == Method::Other {
-        return error(405, target, "this server only reads: GET or HEAD")
-            .header("Allow", "GET, HEAD");
+        return error(405, "this server only reads: GET or HEAD").header("Allow", "GET, HEAD");
     }
     if request.has_body {
-        return error(400, target, "a GET or HEAD request has no body");
+        return error(400, "a GET or HEAD request has no body");
     }
-    let raw = request.path();
     if unsafe_path(raw) {
-        return error(400, target, "path not allowed");
+        return error(400, "path not allowed");
     }
     let Some(path) = decode(raw) else {
-        return error(400, target, "the path is not UTF-8 text");
+        return error(400, "the path is not UTF-8 text");
     };
     if path == RELOAD_SCRIPT_PATH {
         let mut script = Response::new(200, RELOAD_SCRIPT.as_bytes())
@@ -302,6 +314,19 @@ fn serve_file(file: &Stamped, request: &Request, snapshot: &Snapshot) -> Respons
         .header("Cache-Control", "no-cache")
 }
 
+/// Whether openapi.json describes `path`: the path of a described detail route (for any id).
+fn documented(path: &str, snapshot: &Snapshot) -> bool {
+    snapshot
+        .detail_routes
+        .iter()
+        .filter(|route| route.described)
+        .any(|route| {
+            path.strip_prefix(&route.prefix)
+                .and_then(|rest| rest.strip_suffix(&route.suffix))
+                .is_some_and(|id| !id.is_empty() && !id.contains('/'))
+        })
+}
+
 fn not_found(path: &str, snapshot: &Snapshot) -> Response {
     for route in &snapshot.detail_routes {
         if let Some(id) = path
@@ -313,7 +338,12 @@ fn not_found(path: &str, snapshot: &Snapshot) -> Response {
                 "unknown {} `{id}`: ids are lower case, as listed in /api/v1/index.json",
                 route.what
             );
-            return error(404, Some(path), &message);
+            // A documented path (`/{code}/changes.xml` too) answers with the body openapi.json
+            // declares; a page, with the site's 404 page.
+            if route.described || machine_readable(path) {
+                return json_error(404, &message);
+            }
+            continue;
         }
     }
     if machine_readable(path) {

@@ -763,10 +763,20 @@ type Row = BTreeMap<String, Option<String>>;
 
 /// The rows of a data-package resource: its file (CSV or JSON) or its inline data.
 fn resource_rows(files: &BTreeMap<String, Vec<u8>>, resource: &Value) -> Result<Vec<Row>, String> {
-    let cell = |v: &Value| match v {
-        Value::Null => Ok(None),
-        Value::String(s) => Ok(Some(s.clone())),
-        other => Err(format!("{other} is not a string or null")),
+    // A JSON cell is of its column's type: a boolean a JSON boolean, an integer a JSON number, the rest
+    // a string; any may be null. It is kept as the CSV writes it.
+    let types: BTreeMap<&str, &str> = resource["schema"]["fields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| (f["name"].as_str().unwrap(), f["type"].as_str().unwrap()))
+        .collect();
+    let cell = |column: &str, v: &Value| match (types.get(column).copied(), v) {
+        (_, Value::Null) => Ok(None),
+        (Some("boolean"), Value::Bool(b)) => Ok(Some(b.to_string())),
+        (Some("integer"), Value::Number(n)) if n.is_u64() || n.is_i64() => Ok(Some(n.to_string())),
+        (Some("string" | "date") | None, Value::String(s)) => Ok(Some(s.clone())),
+        (kind, other) => Err(format!("{column}: {other} is not a {kind:?} or null")),
     };
     let objects = |records: &Value| -> Result<Vec<Row>, String> {
         let records = records.as_array().ok_or("not an array")?;
@@ -774,7 +784,9 @@ fn resource_rows(files: &BTreeMap<String, Vec<u8>>, resource: &Value) -> Result<
             .iter()
             .map(|r| {
                 let r = r.as_object().ok_or("a record is not an object")?;
-                r.iter().map(|(k, v)| Ok((k.clone(), cell(v)?))).collect()
+                r.iter()
+                    .map(|(k, v)| Ok((k.clone(), cell(k, v)?)))
+                    .collect()
             })
             .collect()
     };
@@ -823,7 +835,7 @@ fn data_package_problems(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
     let published: BTreeSet<String> = files
         .keys()
         .filter_map(|p| p.strip_prefix("/data/"))
-        .filter(|p| !["datapackage.json", "LICENSE.txt"].contains(p))
+        .filter(|p| !["datapackage.json", "LICENSE.txt", "README.txt"].contains(p))
         .map(str::to_string)
         .collect();
     let described: BTreeSet<String> = resources
@@ -886,6 +898,28 @@ fn data_package_problems(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
                     problems.push(format!(
                         "{name} row {line}: {column} `{value}` is not a date"
                     ));
+                }
+                if field["type"] == "boolean" {
+                    let spelled = |key: &str| {
+                        field[key]
+                            .as_array()
+                            .is_some_and(|values| values.contains(&json!(value)))
+                    };
+                    if !spelled("trueValues") && !spelled("falseValues") {
+                        problems.push(format!(
+                            "{name} row {line}: {column} `{value}` is not a boolean"
+                        ));
+                    }
+                }
+                if field["type"] == "integer" {
+                    match value.parse::<i64>() {
+                        Ok(n)
+                            if constraints["minimum"].as_i64().is_none_or(|min| n >= min)
+                                && constraints["maximum"].as_i64().is_none_or(|max| n <= max) => {}
+                        _ => problems.push(format!(
+                            "{name} row {line}: {column} `{value}` is not an integer in range"
+                        )),
+                    }
                 }
                 if let Some(allowed) = constraints["enum"].as_array()
                     && !allowed.contains(&json!(value))
@@ -2281,15 +2315,25 @@ fn toggles_agree_in_the_api_the_data_files_and_the_pages_and_absence_is_marked_i
             .iter()
             .find(|r| r["country_code"] == code && r["toggle"] == toggle)
             .unwrap_or_else(|| panic!("{code} {toggle} not in data/toggles.json"));
+        // The same JSON value as the API's (a boolean or null), and in the CSV as Table Schema spells it.
+        assert_eq!(record["value"], d["value"], "{code} {toggle}");
         let value_text = match &d["value"] {
             Value::Bool(b) => json!(b.to_string()),
             _ => Value::Null,
         };
-        assert_eq!(record["value"], value_text, "{code} {toggle}");
         assert_eq!(record["limit"].as_str(), limit, "{code} {toggle}");
         assert_eq!(
             record["rests_on_absence"],
-            if absence { "yes" } else { "no" }
+            json!(absence),
+            "{code} {toggle}"
+        );
+        let csv_absence = csv_rows
+            .iter()
+            .find(|r| r[column("country_code")] == code && r[column("toggle")] == toggle)
+            .map(|r| r[column("rests_on_absence")].clone());
+        assert_eq!(
+            csv_absence.as_deref(),
+            Some(if absence { "true" } else { "false" })
         );
         assert_eq!(record["phase_id"], d["phase_id"], "{code} {toggle}");
         let row = csv_rows
@@ -2436,6 +2480,8 @@ fn the_sponsors_page_is_linked_only_while_there_is_a_sponsor() {
     let linking: Vec<&String> = files
         .iter()
         .filter(|(path, _)| path.ends_with(".html") || path.ends_with(".md"))
+        // The sponsors page names itself (its twin, in its head): no other page links it.
+        .filter(|(path, _)| !path.starts_with("/sponsors/"))
         .filter(|(_, bytes)| {
             let page = text(bytes);
             page.contains("href=\"/sponsors/") || page.contains("](/sponsors/")

@@ -248,10 +248,18 @@ fn the_compare_table_has_every_country_and_says_what_the_api_says() {
     };
     let mut phases_checked = 0;
     let mut support_checked = 0;
+    // A column's links are absolute, under the base URL: they resolve against the column's own URL
+    // wherever the site is published (and compare.js takes them as they are).
+    let base = json("api/v1/index.json")["meta"]["docs"]
+        .as_str()
+        .unwrap()
+        .strip_suffix("/api/")
+        .unwrap()
+        .to_string();
     for code in &codes {
         let column = json(&format!("compare/{code}.json"));
         assert_eq!(column["code"], code.as_str());
-        assert_eq!(column["href"], format!("/{code}/"));
+        assert_eq!(column["href"], format!("{base}/{code}/"));
         for rows in ["obligations", "questions", "erps"] {
             assert_eq!(keys_of(&column[rows]), row_keys(rows), "{code} {rows}");
         }
@@ -270,7 +278,7 @@ fn the_compare_table_has_every_country_and_says_what_the_api_says() {
                 .iter()
                 .find(|o| o["key"] == e["obligation"])
                 .unwrap_or_else(|| panic!("{code}: {e}"));
-            let href = format!("/{code}/#{}", e["id"].as_str().unwrap());
+            let href = format!("{base}/{code}/#{}", e["id"].as_str().unwrap());
             let phase = cell["phases"]
                 .as_array()
                 .unwrap()
@@ -321,7 +329,7 @@ fn the_compare_table_has_every_country_and_says_what_the_api_says() {
             assert_eq!(cell["support"], m["support_type"], "{code}: {cell}");
             assert_eq!(
                 cell["href"],
-                format!("/erp/{}/#{code}", m["erp"].as_str().unwrap())
+                format!("{base}/erp/{}/#{code}", m["erp"].as_str().unwrap())
             );
             if m["support_type"] == "unknown/unverified" {
                 assert!(cell["grade"].is_null(), "{code}: {cell}");

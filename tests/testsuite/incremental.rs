@@ -503,7 +503,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_rows × 4
             home_map × 1
             obligation_rows × 1
-            output_digest × 32
+            output_digest × 33
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
@@ -513,6 +513,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(api_toggles) × 1
             output_file(changes_feed) × 1
             output_file(compare_column) × 1
+            output_file(country_calendar) × 1
             output_file(country_feed) × 1
             output_file(data_csv) × 3
             output_file(data_json) × 3
@@ -1532,6 +1533,7 @@ fn a_new_release_diffs_only_itself() {
         decoded_text × 4
         endpoints × 1
         erp_history_context × 11
+        feed_time × 15
         file × 584
         last_release × 1
         latest_release_rows × 1
@@ -1561,6 +1563,7 @@ fn a_new_release_diffs_only_itself() {
         output_file(country_calendar) × 61
         output_file(country_feed) × 61
         output_file(data_licence) × 1
+        output_file(data_readme) × 1
         output_file(datapackage) × 1
         output_file(erp_feed) × 11
         output_file(headers) × 1

@@ -1,7 +1,7 @@
 //! The HTML pages and their Markdown twins: every country page with its anchors
 //! and fact verification, escaping of hostile data, the home page's forwarding script, the 404 page.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::common::{COUNTRY_CODES, ERP_IDS, FIXED_TIME, copy_project, replace_once, snapshot};
@@ -66,9 +66,12 @@ fn assert_strict_csp(path: &str, html: &str) {
     for src in attributes(html, "<", "src") {
         assert!(same_origin(&src), "{path}: src {src}");
     }
+    // What a page loads through <link>; the canonical link only names the page's own address (absolute,
+    // as search engines want it) and loads nothing.
+    let canonical = attributes(html, "<link rel=\"canonical\"", "href");
     for href in attributes(html, "<link", "href") {
         assert!(
-            same_origin(&href) || href.starts_with("data:"),
+            same_origin(&href) || href.starts_with("data:") || canonical.contains(&href),
             "{path}: <link href={href}>"
         );
     }
@@ -1676,7 +1679,8 @@ fn a_regime_row_says_the_same_on_the_page_the_twin_the_api_and_the_data_files() 
         .unwrap();
     assert_eq!(json_row["model"], models[0].0.as_str());
     assert_eq!(json_row["formats"], format_ids.join(" "));
-    assert_eq!(json_row["archive_years"], "10");
+    // A number, as the API has it.
+    assert_eq!(json_row["archive_years"], 10);
     assert_eq!(json_row["source"], &phase[9]);
     let csv_text = text("data/regimes.csv");
     let mut csv_reader = csv::Reader::from_reader(csv_text.as_bytes());
@@ -1690,11 +1694,12 @@ fn a_regime_row_says_the_same_on_the_page_the_twin_the_api_and_the_data_files() 
     assert_eq!(csv_rows.len(), json.as_array().unwrap().len());
     for (record, row) in json.as_array().unwrap().iter().zip(&csv_rows) {
         for (column, cell) in columns.iter().zip(row.iter()) {
-            assert_eq!(
-                record[column].as_str().unwrap_or_default(),
-                cell,
-                "{column}"
-            );
+            let value = match &record[column] {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            assert_eq!(value, cell, "{column}");
         }
     }
 
@@ -2136,4 +2141,86 @@ fn without_quotes(html: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// A heading's words: tags, Markdown links, escapes and emphasis left out, entities read, spaces
+/// collapsed.
+fn heading_words(text: &str) -> String {
+    let tags = regex::Regex::new(r"<[^>]+>").unwrap();
+    let links = regex::Regex::new(r"\[([^\]]*)\]\([^)]*\)").unwrap();
+    let text = tags.replace_all(text, "");
+    let text = links.replace_all(&text, "$1");
+    let text = text
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace(['\\', '*', '`'], "");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every page says where it lives and where its twin is: `<link rel="canonical">` with its absolute
+/// address (one address for a page also reachable as `index.html`, as its twin and, for `/compare/`,
+/// with any `?c=`), and `<link rel="alternate" type="text/markdown">` to its twin; and the twin carries
+/// every heading of its page, so a reader of the twin (or of llms-full.txt) misses no section.
+#[test]
+fn every_page_names_its_canonical_address_and_its_twin_which_has_every_heading() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let site = crate::common::read(dir.path(), "rules/site.toml");
+    let base = site
+        .lines()
+        .find_map(|l| l.strip_prefix("base_url = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .unwrap();
+    let html_headings = regex::Regex::new(r"(?s)<h[1-6][^>]*>(.*?)</h[1-6]>").unwrap();
+    let mut pages = 0;
+    let mut missing = Vec::new();
+    for path in files.keys().filter(|k| k.ends_with("index.html")) {
+        let page = text(&files, path);
+        let folder = path.strip_suffix("index.html").unwrap();
+        let head = &page[..page.find("</head>").unwrap()];
+        assert_eq!(
+            attributes(head, "<link rel=\"canonical\"", "href"),
+            [format!("{base}/{folder}")],
+            "{path}"
+        );
+        assert_eq!(
+            attributes(
+                head,
+                "<link rel=\"alternate\" type=\"text/markdown\"",
+                "href"
+            ),
+            [format!("/{folder}index.md")],
+            "{path}"
+        );
+        let twin = text(&files, &format!("{folder}index.md"));
+        let twin_headings: BTreeSet<String> = twin
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .filter_map(|l| l.trim_start_matches('#').strip_prefix(' '))
+            .map(heading_words)
+            .collect();
+        for heading in html_headings.captures_iter(page) {
+            let words = heading_words(&heading[1]);
+            if !twin_headings.contains(&words) {
+                missing.push(format!("{path}: {words:?}"));
+            }
+        }
+        pages += 1;
+    }
+    assert_eq!(
+        pages,
+        crate::common::shipped_pages() - 1,
+        "every page but 404.html"
+    );
+    assert!(
+        missing.is_empty(),
+        "headings missing from the twins:\n{}",
+        missing.join("\n")
+    );
+    // The 404 page is at no address of its own and has no twin: it names neither.
+    let not_found = text(&files, "404.html");
+    assert!(!not_found.contains("rel=\"canonical\"") && !not_found.contains("text/markdown"));
 }

@@ -126,6 +126,70 @@ fn unknown_ids_get_a_json_404_and_other_paths_the_404_page() {
     );
 }
 
+/// Every 404 the OpenAPI document declares is answered as it declares it: for each of its paths that
+/// takes a parameter, a value outside the parameter's listed values is answered 404 with the JSON error
+/// body (`/{code}/changes.xml` and `/compare/{code}.json` too, not only the paths under `/api/`), and
+/// the body validates against the schema the document gives for that response. A page's unknown id
+/// gets the site's 404 page.
+#[test]
+fn every_documented_404_is_the_json_error_the_openapi_declares() {
+    let served = serve();
+    let document: serde_json::Value =
+        serde_json::from_slice(&get(&served.address, "/api/openapi.json").body).unwrap();
+    let mut checked = 0;
+    for (path, item) in document["paths"].as_object().unwrap() {
+        let operation = &item["get"];
+        let Some(not_found) = operation["responses"].get("404") else {
+            continue;
+        };
+        let reference = not_found["$ref"].as_str().unwrap();
+        let name = reference.rsplit('/').next().unwrap();
+        let declared = &document["components"]["responses"][name]["content"]["application/json"];
+        let mut schema = declared["schema"].clone();
+        schema["components"] = document["components"].clone();
+        let validator = jsonschema::draft202012::new(&schema).unwrap();
+        let parameter = &operation["parameters"][0];
+        let listed = parameter["schema"]["enum"].as_array().unwrap();
+        let unknown = "xx-unknown";
+        assert!(!listed.iter().any(|v| v == unknown));
+        let concrete = path.replace(
+            &format!("{{{}}}", parameter["name"].as_str().unwrap()),
+            unknown,
+        );
+        let reply = get(&served.address, &concrete);
+        assert_eq!(reply.status, 404, "{concrete}");
+        assert_eq!(
+            reply.header("Content-Type"),
+            Some("application/json; charset=utf-8"),
+            "{concrete}: {}",
+            reply.text()
+        );
+        let body: serde_json::Value = serde_json::from_slice(&reply.body).unwrap();
+        assert!(validator.is_valid(&body), "{concrete}: {body}");
+        assert_eq!(body["status"], 404, "{concrete}");
+        checked += 1;
+    }
+    // Every templated route of the route table that openapi.json describes.
+    let project =
+        locref::workspace::Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let templated = locref::routes::detail_routes(&project.db)
+        .into_iter()
+        .filter(|route| route.described)
+        .count();
+    assert!(templated >= 4, "{templated}");
+    assert_eq!(checked, templated);
+    // A page's unknown id: the site's 404 page.
+    for page in ["/xx-unknown/", "/xx-unknown/index.html", "/erp/xx-unknown/"] {
+        let reply = get(&served.address, page);
+        assert_eq!(reply.status, 404, "{page}");
+        assert_eq!(
+            reply.header("Content-Type"),
+            Some("text/html; charset=utf-8"),
+            "{page}"
+        );
+    }
+}
+
 #[test]
 fn head_405_and_conditional_requests() {
     let served = serve();

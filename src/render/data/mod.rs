@@ -260,3 +260,45 @@ pub fn data_licence(db: &dyn salsa::Database) -> Rendered {
     ));
     Rendered::new(text.into_bytes())
 }
+
+/// `/data/README.txt`: how the flat files are read: the two forms of each table, the column types the
+/// data package declares, the dates as precise as their sources, and the one spelling of unknown.
+pub fn data_readme(db: &dyn salsa::Database) -> Rendered {
+    let site = &site_rules(db).value;
+    let mut text = format!(
+        "{title}: flat data files\n\n\
+         Each table is published twice, with the same records in the same order: <table>.csv (RFC 4180,\n\
+         UTF-8, a header row, CRLF line ends) and <table>.json (an array of objects, one per row, its\n\
+         members the CSV's columns in the same order). datapackage.json describes every column as a\n\
+         Frictionless Table Schema: its type, its allowed values, the primary and foreign keys.\n\n\
+         Tables:\n",
+        title = site.title,
+    );
+    for table in FlatTable::ALL {
+        text.push_str(&format!("- {}: {}\n", table.stem(), table.description()));
+    }
+    text.push_str(
+        "\nTypes (the same in both forms, as datapackage.json declares them):\n\
+         - text: a CSV cell, a JSON string;\n\
+         - date (last_verified, source_checked, reference_date): ISO 8601 YYYY-MM-DD;\n\
+         - boolean (toggles: value, rests_on_absence): true or false in the CSV (the package's trueValues\n  \
+         and falseValues), a JSON boolean;\n\
+         - integer (regimes: archive_years): digits in the CSV, a JSON number.\n\n\
+         Dates as precise as their source: obligations' applies_from is YYYY-MM-DD, YYYY-MM or YYYY, as the\n\
+         source gives it, and applies_from_precision beside it says which (day, month or year). A month or a\n\
+         year stands for its whole span, never for its first day; read the column as text, or as a date only\n\
+         where the precision is day.\n\n\
+         Unknown: a value that is not known, or not given, is an empty CSV cell and null in JSON, in every\n\
+         column of every file; no file writes it as text (\"unknown\", \"n/a\", an empty string). Three\n\
+         values are not unknowns but answers of their closed sets, as the specification of the service\n\
+         names them: the matrix's support_type unknown/unverified and the reporting table's ERP columns'\n\
+         unknown (no source that was read establishes how the ERP supports it), and the obligations'\n\
+         legal_status unclear (the sources were read and do not settle the phase). The matrix's mandate\n\
+         columns are the curator's text as recorded.\n",
+    );
+    text.push_str(&format!(
+        "\nLicence: {} ({}); see LICENSE.txt.\n{}\n",
+        site.data_licence.name, site.data_licence.url, site.informational_notice
+    ));
+    Rendered::new(text.into_bytes())
+}

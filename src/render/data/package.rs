@@ -28,11 +28,67 @@ const ERP_REGISTER: &str = "erp-register";
 pub(crate) struct Column {
     pub name: String,
     pub description: String,
-    /// An ISO calendar date (else text).
-    pub date: bool,
+    /// What its cells hold.
+    pub kind: ColumnKind,
     /// The closed set the values come from, if any.
     pub values: Option<ValueSet>,
 }
+
+/// What a column's cells hold, read from its record field's JSON Schema type: every kind may be
+/// unknown (an empty CSV cell, `null` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ColumnKind {
+    Text,
+    /// An ISO calendar date, `YYYY-MM-DD`.
+    Date,
+    /// `true` / `false` in the CSV, a JSON boolean.
+    Boolean,
+    /// A whole number.
+    Integer,
+}
+
+impl ColumnKind {
+    fn of(field: &Value) -> ColumnKind {
+        let types: Vec<&str> = match field.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if types.contains(&"boolean") {
+            ColumnKind::Boolean
+        } else if types.contains(&"integer") {
+            ColumnKind::Integer
+        } else if field.get("format").and_then(Value::as_str) == Some("date") {
+            ColumnKind::Date
+        } else {
+            ColumnKind::Text
+        }
+    }
+
+    /// The Table Schema type.
+    fn table_type(self) -> &'static str {
+        match self {
+            ColumnKind::Text => "string",
+            ColumnKind::Date => "date",
+            ColumnKind::Boolean => "boolean",
+            ColumnKind::Integer => "integer",
+        }
+    }
+
+    /// The JSON Schema type of a JSON file's cell (null when unknown).
+    fn json_type(self) -> Value {
+        let name = match self {
+            ColumnKind::Text | ColumnKind::Date => "string",
+            ColumnKind::Boolean => "boolean",
+            ColumnKind::Integer => "integer",
+        };
+        json!([name, "null"])
+    }
+}
+
+/// The spelling of a boolean in the CSV files: what `trueValues` and `falseValues` declare.
+const CSV_TRUE: &str = "true";
+const CSV_FALSE: &str = "false";
 
 /// The columns of a table in file order, described by the record type's fields (the reporting table's
 /// ERP columns, named by the rules, are described here).
@@ -45,7 +101,7 @@ pub(crate) fn table_columns(db: &dyn salsa::Database, table: FlatTable) -> Vec<C
             Some(field) => Column {
                 name: name.clone(),
                 description: one_line(field.get("description").and_then(Value::as_str)),
-                date: field.get("format").and_then(Value::as_str) == Some("date"),
+                kind: ColumnKind::of(field),
                 values: field
                     .get("x-values")
                     .and_then(|set| serde_json::from_value(set.clone()).ok()),
@@ -56,7 +112,7 @@ pub(crate) fn table_columns(db: &dyn salsa::Database, table: FlatTable) -> Vec<C
                     "How {} supports the requirement: native, add-on or unknown.",
                     erp_name(db, name)
                 ),
-                date: false,
+                kind: ColumnKind::Text,
                 values: Some(ValueSet::ReportingErpSupport),
             },
         })
@@ -99,16 +155,20 @@ pub(crate) fn allowed_values(db: &dyn salsa::Database, set: ValueSet) -> Vec<Str
         ValueSet::Bases => strings(&Basis::NAMES),
         ValueSet::Verifications => strings(&Verification::NAMES),
         ValueSet::ToggleNames => strings(&Toggles::NAMES),
-        ValueSet::Booleans => strings(&["true", "false"]),
-        ValueSet::YesNo => strings(&["yes", "no"]),
+        ValueSet::DatePrecisions => strings(&["day", "month", "year"]),
         ValueSet::EinvoicingModels => vocabulary.einvoicing_models.ids(),
         ValueSet::EinvoicingFormatList => vocabulary.einvoicing_formats.ids(),
         ValueSet::EinvoicingPlatformList => vocabulary.einvoicing_platforms.ids(),
         ValueSet::SignatureAnswers => vocabulary.signature_answers.ids(),
         ValueSet::ArchiveLocations => vocabulary.archive_locations.ids(),
-        ValueSet::YearCount => (1..=99).map(|y| y.to_string()).collect(),
+        ValueSet::YearCount => (YEAR_COUNT.0..=YEAR_COUNT.1)
+            .map(|y| y.to_string())
+            .collect(),
     }
 }
+
+/// The range of [`ValueSet::YearCount`].
+const YEAR_COUNT: (u64, u64) = (1, 99);
 
 /// The pattern of a space-separated list of `values` (implicitly anchored, as Table Schema and XML
 /// Schema patterns are).
@@ -126,6 +186,11 @@ fn constraints(db: &dyn salsa::Database, column: &Column, key: &[&str]) -> Map<S
         constraints.insert("required".into(), json!(true));
     }
     match column.values {
+        // A number's set is a range.
+        Some(ValueSet::YearCount) => {
+            constraints.insert("minimum".into(), json!(YEAR_COUNT.0));
+            constraints.insert("maximum".into(), json!(YEAR_COUNT.1));
+        }
         Some(set) if set.is_list() => {
             let pattern = list_pattern(&allowed_values(db, set));
             constraints.insert("pattern".into(), json!(pattern));
@@ -198,9 +263,13 @@ fn table_schema(db: &dyn salsa::Database, table: FlatTable) -> Value {
         .map(|column| {
             let mut field = json!({
                 "name": column.name,
-                "type": if column.date { "date" } else { "string" },
+                "type": column.kind.table_type(),
                 "description": column.description,
             });
+            if column.kind == ColumnKind::Boolean {
+                field["trueValues"] = json!([CSV_TRUE]);
+                field["falseValues"] = json!([CSV_FALSE]);
+            }
             let constraints = constraints(db, column, key);
             if !constraints.is_empty() {
                 field["constraints"] = Value::Object(constraints);
@@ -362,7 +431,8 @@ pub fn datapackage(db: &dyn salsa::Database) -> super::Rendered {
 }
 
 /// The JSON Schema of a flat JSON file (openapi.json): an array of records with exactly the columns, each
-/// a string or null, with its description, and its closed set where it has one.
+/// a string, boolean or integer as its column holds, or null, with its description, and its closed set
+/// where it has one.
 pub fn data_json_schema(db: &dyn salsa::Database, key: StemKey<'_>) -> Value {
     let columns = key
         .table(db)
@@ -372,11 +442,15 @@ pub fn data_json_schema(db: &dyn salsa::Database, key: StemKey<'_>) -> Value {
         .iter()
         .map(|column| {
             let mut property =
-                json!({"type": ["string", "null"], "description": column.description});
-            if column.date {
+                json!({"type": column.kind.json_type(), "description": column.description});
+            if column.kind == ColumnKind::Date {
                 property["format"] = json!("date");
             }
             match column.values {
+                Some(ValueSet::YearCount) => {
+                    property["minimum"] = json!(YEAR_COUNT.0);
+                    property["maximum"] = json!(YEAR_COUNT.1);
+                }
                 Some(set) if set.is_list() => {
                     let pattern = list_pattern(&allowed_values(db, set));
                     property["pattern"] = json!(format!("^{pattern}$"));

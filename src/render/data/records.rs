@@ -4,7 +4,7 @@
 //! holds. A record is a struct whose fields, in order, are the table's columns: the JSON keys, the CSV
 //! cells and the CSV header are all serialized from it, so a column cannot be listed without a value.
 //! The same struct describes its columns to datapackage.json and openapi.json: each field's doc comment
-//! is the column's description, its type says text or date, `x-values` names the closed set its values
+//! is the column's description, its type says text, date, boolean or integer, `x-values` names the closed set its values
 //! come from ([`ValueSet`]), and [`FlatRecord::PRIMARY_KEY`] names the columns that identify a record.
 
 use std::collections::BTreeSet;
@@ -115,6 +115,56 @@ impl JsonSchema for Date {
     }
 }
 
+/// A yes-or-no cell: `true` or `false` in the CSV, a JSON boolean; none when not established (an empty
+/// CSV cell, `null` in JSON), as the API writes it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Flag(Option<bool>);
+
+impl Serialize for Flag {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // The csv crate writes a bool as `true` / `false`, and `None` as an empty cell.
+        self.0.serialize(serializer)
+    }
+}
+
+impl JsonSchema for Flag {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Flag".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": ["boolean", "null"]})
+    }
+}
+
+/// A whole number: digits in the CSV, a JSON number; none when not known (an empty CSV cell, `null`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Count(Option<u64>);
+
+impl Serialize for Count {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl JsonSchema for Count {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Count".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": ["integer", "null"]})
+    }
+}
+
 /// The closed set a column's values come from, named by a field's `x-values` (`support_types`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -149,10 +199,8 @@ pub(crate) enum ValueSet {
     Verifications,
     /// The toggles' names.
     ToggleNames,
-    /// `true`, `false`.
-    Booleans,
-    /// `yes`, `no`.
-    YesNo,
+    /// `day`, `month`, `year`: how precise a date is.
+    DatePrecisions,
     /// rules/vocabulary.toml `[einvoicing_models]` ids.
     EinvoicingModels,
     /// Space-separated ids of rules/vocabulary.toml `[einvoicing_formats]`.
@@ -163,7 +211,7 @@ pub(crate) enum ValueSet {
     SignatureAnswers,
     /// rules/vocabulary.toml `[archive_locations]` ids.
     ArchiveLocations,
-    /// A whole number of years from 1 to 99.
+    /// A whole number of years from 1 to 99 (a range, not a list: the column is an integer).
     YearCount,
 }
 
@@ -277,7 +325,7 @@ fn csv_rows<R: Serialize>(records: &[R], header: bool) -> Vec<u8> {
         .has_headers(header)
         .from_writer(Vec::new());
     for record in records {
-        // Records are structs of strings: the csv serializer accepts every one of them.
+        // Records are structs of strings, booleans and numbers: the csv serializer accepts each of them.
         writer
             .serialize(record)
             .expect("a record serializes as CSV");
@@ -779,8 +827,12 @@ pub struct ObligationRecord {
     #[schemars(extend("x-values" = "phase_statuses"))]
     legal_status: Text,
     /// The date the phase applies from, as precise as its source: `YYYY-MM-DD`, `YYYY-MM` or `YYYY` (a month
-    /// or a year stands for its whole span); none when not given.
+    /// or a year stands for its whole span, never for its first day); none when not given.
     applies_from: Text,
+    /// How precise `applies_from` is: `day` (`YYYY-MM-DD`), `month` (`YYYY-MM`) or `year` (`YYYY`); none
+    /// when there is no date.
+    #[schemars(extend("x-values" = "date_precisions"))]
+    applies_from_precision: Text,
     /// Who and what the phase covers, in plain words.
     scope: Text,
     /// `general`, or `sector` / `group` when the phase applies only to a sector or a group of taxpayers.
@@ -827,6 +879,7 @@ impl ObligationRecord {
                     .unwrap_or_default()
                     .into(),
             ),
+            applies_from_precision: r.applies_from.map_or("", |d| d.precision()).into(),
             scope: (&r.scope).into(),
             coverage: r.coverage.as_str().into(),
             limit: (&r.limit).into(),
@@ -861,13 +914,12 @@ pub struct ToggleRecord {
     #[schemars(extend("x-values" = "toggle_names"))]
     toggle: Text,
     /// `true` or `false`; none when not established (null in the API).
-    #[schemars(extend("x-values" = "booleans"))]
-    value: Text,
+    value: Flag,
     /// On a `true` set by a `sector` or `group` phase: what it is limited to; none otherwise.
     limit: Text,
-    /// `yes` when a `false` rests on an absence check rather than on a source that says so; else `no`.
-    #[schemars(extend("x-values" = "yes_no"))]
-    rests_on_absence: Text,
+    /// `true` when a `false` rests on an absence check rather than on a source that says so; else
+    /// `false`.
+    rests_on_absence: Flag,
     /// The id of the phase that set the value (a `phase_id` of obligations); none when the value is null.
     phase_id: Text,
     /// The date the phases are judged against (rules/site.toml's reference date).
@@ -892,12 +944,9 @@ impl ToggleRecord {
             country_code: (&country.code).into(),
             country: (&country.name).into(),
             toggle: (&d.toggle).into(),
-            value: d
-                .value
-                .map_or("", |v| if v { "true" } else { "false" })
-                .into(),
+            value: Flag(d.value),
             limit: (&d.limit).into(),
-            rests_on_absence: if d.rests_on_absence { "yes" } else { "no" }.into(),
+            rests_on_absence: Flag(Some(d.rests_on_absence)),
             phase_id: (&d.phase_id).into(),
             reference_date: Date(Some(d.reference_date.clone())),
             why_null: (&d.why_null).into(),
@@ -947,7 +996,7 @@ pub struct RegimeRecord {
     signature: Text,
     /// How many years invoices are kept (1 to 99); none when unknown.
     #[schemars(extend("x-values" = "year_count"))]
-    archive_years: Text,
+    archive_years: Count,
     /// Where invoices may be stored: an id of `[archive_locations]`; none when unknown.
     #[schemars(extend("x-values" = "archive_locations"))]
     archive_location: Text,
@@ -993,12 +1042,7 @@ impl RegimeRecord {
             formats: list(&r.formats),
             platforms: list(&r.platforms),
             signature: (&r.signature).into(),
-            archive_years: Text(
-                r.archive_years
-                    .map(|y| y.to_string())
-                    .unwrap_or_default()
-                    .into(),
-            ),
+            archive_years: Count(r.archive_years.map(u64::from)),
             archive_location: (&r.archive_location).into(),
             source: Text::urls(&r.source),
             evidence: (&r.evidence).into(),

@@ -220,7 +220,7 @@ pub fn release_listing_json<'db>(
         page: release_page_path(&release.version),
         facts: release.facts,
         countries: release.countries,
-        api_url: release.api_url.clone(),
+        api_url: release_api_path(&release.version),
         change_count: release.change_count,
         answer_count: release.answer_change_count,
         curation_count: release.curation_change_count,

@@ -374,12 +374,33 @@ pub(crate) fn template_fuel() -> u64 {
 /// See [`template_fuel`].
 const TEMPLATE_FUEL: u64 = 200_000_000;
 
+/// Where a page is, for its head: its canonical URL (absolute, with the base URL: the one address of a
+/// page also reachable as its twin, and `/compare/` with any `?c=`) and its Markdown twin. `None` for the
+/// 404 page, which is at no address of its own and has no twin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct ThisPage {
+    canonical: String,
+    /// Site-relative (the base path is added with the page's other links).
+    twin: String,
+}
+
+impl ThisPage {
+    pub(crate) fn of(db: &dyn salsa::Database, path: &str) -> Option<ThisPage> {
+        let folder = path.strip_suffix("index.html")?;
+        Some(ThisPage {
+            canonical: format!("{}{folder}", crate::model::base_url(db)),
+            twin: format!("{folder}index.md"),
+        })
+    }
+}
+
 /// Renders a page from `names` (the last is the page; the others are the templates it extends or
-/// includes).
+/// includes); the page at `path` is `this_page` to its templates (see [`ThisPage`]).
 pub(crate) fn render_page(
     db: &dyn salsa::Database,
     names: &[String],
     context: &PageContext,
+    path: &str,
 ) -> RenderedFile {
     let set = TemplateSet::new(db, names.to_vec());
     let env = match compiled_templates(db, set) {
@@ -388,9 +409,13 @@ pub(crate) fn render_page(
     };
     let main = names.last().map_or("", String::as_str);
     let mut out = CappedBuffer::default();
+    let context = minijinja::context! {
+        this_page => Value::from_serialize(ThisPage::of(db, path)),
+        ..context.0.clone()
+    };
     let rendered = env
         .get_template(main)
-        .and_then(|t| guarded(|| t.render_captured_to(context.0.clone(), &mut out).map(drop)));
+        .and_then(|t| guarded(|| t.render_captured_to(context, &mut out).map(drop)));
     match rendered {
         Ok(()) => {
             let mut bytes = out.bytes;
@@ -712,7 +737,12 @@ pub(crate) fn render_kind(
     }
     let param = output.param.clone().unwrap_or_default();
     let context = context_of(db, PageContextKey::new(db, kind, param));
-    let page = render_page(db, &template_names(spec.template, format), &context);
+    let page = render_page(
+        db,
+        &template_names(spec.template, format),
+        &context,
+        &output.path,
+    );
     let prefix = crate::model::base_path(db);
     if prefix.is_empty() || page.error.is_some() {
         return page;
