@@ -1533,13 +1533,13 @@ fn a_new_release_diffs_only_itself() {
         decoded_text × 4
         endpoints × 1
         erp_history_context × 11
-        feed_time × 15
+        feed_time × 16
         file × 584
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 266
+        output_digest × 267
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
