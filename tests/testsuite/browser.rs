@@ -1682,12 +1682,40 @@ fn the_readiness_board_reads_at_desktop_and_phone_widths_without_scripts() {
         .map(|(i, _)| &html[i..i + html[i..].find('>').unwrap()])
         .filter(|tag| !tag.contains("/__livereload"))
         .collect();
+    // Without scripts the whole board is the page; its one script only adds the ERP and country filters.
     assert_eq!(
         scripts,
-        ["<script src=\"/assets/search.js\" defer"],
+        [
+            "<script src=\"/assets/search.js\" defer",
+            "<script src=\"/assets/readiness.js\" defer"
+        ],
         "{scripts:?}"
     );
+    assert!(html.contains("<form class=\"filters\" id=\"board-filters\" hidden>"));
     let browser = Browser::start();
+    // The ERP consultant's question on one screen: is Odoo ready for Belgium's mandates? The address
+    // keeps the choice; only Belgium's phases are shown, each with Odoo's answer alone.
+    for width in [1280, 390] {
+        browser.resize(width, 900);
+        browser.goto(&url(&served, "/readiness/?erp=odoo&country=be"));
+        browser.wait_for(
+            "/readiness/?erp=odoo&country=be",
+            "return document.readyState === 'complete' && !document.getElementById('board-filters').hidden",
+        );
+        let shown = browser.script(
+            "const rows = [...document.querySelectorAll('table.board tbody tr')].filter(r => !r.hidden); \
+             return [rows.length, rows.every(r => r.dataset.country === 'be'), \
+             [...document.querySelectorAll('li[data-erp]')].filter(li => !li.hidden).map(li => li.dataset.erp)]",
+        );
+        assert!(shown[0].as_u64().unwrap() > 0, "{shown}");
+        assert_eq!(shown[1], true, "{shown}");
+        let erps = shown[2].as_array().unwrap();
+        assert!(
+            !erps.is_empty() && erps.iter().all(|e| e == "odoo"),
+            "{shown}"
+        );
+        browser.screenshot(&format!("readiness-odoo-belgium-{width}"));
+    }
     for (width, page) in [
         (1280, "/readiness/"),
         (390, "/readiness/"),
