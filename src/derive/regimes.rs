@@ -40,8 +40,22 @@ impl Standing {
     }
 }
 
+/// Where `obligation` stands in a country on the reference date (see [`Standing`]): what its regime
+/// record, in the API and in `data/regimes.*`, says beside it.
+pub(crate) fn obligation_standing(
+    db: &dyn salsa::Database,
+    key: CountryKey<'_>,
+    obligation: &str,
+) -> Standing {
+    standing(
+        country_phase_dates(db, key),
+        obligation,
+        reference_date(db).parse().ok(),
+    )
+}
+
 /// See [`Standing`].
-pub(crate) fn standing(
+fn standing(
     phases: &[PhaseDate],
     obligation: &str,
     reference: Option<jiff::civil::Date>,
@@ -119,12 +133,10 @@ pub fn country_regime_records<'db>(
     let vocabulary = &vocabulary(db).value;
     let obligations = obligation_rules(db);
     let base = base_url(db);
-    let phases = country_phase_dates(db, key);
-    let reference = reference_date(db).parse().ok();
     country_regimes(db, key)
         .iter()
         .map(|r| {
-            let standing = standing(phases, &r.obligation, reference);
+            let standing = obligation_standing(db, key, &r.obligation);
             let one =
                 |labels: &Labels, id: &Option<String>| id.as_deref().map(|id| labelled(labels, id));
             let list = |labels: &Labels, ids: &Option<Vec<String>>| {

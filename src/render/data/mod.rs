@@ -150,20 +150,16 @@ pub fn flat_rows<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> Flat
                 .map(|d| ToggleRecord::new(country, d))
                 .collect(),
         ),
-        FlatTable::Regimes => {
-            let phases = crate::derive::obligations::country_phase_dates(db, key);
-            let reference = crate::model::reference_date(db).parse().ok();
-            FlatRecords::Regimes(
-                crate::model::country_regimes(db, key)
-                    .iter()
-                    .map(|r| {
-                        let standing =
-                            crate::derive::regimes::standing(phases, &r.obligation, reference);
-                        RegimeRecord::new(country, r, standing)
-                    })
-                    .collect(),
-            )
-        }
+        FlatTable::Regimes => FlatRecords::Regimes(
+            crate::model::country_regimes(db, key)
+                .iter()
+                .map(|r| {
+                    let standing =
+                        crate::derive::regimes::obligation_standing(db, key, &r.obligation);
+                    RegimeRecord::new(country, r, standing)
+                })
+                .collect(),
+        ),
         FlatTable::Connectors => FlatRecords::Connectors(connector_records(db)),
     }
 }

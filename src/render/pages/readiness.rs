@@ -248,14 +248,13 @@ pub struct ReadinessContext<'a> {
     /// How many rows have their ERP support recorded in a table, and how many not.
     recorded_rows: usize,
     unrecorded_rows: usize,
-    /// How many phase–ERP answers fall in each group; they add up to `answers`.
+    /// How many phase–ERP answers fall in each group, in the order of the board's columns (whose
+    /// headings they give); they add up to `answers`.
     counts: Vec<GroupCount>,
     answers: usize,
     /// The filters' values: the ERPs of the register, the countries of the rows (by name).
     erp_choices: Vec<Choice<'a>>,
     country_choices: Vec<Choice<'a>>,
-    /// The group headings, in column order.
-    group_labels: Vec<GroupCount>,
 }
 
 fn phase_row<'a>(
@@ -465,14 +464,6 @@ pub fn readiness_context(db: &dyn salsa::Database) -> Json {
         country_choices: countries
             .iter()
             .map(|&(name, id)| Choice { id, name })
-            .collect(),
-        group_labels: GROUPS
-            .iter()
-            .map(|&(key, label)| GroupCount {
-                key,
-                label,
-                count: 0,
-            })
             .collect(),
         rows,
         counts,
