@@ -260,6 +260,19 @@ fn answer(request: &Request, snapshot: &Snapshot) -> Response {
         head.cors = false;
         return head;
     }
+    if snapshot.files.is_empty() {
+        // Nothing was built yet: the server binds before the first build, so a browser (or a client)
+        // opened at once is told to come back, not that the page does not exist.
+        let message = match &snapshot.error {
+            None => "the first build is still running; retry in a moment".to_string(),
+            Some(diagnostics) => {
+                format!(
+                    "nothing is built yet: the sources have errors (fix them and retry)\n{diagnostics}"
+                )
+            }
+        };
+        return error(503, &message).header("Retry-After", "1");
+    }
     let index = |folder: &str| {
         ["index.html", "index.json"]
             .iter()
@@ -410,6 +423,47 @@ mod tests {
         }
         for header in ["\"ab\"", "abc", "W/\"abcd\"", ""] {
             assert!(!none_match(header, etag), "{header}");
+        }
+    }
+
+    fn get(path: &str) -> Request {
+        match parse(format!("GET {path} HTTP/1.1\r\n\r\n").as_bytes()) {
+            Parsed::Complete(request) => request,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn before_the_first_good_build_every_path_is_unavailable_not_missing() {
+        let running = Snapshot::default();
+        let failed = Snapshot {
+            generation: 1,
+            error: Some("sources/facts.csv:3: unknown country `zz`".to_string()),
+            ..Snapshot::default()
+        };
+        for path in [
+            "/",
+            "/api/openapi.json",
+            "/api/v1/countries/it.json",
+            "/it/",
+        ] {
+            for (snapshot, says) in [
+                (&running, "still running"),
+                (&failed, "unknown country `zz`"),
+            ] {
+                let response = respond(&get(path), snapshot);
+                assert_eq!(response.status, 503, "{path}");
+                let body = String::from_utf8_lossy(&concat(&response.body)).into_owned();
+                assert!(body.contains(says), "{path}: {body}");
+                assert!(
+                    response
+                        .headers
+                        .iter()
+                        .any(|(name, value)| name == "Retry-After" && value == "1"),
+                    "{path}: {:?}",
+                    response.headers
+                );
+            }
         }
     }
 
