@@ -52,9 +52,12 @@ pub struct RebuildReport {
     pub first: bool,
     /// Where the build was published: `None` for the dev server's memory, else the output folder.
     pub published_to: Option<PathBuf>,
-    /// Outputs changed outside locref that this rebuild could not write again, as the sources have
-    /// errors (site paths): the build that clears the errors repairs them.
+    /// Outputs changed outside locref that this rebuild could not write again although the sources
+    /// have errors (site paths): the build that clears the errors repairs them.
     pub not_repaired: Vec<String>,
+    /// Outputs changed outside locref that this rebuild wrote again as the last good build made them,
+    /// the sources having errors (site paths).
+    pub put_back: Vec<String>,
 }
 
 impl RebuildReport {
@@ -103,7 +106,8 @@ impl fmt::Display for RebuildReport {
             ),
             Outcome::Invalid(diagnostics) => {
                 let errors = diagnostics.iter().map(|d| d.left_out.max(1)).sum::<usize>();
-                let cause = match self.changed_inputs.is_empty() && !self.not_repaired.is_empty() {
+                let outside = !self.not_repaired.is_empty() || !self.put_back.is_empty();
+                let cause = match self.changed_inputs.is_empty() && outside {
                     true => "the output folder changed outside locref".to_string(),
                     false => format!("changed {inputs}"),
                 };
@@ -112,6 +116,13 @@ impl fmt::Display for RebuildReport {
                     "{cause}; {} queries re-ran; {errors} error(s), ",
                     self.executed.len()
                 )?;
+                if !self.put_back.is_empty() {
+                    write!(
+                        f,
+                        "put back {} as the last good build made them (changed outside locref), ",
+                        names_or_count(&self.put_back, SHOWN_FILES, "file")
+                    )?;
+                }
                 match self.not_repaired.is_empty() {
                     true => write!(f, "kept the last good output")?,
                     false => write!(
@@ -244,6 +255,10 @@ pub struct Session {
     /// Whether the session has built (or tried to) yet: the first build reports what the session
     /// now serves, the later ones what changed.
     ran_once: bool,
+    /// The inputs and time of the last good build of a session that writes to a folder: while the
+    /// sources have errors, an output changed behind the session's back is written again from them.
+    /// Holds a second copy of the files edited since, only until the next good build.
+    last_good: Option<(crate::workspace::Inputs, String)>,
 }
 
 impl Session {
@@ -260,6 +275,7 @@ impl Session {
             failed: false,
             repair_pending: false,
             ran_once: false,
+            last_good: None,
         })
     }
 
@@ -276,6 +292,7 @@ impl Session {
             failed: false,
             repair_pending: false,
             ran_once: false,
+            last_good: None,
         })
     }
 
@@ -386,6 +403,7 @@ impl Session {
                 first: false,
                 published_to: self.out.clone(),
                 not_repaired: Vec::new(),
+                put_back: Vec::new(),
             };
         }
         self.run(changed, started)
@@ -405,6 +423,7 @@ impl Session {
             first: false,
             published_to: self.out.clone(),
             not_repaired: Vec::new(),
+            put_back: Vec::new(),
         }
     }
 
@@ -426,17 +445,52 @@ impl Session {
             first: false,
             published_to: self.out.clone(),
             not_repaired: Vec::new(),
+            put_back: Vec::new(),
         }
     }
 
     fn run(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
         let mut report = self.run_once(changed, started);
-        // A failed build writes nothing: what was changed behind the session's back stays as it is
-        // until the errors are fixed, and the report says which files those are.
+        // A failed build writes nothing of its own: what was changed behind the session's back is
+        // written again as the last good build made it, and what cannot be is named.
         if matches!(report.outcome, Outcome::Invalid(_)) && self.repair_pending {
+            if let Some(put_back) = self.put_back_last_good() {
+                report.put_back = put_back;
+                report
+                    .executed
+                    .extend(crate::render::take_executed(&self.project.db));
+                report.executed.sort();
+            }
             report.not_repaired = self.publisher.outputs_not_in_place();
+            report.elapsed = started.elapsed();
         }
         report
+    }
+
+    /// Publishes the last good build again over an output folder changed behind the session's back
+    /// while the sources have errors: the inputs are set back to that build's for the publish, then to
+    /// what they are now. Only the outputs that differ from their record are written (the others are
+    /// that build's already). `None` when there is no such build or it could not be published again.
+    fn put_back_last_good(&mut self) -> Option<Vec<String>> {
+        let (good, time) = self.last_good.clone()?;
+        let now = self.project.inputs();
+        self.project.restore(&good);
+        self.project.set_build_time(&time);
+        self.publisher.verify_next();
+        let result = self
+            .plan
+            .publish(&mut self.project.db, &mut self.publisher, &time);
+        crate::memory::evict(&mut self.project.db);
+        self.project.restore(&now);
+        match result {
+            Ok(Ok(report)) => {
+                self.repair_pending = false;
+                Some(report.repaired)
+            }
+            // The last good inputs no longer build (the day moved past a check date) or the folder
+            // cannot be written: the files stay named as not repaired.
+            Ok(Err(_)) | Err(_) => None,
+        }
     }
 
     fn run_once(&mut self, changed: Vec<String>, started: Instant) -> RebuildReport {
@@ -469,6 +523,9 @@ impl Session {
         crate::memory::evict(&mut self.project.db);
         let executed = crate::render::take_executed(&self.project.db);
         let built = matches!(outcome, Outcome::Built(_));
+        if built && self.out.is_some() {
+            self.last_good = Some((self.project.inputs(), time.clone()));
+        }
         let recovered = built && self.failed;
         self.failed = !built;
         let first = built && !self.ran_once;
@@ -482,6 +539,7 @@ impl Session {
             first,
             published_to: self.out.clone(),
             not_repaired: Vec::new(),
+            put_back: Vec::new(),
         }
     }
 }

@@ -37,6 +37,15 @@ fn durability(relative: &str) -> Durability {
     }
 }
 
+/// The project's inputs at one moment: each file's input and bytes (shared, not copied), and the links.
+/// A watch session keeps those of its last good build, so that while the sources have errors it can
+/// still write again an output changed behind its back, as that build made it ([`Project::restore`]).
+#[derive(Clone, Default)]
+pub struct Inputs {
+    files: BTreeMap<String, (SourceFile, bytes::Bytes)>,
+    links: std::collections::BTreeSet<String>,
+}
+
 /// A project root and the salsa database holding its files.
 pub struct Project {
     pub root: PathBuf,
@@ -121,6 +130,43 @@ impl Project {
                 .with_durability(Durability::HIGH)
                 .to(url);
         }
+    }
+
+    /// The inputs as they are now (see [`Inputs`]).
+    pub fn inputs(&self) -> Inputs {
+        Inputs {
+            files: self
+                .files
+                .iter()
+                .map(|(rel, &file)| (rel.clone(), (file, file.bytes(&self.db).clone())))
+                .collect(),
+            links: self.links.clone(),
+        }
+    }
+
+    /// Sets every input back to `inputs` (files that appeared since are dropped, those gone come back),
+    /// touching only what differs. The files on disk are not read: what the next edit changes is still
+    /// found by comparing with the inputs, which are then again what they were.
+    pub fn restore(&mut self, inputs: &Inputs) {
+        let mut list_changed = false;
+        for (rel, (file, bytes)) in &inputs.files {
+            if self.files.get(rel) != Some(file) {
+                self.files.insert(rel.clone(), *file);
+                list_changed = true;
+            }
+            if file.bytes(&self.db) != bytes {
+                file.set_bytes(&mut self.db)
+                    .with_durability(durability(rel))
+                    .to(bytes.clone());
+            }
+        }
+        let before = self.files.len();
+        self.files.retain(|rel, _| inputs.files.contains_key(rel));
+        list_changed |= self.files.len() != before;
+        if list_changed {
+            self.publish_file_list();
+        }
+        self.set_links(inputs.links.clone());
     }
 
     /// Re-reads every input folder; returns the relative paths whose content changed, appeared or vanished.
@@ -469,8 +515,10 @@ pub(crate) fn same_inputs(root: &Path, files: &BTreeMap<String, String>) -> Opti
     Some(seen == files.len())
 }
 
-/// Whether every input file under `dir` (as the project loads them: noise skipped, links followed) is in
-/// `files` with the same content; counts them into `seen`. `None` on a read error (the build reports it).
+/// Whether every input file under `dir` (as the project loads them: noise skipped) is in `files` with the
+/// same content; counts them into `seen`. A symbolic link is never the same input: the project refuses
+/// links (see [`crate::db::link_diagnostics`]), so the build that follows reports it instead of a
+/// shortcut reading through it. `None` on a read error (the build reports it).
 fn same_inputs_under(
     root: &Path,
     dir: &Path,
@@ -482,11 +530,15 @@ fn same_inputs_under(
         if is_noise(&path) {
             continue;
         }
-        if path.is_dir() {
+        let kind = std::fs::symlink_metadata(&path).ok()?.file_type();
+        if kind.is_symlink() {
+            return Some(false);
+        }
+        if kind.is_dir() {
             if !same_inputs_under(root, &path, files, seen)? {
                 return Some(false);
             }
-        } else if path.is_file() {
+        } else if kind.is_file() {
             let relative = path.strip_prefix(root).ok()?.to_str()?.replace('\\', "/");
             let Some(hash) = files.get(&relative) else {
                 return Some(false);

@@ -2105,6 +2105,53 @@ fn apply(session: &mut Session, root: &Path, edit: &Edit, atomic: bool) -> Vec<P
     }
 }
 
+/// A change made to the output folder behind the session's back, in the same batch as the edits (a
+/// `git checkout` in a project that tracks its built folder): an output deleted or defaced, or the
+/// folder of one removed whole. The index picks among the files the folder holds then.
+#[derive(Debug, Clone)]
+enum OutputChange {
+    Delete(prop::sample::Index),
+    Deface(prop::sample::Index),
+    RemoveFolder(prop::sample::Index),
+}
+
+fn output_change() -> impl Strategy<Value = OutputChange> {
+    prop_oneof![
+        any::<prop::sample::Index>().prop_map(OutputChange::Delete),
+        any::<prop::sample::Index>().prop_map(OutputChange::Deface),
+        any::<prop::sample::Index>().prop_map(OutputChange::RemoveFolder),
+    ]
+}
+
+/// Makes `change` in the output folder of `root`; returns the path a watcher reports.
+fn apply_to_output(root: &Path, change: &OutputChange) -> PathBuf {
+    let site = root.join("public");
+    let files: Vec<String> = snapshot(&site).into_keys().collect();
+    let (OutputChange::Delete(index)
+    | OutputChange::Deface(index)
+    | OutputChange::RemoveFolder(index)) = change;
+    let file = site.join(index.get(&files));
+    match change {
+        OutputChange::Delete(_) => {
+            std::fs::remove_file(&file).unwrap();
+            file
+        }
+        OutputChange::Deface(_) => {
+            std::fs::write(&file, b"defaced").unwrap();
+            file
+        }
+        OutputChange::RemoveFolder(_) => {
+            let folder = file.parent().unwrap().to_path_buf();
+            if folder == site {
+                std::fs::remove_file(&file).unwrap();
+                return file;
+            }
+            std::fs::remove_dir_all(&folder).unwrap();
+            folder
+        }
+    }
+}
+
 /// A fresh project loaded from the same files: its build, or its diagnostics.
 /// A clean build of the same files by the other path: a one-off `locref build --clean`, which keeps
 /// nothing between outputs (parts evicted, `llms-full.txt` made as the twins come).
@@ -2203,33 +2250,52 @@ fn with_warm_session<R>(case: impl FnOnce(&Path, &mut Session) -> R) -> R {
 proptest! {
     #![proptest_config(ProptestConfig { cases: random_edit_cases(), max_shrink_iters: 32, ..ProptestConfig::default() })]
 
-    /// After any sequence of edits (some batched into one rebuild, some saved atomically), every output is
-    /// byte-identical to a clean build of the same files.
+    /// After any sequence of edits (some batched into one rebuild, some saved atomically), some of them
+    /// batched with outputs deleted or defaced behind the session's back, every output is byte-identical
+    /// to a clean build of the same files; when the last files have errors, the output folder is the
+    /// last good build, whatever was done to it meanwhile.
     #[test]
     fn incremental_rebuilds_equal_a_clean_build(
-        steps in prop::collection::vec((edit(), any::<bool>(), any::<bool>()), 1..7)
+        steps in prop::collection::vec(
+            (edit(), any::<bool>(), any::<bool>(), prop::option::weighted(0.3, output_change())),
+            1..7,
+        )
     ) {
         with_warm_session(|root, session| {
+            let site = root.join("public");
+            let mut last_good = snapshot(&site);
             let mut pending: Vec<PathBuf> = Vec::new();
+            let mut outputs: Vec<PathBuf> = Vec::new();
             let mut last_diagnostics: Option<Vec<String>> = None;
-            for (edit, atomic, batch_with_next) in &steps {
+            let mut rebuild = |session: &mut Session, pending: &[PathBuf], outputs: &[PathBuf]| {
+                let report = session.rebuild_batch(Some(pending), outputs);
+                let diagnostics = diagnostics_of(&report);
+                if diagnostics.is_none() {
+                    last_good = snapshot(&site);
+                }
+                diagnostics
+            };
+            for (edit, atomic, batch_with_next, output) in &steps {
                 pending.extend(apply(session, root, edit, *atomic));
+                outputs.extend(output.iter().map(|change| apply_to_output(root, change)));
                 if !batch_with_next {
-                    last_diagnostics = diagnostics_of(&session.rebuild(&std::mem::take(&mut pending)));
+                    last_diagnostics = rebuild(session, &std::mem::take(&mut pending), &std::mem::take(&mut outputs));
                 }
             }
-            if !pending.is_empty() {
-                last_diagnostics = diagnostics_of(&session.rebuild(&pending));
+            if !pending.is_empty() || !outputs.is_empty() {
+                last_diagnostics = rebuild(session, &pending, &outputs);
             }
+            let incremental = snapshot(&site);
             match clean_build(root) {
                 Ok(clean) => {
                     prop_assert!(last_diagnostics.is_none(), "clean build ok, session had errors: {last_diagnostics:?}");
-                    let incremental = snapshot(&root.join("public"));
                     let diff = differing(&incremental, &clean);
                     prop_assert!(diff.is_empty(), "outputs differ from a clean build: {diff:?}");
                 }
                 Err(clean_diagnostics) => {
                     prop_assert_eq!(last_diagnostics, Some(clean_diagnostics));
+                    let diff = differing(&incremental, &last_good);
+                    prop_assert!(diff.is_empty(), "outputs differ from the last good build: {diff:?}");
                 }
             }
             Ok(())
