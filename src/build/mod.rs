@@ -106,6 +106,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(evidence::check_erp_evidence(db));
     all.extend_from_slice(evidence::check_fact_evidence(db));
     all.extend_from_slice(check_routes(db));
+    all.extend_from_slice(crate::model::unread::check_unread_files(db));
     // Releases and changes.
     all.extend_from_slice(&crate::history::release_register(db).diagnostics);
     all.extend_from_slice(crate::history::check_releases(db));

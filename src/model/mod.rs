@@ -10,6 +10,7 @@ pub mod checks;
 pub mod dates;
 pub(crate) mod evidence;
 pub mod support;
+pub(crate) mod unread;
 
 use std::sync::Arc;
 
