@@ -155,6 +155,41 @@ fn every_hostile_input_gets_its_located_diagnostic_and_the_output_stays_as_it_wa
     }
 }
 
+/// `build`'s shortcut (the inputs are those of the last build: nothing to do) reads no link either: a table
+/// replaced by a link to a copy of the very same bytes is refused as `check` refuses it, not passed as
+/// up to date.
+#[cfg(unix)]
+#[test]
+fn a_link_to_the_same_bytes_is_refused_by_the_up_to_date_shortcut_too() {
+    let built = built_copy();
+    let root = built.path();
+    let site = root.join("out/site");
+    let before = snapshot(&site);
+    let again = locref(root, &["build", "--out", "out/site"], EPOCH);
+    let said = format!("{}{}", text(&again.stdout), text(&again.stderr));
+    assert!(
+        again.status.success() && said.contains(": 0 written,"),
+        "the same inputs again take the shortcut: {said}"
+    );
+    let outside = tempfile::tempdir().unwrap();
+    let copy = outside.path().join("partners.csv");
+    std::fs::copy(root.join("sources/tables/partners.csv"), &copy).unwrap();
+    std::fs::remove_file(root.join("sources/tables/partners.csv")).unwrap();
+    std::os::unix::fs::symlink(&copy, root.join("sources/tables/partners.csv")).unwrap();
+    let run = locref(root, &["build", "--out", "out/site"], EPOCH);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("sources/tables/partners.csv:1:1: error: is a symbolic link"),
+        "{stderr}"
+    );
+    assert_eq!(
+        snapshot(&site),
+        before,
+        "a refused build changed the output"
+    );
+}
+
 /// A symbolic link under `sources/` or `rules/` is never followed: a link to a file outside the project
 /// (which a pull request can add) publishes nothing of it and echoes none of it, and links that make a
 /// loop of folders end the walk at once. Each is a located error; the output stays as it was.
