@@ -734,9 +734,24 @@ impl Publish<'_> {
         self.current.insert(path.to_string());
         let hash = hash.to_hex().to_string();
         let mut settled = self.settle(path, &hash);
-        if let OnDisk::Differs(_) = settled.file {
-            // Its pieces are let go: written again rather than compared.
-            settled.file = OnDisk::Repair;
+        if let OnDisk::Differs(now) = settled.file {
+            // Its pieces are let go, but the staged file holds them: a touched file is kept.
+            let there = self
+                .publisher
+                .out
+                .as_deref()
+                .and_then(|out| crate::outdir::file_for(out, path));
+            let same = match (self.growing.get_mut(path), there) {
+                (Some(file), Some(there)) => file.same_bytes_as(&there),
+                _ => false,
+            };
+            settled.file = match same {
+                true => {
+                    self.restamped.push((path.to_string(), now));
+                    OnDisk::InPlace
+                }
+                false => OnDisk::Repair,
+            };
         }
         if let (Some(file), Some(replacer)) =
             (self.growing.remove(path), &mut self.publisher.replacer)

@@ -575,6 +575,32 @@ impl GrowingFile {
         self.len
     }
 
+    /// Whether the file at `other` holds exactly the bytes staged so far, read a block at a time (an
+    /// output assembled piece by piece is not held in memory to compare): how a file only touched since
+    /// it was put in place is told from one edited.
+    pub(crate) fn same_bytes_as(&mut self, other: &Path) -> bool {
+        use std::io::Read;
+        if std::fs::symlink_metadata(other).map(|m| m.len()).ok() != Some(self.len) {
+            return false;
+        }
+        let (Ok(mut staged), Ok(mut there)) = (File::open(&self.path), File::open(other)) else {
+            return false;
+        };
+        let (mut a, mut b) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+        loop {
+            let Ok(n) = staged.read(&mut a) else {
+                return false;
+            };
+            if n == 0 {
+                // The other file may have grown since its length was read.
+                return there.read(&mut b[..1]).is_ok_and(|m| m == 0);
+            }
+            if there.read_exact(&mut b[..n]).is_err() || a[..n] != b[..n] {
+                return false;
+            }
+        }
+    }
+
     /// Takes back what was written after the first `len` bytes: the next part goes there.
     pub(crate) fn truncate(&mut self, len: u64) -> io::Result<()> {
         use std::io::Seek;

@@ -65,6 +65,41 @@ fn a_build_repairs_outputs_deleted_edited_or_restored_from_an_old_copy_and_keeps
     );
 }
 
+/// A touch of the whole folder (every file's times changed, no byte) is kept whole, the outputs assembled
+/// piece by piece (`llms-full.txt`, the flat data files, the pages made of parts) too: each is compared
+/// with what the build staged. One of them edited by hand is repaired.
+#[test]
+fn a_touch_of_every_output_writes_nothing_and_an_edited_output_made_of_pieces_is_repaired() {
+    let (project, tree) = built();
+    let root = project.path();
+    let site = root.join("out/site");
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+    for path in tree.keys() {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(site.join(path))
+            .unwrap();
+        file.set_modified(later).unwrap();
+    }
+    let run = locref(root, &["build", "--out", "out/site"], EPOCH);
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(repaired(&stdout), Vec::<String>::new(), "{stdout}");
+    assert!(
+        stdout.contains(&format!("0 written, {} unchanged, 0 removed", tree.len())),
+        "{stdout}"
+    );
+    let llms = site.join("llms-full.txt");
+    let mut edited = std::fs::read(&llms).unwrap();
+    let last = edited.len() - 2;
+    edited[last] ^= 0x20;
+    std::fs::write(&llms, &edited).unwrap();
+    let run = locref(root, &["build", "--out", "out/site"], EPOCH);
+    let stdout = text(&run.stdout);
+    assert_eq!(repaired(&stdout), ["/llms-full.txt"], "{stdout}");
+    assert_eq!(snapshot(&site), tree, "the folder is the build's again");
+}
+
 /// Puts a folder of the user's, holding a file, where the build's `/fr/index.html` goes: no build can
 /// put that page in place.
 fn a_folder_where_a_page_goes(site: &std::path::Path) {
