@@ -752,11 +752,11 @@ pub struct Regime {
 pub enum ChangeKind {
     /// A toggle of the country changed value (true, false or null).
     ToggleFlipped,
-    /// A fact that the earlier state did not have.
+    /// A fact or another answer that the earlier state did not have.
     Added,
-    /// A fact that the later state no longer has.
+    /// A fact or another answer that the later state no longer has.
     Removed,
-    /// The fact's value text changed.
+    /// The fact's value text changed, or one field of another answer (`field`).
     ValueChanged,
     /// The verification went up (unverified < secondary < official).
     VerificationRaised,
@@ -799,8 +799,8 @@ impl ChangeKind {
     pub fn counted(self, n: u64) -> String {
         let (one, many, verb) = match self {
             ChangeKind::ToggleFlipped => ("toggle", "toggles", "flipped"),
-            ChangeKind::Added => ("fact", "facts", "added"),
-            ChangeKind::Removed => ("fact", "facts", "removed"),
+            ChangeKind::Added => ("answer", "answers", "added"),
+            ChangeKind::Removed => ("answer", "answers", "removed"),
             ChangeKind::ValueChanged => ("value", "values", "changed"),
             ChangeKind::VerificationRaised => ("verification", "verifications", "raised"),
             ChangeKind::VerificationLowered => ("verification", "verifications", "lowered"),
@@ -868,8 +868,10 @@ pub fn changes_counted(n: usize) -> String {
     format!("{n} change{}", if n == 1 { "" } else { "s" })
 }
 
-/// The value a change starts from or arrives at: a text (a fact's value, a verification, a date), a
-/// toggle's boolean, or a list of source URLs.
+/// The value a change starts from or arrives at: a text (a fact's value, a field of another answer as
+/// the data files carry it, a verification, a date), a toggle's boolean, a list of source URLs, or the
+/// fields of an answer other than a fact that was added or removed (field -> text, or null when
+/// unknown).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ChangeValue {
@@ -877,10 +879,12 @@ pub enum ChangeValue {
     Text(std::sync::Arc<str>),
     Flag(bool),
     Urls(Vec<String>),
+    Fields(serde_json::Map<String, serde_json::Value>),
 }
 
-/// One change of one fact (or one toggle) of a country between two states of the data: two consecutive
-/// releases, or the last release and the current sources (not released yet).
+/// One change of one published answer of a country (a fact, a toggle, or another recorded answer: an
+/// obligation phase, a regime, …) between two states of the data: two consecutive releases, or the last
+/// release and the current sources (not released yet).
 // Serialized by hand (below), so that `sentence`, said from the other fields, is never kept. (A plain
 // comment: the doc comment above is the schema's description.)
 #[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
@@ -892,13 +896,21 @@ pub struct Change {
     #[schemars(extend("format" = "date-time"))]
     pub released_at: Option<String>,
     pub country: String,
-    /// The fact that changed; null for a toggle.
+    /// The fact that changed; null for a toggle or another answer.
     pub fact_id: Option<String>,
+    /// The kind of answer that changed when it is neither a fact nor a toggle: `phase`, `regime`,
+    /// `vat`, `mandate`, `reporting-support`, `local-erp`, `partner` or `partner-flag`; null otherwise.
+    pub answer: Option<String>,
+    /// That answer's id (a phase's `<country>-<obligation>-<phase>`, …); null for a fact or a toggle.
+    pub answer_id: Option<String>,
+    /// The field of that answer whose value changed (its table's column: `status`, `model`, …); null
+    /// for any other change.
+    pub field: Option<String>,
     /// The ERP of an ERP-specific fact; null otherwise.
     pub erp: Option<String>,
     /// The toggle that flipped; null for a fact.
     pub toggle: Option<String>,
-    /// The fact's label as the data recorded it, or the toggle's name.
+    /// The fact's or answer's label as the data recorded it, or the toggle's name.
     pub label: String,
     pub kind: ChangeKind,
     /// `answer` when the change changes an answer (a value, a date, a toggle, a fact added or removed),
@@ -907,12 +919,15 @@ pub struct Change {
     /// The change as a sentence a reader understands, with the country's name first (`Norway: B2B
     /// e-invoicing mandate: yes (was: unknown)`).
     pub sentence: SaidSentence,
-    /// Before: null for an added fact, an unknown toggle, or a date that was not recorded.
+    /// Before: null for an added fact or answer, an unknown toggle or field, or a date that was not
+    /// recorded.
     pub old: Option<ChangeValue>,
-    /// After: null for a removed fact, an unknown toggle, or a date no longer recorded.
+    /// After: null for a removed fact or answer, an unknown toggle or field, or a date no longer
+    /// recorded.
     pub new: Option<ChangeValue>,
-    /// The names the sentence says: the country's, and what changed (the fact's label, or the
-    /// toggle's label where `label` holds its name). Shared by a country's changes.
+    /// The names the sentence says: the country's, and what changed (the fact's label, the toggle's
+    /// label where `label` holds its name, an answer's label and field), and the values in words
+    /// where the data files carry an id. Shared by a country's changes.
     #[schemars(skip)]
     pub said: Said,
 }
@@ -921,8 +936,13 @@ pub struct Change {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Said {
     pub country: Arc<str>,
-    /// A toggle's label; `None` says the change's `label`.
-    pub toggle: Option<Arc<str>>,
+    /// What changed, when it is not the change's `label` (a toggle's label; an answer's label and the
+    /// field that changed).
+    pub label: Option<Arc<str>>,
+    /// The values before and after in a reader's words, when they are not `old` and `new` as they
+    /// are (an id of the vocabulary by its label; an answer added or removed as its fields).
+    pub old: Option<Arc<str>>,
+    pub new: Option<Arc<str>>,
 }
 
 /// The place of `sentence` among a change's fields: the text is said when the change is serialized
@@ -947,8 +967,20 @@ impl JsonSchema for SaidSentence {
 impl Change {
     /// The change as a sentence a reader understands (see [`sentence`]).
     pub fn sentence(&self) -> String {
-        let label = self.said.toggle.as_deref().unwrap_or(&self.label);
-        sentence::sentence(&self.said.country, self.kind, label, &self.old, &self.new)
+        let label = self.said.label.as_deref().unwrap_or(&self.label);
+        let words = |said: &Option<Arc<str>>| said.clone().map(ChangeValue::Text);
+        let (said_old, said_new) = (words(&self.said.old), words(&self.said.new));
+        let old = if said_old.is_some() {
+            &said_old
+        } else {
+            &self.old
+        };
+        let new = if said_new.is_some() {
+            &said_new
+        } else {
+            &self.new
+        };
+        sentence::sentence(&self.said.country, self.kind, label, old, new)
     }
 }
 
@@ -956,11 +988,14 @@ impl Serialize for Change {
     /// The fields in their order, `sentence` said from the others.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut out = serializer.serialize_struct("Change", 12)?;
+        let mut out = serializer.serialize_struct("Change", 15)?;
         out.serialize_field("release", &self.release)?;
         out.serialize_field("released_at", &self.released_at)?;
         out.serialize_field("country", &self.country)?;
         out.serialize_field("fact_id", &self.fact_id)?;
+        out.serialize_field("answer", &self.answer)?;
+        out.serialize_field("answer_id", &self.answer_id)?;
+        out.serialize_field("field", &self.field)?;
         out.serialize_field("erp", &self.erp)?;
         out.serialize_field("toggle", &self.toggle)?;
         out.serialize_field("label", &self.label)?;
@@ -1102,7 +1137,7 @@ mod tests {
     fn counts_of_changes_read_as_english() {
         assert_eq!(ChangeKind::ToggleFlipped.counted(1), "1 toggle flipped");
         assert_eq!(ChangeKind::ToggleFlipped.counted(5), "5 toggles flipped");
-        assert_eq!(ChangeKind::Added.counted(2), "2 facts added");
+        assert_eq!(ChangeKind::Added.counted(2), "2 answers added");
         assert_eq!(
             ChangeKind::VerificationLowered.counted(1),
             "1 verification lowered"

@@ -1,6 +1,7 @@
 //! Derive: facts, toggles (from the dated obligations, by the rules of `rules/toggles.toml`), the
 //! calendar, counts and filter membership, per country and per ERP. Everything here is a narrow query over [`crate::model`] projections.
 
+pub mod answers;
 pub mod facts;
 pub mod filters;
 pub mod obligations;

@@ -35,6 +35,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::db::{Workspace, lookup};
+use crate::derive::answers::country_answers;
 use crate::derive::facts::country_facts;
 use crate::derive::toggles::country_toggle_values;
 use crate::diagnostics::{Checked, Diagnostic};
@@ -753,11 +754,30 @@ pub fn toggle_names(db: &dyn salsa::Database) -> Vec<(String, String)> {
         .collect()
 }
 
-/// What a change's sentence names: the country (as [`name_of`] says it) and the toggles.
+/// The labels of the vocabulary's labelled sets ((set, id) -> label), by which a change's sentence says
+/// an answer's value: a projection of `rules/vocabulary.toml`.
+#[salsa::tracked(returns(ref))]
+pub fn value_labels(db: &dyn salsa::Database) -> diff::Labels {
+    let vocabulary = &crate::parse::rules::vocabulary(db).value;
+    vocabulary
+        .labelled_sets()
+        .into_iter()
+        .flat_map(|(set, labels)| {
+            labels
+                .0
+                .iter()
+                .map(move |l| ((set.to_string(), l.id.clone()), l.label.clone()))
+        })
+        .collect()
+}
+
+/// What a change's sentence names: the country (as [`name_of`] says it), the toggles and the values of
+/// the vocabulary.
 fn names<'a>(db: &'a dyn salsa::Database, country: &'a str) -> Names<'a> {
     Names {
         country,
         toggles: toggle_names(db),
+        labels: value_labels(db),
     }
 }
 
@@ -792,8 +812,8 @@ pub fn release_changes<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db>) 
         .collect()
 }
 
-/// One country as the current sources publish it (its facts and toggles, read through the derive
-/// queries); `None` for a code the register does not have.
+/// One country as the current sources publish it (its facts, toggles and other answers, read through
+/// the derive queries); `None` for a code the register does not have.
 #[salsa::tracked(returns(ref))]
 pub fn current_country_state<'db>(
     db: &'db dyn salsa::Database,
@@ -803,6 +823,7 @@ pub fn current_country_state<'db>(
     Some(CountryState::new(
         country_facts(db, key),
         &country_toggle_values(db, key),
+        country_answers(db, key),
     ))
 }
 

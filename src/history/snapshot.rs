@@ -1,25 +1,35 @@
-//! The snapshot of a release: `sources/releases/<version>.jsonl`, the published facts and each country's
-//! toggles as they were released, frozen.
+//! The snapshot of a release: the published answers of each country as they were released, frozen
+//! (stored as one record a country, named by an index; see [`split_records`]).
 //!
 //! JSON Lines, one record per line, sorted by key, so that two snapshots compare line by line (`git diff
-//! --no-index` of two releases shows what changed). A country's line (key: its code) comes first, then its
-//! facts (key: the fact id, which starts with the code and a hyphen):
+//! --no-index` of two records shows what changed). A country's line (key: its code) comes first, then its
+//! facts (key: the fact id, which starts with the code and a hyphen), then its other answers (key: their
+//! kind and id, after every fact of the country):
 //!
 //! ```text
-//! {"country":"it","toggles":{"e_invoicing_mandatory_b2b":true,…,"audit_file_on_request":false}}
+//! {"country":"it","toggles":{"e_invoicing_mandatory_b2b":true,…,"audit_file_on_request":false},"answers":["local-erp",…,"vat"]}
 //! {"id":"it-currency","erp":null,"label":"Currency","value":"Euro (EUR)","verification":"official","source_urls":["https://…"],"last_checked":"2026-10-01","effective_date":null}
+//! {"answer":"phase","id":"it-b2b-e-invoicing-main","erp":null,"label":"B2B e-invoicing","fields":{"status":"in-force","applies_from":"2019-01-01",…},"verification":"official","source_urls":["https://…"],"last_checked":"2026-11-20"}
 //! ```
 //!
 //! A fact line holds the fields of the API's `Fact` that a change is made of: `value`, `verification`,
 //! `source_urls`, `last_checked` (the check date), `effective_date`, and `erp` and `label` to name it.
-//! Parsing never panics: every problem is a diagnostic at its line (and, where it can be found, the
-//! column of the field).
+//! An answer line holds one answer of a kind of [`AnswerKind`] (a phase, a regime, …): its fields as the
+//! data files publish them (`null` when unknown), its grade (`null` where its table has none), sources
+//! and check date.
+//!
+//! The country's line says which kinds of answer its record carries (`answers`): a record written before
+//! answers were recorded has no such list and carries none, only facts and toggles. A diff compares only
+//! the kinds both of its records carry, so the first release that records a kind shows none of its
+//! answers as added. Parsing never panics: every problem is a diagnostic at its line (and, where it can
+//! be found, the column of the field).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::derive::answers::{Answer, AnswerKind};
 use crate::diagnostics::{Diagnostic, PARSER_LIMIT};
 use crate::parse::{is_iso_date, is_recorded_http_url};
 use crate::resources::{Fact, Toggles, Verification};
@@ -54,18 +64,24 @@ impl SnapshotFact {
 }
 
 /// One country as a release records it: its toggles (name -> value, in the published order; a toggle
-/// the release did not know is absent) and its facts, sorted by id.
+/// the release did not know is absent), its facts, sorted by id, and its other answers, sorted by kind
+/// and id, of the kinds it carries (`carries`: none in a record made before answers were recorded).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CountryState {
     pub toggles: Vec<(String, Option<bool>)>,
     pub facts: Vec<SnapshotFact>,
+    /// The kinds of answer recorded, in name order: a kind not listed was not recorded (not "none").
+    pub carries: Vec<AnswerKind>,
+    pub answers: Vec<Answer>,
 }
 
 impl CountryState {
-    /// A country's state from its published facts and toggles.
-    pub fn new(facts: &[Fact], toggles: &Toggles) -> CountryState {
+    /// A country's state from its published facts, toggles and other answers (every kind).
+    pub fn new(facts: &[Fact], toggles: &Toggles, answers: &[Answer]) -> CountryState {
         let mut facts: Vec<SnapshotFact> = facts.iter().map(SnapshotFact::of).collect();
         facts.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut answers = answers.to_vec();
+        answers.sort_by(|a, b| (a.kind, &a.id).cmp(&(b.kind, &b.id)));
         CountryState {
             toggles: toggles
                 .values()
@@ -73,7 +89,14 @@ impl CountryState {
                 .map(|(name, value)| (name.to_string(), *value))
                 .collect(),
             facts,
+            carries: AnswerKind::ALL.to_vec(),
+            answers,
         }
+    }
+
+    /// Whether this state recorded the answers of `kind`.
+    pub fn carries(&self, kind: AnswerKind) -> bool {
+        self.carries.contains(&kind)
     }
 
     pub fn toggle(&self, name: &str) -> Option<Option<bool>> {
@@ -93,6 +116,30 @@ pub type Snapshot = BTreeMap<String, CountryState>;
 struct CountryLine {
     country: String,
     toggles: Map<String, Value>,
+    /// The kinds of answer the record carries; absent in a record made before answers were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    answers: Option<Vec<String>>,
+}
+
+/// The line of an answer other than a fact.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnswerLine {
+    answer: String,
+    id: String,
+    erp: Option<String>,
+    label: String,
+    fields: Map<String, Value>,
+    verification: Option<String>,
+    source_urls: Vec<String>,
+    last_checked: Option<String>,
+}
+
+/// The key an answer's line is sorted by: after its country's facts (`.` sorts after `-`), by kind,
+/// then id (a space sorts before every character of a kind or an id, so `partner` comes before
+/// `partner-flag`, as [`AnswerKind`] orders them).
+fn answer_key(code: &str, kind: &str, id: &str) -> String {
+    format!("{code}.{kind} {id}")
 }
 
 /// The line of a fact.
@@ -121,8 +168,35 @@ pub fn write<'a>(countries: impl IntoIterator<Item = (&'a str, &'a CountryState)
         let line = CountryLine {
             country: code.to_string(),
             toggles,
+            answers: (!state.carries.is_empty())
+                .then(|| state.carries.iter().map(|k| k.name().to_string()).collect()),
         };
         lines.push((code.to_string(), to_line(&line)));
+        for answer in &state.answers {
+            let line = AnswerLine {
+                answer: answer.kind.name().to_string(),
+                id: answer.id.clone(),
+                erp: answer.erp.clone(),
+                label: answer.label.clone(),
+                fields: answer
+                    .fields
+                    .iter()
+                    .map(|(name, value)| {
+                        (
+                            name.to_string(),
+                            value.clone().map_or(Value::Null, Value::String),
+                        )
+                    })
+                    .collect(),
+                verification: answer.verification.map(|v| v.as_str().to_string()),
+                source_urls: answer.source_urls.clone(),
+                last_checked: answer.last_checked.clone(),
+            };
+            lines.push((
+                answer_key(code, answer.kind.name(), &answer.id),
+                to_line(&line),
+            ));
+        }
         for fact in &state.facts {
             let line = FactLine {
                 id: fact.id.clone(),
@@ -262,6 +336,32 @@ pub fn parse(path: &str, text: &str) -> (Snapshot, Vec<Diagnostic>) {
                 }
                 record.id
             }
+            Line::Answer(record) => {
+                let state = country
+                    .as_ref()
+                    .filter(|c| record.id.starts_with(&format!("{c}-")))
+                    .and_then(|c| snapshot.get_mut(c).map(|state| (c.as_str(), state)));
+                match state {
+                    Some((code, state)) => {
+                        let key = answer_key(code, &record.answer, &record.id);
+                        if let Some(answer) = read_answer(&mut problems, n, line, &record, state) {
+                            state.answers.push(answer);
+                        }
+                        key
+                    }
+                    None => {
+                        problems.push(
+                            n,
+                            column_of(line, "id"),
+                            format!(
+                                "answer `{}` does not follow its country's line: an answer's id starts with its country's code and a hyphen, after that country's `{{\"country\":…}}` line and its facts",
+                                record.id
+                            ),
+                        );
+                        record.id
+                    }
+                }
+            }
         };
         if let Some(last) = &last_key {
             if key == *last {
@@ -283,6 +383,7 @@ pub fn parse(path: &str, text: &str) -> (Snapshot, Vec<Diagnostic>) {
 enum Line {
     Country(CountryLine),
     Fact(FactLine),
+    Answer(AnswerLine),
 }
 
 /// Reads line `n`: a fact's line or a country's, or `None` with its problem recorded.
@@ -297,6 +398,9 @@ fn read_line(problems: &mut Problems<'_>, n: u32, line: &str) -> Option<Line> {
     }
     if let Ok(record) = serde_json::from_str::<CountryLine>(line) {
         return Some(Line::Country(record));
+    }
+    if let Ok(record) = serde_json::from_str::<AnswerLine>(line) {
+        return Some(Line::Answer(record));
     }
     let value: Value = match serde_json::from_str(line) {
         Ok(value) => value,
@@ -318,6 +422,14 @@ fn read_line(problems: &mut Problems<'_>, n: u32, line: &str) -> Option<Line> {
             Ok(record) => Some(Line::Country(record)),
             Err(e) => {
                 problems.push(n, 1, format!("a country's line: {e}"));
+                None
+            }
+        }
+    } else if object.contains_key("answer") {
+        match serde_json::from_value::<AnswerLine>(value) {
+            Ok(record) => Some(Line::Answer(record)),
+            Err(e) => {
+                problems.push(n, 1, format!("an answer's line: {e}"));
                 None
             }
         }
@@ -378,13 +490,177 @@ fn read_country(
         }
         toggles.push((name.clone(), value));
     }
+    let mut carries: Vec<AnswerKind> = Vec::new();
+    for name in record.answers.iter().flatten() {
+        match AnswerKind::parse(name) {
+            Some(kind) if carries.last().is_some_and(|last| *last >= kind) => problems.push(
+                n,
+                column_of(line, "answers"),
+                format!("the kinds of `answers` are in name order, each once: `{name}` comes after `{}`", carries.last().map_or("", |k| k.name())),
+            ),
+            Some(kind) => carries.push(kind),
+            None => problems.push(
+                n,
+                column_of(line, "answers"),
+                format!(
+                    "`{name}` is not a kind of answer; expected one of: {}",
+                    AnswerKind::names()
+                ),
+            ),
+        }
+    }
     snapshot.insert(
         record.country.clone(),
         CountryState {
             toggles,
             facts: Vec::new(),
+            carries,
+            answers: Vec::new(),
         },
     );
+}
+
+fn read_answer(
+    problems: &mut Problems<'_>,
+    n: u32,
+    line: &str,
+    record: &AnswerLine,
+    state: &CountryState,
+) -> Option<Answer> {
+    let before = problems.list.len() + problems.hidden;
+    let kind = AnswerKind::parse(&record.answer);
+    match kind {
+        None => problems.push(
+            n,
+            column_of(line, "answer"),
+            format!(
+                "`{}` is not a kind of answer; expected one of: {}",
+                record.answer,
+                AnswerKind::names()
+            ),
+        ),
+        Some(kind) if !state.carries(kind) => problems.push(
+            n,
+            column_of(line, "answer"),
+            format!(
+                "an answer of kind `{}`, which its country's line does not list in `answers`",
+                record.answer
+            ),
+        ),
+        Some(_) => {}
+    }
+    if !is_slug(&record.id) {
+        problems.push(
+            n,
+            column_of(line, "id"),
+            format!(
+                "`{}` is not an answer id (lower-case letters, digits and hyphens)",
+                record.id
+            ),
+        );
+    }
+    if let Some(erp) = record.erp.as_deref().filter(|erp| !is_slug(erp)) {
+        problems.push(
+            n,
+            column_of(line, "erp"),
+            format!("`{erp}` is not an ERP id"),
+        );
+    }
+    if has_control(&record.label) {
+        problems.push(
+            n,
+            column_of(line, "label"),
+            "`label` holds a control character".into(),
+        );
+    }
+    let mut fields = Vec::new();
+    for (name, value) in &record.fields {
+        let known = kind.and_then(|kind| kind.field(name));
+        let value = match value {
+            Value::String(text) if has_control(text) => {
+                problems.push(
+                    n,
+                    column_of(line, name),
+                    format!("field `{name}` holds a control character"),
+                );
+                continue;
+            }
+            Value::String(text) => Some(text.clone()),
+            Value::Null => None,
+            _ => {
+                problems.push(
+                    n,
+                    column_of(line, name),
+                    format!("field `{name}` is a text or null"),
+                );
+                continue;
+            }
+        };
+        match known {
+            Some(field) => fields.push((field.name, value)),
+            None if kind.is_some() => problems.push(
+                n,
+                column_of(line, "fields"),
+                format!(
+                    "`{name}` is not a field of a `{}` answer; expected one of: {}",
+                    record.answer,
+                    kind.map_or_else(String::new, |k| k
+                        .fields()
+                        .iter()
+                        .map(|f| f.name)
+                        .collect::<Vec<_>>()
+                        .join(", "))
+                ),
+            ),
+            None => {}
+        }
+    }
+    let verification = match record.verification.as_deref() {
+        None => None,
+        Some(text) => {
+            let parsed = Verification::parse(text);
+            if parsed.is_none() {
+                problems.push(
+                    n,
+                    column_of(line, "verification"),
+                    format!(
+                        "`verification` is `{text}`; expected one of: {}, or null",
+                        Verification::NAMES.join(", ")
+                    ),
+                );
+            }
+            parsed
+        }
+    };
+    for url in &record.source_urls {
+        if !is_recorded_http_url(url) {
+            problems.push(
+                n,
+                column_of(line, "source_urls"),
+                format!("`{url}` is not an http(s) URL"),
+            );
+        }
+    }
+    if let Some(date) = record.last_checked.as_deref().filter(|d| !is_iso_date(d)) {
+        problems.push(
+            n,
+            column_of(line, "last_checked"),
+            format!("`last_checked` is `{date}`; expected a YYYY-MM-DD date or null"),
+        );
+    }
+    if problems.list.len() + problems.hidden > before {
+        return None;
+    }
+    Some(Answer {
+        kind: kind?,
+        id: record.id.clone(),
+        erp: record.erp.clone(),
+        label: record.label.clone(),
+        fields,
+        verification,
+        source_urls: record.source_urls.clone(),
+        last_checked: record.last_checked.clone(),
+    })
 }
 
 fn read_fact(
@@ -623,7 +899,166 @@ mod tests {
                     effective_date: Some("2027-01-01".into()),
                 },
             ],
+            ..CountryState::default()
         }
+    }
+
+    /// A state as a release now records it: with answers of kinds that sort apart as names and as
+    /// keys (`partner` before `partner-flag`).
+    fn answered() -> CountryState {
+        let answer =
+            |kind: AnswerKind, id: &str, fields: Vec<(&'static str, Option<String>)>| Answer {
+                kind,
+                id: id.into(),
+                erp: (kind != AnswerKind::Phase).then(|| "odoo".into()),
+                label: format!("label of {id}"),
+                fields,
+                verification: (kind != AnswerKind::Partner).then_some(Verification::Secondary),
+                source_urls: vec!["https://example.org/b".into()],
+                last_checked: Some("2026-11-01".into()),
+            };
+        let mut state = state();
+        state.carries = AnswerKind::ALL.to_vec();
+        state.answers = vec![
+            answer(
+                AnswerKind::Partner,
+                "it-odoo-acme",
+                vec![
+                    ("partner_type", Some("integrator".into())),
+                    ("summary", None),
+                ],
+            ),
+            answer(
+                AnswerKind::PartnerFlag,
+                "it-odoo",
+                vec![
+                    ("flag", Some("partner".into())),
+                    ("note", Some("“quoted”\tnote".into())),
+                ],
+            ),
+            answer(
+                AnswerKind::Phase,
+                "it-b2b-e-invoicing-main",
+                vec![
+                    ("status", Some("in-force".into())),
+                    ("applies_from", Some("2019-01-01".into())),
+                ],
+            ),
+        ];
+        state
+    }
+
+    #[test]
+    fn a_state_with_answers_reads_back_and_old_records_carry_none() {
+        let it = answered();
+        let text = write([("it", &it)]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 6, "{text}");
+        assert!(
+            lines[0].ends_with(r#","answers":["local-erp","mandate","partner","partner-flag","phase","regime","reporting-support","vat"]}"#),
+            "{}",
+            lines[0]
+        );
+        // Facts first, then the answers by kind and id.
+        assert!(lines[2].starts_with(r#"{"id":"it-e-invoicing-erp-support-odoo""#));
+        assert!(
+            lines[3].starts_with(r#"{"answer":"partner","id":"it-odoo-acme","erp":"odoo""#),
+            "{}",
+            lines[3]
+        );
+        assert!(
+            lines[3].contains(
+                r#""fields":{"partner_type":"integrator","summary":null},"verification":null"#
+            ),
+            "{}",
+            lines[3]
+        );
+        assert!(lines[4].starts_with(r#"{"answer":"partner-flag""#));
+        assert!(lines[5].starts_with(r#"{"answer":"phase""#));
+        let (snapshot, problems) = parse("s.jsonl", &text);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(snapshot["it"], it);
+        assert_eq!(write(snapshot.iter().map(|(c, s)| (c.as_str(), s))), text);
+        // A record of the form before answers: its country's line has no list, and it carries none.
+        let old = write([("it", &state())]);
+        assert!(!old.contains("answers"));
+        let (snapshot, problems) = parse("s.jsonl", &old);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(snapshot["it"].carries.is_empty());
+        assert!(!snapshot["it"].carries(AnswerKind::Phase));
+        assert!(answered().carries(AnswerKind::Phase));
+        // Split into records and read back one by one.
+        let records = split_records(&text).unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].1, text);
+    }
+
+    #[test]
+    fn a_damaged_answer_line_is_located() {
+        let text = write([("it", &answered())]);
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let with = |at: usize, line: String| {
+            let mut lines = lines.clone();
+            lines[at] = line;
+            format!("{}\n", lines.join("\n"))
+        };
+        let kind = with(
+            5,
+            lines[5].replace(r#""answer":"phase""#, r#""answer":"phases""#),
+        );
+        assert_eq!(
+            messages(&kind),
+            [
+                "s.jsonl:6:2: error: `phases` is not a kind of answer; expected one of: local-erp, mandate, partner, partner-flag, phase, regime, reporting-support, vat"
+            ]
+        );
+        let field = with(
+            5,
+            lines[5].replace(r#""status":"in-force""#, r#""stat":"in-force""#),
+        );
+        assert!(messages(&field)[0].contains("`stat` is not a field of a `phase` answer; expected one of: status, applies_from, scope, coverage, limit, basis"), "{:?}", messages(&field));
+        let value = with(
+            5,
+            lines[5].replace(r#""status":"in-force""#, r#""status":3"#),
+        );
+        assert!(messages(&value)[0].contains("field `status` is a text or null"));
+        let grade = with(
+            3,
+            lines[3].replace(r#""verification":null"#, r#""verification":"sure""#),
+        );
+        assert!(messages(&grade)[0].contains(
+            "`verification` is `sure`; expected one of: official, secondary, unverified, or null"
+        ));
+        // A kind its country's line does not carry.
+        let country = with(0, lines[0].replace(r#""phase","#, ""));
+        assert!(
+            messages(&country)[0].contains(
+                "an answer of kind `phase`, which its country's line does not list in `answers`"
+            ),
+            "{:?}",
+            messages(&country)
+        );
+        let listed = with(
+            0,
+            lines[0].replace(r#""mandate","#, r#""mandate","mandate","#),
+        );
+        assert!(messages(&listed)[0].contains(
+            "the kinds of `answers` are in name order, each once: `mandate` comes after `mandate`"
+        ));
+        let orphan = format!("{}\n", lines[5].replace("it-b2b", "fr-b2b"));
+        assert!(
+            messages(&orphan)[0]
+                .contains("answer `fr-b2b-e-invoicing-main` does not follow its country's line")
+        );
+        // Out of order: an answer before a fact.
+        let swapped = format!("{}\n{}\n{}\n", lines[0], lines[3], lines[1]);
+        assert!(messages(&swapped)[0].starts_with("s.jsonl:3:1: error: lines are sorted by key: `it-currency` comes after `it.partner it-odoo-acme`"), "{:?}", messages(&swapped));
+        let unknown = with(5, lines[5].replace(r#""label""#, r#""name""#));
+        assert!(
+            messages(&unknown)[0].contains("an answer's line: unknown field `name`"),
+            "{:?}",
+            messages(&unknown)
+        );
     }
 
     #[test]
@@ -771,11 +1206,11 @@ mod tests {
             }
         }
 
-        /// A real snapshot with one character replaced, inserted or deleted anywhere: never a panic, and
-        /// the result is either the same snapshot or located problems.
+        /// A real snapshot (with answers, or of the form before them) with one character replaced,
+        /// inserted or deleted anywhere: never a panic, and the problems it has are located.
         #[test]
-        fn a_damaged_real_snapshot_never_panics(at in any::<prop::sample::Index>(), c in any::<char>(), op in 0..3u8) {
-            let text = write([("it", &state())]);
+        fn a_damaged_real_snapshot_never_panics(at in any::<prop::sample::Index>(), c in any::<char>(), op in 0..3u8, answers in any::<bool>()) {
+            let text = write([("it", &if answers { answered() } else { state() })]);
             let mut chars: Vec<char> = text.chars().collect();
             let i = at.index(chars.len());
             match op {
@@ -784,7 +1219,9 @@ mod tests {
                 _ => { chars.remove(i); }
             }
             let damaged: String = chars.into_iter().collect();
-            let _ = parse("s.jsonl", &damaged);
+            for p in parse("s.jsonl", &damaged).1 {
+                prop_assert!(p.line >= 1 && p.column >= 1);
+            }
         }
     }
 }

@@ -15,6 +15,11 @@ pub fn shown(value: &Option<ChangeValue>, kind: ChangeKind) -> String {
         Some(ChangeValue::Flag(false)) => "no".into(),
         Some(ChangeValue::Urls(urls)) if urls.is_empty() => "none".into(),
         Some(ChangeValue::Urls(urls)) => urls.join("\n"),
+        Some(ChangeValue::Fields(fields)) => fields
+            .iter()
+            .filter_map(|(name, value)| Some(format!("{name}: {}", value.as_str()?)))
+            .collect::<Vec<_>>()
+            .join("; "),
         None => match kind {
             ChangeKind::ToggleFlipped => "unknown".into(),
             ChangeKind::EffectiveDateChanged => "not recorded".into(),
@@ -109,6 +114,13 @@ pub(crate) fn sentence(
         ChangeKind::ToggleFlipped => format!("{country}: {label}: {after} (was: {before})"),
         ChangeKind::Added => format!("{country}: {label} added: “{after}”"),
         ChangeKind::Removed => format!("{country}: {label} removed (was: “{before}”)"),
+        // An answer's field that was unknown or empty on one side (a fact's value is always a text).
+        ChangeKind::ValueChanged if old.is_none() => {
+            format!("{country}: {label}: now “{after}” (was: none given)")
+        }
+        ChangeKind::ValueChanged if new.is_none() => {
+            format!("{country}: {label}: none given now (was: “{before}”)")
+        }
         ChangeKind::ValueChanged => {
             let (gone, came) = changed_sentences(&before, &after);
             match (gone.is_empty(), came.is_empty()) {

@@ -52,7 +52,8 @@ fn change_row(change: &Change, country_name: String, toggle_label: Option<&str>)
     ChangeRow {
         country: change.country.clone(),
         country_name,
-        fact_id: change.fact_id.clone(),
+        // An answer other than a fact is named by its id too.
+        fact_id: change.fact_id.clone().or_else(|| change.answer_id.clone()),
         toggle: change.toggle.clone(),
         label: toggle_label.unwrap_or(&change.label).to_string(),
         kind: change.kind.name(),
