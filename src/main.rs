@@ -76,19 +76,32 @@ enum Command {
         #[arg(long, default_value = "public")]
         out: PathBuf,
     },
-    /// After a clean check, record the published facts and toggles as release VERSION: a frozen snapshot
-    /// (sources/releases/VERSION.index, naming each country's record in sources/releases/records/, of
-    /// which it writes those no release wrote), its row in sources/releases/releases.csv, and `version` in
-    /// rules/site.toml. Dated now, or by SOURCE_DATE_EPOCH when set. One release at a time (a second is
-    /// refused while one runs). Writes nothing on any error, or takes back what it wrote.
+    /// After a clean check, record the published answers (facts, toggles, phases, regimes, VAT rows,
+    /// mandates, reporting ERP cells, local ERPs, partners and partner flags) as release VERSION: a
+    /// frozen snapshot (sources/releases/VERSION.index, naming each country's record in
+    /// sources/releases/records/, of which it writes those no release wrote), its row in
+    /// sources/releases/releases.csv, and `version` in rules/site.toml. Dated now, or by
+    /// SOURCE_DATE_EPOCH when set. A release with no change since the last is refused without
+    /// --no-change. One release at a time (a second is refused while one runs). Writes nothing on any
+    /// error, or takes back what it wrote. `--undo` takes back the last release instead.
     Release {
         /// The new version: numbers separated by `.` or `-` (2026.11.23-1), greater than every release.
-        version: String,
+        #[arg(required_unless_present = "undo")]
+        version: Option<String>,
         /// The note a reader sees: one line saying what changed for readers ("Norway: B2B mandate
         /// enacted from 2027-01-01"), recorded in releases.csv and shown on /changes/, the release's page,
         /// the API and the feeds.
         #[arg(long, default_value = "")]
         note: String,
+        /// Make the release even though no answer changed since the last one (it needs --note saying
+        /// why: a release that records more of each answer, or only new check dates).
+        #[arg(long)]
+        no_change: bool,
+        /// Take back the last release (its snapshot, the records only it names, its row in releases.csv)
+        /// and set rules/site.toml's version back to the release before it, while its files are as it
+        /// wrote them; the edits made since stay.
+        #[arg(long, conflicts_with_all = ["version", "note", "no_change"])]
+        undo: bool,
     },
     /// Store every release snapshot kept whole (sources/releases/VERSION.jsonl, the form before
     /// records) as an index and records, after checking that they put back the recorded text: each
@@ -360,14 +373,40 @@ fn migrate_releases() -> ExitCode {
     }
 }
 
-fn release(version: &str, note: &str) -> ExitCode {
-    use locref::cmd::release::release;
+fn undo_release() -> ExitCode {
+    match locref::cmd::release::undo(Path::new(".")) {
+        Ok(done) => {
+            for path in &done.removed {
+                println!("  removed {path}");
+            }
+            for path in &done.replaced {
+                println!("  put back {path}");
+            }
+            println!(
+                "took back release {}: {} is the last release again, and the version of {}",
+                done.version,
+                done.previous,
+                locref::parse::rules::SITE
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => release_failed(e),
+    }
+}
+
+fn release(version: &str, note: &str, no_change: bool) -> ExitCode {
+    use locref::cmd::release::{NoChange, release};
     let started = Instant::now();
-    match release(Path::new("."), version, note, &build_time()) {
+    let no_change = if no_change {
+        NoChange::Allowed
+    } else {
+        NoChange::Refused
+    };
+    match release(Path::new("."), version, note, &build_time(), no_change) {
         Ok(done) => {
             let changes = match (&done.previous, done.changes) {
                 (Some(previous), Some(0)) => format!(
-                    "no change since {previous}: this release records none (its facts and toggles are those of {previous})"
+                    "no change since {previous}: this release records none (--no-change: its answers are those of {previous})"
                 ),
                 (Some(previous), Some(n)) => {
                     format!("{} since {previous}", locref::resources::changes_counted(n))
@@ -386,10 +425,11 @@ fn release(version: &str, note: &str) -> ExitCode {
                 locref::parse::rules::SITE
             );
             println!(
-                "released {} at {}: {} facts of {} countries; {changes}; in {:.1} ms",
+                "released {} at {}: {} facts and {} other answers of {} countries; {changes}; in {:.1} ms",
                 done.version,
                 done.released_at,
                 done.facts,
+                done.answers,
                 done.countries,
                 started.elapsed().as_secs_f64() * 1000.0
             );
@@ -510,7 +550,13 @@ fn main() -> ExitCode {
             port,
             host.as_deref(),
         )),
-        Command::Release { version, note } => release(&version, &note),
+        Command::Release { undo: true, .. } => undo_release(),
+        Command::Release {
+            version,
+            note,
+            no_change,
+            ..
+        } => release(version.as_deref().unwrap_or_default(), &note, no_change),
         Command::MigrateReleases => migrate_releases(),
         Command::Recover => recover(),
         Command::Verify {

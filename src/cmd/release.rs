@@ -1,8 +1,10 @@
-//! `locref release VERSION`: after a clean check, record the published facts and toggles as a frozen
-//! snapshot (`sources/releases/<version>.index`, naming each country's record under
-//! `sources/releases/records/`, of which it writes the ones no earlier release wrote), add its row to `sources/releases/releases.csv` (version,
-//! time, blake3 of the snapshot, its link in the chain of releases, note) and set `version` in
-//! `rules/site.toml`.
+//! `locref release VERSION`: after a clean check, record the published answers (facts, toggles, and the
+//! other answers of `crate::derive::answers`) as a frozen snapshot (`sources/releases/<version>.index`,
+//! naming each country's record under `sources/releases/records/`, of which it writes the ones no
+//! earlier release wrote), add its row to `sources/releases/releases.csv` (version, time, blake3 of the
+//! snapshot, its link in the chain of releases, note) and set `version` in `rules/site.toml`. A release
+//! with no change since the last one is refused unless asked for (`--no-change`, with a note).
+//! `locref release --undo` ([`undo`]) takes the last release back while its files are as it wrote them.
 //!
 //! One release at a time: a release holds the lock of the project's `sources/`
 //! (`.locref-cache/sources.lock`) from before its check to its last write, and a second one is refused
@@ -21,8 +23,8 @@ use serde::Deserialize;
 use crate::diagnostics::Diagnostic;
 use crate::history::version::Version;
 use crate::history::{
-    REGISTER, REGISTER_COLUMNS, chain_digest, index_path, is_utc_time, record_path, releases,
-    snapshot, snapshot_path,
+    REGISTER, REGISTER_COLUMNS, RELEASES_DIR, chain_digest, index_path, is_utc_time, record_path,
+    releases, snapshot, snapshot_path,
 };
 use crate::parse::rules::SITE;
 use crate::workspace::Project;
@@ -35,6 +37,8 @@ pub struct Released {
     pub previous: Option<String>,
     pub countries: usize,
     pub facts: usize,
+    /// The answers other than facts and toggles it recorded.
+    pub answers: usize,
     /// Changes since the previous release (`None` for the first release).
     pub changes: Option<usize>,
     /// The snapshot's index (project-relative) and the size in bytes of the snapshot it stands for.
@@ -96,16 +100,33 @@ fn locked_and_checked(root: &Path) -> Result<(impl Sized, Project), ReleaseError
     Ok((lock, project))
 }
 
-/// Records a release of the project at `root`, dated `released_at` (UTC, `2026-11-23T17:09:56Z`).
+/// Whether a release that records no change since the last one is made ([`release`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoChange {
+    /// Refused: a release is made to publish a change.
+    Refused,
+    /// Made (`--no-change`): it needs a note saying why (a release that records more of each answer, or
+    /// new check dates, changes nothing a reader sees).
+    Allowed,
+}
+
+/// Records a release of the project at `root`, dated `released_at` (UTC, `2026-11-23T17:09:56Z`). A
+/// release with no change since the last one is refused unless `no_change` allows it.
 pub fn release(
     root: &Path,
     version: &str,
     note: &str,
     released_at: &str,
+    no_change: NoChange,
 ) -> Result<Released, ReleaseError> {
     let parsed = Version::parse(version).map_err(ReleaseError::Usage)?;
     // As the register reads it back (its cells are trimmed): the chain is made of what is read.
     let note = note.trim();
+    if no_change == NoChange::Allowed && note.is_empty() {
+        return Err(ReleaseError::Usage(
+            "--no-change needs a --note saying why a release that changes no answer is made".into(),
+        ));
+    }
     if let Some(problem) = crate::parse::formula_problem(note) {
         return Err(ReleaseError::Usage(format!("--note: {problem}")));
     }
@@ -170,12 +191,25 @@ pub fn release(
         &digest,
         note,
     );
-    let countries = text
-        .lines()
-        .filter(|l| l.starts_with("{\"country\""))
-        .count();
-    let facts = text.lines().count() - countries;
+    let count = |start: &str| text.lines().filter(|l| l.starts_with(start)).count();
+    let (countries, facts, answers) = (
+        count("{\"country\""),
+        count("{\"id\""),
+        count("{\"answer\""),
+    );
     let changes = previous.map(|_| crate::history::unreleased_counts(db).total() as usize);
+    if let (Some(last), Some(0), NoChange::Refused) = (previous, changes, no_change) {
+        let same = digest == last.snapshot_blake3;
+        return Err(ReleaseError::Refused(format!(
+            "no change since {}: {}; to make a release that changes no answer anyway, give --no-change with a --note saying why",
+            last.version,
+            if same {
+                "the release would record what it recorded"
+            } else {
+                "the release would record only what is not a change (check dates, or kinds of answer the last release did not record)"
+            }
+        )));
+    }
     let previous = previous.map(|p| p.version.clone());
 
     let register_file = root.join(REGISTER);
@@ -219,6 +253,7 @@ pub fn release(
         previous,
         countries,
         facts,
+        answers,
         changes,
         snapshot: index_rel,
         snapshot_bytes: text.len(),
@@ -340,6 +375,128 @@ pub fn migrate_releases(root: &Path) -> Result<Migrated, ReleaseError> {
         Ok(()) => {
             journal.close();
             Ok(migrated)
+        }
+        Err(e) => Err(journal.undo(root, e)),
+    }
+}
+
+/// What `locref release --undo` took back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undone {
+    /// The release taken back, and the one that is now the last.
+    pub version: String,
+    pub previous: String,
+    /// The files removed (its snapshot, then the records no other release names) and replaced (the
+    /// register and `rules/site.toml`), project-relative.
+    pub removed: Vec<String>,
+    pub replaced: Vec<String>,
+}
+
+/// Takes back the last release of the project at `root` (`locref release --undo`): removes its snapshot
+/// (its index, or the snapshot stored whole) and the records no other release names, its row of the
+/// register, and sets `version` in `rules/site.toml` back to the release before it, so the sources are
+/// as they were before it was made (the edits made since stay). Like a release: under the lock of
+/// `sources/`, only after a clean check, every write journaled (a kill half way is taken back by
+/// `locref recover`), checked again after and taken back whole on any failure.
+///
+/// Refused, writing nothing, when there is no release, when the release is the first (what
+/// `site.toml` held before it is not recorded), when `site.toml` no longer names it (changed since),
+/// or when its register row is not as `locref release` writes it.
+pub fn undo(root: &Path) -> Result<Undone, ReleaseError> {
+    let (_lock, project) = locked_and_checked(root)?;
+    let db = &project.db;
+    let rows = releases(db);
+    let Some(last) = rows.last() else {
+        return Err(ReleaseError::Refused(format!(
+            "there is no release to take back ({REGISTER} records none)"
+        )));
+    };
+    let version = last.version.clone();
+    let Some(previous) = rows.len().checked_sub(2).map(|at| rows[at].clone()) else {
+        return Err(ReleaseError::Refused(format!(
+            "release `{version}` is the first release: the version {SITE} held before it is not recorded, so locref cannot put it back (remove {RELEASES_DIR}/ and set the version by hand, or restore them from version control)"
+        )));
+    };
+    let site_file = root.join(SITE);
+    let old_site = std::fs::read(&site_file).map_err(|e| io_error(&site_file, e))?;
+    let old_site_text = std::str::from_utf8(&old_site)
+        .map_err(|_| ReleaseError::Io(format!("{SITE} is not UTF-8")))?;
+    let site_version = &crate::parse::rules::site_rules(db).value.version;
+    if *site_version != version {
+        return Err(ReleaseError::Refused(format!(
+            "{SITE} names version `{site_version}`, not the last release `{version}`: it was changed since that release, so the release is not taken back (set it back to `{version}` first if that change is to go)"
+        )));
+    }
+    let new_site = with_version(old_site_text, &previous.version)?;
+    // The register before the release: without its last row, exactly as the release appended it.
+    let register_file = root.join(REGISTER);
+    let old_register = std::fs::read(&register_file).map_err(|e| io_error(&register_file, e))?;
+    let row = csv_row(&[
+        &last.version,
+        &last.released_at,
+        &last.snapshot_blake3,
+        &last.chain_blake3,
+        &last.note,
+    ])?;
+    let Some(new_register) = old_register.strip_suffix(row.as_bytes()) else {
+        return Err(ReleaseError::Refused(format!(
+            "the last row of {REGISTER} is not written as `locref release` writes it (edited by hand, or another line end): take the release back by hand"
+        )));
+    };
+    // The snapshot of the release, and the records no other release names.
+    let key = crate::history::ReleaseKey::new(db, version.clone());
+    let snapshot_file = match crate::history::snapshot_index(db, key) {
+        Some(_) => index_path(&version),
+        None => snapshot_path(&version),
+    };
+    let named_elsewhere: std::collections::BTreeSet<&str> = rows[..rows.len() - 1]
+        .iter()
+        .filter_map(|r| {
+            crate::history::snapshot_index(
+                db,
+                crate::history::ReleaseKey::new(db, r.version.clone()),
+            )
+            .as_ref()
+        })
+        .flat_map(|index| index.value.iter().map(|e| e.record.as_str()))
+        .collect();
+    let mut records: Vec<String> = crate::history::snapshot_index(db, key)
+        .as_ref()
+        .map(|index| {
+            index
+                .value
+                .iter()
+                .filter(|e| !named_elsewhere.contains(e.record.as_str()))
+                .map(|e| record_path(&e.record))
+                .collect()
+        })
+        .unwrap_or_default();
+    records.sort();
+    records.dedup();
+
+    let mut journal = Journal::on_disk(root, "release --undo");
+    let mut removed = Vec::new();
+    let result = (|| {
+        journal.replace(&register_file, Some(&old_register), new_register)?;
+        journal.replace(&site_file, Some(&old_site), new_site.as_bytes())?;
+        for rel in std::iter::once(&snapshot_file).chain(&records) {
+            let path = root.join(rel);
+            let bytes = std::fs::read(&path).map_err(|e| io_error(&path, e))?;
+            journal.remove(&path, &bytes)?;
+            removed.push(rel.clone());
+        }
+        let mut after = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
+        check(&mut after.db)
+    })();
+    match result {
+        Ok(()) => {
+            journal.close();
+            Ok(Undone {
+                version,
+                previous: previous.version,
+                removed,
+                replaced: vec![REGISTER.to_string(), SITE.to_string()],
+            })
         }
         Err(e) => Err(journal.undo(root, e)),
     }
@@ -794,6 +951,12 @@ fn with_row(old: Option<&[u8]>, cells: &[&str]) -> Result<String, ReleaseError> 
     if !text.ends_with('\n') {
         text.push('\n');
     }
+    text.push_str(&csv_row(cells)?);
+    Ok(text)
+}
+
+/// One row of the register as [`with_row`] writes it (its line end included).
+fn csv_row(cells: &[&str]) -> Result<String, ReleaseError> {
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(Vec::new());
@@ -803,8 +966,7 @@ fn with_row(old: Option<&[u8]>, cells: &[&str]) -> Result<String, ReleaseError> 
     let row = writer
         .into_inner()
         .map_err(|e| ReleaseError::Io(e.to_string()))?;
-    text.push_str(&String::from_utf8_lossy(&row));
-    Ok(text)
+    Ok(String::from_utf8_lossy(&row).into_owned())
 }
 
 /// `rules/site.toml` with `version` set (only the value's text changes: comments and layout stay).

@@ -1461,8 +1461,14 @@ fn a_new_release_diffs_only_itself() {
     let root = dir.path();
     // Whatever the shipped sources hold that is not released yet is released first, so that the release
     // below holds exactly the one change this test makes.
-    locref::cmd::release::release(root, "2099.1.1-0", "baseline", "2098-12-31T23:00:00Z")
-        .expect("baseline release");
+    locref::cmd::release::release(
+        root,
+        "2099.1.1-0",
+        "baseline",
+        "2098-12-31T23:00:00Z",
+        locref::cmd::release::NoChange::Allowed,
+    )
+    .expect("baseline release");
     let mut session = session(root);
     // A change to release: Australia's SAF-T becomes required (a fact text and a toggle).
     let facts = replace_once(
@@ -1485,6 +1491,7 @@ fn a_new_release_diffs_only_itself() {
         "2099.1.1-1",
         "Australia: SAF-T required",
         "2099-01-01T00:00:00Z",
+        locref::cmd::release::NoChange::Refused,
     )
     .expect("release");
     assert_eq!(released.changes, Some(2));
@@ -2084,7 +2091,14 @@ fn apply(session: &mut Session, root: &Path, edit: &Edit, atomic: bool) -> Vec<P
                 .and_then(|t| t.parse().ok())
                 .expect("a release time");
             let time = (last_at + jiff::SignedDuration::from_mins(1)).to_string();
-            let released = locref::cmd::release::release(root, &next, "random edit", &time);
+            // A step with no edit since the last release records none: allowed, with its note.
+            let released = locref::cmd::release::release(
+                root,
+                &next,
+                "random edit",
+                &time,
+                locref::cmd::release::NoChange::Allowed,
+            );
             match released {
                 Ok(released) => released
                     .new_records

@@ -63,6 +63,7 @@ pub fn add_releases(root: &Path, count: usize, edits: usize) -> Vec<u64> {
             &format!("2098.1.1-{n}"),
             &format!("{edits} facts revised"),
             &time,
+            locref::cmd::release::NoChange::Refused,
         )
         .unwrap_or_else(|e| panic!("release {n}: {e:?}"));
         added.push(releases_bytes(root) - before);
