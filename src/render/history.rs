@@ -287,6 +287,19 @@ fn feed_content<'a>(
     html
 }
 
+/// A release's note as the first paragraph of a feed entry's content (nothing for a release without
+/// one).
+fn note_html(note: &str) -> String {
+    if note.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<p>Release note: {}</p>",
+            crate::render::escape::escape_html(note)
+        )
+    }
+}
+
 /// When a release is dated in the feeds (`published`, `updated`): its `released_at`, made distinct from
 /// every other release's. The record keeps whole seconds, and two releases made within one second would
 /// give two entries one `updated`, which feed readers take for one entry updated twice: the later one is
@@ -346,6 +359,8 @@ pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
             ),
         ),
     };
+    // The note leads the content too: a reader that shows `<content>` and not `<summary>` reads it.
+    let content = format!("{}{content}", note_html(&release.note));
     let mut entry = format!(
         "  <entry>\n    <title>{}</title>\n    <id>{}</id>\n    <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n    <link rel=\"related\" type=\"application/json\" href=\"{}\"/>\n    <published>{}</published>\n    <updated>{}</updated>\n",
         escape_xml(&title),
@@ -391,7 +406,7 @@ pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title>{}: changes</title>\n  <subtitle>{}</subtitle>\n  <id>{}</id>\n  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>\n  <link rel=\"alternate\" type=\"text/html\" href=\"{}\"/>\n  <updated>{updated}</updated>\n  <author><name>{}</name></author>\n  <rights>{}</rights>\n",
         escape_xml(&site.title),
         escape_xml(&format!(
-            "What changed in the published facts and toggles, release by release. {}",
+            "What changed in the published answers, release by release. {}",
             site.informational_notice
         )),
         escape_xml(&format!("{base}/changes/")),
@@ -488,6 +503,12 @@ fn history_feed(
             if curation == 1 { "change" } else { "changes" },
         );
         let time = time_of(release);
+        // Each release's entry leads with the release's note (what it changed for readers at large).
+        let note = release
+            .as_ref()
+            .and_then(|version| releases(db).iter().find(|r| &r.version == version))
+            .map(|r| note_html(&r.note))
+            .unwrap_or_default();
         let (entry_title, id, link) = match release {
             Some(version) => (
                 format!("Release {version}: {title}: {what}"),
@@ -505,7 +526,10 @@ fn history_feed(
             escape_xml(&entry_title),
             escape_xml(&id),
             escape_xml(&link),
-            escape_xml(&feed_content(&counts, group.iter(), &link)),
+            escape_xml(&format!(
+                "{note}{}",
+                feed_content(&counts, group.iter(), &link)
+            )),
         ));
     }
     xml.push_str("</feed>\n");

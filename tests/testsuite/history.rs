@@ -1556,7 +1556,7 @@ fn the_new_outputs_are_listed_in_the_index_openapi_and_llms_txt() {
     }
     let llms = published("/llms.txt");
     for line in [
-        "- [Changes](https://locref.example.org/changes/index.md): What changed in the published facts and toggles: the changes not released yet, the newest release's answer changes, the newest releases, and a link to each year's archive of releases.".to_string(),
+        "- [Changes](https://locref.example.org/changes/index.md): What changed in the published answers: the changes not released yet, the newest release's answer changes, the newest releases, and a link to each year's archive of releases.".to_string(),
         // The newest release first.
         format!("\n## Releases\n\n- [Release {0}](https://locref.example.org/changes/{0}/index.md)\n", last()),
         "- [/api/v1/changes.json](https://locref.example.org/api/v1/changes.json): ".to_string(),
