@@ -406,7 +406,7 @@ fn release(version: &str, note: &str, no_change: bool) -> ExitCode {
         Ok(done) => {
             let changes = match (&done.previous, done.changes) {
                 (Some(previous), Some(0)) => format!(
-                    "no change since {previous}: this release records none (--no-change: its answers are those of {previous})"
+                    "no change since {previous}: this release changes no answer (--no-change)"
                 ),
                 (Some(previous), Some(n)) => {
                     format!("{} since {previous}", locref::resources::changes_counted(n))

@@ -1081,7 +1081,8 @@ impl ChangeCounts {
     }
 }
 
-/// A release: a frozen snapshot of the published facts and toggles (`sources/releases/<version>.jsonl`).
+/// A release: a frozen snapshot of the published answers (`sources/releases/<version>.index` and its
+/// records).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Release {

@@ -1,6 +1,7 @@
 //! History: the releases recorded under `sources/releases/` and the changes between them.
 //!
-//! A release is a frozen snapshot of the published facts and toggles ([`snapshot`]), written by `locref
+//! A release is a frozen snapshot of the published answers (facts, toggles, and the answers of
+//! [`crate::derive::answers`]; [`snapshot`]), written by `locref
 //! release` ([`release`]) and recorded in `sources/releases/releases.csv` with its version, its time, the
 //! blake3 of its snapshot, its link in the chain of releases ([`chain_digest`]) and a note. Snapshots are
 //! inputs like any source: the register and each snapshot are parsed and checked (a snapshot edited by
@@ -15,7 +16,7 @@
 //! snapshot_country (not memoized: a record parsed again, or a whole snapshot's country borrowed)
 //! release_country_changes (per release and country: the diff with the previous release's country)
 //!   -> release_changes (per release)
-//! country_facts + country_toggle_values -> current_country_state (per country)
+//! country_facts + country_toggle_values + country_answers -> current_country_state (per country)
 //!   -> unreleased_country_changes (the diff with the last release) -> unreleased_counts
 //!   -> unreleased_erp_changes (per ERP)
 //! release_country_changes -> released_country_history (per country) -> released_erp_history (per ERP)
@@ -24,8 +25,8 @@
 //!
 //! So an edit of one fact re-runs that country's current state, its unreleased changes and its history
 //! (and the lists built from them), never another country's; a new release adds its own diffs and leaves
-//! every earlier release's alone. Facts and toggles are read through the derive queries, never derived
-//! again here.
+//! every earlier release's alone. Facts, toggles and answers are read through the derive queries, never
+//! derived again here.
 
 pub mod diff;
 pub mod snapshot;

@@ -60,6 +60,9 @@ fn edit_australia(root: &Path) {
 fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier_release() {
     let dir = copy_project();
     let root = dir.path();
+    // The first release that records every answer: the one below then records Australia's only.
+    release_every_answer(root);
+    let last = "2099.1.1-0";
     edit_australia(root);
     let before = inputs(root);
     let run = locref(
@@ -74,8 +77,15 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     );
     assert!(run.status.success(), "{}", text(&run.stderr));
     let stdout = text(&run.stdout);
+    let snapshot = crate::common::release_snapshot(root, "2099.1.1-1").unwrap();
+    let lines = |start: &str| snapshot.lines().filter(|l| l.starts_with(start)).count();
+    // The toggle, the fact's clause, and the phase's status and basis.
     assert!(
-        stdout.contains(&format!("released 2099.1.1-1 at 2099-01-01T00:00:00Z: 1404 facts of 61 countries; 2 changes since {}", last())),
+        stdout.contains(&format!(
+            "released 2099.1.1-1 at 2099-01-01T00:00:00Z: {} facts and {} other answers of 61 countries; 4 changes since {last}",
+            lines("{\"id\""),
+            lines("{\"answer\""),
+        )),
         "{stdout}"
     );
     let after = inputs(root);
@@ -86,7 +96,7 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
         .filter(|k| before.get(*k) != after.get(*k))
         .collect();
     let index = read(root, "sources/releases/2099.1.1-1.index");
-    let last_index = read(root, &format!("sources/releases/{}.index", last()));
+    let last_index = read(root, &format!("sources/releases/{last}.index"));
     let differs: Vec<(&str, &str)> = index
         .lines()
         .zip(last_index.lines())
@@ -111,7 +121,6 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
         "{stdout}"
     );
     assert!(read(root, "rules/site.toml").contains("\nversion = \"2099.1.1-1\"\n"));
-    let snapshot = crate::common::release_snapshot(root, "2099.1.1-1").unwrap();
     // A record is named by the blake3 of its text.
     let record = read(root, &format!("sources/{au_record}"));
     assert_eq!(
@@ -123,7 +132,7 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     let row = register.lines().last().unwrap();
     let digest = blake3::hash(snapshot.as_bytes()).to_hex().to_string();
     let chain = chain(
-        Some(register_rows(root)[crate::common::shipped_releases().count - 1][3].as_str()),
+        Some(register_rows(root)[crate::common::shipped_releases().count][3].as_str()),
         &[
             "2099.1.1-1",
             "2099-01-01T00:00:00Z",
@@ -137,17 +146,20 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
             "2099.1.1-1,2099-01-01T00:00:00Z,{digest},{chain},\"Australia: SAF-T required, checked\""
         )
     );
-    // One record a line, sorted by key; Australia's line records the flipped toggle.
+    // One record a line, sorted by key (a country's answers after its facts, by kind and id);
+    // Australia's line records the flipped toggle.
     let keys: Vec<String> = snapshot
         .lines()
         .map(|l| {
             let v: Value = serde_json::from_str(l).unwrap();
-            v.get("id")
-                .or(v.get("country"))
-                .unwrap()
-                .as_str()
-                .unwrap()
-                .to_string()
+            match (v.get("country"), v.get("answer"), v.get("id")) {
+                (Some(code), _, _) => code.as_str().unwrap().to_string(),
+                (_, Some(kind), Some(id)) => {
+                    let id = id.as_str().unwrap();
+                    format!("{}.{} {id}", &id[..2], kind.as_str().unwrap())
+                }
+                (_, _, id) => id.unwrap().as_str().unwrap().to_string(),
+            }
         })
         .collect();
     let mut sorted = keys.clone();
@@ -182,7 +194,7 @@ fn a_release_writes_its_snapshot_its_row_and_the_version_and_rewrites_no_earlier
     let detail: Value =
         serde_json::from_str(&read(root, "public/api/v1/releases/2099.1.1-1.json")).unwrap();
     assert_eq!(detail["meta"]["version"], "2099.1.1-1");
-    assert_eq!(detail["data"]["previous"], last());
+    assert_eq!(detail["data"]["previous"], last);
     assert_eq!(detail["data"]["note"], "Australia: SAF-T required, checked");
 
     // The same version again, and a version that does not increase: refused, nothing written.
@@ -465,7 +477,8 @@ fn two_releases_at_once_record_one_at_a_time() {
         let before = tree(root);
         let start = |version: &str| {
             Command::new(env!("CARGO_BIN_EXE_locref"))
-                .args(["release", version, "--note", "at once"])
+                // The shipped sources are the last release: a release of them changes no answer.
+                .args(["release", version, "--no-change", "--note", "at once"])
                 .current_dir(root)
                 .env("SOURCE_DATE_EPOCH", AFTER)
                 .stdout(std::process::Stdio::piped())
@@ -530,7 +543,30 @@ fn two_releases_at_once_record_one_at_a_time() {
             .cloned()
             .collect();
         changed.extend(before.keys().filter(|k| !after.contains_key(*k)).cloned());
-        // (No country changed between the releases, so each wrote its index and no record.)
+        // No country changed between the releases: the first to be made wrote a record of each country
+        // (the shipped records do not carry every answer), each new and named by the releases'
+        // indexes, and the second none.
+        let indexes: String = released
+            .iter()
+            .map(|v| read(root, &format!("sources/releases/{v}.index")))
+            .collect();
+        changed.retain(|path| {
+            let Some(name) = path
+                .strip_prefix("sources/releases/records/")
+                .and_then(|p| p.strip_suffix(".jsonl"))
+            else {
+                return true;
+            };
+            assert!(
+                !before.contains_key(path),
+                "round {round}: {path} written over"
+            );
+            assert!(
+                indexes.contains(name),
+                "round {round}: {path} named by no index"
+            );
+            false
+        });
         let mut expected: Vec<String> = released
             .iter()
             .map(|v| format!("sources/releases/{v}.index"))
@@ -937,14 +973,25 @@ fn a_record_or_an_index_edited_by_hand_is_a_located_error() {
 fn a_small_release_adds_a_few_kilobytes_to_the_repository() {
     let dir = copy_project();
     let root = dir.path();
-    // Whatever the shipped sources hold that is not released yet is released first.
+    // Whatever the shipped sources hold that is not released yet is released first, with every answer.
     // (2097-01-01T00:00:00Z: before the releases `add_releases` makes.)
-    let run = locref(root, &["release", "2097.1.1-1"], "4039372800");
+    let run = locref(
+        root,
+        &[
+            "release",
+            "2097.1.1-1",
+            "--no-change",
+            "--note",
+            "every answer",
+        ],
+        "4039372800",
+    );
     assert!(run.status.success(), "{}", text(&run.stderr));
     let added = crate::common::releases::add_releases(root, 3, 3);
     assert_eq!(added.len(), 3);
+    // Three countries' records at most (about 20 KB each, every answer of the country) and the index.
     for (n, bytes) in added.iter().enumerate() {
-        assert!(*bytes <= 50_000, "release {}: {bytes} bytes", n + 1);
+        assert!(*bytes <= 100_000, "release {}: {bytes} bytes", n + 1);
         let version = format!("2098.1.1-{}", n + 1);
         let index = read(root, &format!("sources/releases/{version}.index"));
         assert!(*bytes >= index.len() as u64);
@@ -1301,9 +1348,9 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
     assert_eq!(
         unreleased,
         [
-            &json!({"release": null, "released_at": null, "country": "au", "fact_id": null, "erp": null, "toggle": "saft_required", "label": "saft_required", "kind": "toggle_flipped",
+            &json!({"release": null, "released_at": null, "country": "au", "fact_id": null, "answer": null, "answer_id": null, "field": null, "erp": null, "toggle": "saft_required", "label": "saft_required", "kind": "toggle_flipped",
                 "substance": "answer", "sentence": "Australia: SAF-T required: yes (was: no)", "old": false, "new": true}),
-            &json!({"release": null, "released_at": null, "country": "au", "fact_id": "au-periodic-reporting", "erp": null, "toggle": null, "label": "Periodic / real-time reporting", "kind": "value_changed",
+            &json!({"release": null, "released_at": null, "country": "au", "fact_id": "au-periodic-reporting", "answer": null, "answer_id": null, "field": null, "erp": null, "toggle": null, "label": "Periodic / real-time reporting", "kind": "value_changed",
                 "substance": "answer", "sentence": "Australia: Periodic / real-time reporting: adds “SAF-T: required.”",
                 "old": AU_REPORTING_FACT,
                 "new": format!("{AU_REPORTING_FACT} SAF-T: required.")}),
@@ -1596,9 +1643,12 @@ fn a_project_without_releases_has_an_empty_history_until_its_first_release() {
 
     let run = locref(root, &["release", "1"], AFTER);
     assert!(run.status.success(), "{}", text(&run.stderr));
-    assert!(text(&run.stdout).contains(
-        "released 1 at 2099-01-01T00:00:00Z: 1404 facts of 61 countries; the first release"
-    ));
+    let stdout = text(&run.stdout);
+    assert!(
+        stdout.contains("released 1 at 2099-01-01T00:00:00Z: ")
+            && stdout.contains(" other answers of 61 countries; the first release"),
+        "{stdout}"
+    );
     assert_eq!(
         read(root, "sources/releases/releases.csv").lines().next(),
         Some("version,released_at,snapshot_blake3,chain_blake3,note")
@@ -2079,11 +2129,32 @@ fn a_long_history_keeps_the_newest_releases_in_full_and_every_older_one_a_link_a
     use locref::render::history::{HISTORY_RELEASES, RECENT_RELEASES};
     let dir = copy_project();
     let root = dir.path();
-    // 2097-01-01: whatever the shipped sources hold unreleased; then 2098; then 2099 (no change).
-    let run = locref(root, &["release", "2097.1.1-1"], "4039372800");
+    // 2097-01-01: whatever the shipped sources hold unreleased (and every answer recorded); then 2098;
+    // then 2099 (no change).
+    let run = locref(
+        root,
+        &[
+            "release",
+            "2097.1.1-1",
+            "--no-change",
+            "--note",
+            "every answer",
+        ],
+        "4039372800",
+    );
     assert!(run.status.success(), "{}", text(&run.stderr));
     crate::common::releases::add_releases(root, RECENT_RELEASES + 2, 3);
-    let run = locref(root, &["release", "2099.1.1-1"], AFTER);
+    let run = locref(
+        root,
+        &[
+            "release",
+            "2099.1.1-1",
+            "--no-change",
+            "--note",
+            "nothing new",
+        ],
+        AFTER,
+    );
     assert!(run.status.success(), "{}", text(&run.stderr));
     let run = locref(root, &["build", "--out", "public"], AFTER);
     assert!(run.status.success(), "{}", text(&run.stderr));
@@ -2385,4 +2456,545 @@ fn release_files_with_crlf_line_ends_are_accepted_by_release_and_migrate_release
     assert!(run.status.success(), "{}", text(&run.stderr));
     let run = locref(root, &["check"], AFTER);
     assert!(run.status.success(), "{}", text(&run.stderr));
+}
+
+// ------------------------------------------------------------------------ every answer has a history
+
+/// 2099-01-02T00:00:00Z: after [`AFTER`], for a second release.
+const LATER: &str = "4070995200";
+
+/// The first release that records every answer (the shipped releases record facts and toggles only):
+/// it changes none, so it is made with `--no-change` and a note.
+fn release_every_answer(root: &Path) {
+    let run = locref(
+        root,
+        &[
+            "release",
+            "2099.1.1-0",
+            "--no-change",
+            "--note",
+            "The history now records every answer",
+        ],
+        AFTER,
+    );
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).contains(&format!(
+            "no change since {}: this release changes no answer (--no-change)",
+            last()
+        )),
+        "{}",
+        text(&run.stdout)
+    );
+}
+
+/// One edited row: its table, its country, the id of the fact or answer it publishes, and the field
+/// that changed (`None` for a fact's value).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Edited {
+    table: &'static str,
+    country: String,
+    id: String,
+    field: Option<&'static str>,
+}
+
+/// Reads a table of `sources/tables/`: its header and rows.
+fn table(root: &Path, name: &str) -> (csv::StringRecord, Vec<csv::StringRecord>) {
+    let mut reader = csv::Reader::from_path(root.join("sources/tables").join(name))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let header = reader.headers().unwrap().clone();
+    let rows = reader.records().map(|r| r.unwrap()).collect();
+    (header, rows)
+}
+
+/// Edits the cell `column` of the first row of table `name` that `pick` accepts (`pick` returns the new
+/// value), writes the table back, and returns the row as it was.
+fn edit_first(
+    root: &Path,
+    name: &str,
+    column: &str,
+    pick: impl Fn(&csv::StringRecord, &str) -> Option<String>,
+) -> csv::StringRecord {
+    let (header, mut rows) = table(root, name);
+    let at = header
+        .iter()
+        .position(|h| h == column)
+        .unwrap_or_else(|| panic!("{name}: no column {column}"));
+    let (n, value) = rows
+        .iter()
+        .enumerate()
+        .find_map(|(n, row)| pick(row, &row[at]).map(|v| (n, v)))
+        .unwrap_or_else(|| panic!("{name}: no row to edit"));
+    let old = rows[n].clone();
+    let mut cells: Vec<String> = old.iter().map(str::to_string).collect();
+    cells[at] = value;
+    rows[n] = csv::StringRecord::from(cells);
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_path(root.join("sources/tables").join(name))
+        .unwrap();
+    writer.write_record(&header).unwrap();
+    for row in &rows {
+        writer.write_record(row).unwrap();
+    }
+    writer.flush().unwrap();
+    old
+}
+
+/// Edits one row of each table a country's answers come from, each so that it changes one answer a
+/// reader reads and the project still checks clean, and says which answer each edit changes.
+fn edit_one_row_of_each_table(root: &Path) -> Vec<Edited> {
+    let edited = |s: &str| Some(format!("{s} (edited)"));
+    let mut out = Vec::new();
+    let row = edit_first(root, "countries.csv", "value", |r, v| {
+        (r[1] == *"Currency").then(|| edited(v)).flatten()
+    });
+    out.push(Edited {
+        table: "countries.csv",
+        country: row[0].to_string(),
+        id: format!("{}-currency", &row[0]),
+        field: None,
+    });
+    let row = edit_first(root, "obligations.csv", "scope", |r, v| {
+        (r[3] == *"in-force" && !v.is_empty())
+            .then(|| edited(v))
+            .flatten()
+    });
+    out.push(Edited {
+        table: "obligations.csv",
+        country: row[0].to_string(),
+        id: format!("{}-{}-{}", &row[0], &row[1], &row[2]),
+        field: Some("scope"),
+    });
+    let row = edit_first(root, "regimes.csv", "archive_years", |_, v| {
+        v.parse::<u8>().ok().map(|y| (y % 98 + 1).to_string())
+    });
+    out.push(Edited {
+        table: "regimes.csv",
+        country: row[0].to_string(),
+        id: format!("{}-{}", &row[0], &row[1]),
+        field: Some("archive_years"),
+    });
+    let row = edit_first(root, "vat.csv", "registration_threshold", |_, v| {
+        (!v.is_empty()).then(|| edited(v)).flatten()
+    });
+    out.push(Edited {
+        table: "vat.csv",
+        country: row[0].to_string(),
+        id: format!("{}-vat", &row[0]),
+        field: Some("registration_threshold"),
+    });
+    let row = edit_first(root, "mandates.csv", "scope", |_, v| {
+        (!v.is_empty()).then(|| edited(v)).flatten()
+    });
+    out.push(Edited {
+        table: "mandates.csv",
+        country: row[0].to_string(),
+        id: format!("{}-mandate", &row[0]),
+        field: Some("scope"),
+    });
+    let row = edit_first(root, "matrix.csv", "support_type", |_, v| {
+        (v == "native").then(|| "native + access point".to_string())
+    });
+    out.push(Edited {
+        table: "matrix.csv",
+        country: row[0].to_string(),
+        id: format!("{}-e-invoicing-erp-support-{}", &row[0], &row[1]),
+        field: None,
+    });
+    // A reporting row's ERP cell: the first `native` cell of the table, made `add-on`.
+    let (header, rows) = table(root, "reporting.csv");
+    let erps: Vec<(usize, &str)> = crate::common::ERP_IDS
+        .iter()
+        .filter_map(|erp| Some((header.iter().position(|h| h == *erp)?, *erp)))
+        .collect();
+    let (row, erp) = rows
+        .iter()
+        .find_map(|r| {
+            erps.iter()
+                .find(|(at, _)| &r[*at] == "native")
+                .map(|(_, erp)| (r.clone(), *erp))
+        })
+        .expect("a native reporting cell");
+    edit_first(root, "reporting.csv", erp, |r, _| {
+        (*r == row).then(|| "add-on".into())
+    });
+    // The row's number among its country's rows of its topic, in file order.
+    let n = rows
+        .iter()
+        .filter(|r| r[0] == row[0] && r[1] == row[1])
+        .position(|r| *r == row)
+        .unwrap()
+        + 1;
+    let topic = if &row[0] == "saf-t" {
+        "saft"
+    } else {
+        "vat-reporting"
+    };
+    out.push(Edited {
+        table: "reporting.csv",
+        country: row[1].to_string(),
+        id: format!("{}-{topic}-{n}-{erp}", &row[1]),
+        field: Some("support"),
+    });
+    let row = edit_first(root, "local_erps.csv", "segment", |_, v| edited(v));
+    out.push(Edited {
+        table: "local_erps.csv",
+        country: row[0].to_string(),
+        id: format!("{}-{}", &row[0], locref::ids::slugify(&row[1])),
+        field: Some("segment"),
+    });
+    let row = edit_first(root, "local_partner_flags.csv", "note", |_, v| edited(v));
+    out.push(Edited {
+        table: "local_partner_flags.csv",
+        country: row[0].to_string(),
+        id: format!("{}-{}", &row[0], &row[1]),
+        field: Some("note"),
+    });
+    let row = edit_first(root, "partners.csv", "summary", |_, v| edited(v));
+    out.push(Edited {
+        table: "partners.csv",
+        country: row[0].to_string(),
+        id: format!("{}-{}-{}", &row[0], &row[1], locref::ids::slugify(&row[2])),
+        field: Some("summary"),
+    });
+    out
+}
+
+/// A curator's edit of one row of each table, released: each is one change, said as a sentence on
+/// `/changes/` (the newest release's answers), on the release's page, in the country's feed (and the
+/// ERP's, for an answer about an ERP) and in the country's History section, before and after its
+/// release; each feed entry of the release leads with its note.
+#[test]
+fn one_row_of_each_table_edited_and_released_is_a_sentence_on_every_page_and_feed_that_shows_its_history()
+ {
+    let dir = copy_project();
+    let root = dir.path();
+    release_every_answer(root);
+    let edits = edit_one_row_of_each_table(root);
+    let tables: BTreeSet<&str> = edits.iter().map(|e| e.table).collect();
+    assert_eq!(tables.len(), edits.len(), "one edit a table");
+
+    // Before the release: the changes not released yet.
+    let build = locref(root, &["build", "--out", "public"], LATER);
+    assert!(build.status.success(), "{}", text(&build.stderr));
+    let changes: Value = serde_json::from_str(&read(root, "public/api/v1/changes.json")).unwrap();
+    let unreleased: Vec<&Value> = changes["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["release"].is_null())
+        .collect();
+    assert_changes_are_the_edits(&unreleased, &edits);
+    for change in &unreleased {
+        let sentence = escaped(&shown(&change["sentence"]));
+        let code = change["country"].as_str().unwrap();
+        let page = read(root, "public/changes/index.html");
+        let section = &page[page.find("<section id=\"unreleased\">").unwrap()..];
+        assert!(
+            section.contains(&sentence),
+            "/changes/ #unreleased: {sentence}"
+        );
+        let history = read(root, &format!("public/{code}/index.html"));
+        let history = &history[history.find("<section id=\"history\">").unwrap()..];
+        assert!(history.contains(&sentence), "/{code}/ #history: {sentence}");
+        let xml = read(root, &format!("public/{code}/changes.xml"));
+        let feed = feed_rs::parser::parse(xml.as_bytes()).unwrap();
+        let entry = &feed.entries[0];
+        assert!(
+            entry.id.ends_with("#unreleased"),
+            "/{code}/changes.xml: {}",
+            entry.id
+        );
+        let body = entry.content.as_ref().unwrap().body.as_deref().unwrap();
+        assert!(
+            body.contains(&format!("<li>{sentence}</li>")),
+            "/{code}/changes.xml: {sentence}"
+        );
+    }
+
+    // Released, with a note.
+    let note = "One row of each table edited";
+    let run = locref(root, &["release", "2099.1.1-1", "--note", note], LATER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).contains(&format!("; {} changes since 2099.1.1-0;", edits.len())),
+        "{}",
+        text(&run.stdout)
+    );
+    let build = locref(root, &["build", "--out", "public"], LATER);
+    assert!(build.status.success(), "{}", text(&build.stderr));
+    let detail: Value =
+        serde_json::from_str(&read(root, "public/api/v1/releases/2099.1.1-1.json")).unwrap();
+    let released: Vec<&Value> = detail["data"]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_changes_are_the_edits(&released, &edits);
+    let changes_page = read(root, "public/changes/index.html");
+    let latest = &changes_page[changes_page.find("<section id=\"latest\">").unwrap()..];
+    let latest = &latest[..latest.find("</section>").unwrap()];
+    let release_page = read(root, "public/changes/2099.1.1-1/index.html");
+    for change in &released {
+        let sentence = escaped(&shown(&change["sentence"]));
+        let code = change["country"].as_str().unwrap();
+        assert!(
+            latest.contains(&format!("<li>{sentence}</li>")),
+            "/changes/ #latest: {sentence}"
+        );
+        assert!(
+            release_page.contains(&sentence),
+            "/changes/2099.1.1-1/: {sentence}"
+        );
+        let page = read(root, &format!("public/{code}/index.html"));
+        let history = &page[page.find("<section id=\"history\">").unwrap()..];
+        assert!(history.contains(&sentence), "/{code}/ #history: {sentence}");
+        let twin = read(root, &format!("public/{code}/index.md"));
+        assert!(
+            twin.contains(&shown(&change["sentence"])),
+            "/{code}/index.md: {sentence}"
+        );
+        let mut feeds = vec![format!("/{code}/changes.xml")];
+        if let Some(erp) = change["erp"].as_str() {
+            feeds.push(format!("/erp/{erp}/changes.xml"));
+        }
+        for path in feeds {
+            let xml = read(root, &format!("public{path}"));
+            let feed = feed_rs::parser::parse(xml.as_bytes()).unwrap();
+            let entry = feed
+                .entries
+                .iter()
+                .find(|e| e.id.ends_with("#2099.1.1-1"))
+                .unwrap_or_else(|| panic!("{path}: no entry of the release"));
+            let body = entry.content.as_ref().unwrap().body.as_deref().unwrap();
+            assert!(
+                body.contains(&format!("<li>{sentence}</li>")),
+                "{path}: {sentence}"
+            );
+            assert!(
+                body.starts_with(&format!("<p>Release note: {note}</p>")),
+                "{path}: {body}"
+            );
+        }
+    }
+    // The site's feed: the release's entry leads with its note too, in its content.
+    let feed = feed_rs::parser::parse(read(root, "public/changes.xml").as_bytes()).unwrap();
+    for entry in &feed.entries {
+        let body = entry.content.as_ref().unwrap().body.as_deref().unwrap();
+        let Some(version) = entry.id.rsplit('/').next().unwrap().strip_suffix(".json") else {
+            continue;
+        };
+        let recorded = register_rows(root)
+            .into_iter()
+            .find(|r| r[0] == version)
+            .unwrap_or_else(|| panic!("{}", entry.id));
+        if !recorded[4].is_empty() {
+            assert!(
+                body.starts_with(&format!("<p>Release note: {}</p>", escaped(&recorded[4]))),
+                "{}: {body}",
+                entry.id
+            );
+        }
+    }
+}
+
+/// The changes of a change set are exactly the edits: one a table, each of the answer the edited row
+/// publishes, an answer change with its sentence naming the country.
+fn assert_changes_are_the_edits(changes: &[&Value], edits: &[Edited]) {
+    let mut got: Vec<Edited> = changes
+        .iter()
+        .map(|c| {
+            assert_eq!(c["kind"], "value_changed", "{c}");
+            assert_eq!(c["substance"], "answer", "{c}");
+            let id = c["fact_id"].as_str().or(c["answer_id"].as_str()).unwrap();
+            let edit = edits
+                .iter()
+                .find(|e| e.id == id)
+                .unwrap_or_else(|| panic!("a change no edit made: {c}"));
+            assert_eq!(c["field"].as_str(), edit.field, "{c}");
+            assert_eq!(c["answer"].is_null(), c["fact_id"].is_string(), "{c}");
+            edit.clone()
+        })
+        .collect();
+    got.sort();
+    let mut expected = edits.to_vec();
+    expected.sort();
+    assert_eq!(got, expected);
+}
+
+/// A release with no change since the last one is refused (nothing written) unless `--no-change` comes
+/// with a note; the first release that records every answer changes none, and every release recorded
+/// before it still checks against its hash.
+#[test]
+fn a_release_with_no_change_needs_no_change_and_a_note_and_old_releases_still_verify() {
+    let dir = copy_project();
+    let root = dir.path();
+    let before = inputs(root);
+    let records_before = crate::common::snapshot(&root.join("sources/releases/records"));
+    let run = locref(root, &["release", "2099.1.1-0"], AFTER);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stderr).contains(&format!("error: no change since {}: ", last()))
+            && text(&run.stderr).contains("give --no-change with a --note saying why"),
+        "{}",
+        text(&run.stderr)
+    );
+    assert_eq!(inputs(root), before, "nothing written");
+    let run = locref(root, &["release", "2099.1.1-0", "--no-change"], AFTER);
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
+    assert!(text(&run.stderr).contains("--no-change needs a --note"));
+    assert_eq!(inputs(root), before, "nothing written");
+    release_every_answer(root);
+    // Every record of the earlier releases is as it was; every country has a new record, which carries
+    // every kind of answer.
+    let records = crate::common::snapshot(&root.join("sources/releases/records"));
+    for (name, bytes) in &records_before {
+        assert_eq!(records.get(name), Some(bytes), "{name} kept as it was");
+    }
+    let snapshot = crate::common::release_snapshot(root, "2099.1.1-0").unwrap();
+    let countries = snapshot
+        .lines()
+        .filter(|l| l.starts_with("{\"country\""))
+        .count();
+    assert_eq!(records.len(), records_before.len() + countries);
+    assert!(
+        snapshot
+            .lines()
+            .filter(|l| l.starts_with("{\"country\""))
+            .all(|l| l.contains(",\"answers\":[\"local-erp\",")),
+        "every country's line lists the kinds it carries"
+    );
+    // The phases recorded are the rows of the table.
+    let phases = snapshot
+        .lines()
+        .filter(|l| l.starts_with("{\"answer\":\"phase\""))
+        .count();
+    assert_eq!(phases, table(root, "obligations.csv").1.len());
+    // Every release, old and new, checks against its recorded hash and chain.
+    let run = locref(root, &["check"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    for row in register_rows(root) {
+        let text = crate::common::release_snapshot(root, &row[0]).unwrap();
+        assert_eq!(
+            blake3::hash(text.as_bytes()).to_hex().as_str(),
+            row[2],
+            "{}",
+            row[0]
+        );
+    }
+    // The release recorded no change: none is published for it.
+    let build = locref(root, &["build", "--out", "public"], AFTER);
+    assert!(build.status.success(), "{}", text(&build.stderr));
+    let detail: Value =
+        serde_json::from_str(&read(root, "public/api/v1/releases/2099.1.1-0.json")).unwrap();
+    assert_eq!(detail["data"]["change_count"], 0);
+    // Released again with nothing changed since: refused again.
+    let again = inputs(root);
+    let run = locref(root, &["release", "2099.1.1-1"], LATER);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(text(&run.stderr).contains("the release would record what it recorded"));
+    assert_eq!(inputs(root), again);
+}
+
+/// `locref release --undo` takes back the last release: the sources are byte for byte as before it
+/// (the edits it released stay); refused, writing nothing, when the release's files changed since or
+/// it is the first release; a kill half way is taken back by `locref recover`.
+#[test]
+fn release_undo_takes_back_the_last_release_and_leaves_the_sources_as_before_it() {
+    let dir = copy_project();
+    let root = dir.path();
+    edit_australia(root);
+    let before = inputs(root);
+    let args = [
+        "release",
+        "2099.1.1-1",
+        "--note",
+        "Australia: SAF-T required",
+    ];
+    let run = locref(root, &args, AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let released = inputs(root);
+    assert_ne!(released, before);
+    let run = locref(root, &["release", "--undo"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let stdout = text(&run.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "took back release 2099.1.1-1: {} is the last release again",
+            last()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  removed sources/releases/2099.1.1-1.index\n"),
+        "{stdout}"
+    );
+    assert!(
+        inputs(root) == before,
+        "the sources are as before the release"
+    );
+
+    // Released again, then the version set by hand: the release is not taken back.
+    let run = locref(root, &args, AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let site = read(root, "rules/site.toml");
+    std::fs::write(
+        root.join("rules/site.toml"),
+        site.replace("version = \"2099.1.1-1\"", "version = \"2099.1.1-9\""),
+    )
+    .unwrap();
+    let edited = inputs(root);
+    let run = locref(root, &["release", "--undo"], AFTER);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stderr).contains("names version `2099.1.1-9`, not the last release `2099.1.1-1`"),
+        "{}",
+        text(&run.stderr)
+    );
+    assert_eq!(inputs(root), edited, "nothing written");
+    std::fs::write(root.join("rules/site.toml"), &site).unwrap();
+
+    // Killed after any of its writes: `recover` puts the release back, and the undo can be made again.
+    let mut steps = 0;
+    for step in ["1", "2", "3", "end"] {
+        let released = inputs(root);
+        let run = killed_at(root, &["release", "--undo"], &format!("write:{step}"));
+        if run.status.success() {
+            break;
+        }
+        assert_eq!(
+            run.status.code(),
+            Some(137),
+            "{step}: {}",
+            text(&run.stderr)
+        );
+        steps += 1;
+        recovered_after_kill(root, &released, &["release", "--undo"], step);
+        // Made again by `recovered_after_kill`: release it once more for the next step.
+        assert!(inputs(root) == before, "{step}");
+        let run = locref(root, &args, AFTER);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+    }
+    assert!(
+        steps >= 3,
+        "an undo makes at least three writes ({steps} killed)"
+    );
+
+    // The first release of a project: what site.toml held before it is not recorded.
+    std::fs::remove_dir_all(root.join("sources/releases")).unwrap();
+    let run = locref(root, &["release", "1"], AFTER);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let first = inputs(root);
+    let run = locref(root, &["release", "--undo"], AFTER);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stderr).contains("release `1` is the first release"),
+        "{}",
+        text(&run.stderr)
+    );
+    assert_eq!(inputs(root), first, "nothing written");
+    // No release at all, and a usage error: refused.
+    let run = locref(root, &["release", "--undo", "2"], AFTER);
+    assert_eq!(run.status.code(), Some(2));
 }
