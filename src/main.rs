@@ -383,7 +383,7 @@ fn undo_release() -> ExitCode {
                 println!("  put back {path}");
             }
             println!(
-                "took back release {}: {} is the last release again, and the version of {}",
+                "took back release {}: {} is the last release again (and the version in {})",
                 done.version,
                 done.previous,
                 locref::parse::rules::SITE
