@@ -472,6 +472,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             check_regimes × 1
             check_vat_rates_of × 1
             condensed_twin × 6
+            country_answers × 1
             country_calendar × 1
             country_detail × 1
             country_erp_fact_rows × 1
@@ -724,12 +725,14 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             check_obligations × 1
             check_regimes × 1
             condensed_twin × 15
+            country_answers × 1
             country_calendar × 1
             country_history_context × 1
             country_obligations × 61
             country_phase_dates × 1
             country_toggles × 1
             csv_digest × 1
+            current_country_state × 1
             decoded_text × 1
             endpoints × 1
             erp_history_context × 10
@@ -767,6 +770,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             page_context(readiness) × 1
             page_links × 30
             twin_title × 15
+            unreleased_country_changes × 1
         "#]],
         expect![[r#"
             /api/v1/calendar.json
@@ -829,6 +833,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             check_obligations × 1
             check_regimes × 1
             condensed_twin × 16
+            country_answers × 1
             country_calendar × 1
             country_detail × 1
             country_facts × 1
@@ -888,6 +893,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             page_links × 32
             page_search_items × 1
             twin_title × 16
+            unreleased_country_changes × 1
         "#]],
         expect![[r#"
             /api/v1/calendar.json
@@ -1041,10 +1047,12 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             check_erp_evidence × 1
             check_erp_tables × 1
             condensed_twin × 2
+            country_answers × 1
             country_detail × 1
             country_history_context × 1
             country_partners × 61
             country_summary × 1
+            current_country_state × 1
             decoded_text × 1
             endpoints × 1
             erp_partner_count × 11
@@ -1067,6 +1075,7 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             partner_codes × 1
             partner_rows × 1
             twin_title × 1
+            unreleased_country_changes × 1
         "#]],
         expect![[r#"
             /api/v1/countries/fi.json
@@ -1272,6 +1281,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             check_erp_evidence × 1
             check_reporting × 1
             condensed_twin × 3
+            country_answers × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -1494,7 +1504,9 @@ fn a_new_release_diffs_only_itself() {
         locref::cmd::release::NoChange::Refused,
     )
     .expect("release");
-    assert_eq!(released.changes, Some(2));
+    // The toggle, the fact's clause, and the phase's status and basis (the baseline recorded every
+    // answer, so the phase is compared too).
+    assert_eq!(released.changes, Some(4));
     // One new record: Australia's (every other country's is the last release's).
     assert_eq!(released.new_records.len(), 1, "{released:?}");
     let au_record = released.new_records[0].0.clone();
@@ -1535,13 +1547,14 @@ fn a_new_release_diffs_only_itself() {
         check_releases × 1
         check_releases_from_the_end × 1
         check_routes × 1
+        check_unread_files × 1
         condensed_twin × 7
         country_history_context × 61
         decoded_text × 4
         endpoints × 1
         erp_history_context × 11
         feed_time × 16
-        file × 584
+        file × 645
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
@@ -1690,14 +1703,22 @@ fn a_new_release_diffs_only_itself() {
     let changes: serde_json::Value =
         serde_json::from_str(&read(root, "public/api/v1/releases/2099.1.1-1.json")).unwrap();
     assert_eq!(changes["data"]["previous"], "2099.1.1-0");
-    assert_eq!(changes["data"]["change_count"], 2);
-    let kinds: Vec<&str> = changes["data"]["changes"]
+    assert_eq!(changes["data"]["change_count"], 4);
+    let kinds: Vec<(&str, Option<&str>)> = changes["data"]["changes"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| c["kind"].as_str().unwrap())
+        .map(|c| (c["kind"].as_str().unwrap(), c["field"].as_str()))
         .collect();
-    assert_eq!(kinds, ["toggle_flipped", "value_changed"]);
+    assert_eq!(
+        kinds,
+        [
+            ("toggle_flipped", None),
+            ("value_changed", None),
+            ("value_changed", Some("status")),
+            ("value_changed", Some("basis"))
+        ]
+    );
     let unreleased: serde_json::Value =
         serde_json::from_str(&read(root, "public/api/v1/changes.json")).unwrap();
     assert_eq!(unreleased["data"][0]["release"], "2099.1.1-1");
