@@ -609,7 +609,8 @@ mod tests {
             labels: &labels,
         };
         let changes = diff_country("it", &names, Some(&old), Some(&new), Published::UNRELEASED);
-        let summary: Vec<(Option<&str>, Option<&str>, Option<&str>, &str)> = changes
+        type Summary<'c> = (Option<&'c str>, Option<&'c str>, Option<&'c str>, &'c str);
+        let summary: Vec<Summary> = changes
             .iter()
             .map(|c| {
                 assert!(c.fact_id.is_none() && c.toggle.is_none());
