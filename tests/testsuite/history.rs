@@ -256,7 +256,7 @@ fn a_duplicate_non_increasing_malformed_or_backdated_release_is_refused_and_writ
             BEFORE,
             1,
             format!(
-                "the release time 2026-09-21T14:13:20Z is before the last release ({} at {})",
+                "the release time 2026-09-21T14:13:20Z is not after the last release ({} at {})",
                 last(),
                 last_at()
             ),
@@ -284,6 +284,34 @@ fn a_duplicate_non_increasing_malformed_or_backdated_release_is_refused_and_writ
     );
     assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
     assert_eq!(inputs(root), before);
+}
+
+/// Two releases in one second would share their `released_at` (the API's and the feeds' date of each):
+/// a release in the very second of the last one is refused, and one a second later is taken.
+#[test]
+fn a_release_in_the_same_second_as_the_last_is_refused() {
+    let dir = copy_project();
+    let root = dir.path();
+    edit_australia(root);
+    let before = inputs(root);
+    let last_second: jiff::Timestamp = last_at().parse().unwrap();
+    let same = last_second.as_second().to_string();
+    let run = locref(root, &["release", "2099.1.1-1", "--note", "x"], &same);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the release time {} is not after the last release ({} at {})",
+            last_at(),
+            last(),
+            last_at()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(inputs(root), before, "nothing written");
+    let next = (last_second.as_second() + 1).to_string();
+    let run = locref(root, &["release", "2099.1.1-1", "--note", "x"], &next);
+    assert!(run.status.success(), "{}", text(&run.stderr));
 }
 
 /// A file left where the next snapshot goes is never written over: it is not a recorded release, so the
@@ -1453,6 +1481,7 @@ fn the_sitemap_lists_every_page_with_its_time_and_robots_txt_names_it() {
         (Some(NS), "urlset")
     );
     let mut locations = BTreeSet::new();
+    let mut lastmods = BTreeMap::new();
     for url in root.children().filter(|n| n.is_element()) {
         assert_eq!(
             (url.tag_name().namespace(), url.tag_name().name()),
@@ -1463,8 +1492,12 @@ fn the_sitemap_lists_every_page_with_its_time_and_robots_txt_names_it() {
             .filter(|n| n.is_element())
             .map(|n| n.tag_name().name())
             .collect();
-        // The protocol's elements, in its order: loc, then lastmod.
-        assert_eq!(children, ["loc", "lastmod"]);
+        // The protocol's elements, in its order: loc, then lastmod (left out for a page that shows
+        // nothing dated: an ERP page whose every answer is unknown and unreleased).
+        assert!(
+            children == ["loc", "lastmod"] || children == ["loc"],
+            "{children:?}"
+        );
         let loc = url
             .children()
             .find(|n| n.has_tag_name((NS, "loc")))
@@ -1474,22 +1507,20 @@ fn the_sitemap_lists_every_page_with_its_time_and_robots_txt_names_it() {
         let lastmod = url
             .children()
             .find(|n| n.has_tag_name((NS, "lastmod")))
-            .unwrap()
-            .text()
-            .unwrap();
+            .map(|n| n.text().unwrap());
         assert!(
             loc.starts_with("https://locref.example.org/") && loc.len() < 2048,
             "{loc}"
         );
-        // A W3C datetime: the time of the build that last changed the page.
-        assert_eq!(
-            lastmod
-                .parse::<jiff::Timestamp>()
-                .unwrap()
-                .as_second()
-                .to_string(),
-            AFTER
-        );
+        // A W3C date: the day the page's content last changed as the data dates it.
+        if let Some(lastmod) = lastmod {
+            lastmods.insert(
+                loc.to_string(),
+                lastmod.parse::<jiff::civil::Date>().unwrap().to_string(),
+            );
+        } else {
+            assert!(loc.contains("/erp/"), "{loc} has no date");
+        }
         assert!(locations.insert(loc.to_string()), "{loc} twice");
     }
     let pages: BTreeSet<String> = snapshot(&shipped().root.join("public"))
@@ -1504,6 +1535,48 @@ fn the_sitemap_lists_every_page_with_its_time_and_robots_txt_names_it() {
         .collect();
     assert_eq!(locations, pages, "every page but the 404 page");
     assert_eq!(locations.len(), crate::common::shipped_pages() - 1);
+    // A country's page: the newest of its released changes and its answers' check days, as the API
+    // publishes them; a release's page: its day; the pages of the whole dataset: the newest of all.
+    let day = |time: &str| time[..10].to_string();
+    let changes = json("/api/v1/changes.json");
+    let mut newest = BTreeMap::<String, String>::new();
+    for change in changes["data"].as_array().unwrap() {
+        if let Some(at) = change["released_at"].as_str() {
+            let entry = newest
+                .entry(change["country"].as_str().unwrap().to_string())
+                .or_default();
+            *entry = (*entry).clone().max(day(at));
+        }
+    }
+    let mut site = json("/api/v1/releases.json")["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| day(r["released_at"].as_str().unwrap()))
+        .max()
+        .unwrap();
+    for country in json("/api/v1/countries.json")["data"].as_array().unwrap() {
+        let code = country["code"].as_str().unwrap();
+        let detail = json(&format!("/api/v1/countries/{code}.json"));
+        let checked = detail["data"]["facts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["last_checked"].as_str().map(str::to_string));
+        let expected = checked.chain(newest.get(code).cloned()).max().unwrap();
+        assert_eq!(
+            lastmods[&format!("https://locref.example.org/{code}/")],
+            expected,
+            "{code}"
+        );
+        site = site.max(expected);
+    }
+    assert_eq!(lastmods["https://locref.example.org/"], site);
+    assert_eq!(lastmods["https://locref.example.org/changes/"], site);
+    assert_eq!(
+        lastmods[&format!("https://locref.example.org/changes/{}/", last())],
+        day(last_at())
+    );
     assert_eq!(
         published("/robots.txt"),
         "User-agent: *\nAllow: /\n\nSitemap: https://locref.example.org/sitemap.xml\n"

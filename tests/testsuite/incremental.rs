@@ -163,6 +163,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             check_fact_evidence × 1
             check_vat_rates_of × 1
             condensed_twin × 2
+            country_day × 1
             country_detail × 1
             country_erp_fact_rows × 1
             country_fact_keys × 1
@@ -198,7 +199,6 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             output_file(page_country) × 1
             output_file(page_country_md) × 1
             output_file(search_index) × 1
-            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
             page_ids × 2
@@ -473,6 +473,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             check_vat_rates_of × 1
             condensed_twin × 6
             country_calendar × 1
+            country_day × 1
             country_detail × 1
             country_erp_fact_rows × 1
             country_fact_keys × 1
@@ -530,7 +531,6 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(page_home) × 1
             output_file(page_home_md) × 1
             output_file(search_index) × 1
-            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(compare) × 1
             page_context(country) × 1
@@ -616,6 +616,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             check_fact_evidence × 1
             check_vat_rates_of × 1
             condensed_twin × 3
+            country_day × 1
             country_detail × 1
             country_erp_fact_rows × 1
             country_fact_keys × 1
@@ -639,7 +640,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            output_digest × 19
+            output_digest × 20
             output_file(api_changes) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 1
@@ -758,7 +759,6 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             output_file(page_home_md) × 1
             output_file(page_readiness) × 1
             output_file(page_readiness_md) × 1
-            output_file(sitemap) × 1
             page_context(calendar) × 1
             page_context(compare) × 1
             page_context(country) × 1
@@ -830,6 +830,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             check_regimes × 1
             condensed_twin × 16
             country_calendar × 1
+            country_day × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -853,7 +854,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             flat_rows × 2
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 53
+            output_digest × 54
             output_file(api_calendar) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 11
@@ -968,6 +969,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             check_erp_evidence × 1
             check_matrix × 1
             condensed_twin × 2
+            country_day × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -987,7 +989,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             flat_row_count × 1
             flat_rows × 1
             matrix_rows × 1
-            output_digest × 12
+            output_digest × 13
             output_file(api_country) × 1
             output_file(api_erp) × 1
             output_file(api_facts) × 1
@@ -1056,7 +1058,6 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             output_file(page_country_md) × 1
             output_file(page_partners) × 1
             output_file(page_partners_md) × 1
-            output_file(sitemap) × 1
             page_context(country) × 1
             page_context(partners) × 1
             page_links × 2
@@ -1102,6 +1103,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             broken_links × 9
             check_rules × 1
             condensed_twin × 7
+            country_day × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -1147,7 +1149,6 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             output_file(page_filters_md) × 1
             output_file(page_home) × 1
             output_file(page_home_md) × 1
-            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
             page_context(e_invoicing) × 1
@@ -1241,7 +1242,6 @@ fn one_page_template_rerenders_only_the_country_pages() {
             decoded_text × 1
             output_digest × 61
             output_file(page_country) × 61
-            output_file(sitemap) × 1
             page_links × 61
             template_text × 1
         "#]],
@@ -1272,6 +1272,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             check_erp_evidence × 1
             check_reporting × 1
             condensed_twin × 3
+            country_day × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -1304,7 +1305,6 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             output_file(page_vat_reporting) × 1
             output_file(page_vat_reporting_md) × 1
             output_file(search_index) × 1
-            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
             page_context(saft) × 1
@@ -1423,7 +1423,6 @@ fn the_erp_page_template_rerenders_only_the_erp_pages() {
             erp_history_context × 10
             output_digest × 11
             output_file(page_erp) × 11
-            output_file(sitemap) × 1
             page_links × 11
             template_text × 1
         "#]],
@@ -1444,7 +1443,6 @@ fn the_stylesheet_rewrites_only_itself() {
             decoded_text × 1
             output_digest × 1
             output_file(asset) × 1
-            output_file(sitemap) × 1
         "#]],
         expect![[r#"
             /assets/site.css
@@ -1528,7 +1526,9 @@ fn a_new_release_diffs_only_itself() {
         check_releases × 1
         check_releases_from_the_end × 1
         check_routes × 1
+        check_unread_files × 1
         condensed_twin × 7
+        country_day × 1
         country_history_context × 61
         decoded_text × 4
         endpoints × 1
@@ -1623,6 +1623,7 @@ fn a_new_release_diffs_only_itself() {
         released_erp_history × 11
         releases × 1
         site_context × 1
+        site_day × 1
         site_rules × 1
         snapshot_codes × 1
         snapshot_digest × 1

@@ -619,9 +619,14 @@ fn a_missing_asset_is_a_diagnostic_and_an_asset_route_stays_in_rules_assets() {
         "path = \"/assets/../site.toml\"",
     );
     let messages = failed_build(root);
-    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages.len(), 2, "{messages:?}");
     assert!(
-        messages[0].starts_with("rules/routes.toml") && messages[0].contains("`.` or `..` segment"),
+        messages[1].starts_with("rules/routes.toml") && messages[1].contains("`.` or `..` segment"),
+        "{messages:?}"
+    );
+    // The stylesheet the route served is now served by none: said at the file.
+    assert!(
+        messages[0].starts_with("rules/assets/site.css:1:1: error: is served by no route"),
         "{messages:?}"
     );
 }
