@@ -1368,6 +1368,38 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
     );
 }
 
+/// Every feed and calendar is found from the pages it belongs to (autodiscovery in the head): the site's
+/// feed and calendar from the home page, the calendar from the calendar page, the feed from the changes
+/// pages; each country's and ERP's from its page (held in the tests of those). Each is also in the
+/// header's reach: a "Changes" link on every page.
+#[test]
+fn the_site_feed_and_calendar_are_discoverable_from_their_pages() {
+    let feed = "<link rel=\"alternate\" type=\"application/atom+xml\" title=\"Changes\" href=\"/changes.xml\">";
+    let calendar = "<link rel=\"alternate\" type=\"text/calendar\" title=\"Obligation dates\" href=\"/calendar.ics\">";
+    for (page, links) in [
+        ("/index.html", &[feed, calendar][..]),
+        ("/calendar/index.html", &[calendar][..]),
+        ("/changes/index.html", &[feed][..]),
+    ] {
+        let html = published(page);
+        let head = &html[..html.find("</head>").unwrap()];
+        for link in links {
+            assert!(head.contains(link), "{page} lacks {link}");
+        }
+    }
+    for page in snapshot(&shipped().root.join("public"))
+        .keys()
+        .filter(|p| p.ends_with("index.html"))
+    {
+        let html = published(&format!("/{page}"));
+        let header = &html[html.find("<header").unwrap()..html.find("</header>").unwrap()];
+        assert!(
+            header.contains("<a href=\"/changes/\">Changes</a>"),
+            "{page}"
+        );
+    }
+}
+
 #[test]
 fn the_changes_page_and_the_history_sections_show_every_release() {
     // The shipped releases are fewer than `/changes/` lists in full (the test of a long history holds
