@@ -94,6 +94,22 @@ fn every_html_page_works_under_a_strict_csp() {
         text(&files, "assets/forward.js").contains("location.replace(\"e-invoicing/\" + m[0])"),
         "forwarding script"
     );
+    // A reader with scripts on is never told what happens without them: the notices are in
+    // <noscript> only.
+    for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = String::from_utf8_lossy(bytes);
+        let mut outside = html.to_string();
+        while let (Some(start), Some(end)) =
+            (outside.find("<noscript>"), outside.find("</noscript>"))
+        {
+            outside.replace_range(start..end + "</noscript>".len(), "");
+        }
+        let body = &outside[outside.find("<body").unwrap_or(0)..];
+        assert!(
+            !body.contains("JavaScript"),
+            "{path}: a notice outside <noscript>"
+        );
+    }
     // Every page loads the search box's script; only the home page the forwarding one.
     for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
         let html = String::from_utf8_lossy(bytes);
