@@ -110,6 +110,21 @@ fn every_html_page_works_under_a_strict_csp() {
             "{path}: a notice outside <noscript>"
         );
     }
+    // A list of sources (a source cell, or each labelled list of one) names each page it rests on once,
+    // and two pages of one publisher apart (`vatupdate.com`, `vatupdate.com (2)`).
+    for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = String::from_utf8_lossy(bytes);
+        for cell in html.split("<td class=\"src\">").skip(1) {
+            let cell = &cell[..cell.find("</td>").unwrap()];
+            for list in cell.split("<br>") {
+                let mut names = BTreeSet::new();
+                for link in list.split("<a href=\"").skip(1) {
+                    let name = &link[link.find('>').unwrap() + 1..link.find("</a>").unwrap()];
+                    assert!(names.insert(name), "{path}: {name} twice in {list}");
+                }
+            }
+        }
+    }
     // Every page loads the search box's script; only the home page the forwarding one.
     for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
         let html = String::from_utf8_lossy(bytes);
