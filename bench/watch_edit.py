@@ -86,6 +86,9 @@ def main():
     ap.add_argument("--pause", type=float, default=1.0)
     ap.add_argument("--settle", type=float, default=3.0)
     ap.add_argument("--json")
+    ap.add_argument("--reader", choices=["none", "paced", "tight"], default="none",
+                    help="a second process reading out/fr/index.html while the edits run: every 1 ms "
+                         "(paced) or in a loop (tight), as a static server or a sync tool would")
     a = ap.parse_args()
     proj = os.path.abspath(a.proj)
     work, repo = os.path.realpath(a.work), os.path.realpath(os.path.dirname(HERE))
@@ -133,7 +136,20 @@ def main():
             if pred(l):
                 return t, l
 
-    res = {"proj": proj, "cmd": "locref watch --out " + out, "runs": []}
+    res = {"proj": proj, "cmd": "locref watch --out " + out, "reader": a.reader, "runs": []}
+    reading = None
+    if a.reader != "none":
+        # A process of its own (not a thread of this one), so its reads are the only events it makes.
+        pause = "0.001" if a.reader == "paced" else "0"
+        code = ("import os,sys,time\n"
+                "p,pause=sys.argv[1],float(sys.argv[2])\n"
+                "while True:\n"
+                "    try:\n"
+                "        open(p,'rb').read()\n"
+                "    except OSError:\n"
+                "        pass\n"
+                "    if pause: time.sleep(pause)\n")
+        reading = subprocess.Popen([sys.executable, "-c", code, os.path.join(out, "fr", "index.html"), pause])
     try:
         t_start = time.monotonic()
         _, first = wait_line(lambda l: re.search(r"queries re-ran; wrote", l) is not None, 1200)
@@ -200,6 +216,9 @@ def main():
         res["peak_rss_kb"] = vm(proc.pid, "VmHWM")
         res["rss_kb_end"] = vm(proc.pid, "VmRSS")
     finally:
+        if reading is not None:
+            reading.kill()
+            reading.wait()
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(orig)
         os.replace(tmp, src)

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::outdir::FileStamp;
 use crate::outdir::manifest::{InputRecord, Manifest, ManifestEntry, load_manifest};
-use crate::render::{GENERATED_AT_JSON, GENERATED_AT_MARK, Piece, Rendered, STAMP_OF_START};
+use crate::render::{GENERATED_AT_JSON, GENERATED_AT_MARK, Piece, Rendered};
 use crate::replace::{Lifetime, Replacer};
 
 /// The number of outputs in `out` when a `locref build` of the project at `root` would write nothing
@@ -57,8 +57,7 @@ fn outputs_in_place(out: &Path, manifest: &Manifest) -> bool {
 }
 
 /// One output as published: its rendered bytes with the build time in place of each `generated_at`
-/// placeholder (and, in an output that refers to others, each output's own time in place of its
-/// [`crate::render::stamp_of`] placeholder). The rendered pieces are shared with the build, and the stamps
+/// placeholder. The rendered pieces are shared with the build, and the stamps
 /// are applied as they are written (a vectored write) or served, so publishing a 1 MB output copies it
 /// nowhere in user space.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +68,7 @@ pub struct Stamped {
     /// The placeholders in the rendered pieces, in order: the piece, where in it each starts, its
     /// length, and its stamp. A placeholder never spans two pieces: each piece is a whole rendering.
     marks: Vec<Mark>,
-    /// Identifies the stamped bytes (the dev server's ETag): a hash of the content hash and the stamps.
+    /// Identifies the stamped bytes (the dev server's ETag): a hash of the content hash and the stamp.
     pub etag: String,
 }
 
@@ -115,47 +114,9 @@ fn generated_at_marks(path: &str, rendered: &Rendered, generated_at: &str) -> Ve
     marks
 }
 
-/// The [`crate::render::stamp_of`] placeholders of `rendered`: the piece, where in it each starts, its
-/// length, and the site path it names.
-fn stamp_of_marks(rendered: &Rendered) -> Vec<(usize, usize, usize, &str)> {
-    let start = STAMP_OF_START.as_bytes();
-    let mut marks = Vec::new();
-    for (piece, bytes) in rendered.pieces().iter().enumerate() {
-        let bytes = bytes.bytes();
-        for at in memchr::memmem::find_iter(bytes, start) {
-            let from = at + start.len();
-            let Some(end) = memchr::memchr(0, &bytes[from..]) else {
-                continue;
-            };
-            let path = std::str::from_utf8(&bytes[from..from + end]).unwrap_or_default();
-            marks.push((piece, at, start.len() + end + 1, path));
-        }
-    }
-    marks
-}
-
 impl Stamped {
-    fn new(
-        path: &str,
-        rendered: &Rendered,
-        content_hash: &str,
-        generated_at: &str,
-        stamps: &HashMap<String, String>,
-    ) -> Stamped {
-        let mut marks = generated_at_marks(path, rendered, generated_at);
-        if rendered.refers {
-            marks.extend(
-                stamp_of_marks(rendered)
-                    .into_iter()
-                    .map(|(piece, at, len, p)| Mark {
-                        piece,
-                        at,
-                        len,
-                        stamp: stamps.get(p).cloned().unwrap_or_default(),
-                    }),
-            );
-            marks.sort_by_key(|mark| (mark.piece, mark.at));
-        }
+    fn new(path: &str, rendered: &Rendered, content_hash: &str, generated_at: &str) -> Stamped {
+        let marks = generated_at_marks(path, rendered, generated_at);
         Stamped {
             path: path.to_string(),
             rendered: rendered.clone(),
@@ -227,25 +188,6 @@ impl crate::replace::Content for Stamped {
     fn segments(&self) -> Vec<&[u8]> {
         Stamped::segments(self)
     }
-}
-
-/// The content hash the manifest records for an output: its rendered bytes' hash, and for an output that
-/// refers to others, also the stamps it shows (so a page whose content changed rewrites the sitemap
-/// line that dates it).
-fn content_hash(rendered: &Rendered, stamps: &HashMap<String, String>) -> String {
-    let hash = rendered.hash.to_hex().to_string();
-    if !rendered.refers {
-        return hash;
-    }
-    let mut hasher = blake3::Hasher::new();
-    hasher.update(hash.as_bytes());
-    for (_, _, _, path) in stamp_of_marks(rendered) {
-        hasher.update(b"\0");
-        hasher.update(path.as_bytes());
-        hasher.update(b"=");
-        hasher.update(stamps.get(path).map_or("", String::as_str).as_bytes());
-    }
-    hasher.finalize().to_hex().to_string()
 }
 
 /// What one emit did.
@@ -485,10 +427,8 @@ impl Publisher {
             time: time.to_string(),
             report: EmitReport::default(),
             changes: Vec::new(),
-            stamps: HashMap::new(),
             stamped: Vec::new(),
             staged: Vec::new(),
-            referring: Vec::new(),
             current: BTreeSet::new(),
             growing: HashMap::new(),
             restamped: Vec::new(),
@@ -526,14 +466,10 @@ pub struct Publish<'p> {
     time: String,
     report: EmitReport,
     changes: Vec<ManifestChange>,
-    /// Each output's `generated_at` in this build, for the outputs that show other outputs' times.
-    stamps: HashMap<String, String>,
     /// The outputs published this time, kept for [`Publisher::site`] when the publisher keeps it.
     stamped: Vec<Stamped>,
     /// The site paths staged for writing.
     staged: Vec<String>,
-    /// Outputs that show other outputs' times (the sitemap): published last, when every time is known.
-    referring: Vec<(String, Rendered)>,
     /// Every output of this build.
     current: BTreeSet<String>,
     /// The outputs being staged piece by piece ([`Publish::grow`]: `llms-full.txt` across the whole
@@ -569,12 +505,11 @@ enum OnDisk {
 
 impl Publish<'_> {
     /// Gives one output of the build: stamped and staged now if its content changed (or its file is
-    /// missing), unless it shows other outputs' times, which waits for [`Publish::finish`].
+    /// missing).
     pub fn offer(&mut self, path: &str, rendered: &Rendered) -> io::Result<()> {
         let digest = crate::render::Digest {
             hash: rendered.hash,
             len: rendered.len(),
-            refers: rendered.refers,
             error: None,
         };
         // Shares the bytes (an `Arc`): they outlive the query value the caller may evict.
@@ -591,10 +526,6 @@ impl Publish<'_> {
         rendered: impl FnOnce() -> Rendered,
     ) -> io::Result<()> {
         self.current.insert(path.to_string());
-        if digest.refers {
-            self.referring.push((path.to_string(), rendered()));
-            return Ok(());
-        }
         self.publish_one(path, digest.hash.to_hex().to_string(), rendered)
     }
 
@@ -610,13 +541,7 @@ impl Publish<'_> {
             self.account(path, hash, settled);
             return Ok(());
         }
-        let stamped = Stamped::new(
-            path,
-            &rendered(),
-            &hash,
-            &settled.generated_at,
-            &self.stamps,
-        );
+        let stamped = Stamped::new(path, &rendered(), &hash, &settled.generated_at);
         if let OnDisk::Differs(now) = settled.file {
             // A `touch`, a restored backup, a copy with the same bytes: the file is right, only its
             // record is not.
@@ -665,7 +590,6 @@ impl Publish<'_> {
                 }
             }
         };
-        self.stamps.insert(path.to_string(), generated_at.clone());
         Settled { generated_at, file }
     }
 
@@ -711,7 +635,7 @@ impl Publish<'_> {
             }
         };
         let rendered = Rendered::from_pieces(pieces.iter().cloned());
-        let stamped = Stamped::new(path, &rendered, "", &self.time, &self.stamps);
+        let stamped = Stamped::new(path, &rendered, "", &self.time);
         file.append(&stamped.segments())
     }
 
@@ -762,14 +686,9 @@ impl Publish<'_> {
         Ok(())
     }
 
-    /// Publishes the outputs that show other outputs' times, removes the outputs of the last build that
-    /// are not in this one, puts every staged file in place and saves the manifest. On an error the output
+    /// Removes the outputs of the last build that are not in this one, puts every staged file in place and saves the manifest. On an error the output
     /// folder, the manifest and what the publisher serves stay those of the last good build.
     pub fn finish(mut self) -> io::Result<EmitReport> {
-        for (path, rendered) in std::mem::take(&mut self.referring) {
-            let hash = content_hash(&rendered, &self.stamps);
-            self.publish_one(&path, hash, || rendered)?;
-        }
         let publisher = &mut *self.publisher;
         for (path, entry) in &publisher.manifest.files {
             if self.current.contains(path.as_str()) {
@@ -982,13 +901,7 @@ mod tests {
             Piece::new(GENERATED_AT_MARK),
             Piece::new("<p>end</p>"),
         ]);
-        let stamped = Stamped::new(
-            "/x/index.html",
-            &rendered,
-            "hash",
-            "2026-01-01T00:00:00Z",
-            &HashMap::new(),
-        );
+        let stamped = Stamped::new("/x/index.html", &rendered, "hash", "2026-01-01T00:00:00Z");
         let segments = stamped.shared_segments();
         assert_eq!(segments.concat(), &*stamped.bytes());
         assert!(segments.iter().all(|s| !s.is_empty()), "{segments:?}");

@@ -56,7 +56,7 @@ pub enum ReleaseError {
     Invalid(Vec<Diagnostic>),
     /// The version or note is malformed.
     Usage(String),
-    /// The version is taken or does not increase, the time is before the last release, or the snapshot
+    /// The version is taken or does not increase, the time is not after the last release, or the snapshot
     /// file exists.
     Refused(String),
     /// Another `locref release` is making a release of this project.
@@ -166,9 +166,10 @@ pub fn release(
                 last.version
             )));
         }
-        if released_at < last.released_at.as_str() {
+        // Two releases in one second would share their date in the API and the feeds.
+        if released_at <= last.released_at.as_str() {
             return Err(ReleaseError::Refused(format!(
-                "the release time {released_at} is before the last release ({} at {})",
+                "the release time {released_at} is not after the last release ({} at {}): releases are dated to the second, one a second at most",
                 last.version, last.released_at
             )));
         }

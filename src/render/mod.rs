@@ -158,9 +158,6 @@ pub struct Rendered {
     /// several, the blake3 of each piece's hash and length in order, which identifies the content as
     /// well without reading the pieces again.
     pub hash: blake3::Hash,
-    /// Whether the bytes hold [`stamp_of`] placeholders: the emit step fills each with the `generated_at`
-    /// of the output it names (the sitemap's `lastmod`), and counts those times as part of the content.
-    pub refers: bool,
 }
 
 /// Equal when the content hashes are: salsa compares a re-rendered output with its last value to decide
@@ -178,14 +175,6 @@ impl Rendered {
         Rendered::from_pieces([Piece::new(bytes)])
     }
 
-    /// Bytes holding [`stamp_of`] placeholders.
-    pub(crate) fn referring(bytes: Vec<u8>) -> Self {
-        Rendered {
-            refers: true,
-            ..Rendered::new(bytes)
-        }
-    }
-
     /// An output made of `pieces`, in order (empty pieces are left out).
     pub fn from_pieces(pieces: impl IntoIterator<Item = Piece>) -> Self {
         let pieces: Arc<[Piece]> = pieces.into_iter().filter(|p| !p.is_empty()).collect();
@@ -194,7 +183,6 @@ impl Rendered {
         Rendered {
             pieces,
             hash: hasher.finalize(),
-            refers: false,
         }
     }
 
@@ -291,16 +279,6 @@ pub(crate) const GENERATED_AT_MARK: &str = "\u{0}generated_at\u{0}";
 /// [`GENERATED_AT_MARK`] as serde_json writes it inside a JSON string.
 pub(crate) const GENERATED_AT_JSON: &str = "\\u0000generated_at\\u0000";
 
-/// How a [`stamp_of`] placeholder starts; the site path it names follows, then a NUL. No output holds a
-/// raw NUL otherwise (sources cannot contain control characters, and JSON escapes them).
-pub(crate) const STAMP_OF_START: &str = "\u{0}stamp-of:";
-
-/// A placeholder for the `generated_at` of the output at `path` (the time its content last changed),
-/// filled in by the emit step in an output made with [`Rendered::referring`].
-pub(crate) fn stamp_of(path: &str) -> String {
-    format!("{STAMP_OF_START}{path}\u{0}")
-}
-
 /// Rendered bytes as text: every renderer writes UTF-8, so this borrows them (std's validation, with its
 /// ASCII fast path, is several times faster on a large page than the lossy decoder, which is kept only
 /// for bytes that are not UTF-8).
@@ -363,8 +341,8 @@ pub(crate) fn output_file<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>
     }
 }
 
-/// What a rebuild compares of an output without its bytes: its content hash, whether it refers to other
-/// outputs' times, and why it could not be rendered. A small value kept for every output, so a session
+/// What a rebuild compares of an output without its bytes: its content hash, and why it could not be
+/// rendered. A small value kept for every output, so a session
 /// can let [`output_file`]'s bytes go once they are written and still tell which outputs an edit
 /// changed: an output whose inputs did not change is verified by its dependencies, and its bytes are
 /// never asked for again.
@@ -373,7 +351,6 @@ pub struct Digest {
     pub hash: blake3::Hash,
     /// The number of bytes.
     pub len: usize,
-    pub refers: bool,
     pub error: Option<Diagnostic>,
 }
 
@@ -383,7 +360,6 @@ pub(crate) fn output_digest<'db>(db: &'db dyn salsa::Database, key: OutputKey<'d
     Digest {
         hash: file.rendered.hash,
         len: file.rendered.len(),
-        refers: file.rendered.refers,
         error: file.error.clone(),
     }
 }

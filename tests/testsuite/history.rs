@@ -268,7 +268,7 @@ fn a_duplicate_non_increasing_malformed_or_backdated_release_is_refused_and_writ
             BEFORE,
             1,
             format!(
-                "the release time 2026-09-21T14:13:20Z is before the last release ({} at {})",
+                "the release time 2026-09-21T14:13:20Z is not after the last release ({} at {})",
                 last(),
                 last_at()
             ),
@@ -296,6 +296,34 @@ fn a_duplicate_non_increasing_malformed_or_backdated_release_is_refused_and_writ
     );
     assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
     assert_eq!(inputs(root), before);
+}
+
+/// Two releases in one second would share their `released_at` (the API's and the feeds' date of each):
+/// a release in the very second of the last one is refused, and one a second later is taken.
+#[test]
+fn a_release_in_the_same_second_as_the_last_is_refused() {
+    let dir = copy_project();
+    let root = dir.path();
+    edit_australia(root);
+    let before = inputs(root);
+    let last_second: jiff::Timestamp = last_at().parse().unwrap();
+    let same = last_second.as_second().to_string();
+    let run = locref(root, &["release", "2099.1.1-1", "--note", "x"], &same);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the release time {} is not after the last release ({} at {})",
+            last_at(),
+            last(),
+            last_at()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(inputs(root), before, "nothing written");
+    let next = (last_second.as_second() + 1).to_string();
+    let run = locref(root, &["release", "2099.1.1-1", "--note", "x"], &next);
+    assert!(run.status.success(), "{}", text(&run.stderr));
 }
 
 /// A file left where the next snapshot goes is never written over: it is not a recorded release, so the
@@ -1387,6 +1415,38 @@ fn a_change_not_released_yet_leads_the_feed_the_page_and_the_history() {
     );
 }
 
+/// Every feed and calendar is found from the pages it belongs to (autodiscovery in the head): the site's
+/// feed and calendar from the home page, the calendar from the calendar page, the feed from the changes
+/// pages; each country's and ERP's from its page (held in the tests of those). Each is also in the
+/// header's reach: a "Changes" link on every page.
+#[test]
+fn the_site_feed_and_calendar_are_discoverable_from_their_pages() {
+    let feed = "<link rel=\"alternate\" type=\"application/atom+xml\" title=\"Changes\" href=\"/changes.xml\">";
+    let calendar = "<link rel=\"alternate\" type=\"text/calendar\" title=\"Obligation dates\" href=\"/calendar.ics\">";
+    for (page, links) in [
+        ("/index.html", &[feed, calendar][..]),
+        ("/calendar/index.html", &[calendar][..]),
+        ("/changes/index.html", &[feed][..]),
+    ] {
+        let html = published(page);
+        let head = &html[..html.find("</head>").unwrap()];
+        for link in links {
+            assert!(head.contains(link), "{page} lacks {link}");
+        }
+    }
+    for page in snapshot(&shipped().root.join("public"))
+        .keys()
+        .filter(|p| p.ends_with("index.html"))
+    {
+        let html = published(&format!("/{page}"));
+        let header = &html[html.find("<header").unwrap()..html.find("</header>").unwrap()];
+        assert!(
+            header.contains("<a href=\"/changes/\">Changes</a>"),
+            "{page}"
+        );
+    }
+}
+
 #[test]
 fn the_changes_page_and_the_history_sections_show_every_release() {
     // The shipped releases are fewer than `/changes/` lists in full (the test of a long history holds
@@ -1500,6 +1560,7 @@ fn the_sitemap_lists_every_page_with_its_time_and_robots_txt_names_it() {
         (Some(NS), "urlset")
     );
     let mut locations = BTreeSet::new();
+    let mut lastmods = BTreeMap::new();
     for url in root.children().filter(|n| n.is_element()) {
         assert_eq!(
             (url.tag_name().namespace(), url.tag_name().name()),
@@ -1510,8 +1571,12 @@ fn the_sitemap_lists_every_page_with_its_time_and_robots_txt_names_it() {
             .filter(|n| n.is_element())
             .map(|n| n.tag_name().name())
             .collect();
-        // The protocol's elements, in its order: loc, then lastmod.
-        assert_eq!(children, ["loc", "lastmod"]);
+        // The protocol's elements, in its order: loc, then lastmod (left out for a page that shows
+        // nothing dated: an ERP page whose every answer is unknown and unreleased).
+        assert!(
+            children == ["loc", "lastmod"] || children == ["loc"],
+            "{children:?}"
+        );
         let loc = url
             .children()
             .find(|n| n.has_tag_name((NS, "loc")))
@@ -1521,22 +1586,20 @@ fn the_sitemap_lists_every_page_with_its_time_and_robots_txt_names_it() {
         let lastmod = url
             .children()
             .find(|n| n.has_tag_name((NS, "lastmod")))
-            .unwrap()
-            .text()
-            .unwrap();
+            .map(|n| n.text().unwrap());
         assert!(
             loc.starts_with("https://locref.example.org/") && loc.len() < 2048,
             "{loc}"
         );
-        // A W3C datetime: the time of the build that last changed the page.
-        assert_eq!(
-            lastmod
-                .parse::<jiff::Timestamp>()
-                .unwrap()
-                .as_second()
-                .to_string(),
-            AFTER
-        );
+        // A W3C date: the day the page's content last changed as the data dates it.
+        if let Some(lastmod) = lastmod {
+            lastmods.insert(
+                loc.to_string(),
+                lastmod.parse::<jiff::civil::Date>().unwrap().to_string(),
+            );
+        } else {
+            assert!(loc.contains("/erp/"), "{loc} has no date");
+        }
         assert!(locations.insert(loc.to_string()), "{loc} twice");
     }
     let pages: BTreeSet<String> = snapshot(&shipped().root.join("public"))
@@ -1551,6 +1614,48 @@ fn the_sitemap_lists_every_page_with_its_time_and_robots_txt_names_it() {
         .collect();
     assert_eq!(locations, pages, "every page but the 404 page");
     assert_eq!(locations.len(), crate::common::shipped_pages() - 1);
+    // A country's page: the newest of its released changes and its answers' check days, as the API
+    // publishes them; a release's page: its day; the pages of the whole dataset: the newest of all.
+    let day = |time: &str| time[..10].to_string();
+    let changes = json("/api/v1/changes.json");
+    let mut newest = BTreeMap::<String, String>::new();
+    for change in changes["data"].as_array().unwrap() {
+        if let Some(at) = change["released_at"].as_str() {
+            let entry = newest
+                .entry(change["country"].as_str().unwrap().to_string())
+                .or_default();
+            *entry = (*entry).clone().max(day(at));
+        }
+    }
+    let mut site = json("/api/v1/releases.json")["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| day(r["released_at"].as_str().unwrap()))
+        .max()
+        .unwrap();
+    for country in json("/api/v1/countries.json")["data"].as_array().unwrap() {
+        let code = country["code"].as_str().unwrap();
+        let detail = json(&format!("/api/v1/countries/{code}.json"));
+        let checked = detail["data"]["facts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["last_checked"].as_str().map(str::to_string));
+        let expected = checked.chain(newest.get(code).cloned()).max().unwrap();
+        assert_eq!(
+            lastmods[&format!("https://locref.example.org/{code}/")],
+            expected,
+            "{code}"
+        );
+        site = site.max(expected);
+    }
+    assert_eq!(lastmods["https://locref.example.org/"], site);
+    assert_eq!(lastmods["https://locref.example.org/changes/"], site);
+    assert_eq!(
+        lastmods[&format!("https://locref.example.org/changes/{}/", last())],
+        day(last_at())
+    );
     assert_eq!(
         published("/robots.txt"),
         "User-agent: *\nAllow: /\n\nSitemap: https://locref.example.org/sitemap.xml\n"

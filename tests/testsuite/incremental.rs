@@ -163,6 +163,7 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             check_fact_evidence × 1
             check_vat_rates_of × 1
             condensed_twin × 2
+            country_day × 1
             country_detail × 1
             country_erp_fact_rows × 1
             country_fact_keys × 1
@@ -198,7 +199,6 @@ fn one_vat_fact_text_rewrites_that_country_and_the_lists_showing_it() {
             output_file(page_country) × 1
             output_file(page_country_md) × 1
             output_file(search_index) × 1
-            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
             page_ids × 2
@@ -474,6 +474,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             condensed_twin × 6
             country_answers × 1
             country_calendar × 1
+            country_day × 1
             country_detail × 1
             country_erp_fact_rows × 1
             country_fact_keys × 1
@@ -531,7 +532,6 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             output_file(page_home) × 1
             output_file(page_home_md) × 1
             output_file(search_index) × 1
-            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(compare) × 1
             page_context(country) × 1
@@ -617,6 +617,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             check_fact_evidence × 1
             check_vat_rates_of × 1
             condensed_twin × 3
+            country_day × 1
             country_detail × 1
             country_erp_fact_rows × 1
             country_fact_keys × 1
@@ -640,7 +641,7 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
             flat_part_json × 1
             flat_row_count × 1
             flat_rows × 1
-            output_digest × 19
+            output_digest × 20
             output_file(api_changes) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 1
@@ -761,7 +762,6 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             output_file(page_home_md) × 1
             output_file(page_readiness) × 1
             output_file(page_readiness_md) × 1
-            output_file(sitemap) × 1
             page_context(calendar) × 1
             page_context(compare) × 1
             page_context(country) × 1
@@ -835,6 +835,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             condensed_twin × 16
             country_answers × 1
             country_calendar × 1
+            country_day × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -858,7 +859,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             flat_rows × 2
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 53
+            output_digest × 54
             output_file(api_calendar) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 11
@@ -974,6 +975,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             check_erp_evidence × 1
             check_matrix × 1
             condensed_twin × 2
+            country_day × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -993,7 +995,7 @@ fn one_matrix_cell_rewrites_that_country_that_erp_and_the_matrix_files() {
             flat_row_count × 1
             flat_rows × 1
             matrix_rows × 1
-            output_digest × 12
+            output_digest × 13
             output_file(api_country) × 1
             output_file(api_erp) × 1
             output_file(api_facts) × 1
@@ -1064,7 +1066,6 @@ fn one_partner_rewrites_its_country_and_the_partner_list() {
             output_file(page_country_md) × 1
             output_file(page_partners) × 1
             output_file(page_partners_md) × 1
-            output_file(sitemap) × 1
             page_context(country) × 1
             page_context(partners) × 1
             page_links × 2
@@ -1111,6 +1112,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             broken_links × 9
             check_rules × 1
             condensed_twin × 7
+            country_day × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -1156,7 +1158,6 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             output_file(page_filters_md) × 1
             output_file(page_home) × 1
             output_file(page_home_md) × 1
-            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
             page_context(e_invoicing) × 1
@@ -1250,7 +1251,6 @@ fn one_page_template_rerenders_only_the_country_pages() {
             decoded_text × 1
             output_digest × 61
             output_file(page_country) × 61
-            output_file(sitemap) × 1
             page_links × 61
             template_text × 1
         "#]],
@@ -1282,6 +1282,7 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             check_reporting × 1
             condensed_twin × 3
             country_answers × 1
+            country_day × 1
             country_detail × 1
             country_facts × 1
             country_facts_json × 1
@@ -1314,7 +1315,6 @@ fn one_reporting_row_rewrites_its_country_and_its_topic_page_only() {
             output_file(page_vat_reporting) × 1
             output_file(page_vat_reporting_md) × 1
             output_file(search_index) × 1
-            output_file(sitemap) × 1
             page_context(changes) × 1
             page_context(country) × 1
             page_context(saft) × 1
@@ -1433,7 +1433,6 @@ fn the_erp_page_template_rerenders_only_the_erp_pages() {
             erp_history_context × 10
             output_digest × 11
             output_file(page_erp) × 11
-            output_file(sitemap) × 1
             page_links × 11
             template_text × 1
         "#]],
@@ -1454,7 +1453,6 @@ fn the_stylesheet_rewrites_only_itself() {
             decoded_text × 1
             output_digest × 1
             output_file(asset) × 1
-            output_file(sitemap) × 1
         "#]],
         expect![[r#"
             /assets/site.css
@@ -1549,6 +1547,7 @@ fn a_new_release_diffs_only_itself() {
         check_routes × 1
         check_unread_files × 1
         condensed_twin × 7
+        country_day × 1
         country_history_context × 61
         decoded_text × 4
         endpoints × 1
@@ -1643,6 +1642,7 @@ fn a_new_release_diffs_only_itself() {
         released_erp_history × 11
         releases × 1
         site_context × 1
+        site_day × 1
         site_rules × 1
         snapshot_codes × 1
         snapshot_digest × 1

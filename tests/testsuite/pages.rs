@@ -94,6 +94,37 @@ fn every_html_page_works_under_a_strict_csp() {
         text(&files, "assets/forward.js").contains("location.replace(\"e-invoicing/\" + m[0])"),
         "forwarding script"
     );
+    // A reader with scripts on is never told what happens without them: the notices are in
+    // <noscript> only.
+    for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = String::from_utf8_lossy(bytes);
+        let mut outside = html.to_string();
+        while let (Some(start), Some(end)) =
+            (outside.find("<noscript>"), outside.find("</noscript>"))
+        {
+            outside.replace_range(start..end + "</noscript>".len(), "");
+        }
+        let body = &outside[outside.find("<body").unwrap_or(0)..];
+        assert!(
+            !body.contains("JavaScript"),
+            "{path}: a notice outside <noscript>"
+        );
+    }
+    // A list of sources (a source cell, or each labelled list of one) names each page it rests on once,
+    // and two pages of one publisher apart (`vatupdate.com`, `vatupdate.com (2)`).
+    for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = String::from_utf8_lossy(bytes);
+        for cell in html.split("<td class=\"src\">").skip(1) {
+            let cell = &cell[..cell.find("</td>").unwrap()];
+            for list in cell.split("<br>") {
+                let mut names = BTreeSet::new();
+                for link in list.split("<a href=\"").skip(1) {
+                    let name = &link[link.find('>').unwrap() + 1..link.find("</a>").unwrap()];
+                    assert!(names.insert(name), "{path}: {name} twice in {list}");
+                }
+            }
+        }
+    }
     // Every page loads the search box's script; only the home page the forwarding one.
     for (path, bytes) in files.iter().filter(|(p, _)| p.ends_with(".html")) {
         let html = String::from_utf8_lossy(bytes);
@@ -619,9 +650,14 @@ fn a_missing_asset_is_a_diagnostic_and_an_asset_route_stays_in_rules_assets() {
         "path = \"/assets/../site.toml\"",
     );
     let messages = failed_build(root);
-    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages.len(), 2, "{messages:?}");
     assert!(
-        messages[0].starts_with("rules/routes.toml") && messages[0].contains("`.` or `..` segment"),
+        messages[1].starts_with("rules/routes.toml") && messages[1].contains("`.` or `..` segment"),
+        "{messages:?}"
+    );
+    // The stylesheet the route served is now served by none: said at the file.
+    assert!(
+        messages[0].starts_with("rules/assets/site.css:1:1: error: is served by no route"),
         "{messages:?}"
     );
 }

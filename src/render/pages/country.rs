@@ -161,6 +161,8 @@ pub(super) struct GlanceRow<'a> {
     pub(super) key: &'static str,
     question: &'static str,
     pub(super) entries: Vec<GlanceEntry<'a>>,
+    /// Every entry's sources, each once: the cell that shows the entries together lists a page once.
+    source_urls: Vec<&'a String>,
     pub(super) looked_at: String,
 }
 
@@ -299,10 +301,17 @@ pub(super) fn regime_views<'a>(
             }
             // Today's answers first, then those still to come (a stable sort keeps the obligations' order).
             entries.sort_by_key(|e| !e.current);
+            let mut source_urls: Vec<&String> = Vec::new();
+            for url in entries.iter().flat_map(|e| &e.source_urls) {
+                if !source_urls.contains(url) {
+                    source_urls.push(url);
+                }
+            }
             GlanceRow {
                 key,
                 question,
                 entries,
+                source_urls,
                 looked_at: if looked_at.is_empty() {
                     "No source that was read states it yet.".to_string()
                 } else {
