@@ -105,6 +105,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(evidence::check_regime_and_vat_evidence(db));
     all.extend_from_slice(evidence::check_erp_evidence(db));
     all.extend_from_slice(evidence::check_fact_evidence(db));
+    all.extend_from_slice(evidence::check_news_and_sponsor_evidence(db));
     all.extend_from_slice(check_routes(db));
     // Releases and changes.
     all.extend_from_slice(&crate::history::release_register(db).diagnostics);

@@ -14,6 +14,7 @@
 use std::collections::BTreeSet;
 
 use crate::diagnostics::Diagnostic;
+use crate::parse::json_sources::{NEWS, SPONSORS, locate_json_value, news_rows, sponsor_rows};
 use crate::parse::rules::{fact_labels, vocabulary};
 use crate::parse::tables::{
     Basis, Located, Pos, PublisherKind, PublisherRow, Verification, connector_rows,
@@ -212,27 +213,30 @@ impl<'db> EvidenceCheck<'db> {
         }
     }
 
+    /// The register's publisher of `url`, or why it cannot be cited: what can never be a source, or a
+    /// host the register does not name. `Ok(None)` for what is not an http(s) URL (its own error says so).
+    fn publisher(&self, url: &str) -> Result<Option<&'db PublisherRow>, String> {
+        let Some((host, _)) = host_and_path(url) else {
+            return Ok(None);
+        };
+        if let Some(why) = refused(url, &self.site_host) {
+            return Err(format!("`{url}` cannot be cited: {why}"));
+        }
+        match publisher_of(self.register, url) {
+            Some(publisher) => Ok(Some(publisher)),
+            None => Err(format!(
+                "`{host}` is not in sources/registers/publishers.csv: add who publishes it and what kind of publisher it is before citing it"
+            )),
+        }
+    }
+
     /// The publishers of `urls` that the register names (refused and unregistered URLs are reported).
     fn publishers(&mut self, pos: &Pos, column: &str, urls: &[String]) -> Vec<&'db PublisherRow> {
         let mut found = Vec::new();
         for url in urls {
-            if host_and_path(url).is_none() {
-                continue; // not an http(s) URL: its own error says so
-            }
-            if let Some(why) = refused(url, &self.site_host) {
-                self.diagnostics
-                    .push(pos.error(column, format!("`{url}` cannot be cited: {why}")));
-                continue;
-            }
-            match publisher_of(self.register, url) {
-                Some(publisher) => found.push(publisher),
-                None => {
-                    let host = host_and_path(url).map(|(h, _)| h).unwrap_or_default();
-                    self.diagnostics.push(pos.error(
-                        column,
-                        format!("`{host}` is not in sources/registers/publishers.csv: add who publishes it and what kind of publisher it is before citing it"),
-                    ));
-                }
+            match self.publisher(url) {
+                Ok(publisher) => found.extend(publisher),
+                Err(why) => self.diagnostics.push(pos.error(column, why)),
             }
         }
         found
@@ -515,6 +519,38 @@ pub(crate) fn check_erp_evidence(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         });
     }
     check.diagnostics
+}
+
+/// The news items and the sponsors: the page a news item links (a vendor's release notes, a readiness
+/// page) and a sponsor's site are held to the register like every cited URL, each problem located at the
+/// URL in its JSON file.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn check_news_and_sponsor_evidence(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    let check = EvidenceCheck::new(db);
+    let mut diagnostics = Vec::new();
+    let mut each = |path: &str, urls: Vec<&str>| {
+        let Ok(text) = crate::parse::source_text(db, path) else {
+            return;
+        };
+        for url in urls {
+            if let Err(why) = check.publisher(url) {
+                diagnostics.push(locate_json_value(path, text, url, why));
+            }
+        }
+    };
+    each(
+        NEWS,
+        news_rows(db).value.iter().map(|n| n.url.as_str()).collect(),
+    );
+    each(
+        SPONSORS,
+        sponsor_rows(db)
+            .value
+            .iter()
+            .filter_map(|s| s.url.as_deref())
+            .collect(),
+    );
+    diagnostics
 }
 
 /// The country facts: `official` from the law's publishers or a standards body, or for an ERP's

@@ -954,9 +954,11 @@ fn licence_sponsors_news_partners_and_filters_pages() {
     assert!(sponsors.contains("<p>There are no sponsors at present.</p>"));
     assert!(text(&files, "sponsors/index.md").contains(&format!("> **{notice}")));
 
-    // News: titles link to the vendor; a missing date says so.
+    // News: one row per item of the source, titles link to the vendor; a missing date says so.
+    let items: Vec<serde_json::Value> =
+        serde_json::from_str(&crate::common::read(root, "sources/news.json")).unwrap();
     let news = text(&files, "news/index.html");
-    assert_eq!(news.matches("<tr id=\"").count(), 3);
+    assert_eq!(news.matches("<tr id=\"").count(), items.len());
     assert!(news.contains("<td>date not stated</td>"));
     assert!(news.contains("<a href=\"https://learn.microsoft.com/en-us/dynamics365/release-plan/2026wave1/smb/dynamics365-business-central/enable-embedded-verifactu-mode-spain\">Enable embedded Verifactu mode in Spain</a>"));
 
@@ -1076,14 +1078,25 @@ fn a_sponsor_is_marked_as_paid_and_kept_off_every_other_page() {
     let root = dir.path();
     std::fs::write(
         root.join("sources/sponsors.json"),
-        r#"[{"id": "acme", "name": "Acme <b>Tax</b>", "tagline": "Compliance | made easy", "url": "https://acme.example/"}]"#,
+        r#"[{"id": "acme", "name": "Acme <b>Tax</b>", "tagline": "Compliance | made easy", "url": "https://acme-tax.net/"}]"#,
     )
     .expect("write");
+    // A sponsor's site is held to the publishers register like every URL of the sources.
+    let run = crate::common::locref(root, &["check"], crate::common::FIXED_EPOCH);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = crate::common::text(&run.stderr);
+    assert!(
+        stderr.contains("sources/sponsors.json:1:88: error: `acme-tax.net` is not in sources/registers/publishers.csv"),
+        "{stderr}"
+    );
+    let mut register = crate::common::read(root, "sources/registers/publishers.csv");
+    register.push_str("acme-tax.net,,Acme Tax,service-provider,\n");
+    std::fs::write(root.join("sources/registers/publishers.csv"), register).unwrap();
     let files = build(root);
     let page = text(&files, "sponsors/index.html");
     assert!(page.contains("<p class=\"sponsored\" id=\"notice\">Sponsored content:"));
     assert!(page.contains(
-        "<tr id=\"acme\"><th scope=\"row\"><a href=\"https://acme.example/\" rel=\"sponsored\">Acme &lt;b&gt;Tax&lt;/b&gt;</a></th><td>Sponsored: Compliance | made easy</td>"
+        "<tr id=\"acme\"><th scope=\"row\"><a href=\"https://acme-tax.net/\" rel=\"sponsored\">Acme &lt;b&gt;Tax&lt;/b&gt;</a></th><td>Sponsored: Compliance | made easy</td>"
     ));
     let row = md_row(text(&files, "sponsors/index.md"), "Acme", 6);
     assert!(row.contains("Sponsored: Compliance \\| made easy"), "{row}");
