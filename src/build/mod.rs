@@ -72,6 +72,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(&tables::mandate_rows(db).diagnostics);
     all.extend_from_slice(&tables::matrix_rows(db).diagnostics);
     all.extend_from_slice(&tables::reporting_table(db).diagnostics);
+    all.extend_from_slice(&tables::reporting_support_rows(db).diagnostics);
     all.extend_from_slice(&tables::connector_rows(db).diagnostics);
     all.extend_from_slice(&tables::local_erp_rows(db).diagnostics);
     all.extend_from_slice(&tables::partner_flag_rows(db).diagnostics);

@@ -19,7 +19,8 @@ use crate::parse::rules::{fact_labels, vocabulary};
 use crate::parse::tables::{
     Basis, Located, Pos, PublisherKind, PublisherRow, Verification, connector_rows,
     country_fact_rows_by_key, local_erp_rows, mandate_rows, matrix_rows, obligation_rows,
-    partner_flag_rows, partner_rows, publisher_rows, regime_rows, reporting_table, vat_rows,
+    partner_flag_rows, partner_rows, publisher_rows, regime_rows, reporting_support_rows,
+    reporting_table, vat_rows,
 };
 
 /// No source of this dataset was read before this day: an earlier check date is a typing error.
@@ -288,6 +289,71 @@ impl<'db> EvidenceCheck<'db> {
     }
 }
 
+/// One ERP's cell (of the matrix, or of the reporting table's evidence), as [`EvidenceCheck::erp_cell`]
+/// checks it.
+struct ErpCell<'a> {
+    pos: &'a Pos,
+    column: &'static str,
+    urls: &'a [String],
+    erp: &'a str,
+    verification: Verification,
+    last_verified: Option<&'a str>,
+    quote: &'a str,
+    /// The cell as the messages name it (`a matrix cell`).
+    what: &'static str,
+}
+
+impl EvidenceCheck<'_> {
+    /// An ERP's cell: its sources registered, `official` from its ERP's vendor only, no other ERP's vendor
+    /// among its sources, its check date in range, and its quote naming the ERP or its product
+    /// (`products`: `[erp_products]` of `rules/vocabulary.toml`).
+    fn erp_cell(
+        &mut self,
+        cell: ErpCell<'_>,
+        products: &std::collections::BTreeMap<String, Vec<String>>,
+    ) {
+        let publishers = self.check(Cited {
+            pos: cell.pos,
+            column: cell.column,
+            urls: cell.urls,
+            grade: Some((cell.verification, Settles::Vendor(cell.erp))),
+            checked: Some(("last_verified", cell.last_verified)),
+        });
+        if let Some(other) = publishers.iter().find(|p| {
+            p.kind == PublisherKind::ErpVendor
+                && !p.erps.is_empty()
+                && !p.erps.iter().any(|e| e == cell.erp)
+        }) {
+            self.diagnostics.push(cell.pos.error(
+                cell.column,
+                format!(
+                    "{} is the vendor of other ERPs ({}), not of `{}`: {}'s source is its ERP's vendor, a partner the cell names or an independent publisher",
+                    other.publisher,
+                    other.erps.join(", "),
+                    cell.erp,
+                    cell.what
+                ),
+            ));
+        }
+        // The quote names the ERP or its product: a sentence about another product settles nothing here.
+        if !cell.quote.is_empty()
+            && let Some(names) = products.get(cell.erp)
+        {
+            let quote = cell.quote.to_lowercase();
+            if !names.iter().any(|n| quote.contains(&n.to_lowercase())) {
+                self.diagnostics.push(cell.pos.error(
+                    "quote",
+                    format!(
+                        "the quote of a `{}` cell names its product ({}): quote the sentence that does",
+                        cell.erp,
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+}
+
 fn kind_words(kind: PublisherKind) -> &'static str {
     match kind {
         PublisherKind::Government => "a government body",
@@ -419,67 +485,51 @@ pub(crate) fn check_regime_and_vat_evidence(db: &dyn salsa::Database) -> Vec<Dia
 }
 
 /// The ERP tables: a cell's `official` comes from its ERP's vendor, and a cell cites no other ERP's
-/// vendor (a matrix cell's source is its ERP's vendor, a partner it names, or an independent publisher).
+/// vendor (a matrix or reporting cell's source is its ERP's vendor, a partner the cell names, or an
+/// independent publisher).
 #[salsa::tracked(returns(ref))]
 pub(crate) fn check_erp_evidence(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut check = EvidenceCheck::new(db);
     let products = &vocabulary(db).value.erp_products;
     for r in &matrix_rows(db).value {
         let row = &r.row;
-        let publishers = check.check(Cited {
-            pos: &r.pos,
-            column: "erp_source",
-            urls: &row.erp_source,
-            grade: Some((row.verification, Settles::Vendor(&row.erp))),
-            checked: Some(("last_verified", row.last_verified.as_deref())),
-        });
-        if let Some(other) = publishers.iter().find(|p| {
-            p.kind == PublisherKind::ErpVendor
-                && !p.erps.is_empty()
-                && !p.erps.iter().any(|e| *e == row.erp)
-        }) {
-            check.diagnostics.push(r.pos.error(
-                "erp_source",
-                format!(
-                    "{} is the vendor of other ERPs ({}), not of `{}`: a matrix cell's source is its ERP's vendor, a partner the cell names or an independent publisher",
-                    other.publisher,
-                    other.erps.join(", "),
-                    row.erp
-                ),
-            ));
-        }
-        // The quote names the ERP or its product: a sentence about another product settles nothing here.
-        if !row.quote.is_empty()
-            && let Some(names) = products.get(&row.erp)
-        {
-            let quote = row.quote.to_lowercase();
-            if !names.iter().any(|n| quote.contains(&n.to_lowercase())) {
-                check.diagnostics.push(r.pos.error(
-                    "quote",
-                    format!(
-                        "the quote of a `{}` cell names its product ({}): quote the sentence that does",
-                        row.erp,
-                        names.join(", ")
-                    ),
-                ));
-            }
-        }
+        check.erp_cell(
+            ErpCell {
+                pos: &r.pos,
+                column: "erp_source",
+                urls: &row.erp_source,
+                erp: &row.erp,
+                verification: row.verification,
+                last_verified: row.last_verified.as_deref(),
+                quote: &row.quote,
+                what: "a matrix cell",
+            },
+            products,
+        );
     }
-    let table = &reporting_table(db).value;
-    for r in &table.rows {
+    for r in &reporting_support_rows(db).value {
+        let row = &r.row;
+        check.erp_cell(
+            ErpCell {
+                pos: &r.pos,
+                column: "source",
+                urls: &row.source,
+                erp: &row.erp,
+                verification: row.verification,
+                last_verified: row.last_verified.as_deref(),
+                quote: &row.quote,
+                what: "a reporting cell",
+            },
+            products,
+        );
+    }
+    for r in &reporting_table(db).value.rows {
         check.check(Cited {
             pos: &r.pos,
             column: "source",
             urls: &r.row.source,
             grade: Some((r.row.verification, Settles::Law)),
             checked: Some(("source_checked", r.row.source_checked.as_deref())),
-        });
-        check.check(Cited {
-            pos: &r.pos,
-            column: "erp_sources",
-            urls: &r.row.erp_sources,
-            grade: None,
-            checked: None,
         });
     }
     for r in &connector_rows(db).value {

@@ -1801,19 +1801,35 @@ fn readiness_group(support: Option<&str>, verification: &str) -> &'static str {
 }
 
 /// The SAF-T files of the shipped reporting table: country, the phases it is the file of (empty:
-/// every phase), its grade, and each ERP column's answer.
+/// every phase), and each ERP column's answer with that cell's own grade (its row of
+/// `tables/reporting_support.csv`; `unverified` where it has none).
 struct SaftFile {
     country: String,
     phases: Vec<String>,
-    verification: String,
-    support: BTreeMap<String, String>,
+    support: BTreeMap<String, (String, String)>,
 }
 
 fn saft_files(root: &Path) -> Vec<SaftFile> {
+    let mut grades: BTreeMap<(String, String, String), String> = BTreeMap::new();
+    let mut evidence =
+        csv::Reader::from_path(root.join("sources/tables/reporting_support.csv")).unwrap();
+    for r in evidence.deserialize::<BTreeMap<String, String>>() {
+        let r = r.unwrap();
+        if r["topic"] == "saf-t" {
+            grades.insert(
+                (
+                    r["country_code"].clone(),
+                    r["report_en"].clone(),
+                    r["erp"].clone(),
+                ),
+                r["verification"].clone(),
+            );
+        }
+    }
     let mut reader = csv::Reader::from_path(root.join("sources/tables/reporting.csv")).unwrap();
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     let at = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let erps = &header[at("verification") + 1..at("erp_sources")];
+    let erps = &header[at("verification") + 1..at("notes")];
     reader
         .records()
         .map(Result::unwrap)
@@ -1824,10 +1840,20 @@ fn saft_files(root: &Path) -> Vec<SaftFile> {
                 .split_whitespace()
                 .map(String::from)
                 .collect(),
-            verification: r[at("verification")].to_string(),
             support: erps
                 .iter()
-                .map(|e| (e.clone(), r[at(e)].to_string()))
+                .map(|e| {
+                    let key = (
+                        r[at("country_code")].to_string(),
+                        r[at("report_en")].to_string(),
+                        e.clone(),
+                    );
+                    let grade = grades
+                        .get(&key)
+                        .cloned()
+                        .unwrap_or_else(|| "unverified".into());
+                    (e.clone(), (r[at(e)].to_string(), grade))
+                })
                 .collect(),
         })
         .collect()
@@ -1952,9 +1978,10 @@ fn the_readiness_board_shows_for_each_phase_the_support_for_its_own_obligation()
                             let groups = of_phase
                                 .iter()
                                 .map(|f| {
+                                    let cell = f.support.get(e);
                                     readiness_group(
-                                        f.support.get(e).map(String::as_str),
-                                        &f.verification,
+                                        cell.map(|c| c.0.as_str()),
+                                        cell.map_or("unverified", |c| c.1.as_str()),
                                     )
                                 })
                                 .collect();
@@ -2236,4 +2263,103 @@ fn every_page_names_its_canonical_address_and_its_twin_which_has_every_heading()
     // The 404 page is at no address of its own and has no twin: it names neither.
     let not_found = text(&files, "404.html");
     assert!(!not_found.contains("rel=\"canonical\"") && !not_found.contains("text/markdown"));
+}
+
+/// The HTML escape of the page templates, for finding a value of the sources in a page.
+fn escape_html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// A reporting ERP cell is shown with its own grade, source and quote wherever it is shown: the topic
+/// page (the quote one click away, under the cell) and its twin, and the API's
+/// reporting fact (`details`). A cell without a quote is `unverified` there, and the published
+/// `erp_sources` of the row is the union of its cells' sources.
+#[test]
+fn a_reporting_cell_shows_its_own_grade_source_and_quote_on_the_pages_and_in_the_api() {
+    let dir = copy_project();
+    let root = dir.path();
+    // A curator reads Odoo's Australian page and quotes it (the words here are the test's own).
+    let quote = "Odoo's Australian localization prepares the BAS report";
+    let url = "https://github.com/odoo/documentation/blob/048611b20a45a03555cd66176e59da378bef71f7/content/applications/finance/fiscal_localizations/australia.rst";
+    replace_once(
+        root,
+        "sources/tables/reporting_support.csv",
+        &format!(
+            "vat-reporting,au,Business Activity Statement (GST return),odoo,{url},search-extract,unverified,2026-11-23,,"
+        ),
+        &format!(
+            "vat-reporting,au,Business Activity Statement (GST return),odoo,{url},search-extract,secondary,2026-11-23,\"{quote}\","
+        ),
+    );
+    let files = build(root);
+    let html_quote = escape_html(quote);
+
+    // The API: the row's fact says each answered cell's grade, source, check date and quote.
+    let facts: serde_json::Value = serde_json::from_slice(&files["api/v1/facts.json"]).unwrap();
+    let fact = facts["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "au-vat-reporting-1")
+        .expect("Australia's BAS");
+    let details = &fact["details"];
+    assert_eq!(details["erp_support.odoo"], "native");
+    assert_eq!(details["erp_verification.odoo"], "secondary");
+    assert_eq!(details["erp_quote.odoo"], quote);
+    assert_eq!(details["erp_source_urls.odoo"], url);
+    assert_eq!(details["erp_last_checked.odoo"], "2026-11-23");
+    // NetSuite's cell of the same row has its own source and no quote: unverified.
+    assert_eq!(details["erp_verification.oracle-netsuite"], "unverified");
+    assert!(details.get("erp_quote.oracle-netsuite").is_none());
+    assert!(
+        details["erp_source_urls.oracle-netsuite"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://docs.oracle.com/")
+    );
+    // An unknown cell says only that it is unknown.
+    assert_eq!(details["erp_support.sage-intacct"], "unknown");
+    assert!(details.get("erp_verification.sage-intacct").is_none());
+    // The data file's `erp_sources` is the union of the cells' sources, each once.
+    let rows: serde_json::Value = serde_json::from_slice(&files["data/reporting.json"]).unwrap();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["country_code"] == "au" && r["topic"] == "vat-reporting")
+        .unwrap();
+    let union = format!(
+        "{} {url}",
+        details["erp_source_urls.oracle-netsuite"].as_str().unwrap()
+    );
+    assert_eq!(row["erp_sources"], union.as_str());
+    assert_eq!(details["erp_sources"], union.as_str());
+
+    // The topic page: the cell, its grade, its source and, one click away, its sentence.
+    let page = text(&files, "vat-reporting/index.html");
+    let au = &page[page.find("<tr id=\"vat-reporting-au-1\">").unwrap()..];
+    let au = &au[..au.find("</tr>").unwrap()];
+    assert!(au.contains(&format!(
+        "<td class=\"cell s-native\">native<span class=\"cell-grade\"><span class=\"verified\">secondary</span></span><span class=\"cell-src\"><a href=\"{url}\" aria-label=\"source of Odoo: github.com/odoo\">source</a></span><details class=\"said-more\"><summary>Quote</summary><span class=\"said\">The source says: <q>{html_quote}</q> (<a href=\"{url}\">github.com/odoo</a>)</span></details></td>"
+    )), "{au}");
+    assert!(
+        au.contains(
+            "native<span class=\"cell-grade\"><span class=\"unverified\">unverified</span>"
+        ),
+        "{au}"
+    );
+    // The twin.
+    for twin in ["vat-reporting/index.md"] {
+        let md = text(&files, twin);
+        assert!(
+            md.contains(&format!(
+                "native (verified (secondary), checked 2026-11-23; [github.com/odoo]({url})) The source says: “Odoo's Australian localization prepares the BAS report”"
+            )),
+            "{twin}"
+        );
+    }
 }
