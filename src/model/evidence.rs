@@ -144,6 +144,47 @@ pub(crate) fn publisher_of<'a>(
         .max_by_key(|p| p.path_prefix.len())
 }
 
+/// A name as [`self_published`] compares names: its letters and digits, in lower case
+/// (`Business Line` and `Businessline` are one name).
+fn plain_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Whether a publisher is the subject named `subject`: one name holds the other (`Tilde (Jumis)` is
+/// Jumis's publisher; a name of fewer than three letters matches nothing).
+fn names_subject(publisher: &PublisherRow, subject: &str) -> bool {
+    let (a, b) = (plain_name(&publisher.publisher), plain_name(subject));
+    a.len() >= 3 && b.len() >= 3 && (a.contains(&b) || b.contains(&a))
+}
+
+/// Whether a listing rests only on its own subject's pages: every one of `sources` is published by the
+/// subject itself, as the register says. The subject is named `name`; where the listing gives its own
+/// `website`, whoever publishes that site is the subject too, and where it gives none, the vendor of a
+/// local ERP (an `erp-vendor` of no ERP of the register) is taken for the listing's own. Such a listing is
+/// at most `secondary` (only a public body gives a listing `official`), and pages say "self-published"
+/// beside it. `false` for a listing with no source, or one a source of the register does not name.
+pub(crate) fn self_published(
+    register: &[Located<PublisherRow>],
+    name: &str,
+    website: Option<&str>,
+    sources: &[String],
+) -> bool {
+    let own_site = website.and_then(|w| publisher_of(register, w));
+    !sources.is_empty()
+        && sources.iter().all(|url| {
+            publisher_of(register, url).is_some_and(|p| {
+                names_subject(p, name)
+                    || own_site.is_some_and(|site| site.publisher == p.publisher)
+                    || (website.is_none()
+                        && p.kind == PublisherKind::ErpVendor
+                        && p.erps.is_empty())
+            })
+        })
+}
+
 /// Who may settle an answer as `official`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Settles<'a> {
@@ -634,7 +675,71 @@ pub(crate) fn check_fact_evidence(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 
 #[cfg(test)]
 mod tests {
-    use super::{host_and_path, refused};
+    use super::{host_and_path, refused, self_published};
+    use crate::parse::tables::{Located, Pos, PublisherKind, PublisherRow};
+
+    fn publisher(host: &str, name: &str, kind: PublisherKind) -> Located<PublisherRow> {
+        Located {
+            pos: Pos::default(),
+            row: std::sync::Arc::new(PublisherRow {
+                host: host.to_string(),
+                path_prefix: String::new(),
+                publisher: name.to_string(),
+                kind,
+                erps: Vec::new(),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_listing_sourced_only_by_its_subject_is_self_published() {
+        let register = [
+            publisher("abacus.ch", "Abacus Research AG", PublisherKind::ErpVendor),
+            publisher("ayudas.axoft.com", "Axoft", PublisherKind::ErpVendor),
+            publisher("apideck.com", "Apideck", PublisherKind::ServiceProvider),
+            publisher(
+                "businesslineglobal.com",
+                "Businessline",
+                PublisherKind::Consultancy,
+            ),
+        ];
+        let urls = |list: &[&str]| list.iter().map(|u| u.to_string()).collect::<Vec<_>>();
+        // Its own site, by the website's publisher.
+        assert!(self_published(
+            &register,
+            "Abacus",
+            Some("https://www.abacus.ch/"),
+            &urls(&["https://abacus.ch/a", "https://www.abacus.ch/b"])
+        ));
+        // One independent page among its sources: not self-published.
+        assert!(!self_published(
+            &register,
+            "Abacus",
+            Some("https://www.abacus.ch/"),
+            &urls(&["https://abacus.ch/a", "https://apideck.com/x"])
+        ));
+        // No website: its local ERP vendor's help pages.
+        assert!(self_published(
+            &register,
+            "Tango Gestión",
+            None,
+            &urls(&["https://ayudas.axoft.com/x"])
+        ));
+        // A partner by name: `Business Line` is `Businessline`.
+        assert!(self_published(
+            &register,
+            "Business Line",
+            None,
+            &urls(&["https://businesslineglobal.com/?p=1"])
+        ));
+        assert!(!self_published(
+            &register,
+            "Continia Software",
+            None,
+            &urls(&["https://apideck.com/x"])
+        ));
+        assert!(!self_published(&register, "Abacus", None, &[]));
+    }
 
     #[test]
     fn what_can_never_be_cited_is_refused() {

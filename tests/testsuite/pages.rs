@@ -412,7 +412,7 @@ fn hostile_data_renders_as_text_and_keeps_markdown_tables_whole() {
         assert!(html.contains(HOSTILE_HTML), "{page}: shown as text");
     }
     // Markdown: the value is one escaped cell; the row keeps its table's cell count.
-    let row = md_row(text(&files, "fi/index.md"), "alert(1)", 4);
+    let row = md_row(text(&files, "fi/index.md"), "alert(1)", 5);
     assert!(
         row.starts_with(&format!("| {HOSTILE_MD} | Odoo |")),
         "{row}"
@@ -2275,7 +2275,7 @@ fn escape_html(s: &str) -> String {
 }
 
 /// A reporting ERP cell is shown with its own grade, source and quote wherever it is shown: the topic
-/// page (the quote one click away, under the cell) and its twin, and the API's
+/// page (the quote one click away, under the cell), the country page and both twins, and the API's
 /// reporting fact (`details`). A cell without a quote is `unverified` there, and the published
 /// `erp_sources` of the row is the union of its cells' sources.
 #[test]
@@ -2352,8 +2352,12 @@ fn a_reporting_cell_shows_its_own_grade_source_and_quote_on_the_pages_and_in_the
         ),
         "{au}"
     );
-    // The twin.
-    for twin in ["vat-reporting/index.md"] {
+    // The country page and both twins.
+    let country = text(&files, "au/index.html");
+    assert!(country.contains(&format!(
+        "<a href=\"/erp/odoo/\">Odoo</a>: native <span class=\"grade\"><span class=\"verified\">verified (secondary)</span>, <span class=\"evidence\">search excerpt or stored copy read</span>, <span class=\"date\">checked 2026-11-23</span></span>; <a href=\"{url}\">github.com/odoo</a><span class=\"said\">The source says: <q>{html_quote}</q>"
+    )), "the country page shows the cell with its grade and quote");
+    for twin in ["au/index.md", "vat-reporting/index.md"] {
         let md = text(&files, twin);
         assert!(
             md.contains(&format!(
@@ -2362,4 +2366,63 @@ fn a_reporting_cell_shows_its_own_grade_source_and_quote_on_the_pages_and_in_the
             "{twin}"
         );
     }
+}
+
+/// A listing whose only sources are its own subject's pages says "self-published" beside its grade (a
+/// local ERP) or its kind of source (a partner), on the country page, the list page and their twins;
+/// one with an independent source does not.
+#[test]
+fn a_self_published_listing_says_so() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    // Abacus is sourced by abacus.ch only; bexio by a consultancy's page.
+    let local = text(&files, "local-erps/index.html");
+    let row = |page: &str, id: &str| -> String {
+        let at = page
+            .find(&format!("<tr id=\"{id}\">"))
+            .unwrap_or_else(|| panic!("{id}"));
+        page[at..at + page[at..].find("</tr>").unwrap()].to_string()
+    };
+    assert!(row(local, "ch-abacus").contains(
+        "<td class=\"verified\">verified (secondary)<span class=\"self-published\">, self-published</span></td>"
+    ));
+    assert!(!row(local, "ch-bexio").contains("self-published"));
+    let ch = text(&files, "ch/index.html");
+    let abacus = &ch[ch.find(">Abacus</a></th>").unwrap()..];
+    assert!(abacus[..abacus.find("</tr>").unwrap()].contains(", self-published</span>"));
+    for twin in ["local-erps/index.md", "ch/index.md"] {
+        let md = text(&files, twin);
+        let line = md.lines().find(|l| l.contains("| Abacus |")).unwrap();
+        assert!(
+            line.contains("verified (secondary), self-published |"),
+            "{twin}: {line}"
+        );
+        let line = md.lines().find(|l| l.contains("| bexio |")).unwrap();
+        assert!(!line.contains("self-published"), "{twin}: {line}");
+    }
+    // A partner writing about itself on its own blog; one that Microsoft's page names is not.
+    let partners = text(&files, "partners/index.html");
+    assert!(
+        row(partners, "sa-sap-business-one-business-line").contains(
+            "<td>partner blog<span class=\"self-published\">, self-published</span></td>"
+        )
+    );
+    assert!(
+        !row(
+            partners,
+            "dk-microsoft-dynamics-365-business-central-continia-software"
+        )
+        .contains("self-published")
+    );
+    let sa = text(&files, "sa/index.md");
+    let line = sa
+        .lines()
+        .find(|l| l.contains("| Business Line |"))
+        .unwrap();
+    assert!(line.ends_with(", self-published |"), "{line}");
+    assert!(
+        text(&files, "partners/index.md").lines().any(
+            |l| l.contains("| Business Line |") && l.contains("partner blog, self-published |")
+        )
+    );
 }
