@@ -2368,6 +2368,127 @@ fn a_reporting_cell_shows_its_own_grade_source_and_quote_on_the_pages_and_in_the
     }
 }
 
+/// Every quoted answer of the matrix is shown with its quote where the answer is shown: under the
+/// e-invoicing matrix (a list like footnotes, each linking its cell) and in its twin, on the ERP's page
+/// and twin, in the comparison page's columns (`/compare/{code}.json`), and on the readiness board and
+/// its twin for the phases that read the matrix.
+#[test]
+fn quotes_are_shown_where_the_answers_are_shown() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let json = |rel: &str| -> serde_json::Value { serde_json::from_slice(&files[rel]).unwrap() };
+    let facts = json("api/v1/facts.json");
+    let quoted: Vec<(&str, &str, &str)> = facts["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["topic"] == "e_invoicing_erp_support" && f["value"] != "unknown/unverified")
+        .filter_map(|f| {
+            Some((
+                f["country"].as_str()?,
+                f["erp"].as_str()?,
+                f["details"].get("quote")?.as_str()?,
+            ))
+        })
+        .collect();
+    assert!(
+        quoted.len() > 20,
+        "the shipped matrix has quoted answers to hold"
+    );
+    let matrix = text(&files, "e-invoicing/index.html");
+    let matrix_md = text(&files, "e-invoicing/index.md");
+    assert_eq!(matrix.matches("<li id=\"said-").count(), quoted.len());
+    assert_eq!(
+        matrix_md
+            .lines()
+            .filter(|l| l.starts_with("- [") && l.contains(" The source says: “"))
+            .count(),
+        quoted.len()
+    );
+    assert!(matrix.contains(&format!(
+        "<details class=\"quotes\"><summary>The {} quotes, by country</summary>",
+        quoted.len()
+    )));
+    for (country, erp, quote) in &quoted {
+        let quote = escape_html(quote);
+        let item = &matrix[matrix
+            .find(&format!(
+                "<li id=\"said-{country}-{erp}\"><a href=\"#{country}-{erp}\">"
+            ))
+            .unwrap_or_else(|| panic!("{country} {erp}: listed under the matrix"))..];
+        assert!(
+            item[..item.find("</li>").unwrap()].contains(&format!("<q>{quote}</q>")),
+            "{country} {erp}"
+        );
+        let erp_page = text(&files, &format!("erp/{erp}/index.html"));
+        let row = &erp_page[erp_page.find(&format!("<tr id=\"{country}\">")).unwrap()..];
+        assert!(
+            row[..row.find("</tr>").unwrap()].contains(&format!("The source says: <q>{quote}</q>")),
+            "{country} {erp}: on the ERP page"
+        );
+        let column = json(&format!("compare/{country}.json"));
+        let cell = column["erps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["key"] == *erp)
+            .unwrap();
+        assert_eq!(
+            cell["said"]["quote"].as_str(),
+            Some(quoted_text(&quoted, country, erp)),
+            "{country} {erp}: in the comparison's column"
+        );
+    }
+    for erp in ERP_IDS {
+        let twin = text(&files, &format!("erp/{erp}/index.md"));
+        let page_quotes = quoted.iter().filter(|q| q.1 == erp).count();
+        assert!(
+            twin.matches(" The source says: “").count() >= page_quotes,
+            "{erp}: the twin quotes each answer"
+        );
+    }
+    // The readiness board: every quoted answer it shows from the matrix carries its quote, one click
+    // away, on the board and in its twin.
+    let board = text(&files, "readiness/index.html");
+    let row_re = regex::Regex::new(
+        r#"(?s)<tr id="([^"]+)" data-country="([^"]+)" data-from="matrix">(.*?)</tr>"#,
+    )
+    .unwrap();
+    let mut shown = 0;
+    for c in row_re.captures_iter(board) {
+        let (country, cells) = (c.get(2).unwrap().as_str(), c.get(3).unwrap().as_str());
+        for (_, erp, quote) in quoted.iter().filter(|q| q.0 == country) {
+            let li = &cells[cells
+                .find(&format!("<li data-erp=\"{erp}\""))
+                .unwrap_or_else(|| panic!("{country} {erp}: on the board"))..];
+            assert!(
+                li[..li.find("</li>").unwrap()].contains(&format!(
+                    "<details class=\"said-more\"><summary>Quote</summary><span class=\"said\">The source says: <q>{}</q>",
+                    escape_html(quote)
+                )),
+                "{country} {erp}: the board shows the quote"
+            );
+            shown += 1;
+        }
+    }
+    assert!(shown > 0, "the board shows quoted matrix answers");
+    assert!(
+        text(&files, "readiness/index.md")
+            .matches(" The source says: “")
+            .count()
+            >= shown,
+        "the board's twin quotes them too"
+    );
+}
+
+fn quoted_text<'a>(quoted: &[(&str, &str, &'a str)], country: &str, erp: &str) -> &'a str {
+    quoted
+        .iter()
+        .find(|q| q.0 == country && q.1 == erp)
+        .map(|q| q.2)
+        .unwrap()
+}
+
 /// A listing whose only sources are its own subject's pages says "self-published" beside its grade (a
 /// local ERP) or its kind of source (a partner), on the country page, the list page and their twins;
 /// one with an independent source does not.

@@ -174,6 +174,16 @@ pub(super) struct GlanceEntry<'a> {
     pub(super) evidence: &'a str,
     pub(super) verification: Verification,
     pub(super) last_checked: &'a Option<String>,
+    /// For the model question: the sentences the answer's regimes rest on (a regime's quote settles its
+    /// model), each with its first source; none for the other questions.
+    pub(super) said: Vec<QuotedSource<'a>>,
+}
+
+/// A quote and the source it was read on.
+#[derive(Serialize)]
+pub(super) struct QuotedSource<'a> {
+    pub(super) quote: &'a str,
+    pub(super) source_url: &'a String,
 }
 
 /// An obligation an at-a-glance answer is of, and the anchor of its column below.
@@ -317,11 +327,21 @@ pub(super) fn regime_views<'a>(
                             evidence: &r.evidence,
                             verification: r.verification,
                             last_checked: &r.last_checked,
+                            said: Vec::new(),
                         });
                         entries.last_mut().expect("just pushed")
                     }
                 };
                 entry.obligations.push(obligation);
+                if *key == "model"
+                    && let (Some(quote), Some(source_url)) = (
+                        r.quote.as_deref().filter(|q| !q.is_empty()),
+                        r.source_urls.first(),
+                    )
+                    && !entry.said.iter().any(|s| s.quote == quote)
+                {
+                    entry.said.push(QuotedSource { quote, source_url });
+                }
                 for url in &r.source_urls {
                     if !entry.source_urls.contains(&url) {
                         entry.source_urls.push(url);
