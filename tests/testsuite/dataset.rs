@@ -503,6 +503,22 @@ fn the_readme_dataset_section_counts_what_a_build_publishes() {
         }
     );
     assert!(section.contains(&also), "{also}");
+    // The register and the quoted answers, counted from the sources.
+    let quoted: usize = [
+        "obligations.csv",
+        "matrix.csv",
+        "reporting_support.csv",
+        "regimes.csv",
+        "vat.csv",
+    ]
+    .iter()
+    .map(|t| table(t).iter().filter(|r| !r["quote"].is_empty()).count())
+    .sum();
+    let register = read_csv("sources/registers/publishers.csv").len();
+    let cited = format!(
+        "the {register} rows of `sources/registers/publishers.csv`; {quoted} answers (phases, matrix cells, reporting ERP cells,\nregimes, VAT rows) carry the sentence"
+    );
+    assert!(section.contains(&cited), "{cited}");
     assert_eq!(
         row("dated obligation phases (`tables/obligations.csv`)"),
         format!(
