@@ -372,7 +372,12 @@ pub struct Fact {
     #[serde(skip_serializing_if = "spec_optional")]
     #[schemars(extend("format" = "date"))]
     pub last_checked: Option<String>,
-    /// Free-form per-fact attributes (strings).
+    /// Free-form per-fact attributes (strings). `evidence`: how the source was read. An e-invoicing
+    /// support fact adds the country's mandate, its `vendors`, `notes` and, where one was read,
+    /// `quote`. A reporting fact adds its row's texts, `erp_sources` and, per ERP column,
+    /// `erp_support.<erp>`; each answered cell also its own `erp_verification.<erp>`,
+    /// `erp_source_urls.<erp>`, `erp_evidence.<erp>`, `erp_last_checked.<erp>` and, where one was
+    /// read, `erp_quote.<erp>`.
     #[serde(skip_serializing_if = "spec_optional")]
     pub details: BTreeMap<String, String>,
 }

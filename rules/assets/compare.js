@@ -46,6 +46,20 @@
     });
     return span;
   }
+  // The sentence an answer rests on, one click away: "The source says: “…” (source)", as the pages say it.
+  function said(s) {
+    var details = element("details", "said-more");
+    details.appendChild(element("summary", "", "Quote"));
+    var span = element("span", "said", "The source says: ");
+    span.appendChild(element("q", "", s.quote));
+    if (s.source) {
+      span.appendChild(document.createTextNode(" ("));
+      span.appendChild(link(s.source.url, s.source.name));
+      span.appendChild(document.createTextNode(")"));
+    }
+    details.appendChild(span);
+    return details;
+  }
   // The cell of a row of each table, from a column's entry for that row (none: unknown).
   var CELLS = {
     obligations: function (td, cell) {
@@ -59,6 +73,7 @@
         if (p.absence) span.appendChild(element("span", "basis", " (absence check)"));
         span.appendChild(grade(p.grade, p.sources));
         td.appendChild(span);
+        if (p.said) td.appendChild(said(p.said));
       });
     },
     questions: function (td, cell) {
@@ -77,6 +92,9 @@
         span.appendChild(document.createTextNode(")"));
         span.appendChild(grade(e.grade, e.sources));
         td.appendChild(span);
+        e.said.forEach(function (s) {
+          td.appendChild(said(s));
+        });
       });
       if (cell && cell.note) td.appendChild(element("span", "note", cell.note));
     },
@@ -89,6 +107,7 @@
       td.classList.add(cell.class);
       td.appendChild(link(cell.href, cell.support));
       if (cell.grade) td.appendChild(grade(cell.grade, cell.sources));
+      if (cell.said) td.appendChild(said(cell.said));
     }
   };
 

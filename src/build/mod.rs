@@ -72,6 +72,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(&tables::mandate_rows(db).diagnostics);
     all.extend_from_slice(&tables::matrix_rows(db).diagnostics);
     all.extend_from_slice(&tables::reporting_table(db).diagnostics);
+    all.extend_from_slice(&tables::reporting_support_rows(db).diagnostics);
     all.extend_from_slice(&tables::connector_rows(db).diagnostics);
     all.extend_from_slice(&tables::local_erp_rows(db).diagnostics);
     all.extend_from_slice(&tables::partner_flag_rows(db).diagnostics);
@@ -105,6 +106,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(evidence::check_regime_and_vat_evidence(db));
     all.extend_from_slice(evidence::check_erp_evidence(db));
     all.extend_from_slice(evidence::check_fact_evidence(db));
+    all.extend_from_slice(evidence::check_news_and_sponsor_evidence(db));
     all.extend_from_slice(check_routes(db));
     all.extend_from_slice(crate::model::unread::check_unread_files(db));
     // Releases and changes.

@@ -1,12 +1,12 @@
 //! `locref verify`: every quote rechecked against the page it was copied from.
 //!
-//! Each answer that carries a quote (a phase, a matrix cell, a regime, a VAT row, a mandate text) names
-//! the page the quote was read on: the first URL of its sources. `verify` fetches each such page once,
-//! politely (one request at a time, so never two at once to a host; a pause between two requests to the
-//! same host; a user agent that names locref; a timeout; robots.txt obeyed), keeps a text snapshot of it
-//! under `.locref-cache/verify/`, and says per answer what became of its sentence: found, not found (the
-//! page changed), gone (4xx), moved (a redirect) or unreachable. It never edits `sources/`: the curator
-//! decides what a changed page means for the answer.
+//! Each answer that carries a quote (a phase, a matrix cell, a reporting cell, a regime, a VAT row, a
+//! mandate text) names the page the quote was read on: the first URL of its sources. `verify` fetches
+//! each such page once, politely (one request at a time, so never two at once to a host; a pause between
+//! two requests to the same host; a user agent that names locref; a timeout; robots.txt obeyed), keeps a
+//! text snapshot of it under `.locref-cache/verify/`, and says per answer what became of its sentence:
+//! found, not found (the page changed), gone (4xx), moved (a redirect) or unreachable. It never edits
+//! `sources/`: the curator decides what a changed page means for the answer.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::parse::tables::{
-    Located, Pos, mandate_rows, matrix_rows, obligation_rows, regime_rows, vat_rows,
+    Located, Pos, mandate_rows, matrix_rows, obligation_rows, regime_rows, reporting_support_rows,
+    vat_rows,
 };
 use crate::workspace::Project;
 
@@ -154,6 +155,19 @@ fn answers(project: &Project) -> Vec<Quoted> {
             r.last_verified.as_deref(),
         )
     }));
+    all.extend(quoted(
+        &reporting_support_rows(db).value,
+        "reporting cell",
+        |r| {
+            (
+                format!("{}-{} ({}) {}", r.topic, r.country, r.report_en, r.erp),
+                &r.country,
+                &r.source,
+                &r.quote,
+                r.last_verified.as_deref(),
+            )
+        },
+    ));
     all.extend(quoted(&regime_rows(db).value, "regime", |r| {
         (
             r.id(),

@@ -113,6 +113,16 @@ pub(crate) fn reporting_topic(row_topic: &str) -> FactTopic {
     }
 }
 
+/// The id of a reporting row's fact: `<country>-<topic slug>-<n>`.
+pub(crate) fn reporting_fact_id(report: &NumberedReport) -> String {
+    format!(
+        "{}-{}-{}",
+        report.row.country,
+        reporting_topic(&report.row.topic).slug(),
+        report.n
+    )
+}
+
 fn reporting_fact(report: &NumberedReport) -> Fact {
     let row = &report.row;
     let topic = reporting_topic(&row.topic);
@@ -139,13 +149,34 @@ fn reporting_fact(report: &NumberedReport) -> Fact {
         ("deadline".to_string(), row.deadline.clone()),
         ("channel_format".to_string(), row.channel_format.clone()),
         ("notes".to_string(), row.notes.clone()),
-        ("erp_sources".to_string(), row.erp_sources.join(" ")),
+        ("erp_sources".to_string(), report.erp_sources().join(" ")),
     ]);
-    for (erp, support) in report.erp_columns.iter().zip(&row.erp_support) {
-        details.insert(format!("erp_support.{erp}"), support.clone());
+    // Each ERP cell's value; an answered cell with its own source, how and when it was read, its grade
+    // and, where one was read, the sentence it rests on.
+    for cell in &report.cells {
+        let erp = &cell.erp;
+        details.insert(format!("erp_support.{erp}"), cell.support.clone());
+        if !cell.answered() {
+            continue;
+        }
+        details.insert(
+            format!("erp_verification.{erp}"),
+            cell.verification().as_str().to_string(),
+        );
+        details.insert(format!("erp_source_urls.{erp}"), cell.source().join(" "));
+        details.insert(
+            format!("erp_evidence.{erp}"),
+            cell.evidence_read().to_string(),
+        );
+        if let Some(day) = cell.last_verified() {
+            details.insert(format!("erp_last_checked.{erp}"), day.to_string());
+        }
+        if !cell.quote().is_empty() {
+            details.insert(format!("erp_quote.{erp}"), cell.quote().to_string());
+        }
     }
     Fact {
-        id: format!("{}-{}-{}", row.country, topic.slug(), report.n),
+        id: reporting_fact_id(report),
         country: row.country.clone(),
         erp: None,
         topic,

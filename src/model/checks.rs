@@ -16,10 +16,11 @@ use crate::parse::rules::{
 };
 use crate::parse::source_text;
 use crate::parse::tables::{
-    ObligationRow, PhaseStatus, Pos, REPORTING, RunKey, connector_rows, country_fact_keys,
-    country_fact_rows_of, country_register_rows, local_erp_rows, mandate_rows, matrix_rows,
-    obligation_rows, partner_flag_rows, partner_rows, rate_text, regime_rows, reporting_table,
-    vat_rows,
+    Located, ObligationRow, PhaseStatus, Pos, REPORTING, REPORTING_FIRST_COLUMNS,
+    ReportingSupportRow, RunKey, connector_rows, country_fact_keys, country_fact_rows_of,
+    country_register_rows, local_erp_rows, mandate_rows, matrix_rows, obligation_rows,
+    partner_flag_rows, partner_rows, rate_text, regime_rows, reporting_support_rows,
+    reporting_table, vat_rows,
 };
 use crate::resources::{FactTopic, Toggles};
 
@@ -357,7 +358,87 @@ pub fn check_reporting(db: &dyn salsa::Database) -> Vec<Diagnostic> {
             }
         }
     }
+    check_reporting_cells(&mut c, table, &reporting_support_rows(db).value, &columns);
     c.diagnostics
+}
+
+/// The ERP cells of the reporting table and their evidence (`tables/reporting_support.csv`): every cell
+/// other than `unknown` has exactly one evidence row, each evidence row names a row and an ERP column of
+/// the table, and an `unknown` cell has none (it rests on nothing, so it cannot cite anything).
+fn check_reporting_cells(
+    c: &mut Checker<'_>,
+    table: &crate::parse::tables::ReportingTable,
+    support: &[Located<ReportingSupportRow>],
+    columns: &[&str],
+) {
+    let key = |topic: &str, country: &str, report: &str| format!("{topic} / {country} / {report}");
+    let mut seen = BTreeMap::new();
+    let mut backed: BTreeSet<(String, &str)> = BTreeSet::new();
+    for e in support {
+        let row = &e.row;
+        c.country(&e.pos, "country_code", &row.country);
+        let row_key = key(&row.topic, &row.country, &row.report_en);
+        c.unique(
+            &mut seen,
+            format!("{row_key} / {}", row.erp),
+            &e.pos,
+            "erp",
+            "reporting cell evidence",
+        );
+        let column = columns.iter().position(|c| *c == row.erp);
+        if column.is_none() && !row.erp.is_empty() {
+            c.diagnostics.push(e.pos.error(
+                "erp",
+                format!(
+                    "`{}` is not an ERP column of tables/reporting.csv (rules/vocabulary.toml `reporting_erps`: {})",
+                    row.erp,
+                    columns.join(", ")
+                ),
+            ));
+        }
+        let Some(target) = table.rows.iter().find(|r| {
+            r.row.topic == row.topic
+                && r.row.country == row.country
+                && r.row.report_en == row.report_en
+        }) else {
+            if !row.report_en.is_empty() {
+                c.diagnostics.push(e.pos.error(
+                    "report_en",
+                    format!(
+                        "no row `{row_key}` in tables/reporting.csv: an evidence row names its reporting row by `topic`, `country_code` and `report_en` as written there"
+                    ),
+                ));
+            }
+            continue;
+        };
+        let Some(i) = column else { continue };
+        match target.row.erp_support.get(i).map(String::as_str) {
+            Some("unknown") => c.diagnostics.push(e.pos.error(
+                "erp",
+                format!(
+                    "the `{}` cell of tables/reporting.csv line {} is `unknown`: an unknown cell rests on nothing, so it has no evidence row; give the cell its value, or remove this row",
+                    row.erp, target.pos.line
+                ),
+            )),
+            Some(_) => {
+                backed.insert((row_key, columns[i]));
+            }
+            None => {}
+        }
+    }
+    for r in &table.rows {
+        let row_key = key(&r.row.topic, &r.row.country, &r.row.report_en);
+        for (i, (erp, value)) in columns.iter().zip(&r.row.erp_support).enumerate() {
+            if value != "unknown" && !backed.contains(&(row_key.clone(), *erp)) {
+                c.diagnostics.push(r.pos.error_at(
+                    REPORTING_FIRST_COLUMNS.len() + i,
+                    format!(
+                        "the ERP cell `{value}` ({erp}) needs the source that was read: its row in tables/reporting_support.csv (this row's `topic`, `country_code` and `report_en`, and `erp`), with how and when it was read, its grade and quote; only `unknown` needs none"
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 #[salsa::tracked(returns(ref))]

@@ -14,11 +14,13 @@
 use std::collections::BTreeSet;
 
 use crate::diagnostics::Diagnostic;
+use crate::parse::json_sources::{NEWS, SPONSORS, locate_json_value, news_rows, sponsor_rows};
 use crate::parse::rules::{fact_labels, vocabulary};
 use crate::parse::tables::{
     Basis, Located, Pos, PublisherKind, PublisherRow, Verification, connector_rows,
     country_fact_rows_by_key, local_erp_rows, mandate_rows, matrix_rows, obligation_rows,
-    partner_flag_rows, partner_rows, publisher_rows, regime_rows, reporting_table, vat_rows,
+    partner_flag_rows, partner_rows, publisher_rows, regime_rows, reporting_support_rows,
+    reporting_table, vat_rows,
 };
 
 /// No source of this dataset was read before this day: an earlier check date is a typing error.
@@ -142,6 +144,47 @@ pub(crate) fn publisher_of<'a>(
         .max_by_key(|p| p.path_prefix.len())
 }
 
+/// A name as [`self_published`] compares names: its letters and digits, in lower case
+/// (`Business Line` and `Businessline` are one name).
+fn plain_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Whether a publisher is the subject named `subject`: one name holds the other (`Tilde (Jumis)` is
+/// Jumis's publisher; a name of fewer than three letters matches nothing).
+fn names_subject(publisher: &PublisherRow, subject: &str) -> bool {
+    let (a, b) = (plain_name(&publisher.publisher), plain_name(subject));
+    a.len() >= 3 && b.len() >= 3 && (a.contains(&b) || b.contains(&a))
+}
+
+/// Whether a listing rests only on its own subject's pages: every one of `sources` is published by the
+/// subject itself, as the register says. The subject is named `name`; where the listing gives its own
+/// `website`, whoever publishes that site is the subject too, and where it gives none, the vendor of a
+/// local ERP (an `erp-vendor` of no ERP of the register) is taken for the listing's own. Such a listing is
+/// at most `secondary` (only a public body gives a listing `official`), and pages say "self-published"
+/// beside it. `false` for a listing with no source, or one a source of the register does not name.
+pub(crate) fn self_published(
+    register: &[Located<PublisherRow>],
+    name: &str,
+    website: Option<&str>,
+    sources: &[String],
+) -> bool {
+    let own_site = website.and_then(|w| publisher_of(register, w));
+    !sources.is_empty()
+        && sources.iter().all(|url| {
+            publisher_of(register, url).is_some_and(|p| {
+                names_subject(p, name)
+                    || own_site.is_some_and(|site| site.publisher == p.publisher)
+                    || (website.is_none()
+                        && p.kind == PublisherKind::ErpVendor
+                        && p.erps.is_empty())
+            })
+        })
+}
+
 /// Who may settle an answer as `official`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Settles<'a> {
@@ -212,27 +255,30 @@ impl<'db> EvidenceCheck<'db> {
         }
     }
 
+    /// The register's publisher of `url`, or why it cannot be cited: what can never be a source, or a
+    /// host the register does not name. `Ok(None)` for what is not an http(s) URL (its own error says so).
+    fn publisher(&self, url: &str) -> Result<Option<&'db PublisherRow>, String> {
+        let Some((host, _)) = host_and_path(url) else {
+            return Ok(None);
+        };
+        if let Some(why) = refused(url, &self.site_host) {
+            return Err(format!("`{url}` cannot be cited: {why}"));
+        }
+        match publisher_of(self.register, url) {
+            Some(publisher) => Ok(Some(publisher)),
+            None => Err(format!(
+                "`{host}` is not in sources/registers/publishers.csv: add who publishes it and what kind of publisher it is before citing it"
+            )),
+        }
+    }
+
     /// The publishers of `urls` that the register names (refused and unregistered URLs are reported).
     fn publishers(&mut self, pos: &Pos, column: &str, urls: &[String]) -> Vec<&'db PublisherRow> {
         let mut found = Vec::new();
         for url in urls {
-            if host_and_path(url).is_none() {
-                continue; // not an http(s) URL: its own error says so
-            }
-            if let Some(why) = refused(url, &self.site_host) {
-                self.diagnostics
-                    .push(pos.error(column, format!("`{url}` cannot be cited: {why}")));
-                continue;
-            }
-            match publisher_of(self.register, url) {
-                Some(publisher) => found.push(publisher),
-                None => {
-                    let host = host_and_path(url).map(|(h, _)| h).unwrap_or_default();
-                    self.diagnostics.push(pos.error(
-                        column,
-                        format!("`{host}` is not in sources/registers/publishers.csv: add who publishes it and what kind of publisher it is before citing it"),
-                    ));
-                }
+            match self.publisher(url) {
+                Ok(publisher) => found.extend(publisher),
+                Err(why) => self.diagnostics.push(pos.error(column, why)),
             }
         }
         found
@@ -281,6 +327,71 @@ impl<'db> EvidenceCheck<'db> {
             }
         }
         publishers
+    }
+}
+
+/// One ERP's cell (of the matrix, or of the reporting table's evidence), as [`EvidenceCheck::erp_cell`]
+/// checks it.
+struct ErpCell<'a> {
+    pos: &'a Pos,
+    column: &'static str,
+    urls: &'a [String],
+    erp: &'a str,
+    verification: Verification,
+    last_verified: Option<&'a str>,
+    quote: &'a str,
+    /// The cell as the messages name it (`a matrix cell`).
+    what: &'static str,
+}
+
+impl EvidenceCheck<'_> {
+    /// An ERP's cell: its sources registered, `official` from its ERP's vendor only, no other ERP's vendor
+    /// among its sources, its check date in range, and its quote naming the ERP or its product
+    /// (`products`: `[erp_products]` of `rules/vocabulary.toml`).
+    fn erp_cell(
+        &mut self,
+        cell: ErpCell<'_>,
+        products: &std::collections::BTreeMap<String, Vec<String>>,
+    ) {
+        let publishers = self.check(Cited {
+            pos: cell.pos,
+            column: cell.column,
+            urls: cell.urls,
+            grade: Some((cell.verification, Settles::Vendor(cell.erp))),
+            checked: Some(("last_verified", cell.last_verified)),
+        });
+        if let Some(other) = publishers.iter().find(|p| {
+            p.kind == PublisherKind::ErpVendor
+                && !p.erps.is_empty()
+                && !p.erps.iter().any(|e| e == cell.erp)
+        }) {
+            self.diagnostics.push(cell.pos.error(
+                cell.column,
+                format!(
+                    "{} is the vendor of other ERPs ({}), not of `{}`: {}'s source is its ERP's vendor, a partner the cell names or an independent publisher",
+                    other.publisher,
+                    other.erps.join(", "),
+                    cell.erp,
+                    cell.what
+                ),
+            ));
+        }
+        // The quote names the ERP or its product: a sentence about another product settles nothing here.
+        if !cell.quote.is_empty()
+            && let Some(names) = products.get(cell.erp)
+        {
+            let quote = cell.quote.to_lowercase();
+            if !names.iter().any(|n| quote.contains(&n.to_lowercase())) {
+                self.diagnostics.push(cell.pos.error(
+                    "quote",
+                    format!(
+                        "the quote of a `{}` cell names its product ({}): quote the sentence that does",
+                        cell.erp,
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
     }
 }
 
@@ -415,67 +526,51 @@ pub(crate) fn check_regime_and_vat_evidence(db: &dyn salsa::Database) -> Vec<Dia
 }
 
 /// The ERP tables: a cell's `official` comes from its ERP's vendor, and a cell cites no other ERP's
-/// vendor (a matrix cell's source is its ERP's vendor, a partner it names, or an independent publisher).
+/// vendor (a matrix or reporting cell's source is its ERP's vendor, a partner the cell names, or an
+/// independent publisher).
 #[salsa::tracked(returns(ref))]
 pub(crate) fn check_erp_evidence(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut check = EvidenceCheck::new(db);
     let products = &vocabulary(db).value.erp_products;
     for r in &matrix_rows(db).value {
         let row = &r.row;
-        let publishers = check.check(Cited {
-            pos: &r.pos,
-            column: "erp_source",
-            urls: &row.erp_source,
-            grade: Some((row.verification, Settles::Vendor(&row.erp))),
-            checked: Some(("last_verified", row.last_verified.as_deref())),
-        });
-        if let Some(other) = publishers.iter().find(|p| {
-            p.kind == PublisherKind::ErpVendor
-                && !p.erps.is_empty()
-                && !p.erps.iter().any(|e| *e == row.erp)
-        }) {
-            check.diagnostics.push(r.pos.error(
-                "erp_source",
-                format!(
-                    "{} is the vendor of other ERPs ({}), not of `{}`: a matrix cell's source is its ERP's vendor, a partner the cell names or an independent publisher",
-                    other.publisher,
-                    other.erps.join(", "),
-                    row.erp
-                ),
-            ));
-        }
-        // The quote names the ERP or its product: a sentence about another product settles nothing here.
-        if !row.quote.is_empty()
-            && let Some(names) = products.get(&row.erp)
-        {
-            let quote = row.quote.to_lowercase();
-            if !names.iter().any(|n| quote.contains(&n.to_lowercase())) {
-                check.diagnostics.push(r.pos.error(
-                    "quote",
-                    format!(
-                        "the quote of a `{}` cell names its product ({}): quote the sentence that does",
-                        row.erp,
-                        names.join(", ")
-                    ),
-                ));
-            }
-        }
+        check.erp_cell(
+            ErpCell {
+                pos: &r.pos,
+                column: "erp_source",
+                urls: &row.erp_source,
+                erp: &row.erp,
+                verification: row.verification,
+                last_verified: row.last_verified.as_deref(),
+                quote: &row.quote,
+                what: "a matrix cell",
+            },
+            products,
+        );
     }
-    let table = &reporting_table(db).value;
-    for r in &table.rows {
+    for r in &reporting_support_rows(db).value {
+        let row = &r.row;
+        check.erp_cell(
+            ErpCell {
+                pos: &r.pos,
+                column: "source",
+                urls: &row.source,
+                erp: &row.erp,
+                verification: row.verification,
+                last_verified: row.last_verified.as_deref(),
+                quote: &row.quote,
+                what: "a reporting cell",
+            },
+            products,
+        );
+    }
+    for r in &reporting_table(db).value.rows {
         check.check(Cited {
             pos: &r.pos,
             column: "source",
             urls: &r.row.source,
             grade: Some((r.row.verification, Settles::Law)),
             checked: Some(("source_checked", r.row.source_checked.as_deref())),
-        });
-        check.check(Cited {
-            pos: &r.pos,
-            column: "erp_sources",
-            urls: &r.row.erp_sources,
-            grade: None,
-            checked: None,
         });
     }
     for r in &connector_rows(db).value {
@@ -517,6 +612,38 @@ pub(crate) fn check_erp_evidence(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     check.diagnostics
 }
 
+/// The news items and the sponsors: the page a news item links (a vendor's release notes, a readiness
+/// page) and a sponsor's site are held to the register like every cited URL, each problem located at the
+/// URL in its JSON file.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn check_news_and_sponsor_evidence(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    let check = EvidenceCheck::new(db);
+    let mut diagnostics = Vec::new();
+    let mut each = |path: &str, urls: Vec<&str>| {
+        let Ok(text) = crate::parse::source_text(db, path) else {
+            return;
+        };
+        for url in urls {
+            if let Err(why) = check.publisher(url) {
+                diagnostics.push(locate_json_value(path, text, url, why));
+            }
+        }
+    };
+    each(
+        NEWS,
+        news_rows(db).value.iter().map(|n| n.url.as_str()).collect(),
+    );
+    each(
+        SPONSORS,
+        sponsor_rows(db)
+            .value
+            .iter()
+            .filter_map(|s| s.url.as_deref())
+            .collect(),
+    );
+    diagnostics
+}
+
 /// The country facts: `official` from the law's publishers or a standards body, or for an ERP's
 /// localization fact from that ERP's vendor.
 #[salsa::tracked(returns(ref))]
@@ -548,7 +675,71 @@ pub(crate) fn check_fact_evidence(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 
 #[cfg(test)]
 mod tests {
-    use super::{host_and_path, refused};
+    use super::{host_and_path, refused, self_published};
+    use crate::parse::tables::{Located, Pos, PublisherKind, PublisherRow};
+
+    fn publisher(host: &str, name: &str, kind: PublisherKind) -> Located<PublisherRow> {
+        Located {
+            pos: Pos::default(),
+            row: std::sync::Arc::new(PublisherRow {
+                host: host.to_string(),
+                path_prefix: String::new(),
+                publisher: name.to_string(),
+                kind,
+                erps: Vec::new(),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_listing_sourced_only_by_its_subject_is_self_published() {
+        let register = [
+            publisher("abacus.ch", "Abacus Research AG", PublisherKind::ErpVendor),
+            publisher("ayudas.axoft.com", "Axoft", PublisherKind::ErpVendor),
+            publisher("apideck.com", "Apideck", PublisherKind::ServiceProvider),
+            publisher(
+                "businesslineglobal.com",
+                "Businessline",
+                PublisherKind::Consultancy,
+            ),
+        ];
+        let urls = |list: &[&str]| list.iter().map(|u| u.to_string()).collect::<Vec<_>>();
+        // Its own site, by the website's publisher.
+        assert!(self_published(
+            &register,
+            "Abacus",
+            Some("https://www.abacus.ch/"),
+            &urls(&["https://abacus.ch/a", "https://www.abacus.ch/b"])
+        ));
+        // One independent page among its sources: not self-published.
+        assert!(!self_published(
+            &register,
+            "Abacus",
+            Some("https://www.abacus.ch/"),
+            &urls(&["https://abacus.ch/a", "https://apideck.com/x"])
+        ));
+        // No website: its local ERP vendor's help pages.
+        assert!(self_published(
+            &register,
+            "Tango Gestión",
+            None,
+            &urls(&["https://ayudas.axoft.com/x"])
+        ));
+        // A partner by name: `Business Line` is `Businessline`.
+        assert!(self_published(
+            &register,
+            "Business Line",
+            None,
+            &urls(&["https://businesslineglobal.com/?p=1"])
+        ));
+        assert!(!self_published(
+            &register,
+            "Continia Software",
+            None,
+            &urls(&["https://apideck.com/x"])
+        ));
+        assert!(!self_published(&register, "Abacus", None, &[]));
+    }
 
     #[test]
     fn what_can_never_be_cited_is_refused() {

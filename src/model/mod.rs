@@ -19,9 +19,10 @@ use crate::parse::rules::{FactLabel, fact_labels, site_rules, vocabulary};
 use crate::parse::tables::RegimeRow;
 use crate::parse::tables::{
     ConnectorRow, CountryFactRow, LocalErpRow, Located, MandateRow, MatrixRow, ObligationRow,
-    PartnerFlagRow, PartnerRow, ReportingRow, RunKey, VatRow, connector_rows, country_fact_keys,
-    country_fact_rows_of, country_register_rows, local_erp_rows, mandate_rows, matrix_rows,
-    obligation_rows, partner_flag_rows, partner_rows, regime_rows, reporting_table, vat_rows,
+    PartnerFlagRow, PartnerRow, ReportingRow, ReportingSupportRow, RunKey, VatRow, Verification,
+    connector_rows, country_fact_keys, country_fact_rows_of, country_register_rows, local_erp_rows,
+    mandate_rows, matrix_rows, obligation_rows, partner_flag_rows, partner_rows, regime_rows,
+    reporting_support_rows, reporting_table, vat_rows,
 };
 
 /// The rows of a parsed table that `keep` selects, without their positions: what a projection returns,
@@ -326,32 +327,116 @@ pub fn erp_matrix<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -> Vec<Ar
 pub struct NumberedReport {
     pub n: usize,
     pub row: Arc<ReportingRow>,
-    /// The ERP column names, in the row's `erp_support` order.
-    pub erp_columns: Vec<String>,
+    /// Its ERP cells, in the reporting table's column order.
+    pub cells: Vec<ReportCell>,
 }
 
-/// The reporting rows of one country: vat-reporting first, then saf-t, each numbered in file order.
+impl NumberedReport {
+    /// The sources of its ERP cells, each once, in column order: what `data/reporting.*` publishes as the
+    /// row's `erp_sources`.
+    pub fn erp_sources(&self) -> Vec<&str> {
+        let mut urls: Vec<&str> = Vec::new();
+        for url in self.cells.iter().flat_map(|c| c.source()) {
+            if !urls.contains(&url.as_str()) {
+                urls.push(url);
+            }
+        }
+        urls
+    }
+}
+
+/// One ERP cell of a reporting row: its value (`native`, `add-on` or `unknown`) and, for a value other
+/// than `unknown`, the row of `tables/reporting_support.csv` it rests on (its source, grade and quote).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportCell {
+    pub erp: String,
+    pub support: String,
+    pub evidence: Option<Arc<ReportingSupportRow>>,
+}
+
+impl ReportCell {
+    /// Whether the cell states an answer (anything but `unknown`).
+    pub fn answered(&self) -> bool {
+        self.support != "unknown"
+    }
+
+    /// The evidence of an answered cell (an unknown cell has none, whatever a stray row says).
+    fn read(&self) -> Option<&ReportingSupportRow> {
+        self.evidence.as_deref().filter(|_| self.answered())
+    }
+
+    /// The cell's grade: its evidence's; `unverified` for an unknown cell.
+    pub fn verification(&self) -> Verification {
+        self.read()
+            .map_or(Verification::Unverified, |e| e.verification)
+    }
+
+    /// The sources its answer rests on, the quoted one first (none for an unknown cell).
+    pub fn source(&self) -> &[String] {
+        self.read().map_or(&[], |e| e.source.as_slice())
+    }
+
+    /// The sentence of its first source that settles it (empty when none was quoted).
+    pub fn quote(&self) -> &str {
+        self.read().map_or("", |e| e.quote.as_str())
+    }
+
+    /// How its source was read (`fetched`, `search-extract`; empty for an unknown cell).
+    pub fn evidence_read(&self) -> &str {
+        self.read().map_or("", |e| e.evidence.as_str())
+    }
+
+    /// The day its source was read.
+    pub fn last_verified(&self) -> Option<&str> {
+        self.read().and_then(|e| e.last_verified.as_deref())
+    }
+
+    /// Whether the cell establishes the ERP's support, by the one definition
+    /// ([`support::established`]): an unverified cell is shown, never counted.
+    pub fn established(&self) -> bool {
+        support::established(&self.support, self.verification())
+    }
+}
+
+/// The reporting rows of one country: vat-reporting first, then saf-t, each numbered in file order,
+/// each ERP cell with the evidence row that names it.
 #[salsa::tracked(returns(ref))]
 pub fn country_reporting<'db>(
     db: &'db dyn salsa::Database,
     key: CountryKey<'db>,
 ) -> Vec<NumberedReport> {
     let table = &reporting_table(db).value;
-    let erp_columns: Vec<String> = table
-        .erp_columns
-        .iter()
-        .map(|(name, _, _)| name.clone())
-        .collect();
+    let code = key.code(db);
+    let evidence = rows_where(&reporting_support_rows(db).value, |r| &r.country == code);
     let mut out = Vec::new();
     for topic in ["vat-reporting", "saf-t"] {
         let rows = table
             .rows
             .iter()
-            .filter(|r| &r.row.country == key.code(db) && r.row.topic == topic);
-        out.extend(rows.enumerate().map(|(i, r)| NumberedReport {
-            n: i + 1,
-            row: r.row.clone(),
-            erp_columns: erp_columns.clone(),
+            .filter(|r| &r.row.country == code && r.row.topic == topic);
+        out.extend(rows.enumerate().map(|(i, r)| {
+            let cells = table
+                .erp_columns
+                .iter()
+                .zip(&r.row.erp_support)
+                .map(|((erp, _, _), support)| ReportCell {
+                    erp: erp.clone(),
+                    support: support.clone(),
+                    evidence: evidence
+                        .iter()
+                        .find(|e| {
+                            e.topic == r.row.topic
+                                && e.report_en == r.row.report_en
+                                && &e.erp == erp
+                        })
+                        .cloned(),
+                })
+                .collect();
+            NumberedReport {
+                n: i + 1,
+                row: r.row.clone(),
+                cells,
+            }
         }));
     }
     out
@@ -510,9 +595,9 @@ mod tests {
     }
 }
 
-/// The oldest and the newest check date of every published answer (facts, matrix cells, reporting rows,
-/// phases, regimes, local ERPs, partner flags, connector routes): what every page's footer says of when the facts
-/// were checked. A projection, so an edit that moves neither end re-renders no page.
+/// The oldest and the newest check date of every published answer (facts, matrix cells, reporting rows
+/// and their ERP cells, phases, regimes, local ERPs, partner flags, connector routes): what every page's
+/// footer says of when the facts were checked. A projection, so an edit that moves neither end re-renders no page.
 #[salsa::tracked(returns(ref))]
 pub fn check_date_span(db: &dyn salsa::Database) -> Option<(String, String)> {
     let mut dates: Vec<&str> = Vec::new();
@@ -528,11 +613,10 @@ pub fn check_date_span(db: &dyn salsa::Database) -> Option<(String, String)> {
                 .iter()
                 .filter_map(|r| r.last_verified.as_deref()),
         );
-        dates.extend(
-            country_reporting(db, key)
-                .iter()
-                .filter_map(|r| r.row.source_checked.as_deref()),
-        );
+        for report in country_reporting(db, key) {
+            dates.extend(report.row.source_checked.as_deref());
+            dates.extend(report.cells.iter().filter_map(ReportCell::last_verified));
+        }
         dates.extend(
             country_obligations(db, key)
                 .iter()

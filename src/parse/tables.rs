@@ -21,6 +21,13 @@ pub(crate) struct Pos {
 }
 
 impl Pos {
+    /// A diagnostic pointing at the row's `index`-th cell (0-based, in header order; at the row's start
+    /// if it has none): for the columns a `Pos` does not name, such as the reporting table's ERP columns.
+    pub fn error_at(&self, index: usize, message: impl Into<String>) -> Diagnostic {
+        let (line, column) = self.cells.get(index).copied().unwrap_or((self.line, 1));
+        Diagnostic::new(self.path, line, column, message)
+    }
+
     /// A diagnostic pointing at the cell of `column` in this row (at the row's start if it has none).
     pub fn error(&self, column: &str, message: impl Into<String>) -> Diagnostic {
         let (line, column) = self
@@ -958,9 +965,10 @@ pub struct ReportingRow {
     pub source_checked: Option<String>,
     pub evidence: String,
     pub verification: Verification,
-    /// The ERP columns' values, in header order (names in [`ReportingTable::erp_columns`]).
+    /// The ERP columns' values, in header order (names in [`ReportingTable::erp_columns`]). Each value
+    /// other than `unknown` rests on its own row of `tables/reporting_support.csv`
+    /// ([`ReportingSupportRow`]), checked in [`crate::model::checks`].
     pub erp_support: Vec<String>,
-    pub erp_sources: Vec<String>,
     pub notes: String,
     /// For a SAF-T row, the phases of the country's `saf-t` obligation (obligations.csv) the row is the
     /// file of; empty where it is the file of every phase. Views that show an ERP's support for a phase
@@ -988,7 +996,7 @@ pub(crate) const REPORTING_FIRST_COLUMNS: &[&str] = &[
     "evidence",
     "verification",
 ];
-pub(crate) const REPORTING_LAST_COLUMNS: &[&str] = &["erp_sources", "notes", "phases"];
+pub(crate) const REPORTING_LAST_COLUMNS: &[&str] = &["notes", "phases"];
 /// The values of `topic`.
 pub(crate) const REPORTING_TOPICS: &[&str] = &["vat-reporting", "saf-t"];
 /// The values of an ERP column.
@@ -1046,18 +1054,6 @@ pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
                 .iter()
                 .map(|erp| r.one_of(erp, REPORTING_ERP_SUPPORT))
                 .collect();
-            // An ERP cell other than `unknown` is an answer too: the row names the vendor page it rests on.
-            if let Some((erp, value)) = erp_names
-                .iter()
-                .zip(&erp_support)
-                .find(|(_, v)| v.as_str() != "unknown")
-                && r.text("erp_sources").is_empty()
-            {
-                r.error(
-                    erp,
-                    format!("the ERP cell `{value}` ({erp}) needs the URL of the vendor page that was read, in `erp_sources`; only `unknown` needs none"),
-                );
-            }
             let pos = r.pos();
             let row = ReportingRow {
                 topic: r.one_of("topic", REPORTING_TOPICS),
@@ -1072,9 +1068,12 @@ pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
                 evidence: r.text("evidence"),
                 verification: r.verification("verification"),
                 erp_support,
-                erp_sources: r.urls("erp_sources"),
                 notes: r.text("notes"),
-                phases: r.text("phases").split_whitespace().map(str::to_string).collect(),
+                phases: r
+                    .text("phases")
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect(),
             };
             if row.topic != "saf-t" && !row.phases.is_empty() {
                 r.error(
@@ -1089,6 +1088,74 @@ pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
         })
         .collect();
     Checked::new(ReportingTable { erp_columns, rows }, diagnostics)
+}
+
+// ---------------------------------------------------------------- tables/reporting_support.csv
+
+/// The evidence of one ERP cell of the reporting table: the cell of `erp` in the reporting row
+/// `topic` / `country` / `report_en` (its key, as the row names it), the source its value rests on, how
+/// and when it was read, its grade and the sentence of that source that settles it. Every cell other than
+/// `unknown` has exactly one such row, and an `unknown` cell none (checked in [`crate::model::checks`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportingSupportRow {
+    pub topic: String,
+    pub country: String,
+    pub report_en: String,
+    pub erp: String,
+    pub source: Vec<String>,
+    pub evidence: String,
+    pub verification: Verification,
+    pub last_verified: Option<String>,
+    /// The words of its first source that settle the cell (see [`ObligationRow::quote`]); a cell
+    /// without one is at most `unverified`.
+    pub quote: String,
+    pub notes: String,
+}
+
+pub(crate) const REPORTING_SUPPORT: &str = "sources/tables/reporting_support.csv";
+
+pub(crate) const REPORTING_SUPPORT_COLUMNS: &[&str] = &[
+    "topic",
+    "country_code",
+    "report_en",
+    "erp",
+    "source",
+    "evidence",
+    "verification",
+    "last_verified",
+    "quote",
+    "notes",
+];
+
+#[salsa::tracked(returns(ref))]
+pub fn reporting_support_rows(
+    db: &dyn salsa::Database,
+) -> Checked<Vec<Located<ReportingSupportRow>>> {
+    read_exact(db, REPORTING_SUPPORT, REPORTING_SUPPORT_COLUMNS, |r| {
+        let erp = r.text("erp");
+        // A row here backs a cell's answer: it names what was read, how and when, whatever its grade.
+        r.check_honesty(
+            "reporting cell",
+            Honesty {
+                unknown: "an `unknown` cell, which has no row here",
+                ..FACT_HONESTY
+            },
+            Some(&erp),
+        );
+        let quote = r.quote("reporting cell", true);
+        ReportingSupportRow {
+            topic: r.one_of("topic", REPORTING_TOPICS),
+            country: r.required("country_code"),
+            report_en: r.required("report_en"),
+            erp: r.required("erp"),
+            source: r.urls("source"),
+            evidence: r.text("evidence"),
+            verification: r.verification("verification"),
+            last_verified: r.date("last_verified"),
+            quote,
+            notes: r.text("notes"),
+        }
+    })
 }
 
 // ---------------------------------------------------------------- tables/connectors.csv

@@ -152,6 +152,7 @@ fn urls_are_http_and_every_answer_but_unknown_cites_a_read_source() {
         "mandates.csv",
         "matrix.csv",
         "reporting.csv",
+        "reporting_support.csv",
         "connectors.csv",
         "local_erps.csv",
         "local_partner_flags.csv",
@@ -310,24 +311,58 @@ fn every_settled_matrix_cell_cites_the_vendor_source_it_rests_on() {
     }
 }
 
+/// Every reporting ERP cell other than `unknown` rests on exactly one row of
+/// `tables/reporting_support.csv` that names its source, and an `unknown` cell on none; a graded cell
+/// carries the sentence it rests on. Cells are keyed as the evidence rows name them: topic, country,
+/// `report_en`, ERP.
 #[test]
-fn a_reporting_erp_value_other_than_unknown_cites_the_vendor_pages() {
+fn every_reporting_erp_cell_but_unknown_has_its_own_evidence() {
     let erps: Vec<String> = erp_ids()
         .into_iter()
         .filter(|e| e != "sap-business-one")
         .collect();
+    let mut evidence: BTreeMap<(String, String, String, String), BTreeMap<String, String>> =
+        BTreeMap::new();
+    for row in table("reporting_support.csv") {
+        let key = (
+            row["topic"].clone(),
+            row["country_code"].clone(),
+            row["report_en"].clone(),
+            row["erp"].clone(),
+        );
+        assert!(
+            evidence.insert(key.clone(), row).is_none(),
+            "{key:?}: two evidence rows"
+        );
+    }
+    let mut answered = 0;
     for row in table("reporting.csv") {
-        let settled = erps.iter().filter(|e| row[e.as_str()] != "unknown").count();
-        if settled > 0 {
-            assert!(
-                !row["erp_sources"].is_empty(),
-                "{} {} {}: {settled} ERP values without erp_sources",
-                row["topic"],
-                row["country_code"],
-                row["report_en"]
+        for erp in &erps {
+            let key = (
+                row["topic"].clone(),
+                row["country_code"].clone(),
+                row["report_en"].clone(),
+                erp.clone(),
             );
+            match (row[erp.as_str()].as_str(), evidence.remove(&key)) {
+                ("unknown", None) => {}
+                ("unknown", Some(_)) => panic!("{key:?}: evidence for an unknown cell"),
+                (value, None) => panic!("{key:?}: `{value}` without its evidence row"),
+                (_, Some(e)) => {
+                    answered += 1;
+                    assert!(!e["source"].is_empty(), "{key:?}: no source");
+                    if e["verification"] != "unverified" {
+                        assert!(!e["quote"].is_empty(), "{key:?}: graded without a quote");
+                    }
+                }
+            }
         }
     }
+    assert!(
+        evidence.is_empty(),
+        "evidence rows of no reporting row: {evidence:?}"
+    );
+    assert!(answered > 0, "the shipped table has answered cells to hold");
 }
 
 /// The README's dataset section counts what its labels say: each figure is taken from a render of the
@@ -422,6 +457,68 @@ fn the_readme_dataset_section_counts_what_a_build_publishes() {
             )
         );
     }
+    // The reporting rows' ERP cells, each graded by its own evidence (the API's reporting facts say each
+    // answered cell's grade in `details`).
+    let mut cells: BTreeMap<&str, usize> = BTreeMap::new();
+    for fact in facts["data"].as_array().unwrap() {
+        if fact["topic"] != "vat_reporting" && fact["topic"] != "saft" {
+            continue;
+        }
+        for (key, value) in fact["details"].as_object().unwrap() {
+            if key.starts_with("erp_verification.") {
+                *cells.entry(value.as_str().unwrap()).or_default() += 1;
+            }
+        }
+    }
+    let grade = |g: &str| cells.get(g).copied().unwrap_or(0);
+    assert_eq!(
+        row("reporting ERP cells (`tables/reporting_support.csv`)"),
+        format!(
+            "| reporting ERP cells (`tables/reporting_support.csv`) | {} | {} ({} official, {} secondary) | {} answers without a quote |",
+            cells.values().sum::<usize>(),
+            grade("official") + grade("secondary"),
+            grade("official"),
+            grade("secondary"),
+            grade("unverified"),
+        )
+    );
+    assert_eq!(
+        cells.values().sum::<usize>(),
+        table("reporting_support.csv").len(),
+        "every evidence row is one answered cell"
+    );
+    // The listings counted in one sentence.
+    let also = format!(
+        "Also {} connector routes, {} partner flags, {} partners, {} news items and {} sponsors.",
+        json("/data/connectors.json").as_array().unwrap().len(),
+        json("/api/v1/partner-flags.json")["meta"]["count"],
+        json("/api/v1/partners.json")["meta"]["count"],
+        json("/api/v1/news.json")["meta"]["count"],
+        match json("/api/v1/sponsors.json")["meta"]["count"]
+            .as_u64()
+            .unwrap()
+        {
+            0 => "no".to_string(),
+            n => n.to_string(),
+        }
+    );
+    assert!(section.contains(&also), "{also}");
+    // The register and the quoted answers, counted from the sources.
+    let quoted: usize = [
+        "obligations.csv",
+        "matrix.csv",
+        "reporting_support.csv",
+        "regimes.csv",
+        "vat.csv",
+    ]
+    .iter()
+    .map(|t| table(t).iter().filter(|r| !r["quote"].is_empty()).count())
+    .sum();
+    let register = read_csv("sources/registers/publishers.csv").len();
+    let cited = format!(
+        "the {register} rows of `sources/registers/publishers.csv`; {quoted} answers (phases, matrix cells, reporting ERP cells,\nregimes, VAT rows) carry the sentence"
+    );
+    assert!(section.contains(&cited), "{cited}");
     assert_eq!(
         row("dated obligation phases (`tables/obligations.csv`)"),
         format!(

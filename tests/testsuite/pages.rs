@@ -443,7 +443,7 @@ fn hostile_data_renders_as_text_and_keeps_markdown_tables_whole() {
         assert!(html.contains(HOSTILE_HTML), "{page}: shown as text");
     }
     // Markdown: the value is one escaped cell; the row keeps its table's cell count.
-    let row = md_row(text(&files, "fi/index.md"), "alert(1)", 4);
+    let row = md_row(text(&files, "fi/index.md"), "alert(1)", 5);
     assert!(
         row.starts_with(&format!("| {HOSTILE_MD} | Odoo |")),
         "{row}"
@@ -990,9 +990,11 @@ fn licence_sponsors_news_partners_and_filters_pages() {
     assert!(sponsors.contains("<p>There are no sponsors at present.</p>"));
     assert!(text(&files, "sponsors/index.md").contains(&format!("> **{notice}")));
 
-    // News: titles link to the vendor; a missing date says so.
+    // News: one row per item of the source, titles link to the vendor; a missing date says so.
+    let items: Vec<serde_json::Value> =
+        serde_json::from_str(&crate::common::read(root, "sources/news.json")).unwrap();
     let news = text(&files, "news/index.html");
-    assert_eq!(news.matches("<tr id=\"").count(), 3);
+    assert_eq!(news.matches("<tr id=\"").count(), items.len());
     assert!(news.contains("<td>date not stated</td>"));
     assert!(news.contains("<a href=\"https://learn.microsoft.com/en-us/dynamics365/release-plan/2026wave1/smb/dynamics365-business-central/enable-embedded-verifactu-mode-spain\">Enable embedded Verifactu mode in Spain</a>"));
 
@@ -1112,14 +1114,25 @@ fn a_sponsor_is_marked_as_paid_and_kept_off_every_other_page() {
     let root = dir.path();
     std::fs::write(
         root.join("sources/sponsors.json"),
-        r#"[{"id": "acme", "name": "Acme <b>Tax</b>", "tagline": "Compliance | made easy", "url": "https://acme.example/"}]"#,
+        r#"[{"id": "acme", "name": "Acme <b>Tax</b>", "tagline": "Compliance | made easy", "url": "https://acme-tax.net/"}]"#,
     )
     .expect("write");
+    // A sponsor's site is held to the publishers register like every URL of the sources.
+    let run = crate::common::locref(root, &["check"], crate::common::FIXED_EPOCH);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = crate::common::text(&run.stderr);
+    assert!(
+        stderr.contains("sources/sponsors.json:1:88: error: `acme-tax.net` is not in sources/registers/publishers.csv"),
+        "{stderr}"
+    );
+    let mut register = crate::common::read(root, "sources/registers/publishers.csv");
+    register.push_str("acme-tax.net,,Acme Tax,service-provider,\n");
+    std::fs::write(root.join("sources/registers/publishers.csv"), register).unwrap();
     let files = build(root);
     let page = text(&files, "sponsors/index.html");
     assert!(page.contains("<p class=\"sponsored\" id=\"notice\">Sponsored content:"));
     assert!(page.contains(
-        "<tr id=\"acme\"><th scope=\"row\"><a href=\"https://acme.example/\" rel=\"sponsored\">Acme &lt;b&gt;Tax&lt;/b&gt;</a></th><td>Sponsored: Compliance | made easy</td>"
+        "<tr id=\"acme\"><th scope=\"row\"><a href=\"https://acme-tax.net/\" rel=\"sponsored\">Acme &lt;b&gt;Tax&lt;/b&gt;</a></th><td>Sponsored: Compliance | made easy</td>"
     ));
     let row = md_row(text(&files, "sponsors/index.md"), "Acme", 6);
     assert!(row.contains("Sponsored: Compliance \\| made easy"), "{row}");
@@ -1824,19 +1837,35 @@ fn readiness_group(support: Option<&str>, verification: &str) -> &'static str {
 }
 
 /// The SAF-T files of the shipped reporting table: country, the phases it is the file of (empty:
-/// every phase), its grade, and each ERP column's answer.
+/// every phase), and each ERP column's answer with that cell's own grade (its row of
+/// `tables/reporting_support.csv`; `unverified` where it has none).
 struct SaftFile {
     country: String,
     phases: Vec<String>,
-    verification: String,
-    support: BTreeMap<String, String>,
+    support: BTreeMap<String, (String, String)>,
 }
 
 fn saft_files(root: &Path) -> Vec<SaftFile> {
+    let mut grades: BTreeMap<(String, String, String), String> = BTreeMap::new();
+    let mut evidence =
+        csv::Reader::from_path(root.join("sources/tables/reporting_support.csv")).unwrap();
+    for r in evidence.deserialize::<BTreeMap<String, String>>() {
+        let r = r.unwrap();
+        if r["topic"] == "saf-t" {
+            grades.insert(
+                (
+                    r["country_code"].clone(),
+                    r["report_en"].clone(),
+                    r["erp"].clone(),
+                ),
+                r["verification"].clone(),
+            );
+        }
+    }
     let mut reader = csv::Reader::from_path(root.join("sources/tables/reporting.csv")).unwrap();
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     let at = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let erps = &header[at("verification") + 1..at("erp_sources")];
+    let erps = &header[at("verification") + 1..at("notes")];
     reader
         .records()
         .map(Result::unwrap)
@@ -1847,10 +1876,20 @@ fn saft_files(root: &Path) -> Vec<SaftFile> {
                 .split_whitespace()
                 .map(String::from)
                 .collect(),
-            verification: r[at("verification")].to_string(),
             support: erps
                 .iter()
-                .map(|e| (e.clone(), r[at(e)].to_string()))
+                .map(|e| {
+                    let key = (
+                        r[at("country_code")].to_string(),
+                        r[at("report_en")].to_string(),
+                        e.clone(),
+                    );
+                    let grade = grades
+                        .get(&key)
+                        .cloned()
+                        .unwrap_or_else(|| "unverified".into());
+                    (e.clone(), (r[at(e)].to_string(), grade))
+                })
                 .collect(),
         })
         .collect()
@@ -1975,9 +2014,10 @@ fn the_readiness_board_shows_for_each_phase_the_support_for_its_own_obligation()
                             let groups = of_phase
                                 .iter()
                                 .map(|f| {
+                                    let cell = f.support.get(e);
                                     readiness_group(
-                                        f.support.get(e).map(String::as_str),
-                                        &f.verification,
+                                        cell.map(|c| c.0.as_str()),
+                                        cell.map_or("unverified", |c| c.1.as_str()),
                                     )
                                 })
                                 .collect();
@@ -2259,4 +2299,287 @@ fn every_page_names_its_canonical_address_and_its_twin_which_has_every_heading()
     // The 404 page is at no address of its own and has no twin: it names neither.
     let not_found = text(&files, "404.html");
     assert!(!not_found.contains("rel=\"canonical\"") && !not_found.contains("text/markdown"));
+}
+
+/// The HTML escape of the page templates, for finding a value of the sources in a page.
+fn escape_html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// A reporting ERP cell is shown with its own grade, source and quote wherever it is shown: the topic
+/// page (the quote one click away, under the cell), the country page and both twins, and the API's
+/// reporting fact (`details`). A cell without a quote is `unverified` there, and the published
+/// `erp_sources` of the row is the union of its cells' sources.
+#[test]
+fn a_reporting_cell_shows_its_own_grade_source_and_quote_on_the_pages_and_in_the_api() {
+    let dir = copy_project();
+    let root = dir.path();
+    // A curator reads Odoo's Australian page and quotes it (the words here are the test's own).
+    let quote = "Odoo's Australian localization prepares the BAS report";
+    let url = "https://github.com/odoo/documentation/blob/048611b20a45a03555cd66176e59da378bef71f7/content/applications/finance/fiscal_localizations/australia.rst";
+    replace_once(
+        root,
+        "sources/tables/reporting_support.csv",
+        &format!(
+            "vat-reporting,au,Business Activity Statement (GST return),odoo,{url},search-extract,unverified,2026-11-23,,"
+        ),
+        &format!(
+            "vat-reporting,au,Business Activity Statement (GST return),odoo,{url},search-extract,secondary,2026-11-23,\"{quote}\","
+        ),
+    );
+    let files = build(root);
+    let html_quote = escape_html(quote);
+
+    // The API: the row's fact says each answered cell's grade, source, check date and quote.
+    let facts: serde_json::Value = serde_json::from_slice(&files["api/v1/facts.json"]).unwrap();
+    let fact = facts["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "au-vat-reporting-1")
+        .expect("Australia's BAS");
+    let details = &fact["details"];
+    assert_eq!(details["erp_support.odoo"], "native");
+    assert_eq!(details["erp_verification.odoo"], "secondary");
+    assert_eq!(details["erp_quote.odoo"], quote);
+    assert_eq!(details["erp_source_urls.odoo"], url);
+    assert_eq!(details["erp_last_checked.odoo"], "2026-11-23");
+    // NetSuite's cell of the same row has its own source and no quote: unverified.
+    assert_eq!(details["erp_verification.oracle-netsuite"], "unverified");
+    assert!(details.get("erp_quote.oracle-netsuite").is_none());
+    assert!(
+        details["erp_source_urls.oracle-netsuite"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://docs.oracle.com/")
+    );
+    // An unknown cell says only that it is unknown.
+    assert_eq!(details["erp_support.sage-intacct"], "unknown");
+    assert!(details.get("erp_verification.sage-intacct").is_none());
+    // The data file's `erp_sources` is the union of the cells' sources, each once.
+    let rows: serde_json::Value = serde_json::from_slice(&files["data/reporting.json"]).unwrap();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["country_code"] == "au" && r["topic"] == "vat-reporting")
+        .unwrap();
+    let union = format!(
+        "{} {url}",
+        details["erp_source_urls.oracle-netsuite"].as_str().unwrap()
+    );
+    assert_eq!(row["erp_sources"], union.as_str());
+    assert_eq!(details["erp_sources"], union.as_str());
+
+    // The topic page: the cell, its grade, its source and, one click away, its sentence.
+    let page = text(&files, "vat-reporting/index.html");
+    let au = &page[page.find("<tr id=\"vat-reporting-au-1\">").unwrap()..];
+    let au = &au[..au.find("</tr>").unwrap()];
+    assert!(au.contains(&format!(
+        "<td class=\"cell s-native\">native<span class=\"cell-grade\"><span class=\"verified\">secondary</span></span><span class=\"cell-src\"><a href=\"{url}\" aria-label=\"source of Odoo: github.com/odoo\">source</a></span><details class=\"said-more\"><summary>Quote</summary><span class=\"said\">The source says: <q>{html_quote}</q> (<a href=\"{url}\">github.com/odoo</a>)</span></details></td>"
+    )), "{au}");
+    assert!(
+        au.contains(
+            "native<span class=\"cell-grade\"><span class=\"unverified\">unverified</span>"
+        ),
+        "{au}"
+    );
+    // The country page and both twins.
+    let country = text(&files, "au/index.html");
+    assert!(country.contains(&format!(
+        "<a href=\"/erp/odoo/\">Odoo</a>: native <span class=\"grade\"><span class=\"verified\">verified (secondary)</span>, <span class=\"evidence\">search excerpt or stored copy read</span>, <span class=\"date\">checked 2026-11-23</span></span>; <a href=\"{url}\">github.com/odoo</a><span class=\"said\">The source says: <q>{html_quote}</q>"
+    )), "the country page shows the cell with its grade and quote");
+    for twin in ["au/index.md", "vat-reporting/index.md"] {
+        let md = text(&files, twin);
+        assert!(
+            md.contains(&format!(
+                "native (verified (secondary), checked 2026-11-23; [github.com/odoo]({url})) The source says: “Odoo's Australian localization prepares the BAS report”"
+            )),
+            "{twin}"
+        );
+    }
+}
+
+/// Every quoted answer of the matrix is shown with its quote where the answer is shown: under the
+/// e-invoicing matrix (a list like footnotes, each linking its cell) and in its twin, on the ERP's page
+/// and twin, in the comparison page's columns (`/compare/{code}.json`), and on the readiness board and
+/// its twin for the phases that read the matrix.
+#[test]
+fn quotes_are_shown_where_the_answers_are_shown() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let json = |rel: &str| -> serde_json::Value { serde_json::from_slice(&files[rel]).unwrap() };
+    let facts = json("api/v1/facts.json");
+    let quoted: Vec<(&str, &str, &str)> = facts["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["topic"] == "e_invoicing_erp_support" && f["value"] != "unknown/unverified")
+        .filter_map(|f| {
+            Some((
+                f["country"].as_str()?,
+                f["erp"].as_str()?,
+                f["details"].get("quote")?.as_str()?,
+            ))
+        })
+        .collect();
+    assert!(
+        quoted.len() > 20,
+        "the shipped matrix has quoted answers to hold"
+    );
+    let matrix = text(&files, "e-invoicing/index.html");
+    let matrix_md = text(&files, "e-invoicing/index.md");
+    assert_eq!(matrix.matches("<li id=\"said-").count(), quoted.len());
+    assert_eq!(
+        matrix_md
+            .lines()
+            .filter(|l| l.starts_with("- [") && l.contains(" The source says: “"))
+            .count(),
+        quoted.len()
+    );
+    assert!(matrix.contains(&format!(
+        "<details class=\"quotes\"><summary>The {} quotes, by country</summary>",
+        quoted.len()
+    )));
+    for (country, erp, quote) in &quoted {
+        let quote = escape_html(quote);
+        let item = &matrix[matrix
+            .find(&format!(
+                "<li id=\"said-{country}-{erp}\"><a href=\"#{country}-{erp}\">"
+            ))
+            .unwrap_or_else(|| panic!("{country} {erp}: listed under the matrix"))..];
+        assert!(
+            item[..item.find("</li>").unwrap()].contains(&format!("<q>{quote}</q>")),
+            "{country} {erp}"
+        );
+        let erp_page = text(&files, &format!("erp/{erp}/index.html"));
+        let row = &erp_page[erp_page.find(&format!("<tr id=\"{country}\">")).unwrap()..];
+        assert!(
+            row[..row.find("</tr>").unwrap()].contains(&format!("The source says: <q>{quote}</q>")),
+            "{country} {erp}: on the ERP page"
+        );
+        let column = json(&format!("compare/{country}.json"));
+        let cell = column["erps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["key"] == *erp)
+            .unwrap();
+        assert_eq!(
+            cell["said"]["quote"].as_str(),
+            Some(quoted_text(&quoted, country, erp)),
+            "{country} {erp}: in the comparison's column"
+        );
+    }
+    for erp in ERP_IDS {
+        let twin = text(&files, &format!("erp/{erp}/index.md"));
+        let page_quotes = quoted.iter().filter(|q| q.1 == erp).count();
+        assert!(
+            twin.matches(" The source says: “").count() >= page_quotes,
+            "{erp}: the twin quotes each answer"
+        );
+    }
+    // The readiness board: every quoted answer it shows from the matrix carries its quote, one click
+    // away, on the board and in its twin.
+    let board = text(&files, "readiness/index.html");
+    let row_re = regex::Regex::new(
+        r#"(?s)<tr id="([^"]+)" data-country="([^"]+)" data-from="matrix">(.*?)</tr>"#,
+    )
+    .unwrap();
+    let mut shown = 0;
+    for c in row_re.captures_iter(board) {
+        let (country, cells) = (c.get(2).unwrap().as_str(), c.get(3).unwrap().as_str());
+        for (_, erp, quote) in quoted.iter().filter(|q| q.0 == country) {
+            let li = &cells[cells
+                .find(&format!("<li data-erp=\"{erp}\""))
+                .unwrap_or_else(|| panic!("{country} {erp}: on the board"))..];
+            assert!(
+                li[..li.find("</li>").unwrap()].contains(&format!(
+                    "<details class=\"said-more\"><summary>Quote</summary><span class=\"said\">The source says: <q>{}</q>",
+                    escape_html(quote)
+                )),
+                "{country} {erp}: the board shows the quote"
+            );
+            shown += 1;
+        }
+    }
+    assert!(shown > 0, "the board shows quoted matrix answers");
+    assert!(
+        text(&files, "readiness/index.md")
+            .matches(" The source says: “")
+            .count()
+            >= shown,
+        "the board's twin quotes them too"
+    );
+}
+
+fn quoted_text<'a>(quoted: &[(&str, &str, &'a str)], country: &str, erp: &str) -> &'a str {
+    quoted
+        .iter()
+        .find(|q| q.0 == country && q.1 == erp)
+        .map(|q| q.2)
+        .unwrap()
+}
+
+/// A listing whose only sources are its own subject's pages says "self-published" beside its grade (a
+/// local ERP) or its kind of source (a partner), on the country page, the list page and their twins;
+/// one with an independent source does not.
+#[test]
+fn a_self_published_listing_says_so() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    // Abacus is sourced by abacus.ch only; bexio by a consultancy's page.
+    let local = text(&files, "local-erps/index.html");
+    let row = |page: &str, id: &str| -> String {
+        let at = page
+            .find(&format!("<tr id=\"{id}\">"))
+            .unwrap_or_else(|| panic!("{id}"));
+        page[at..at + page[at..].find("</tr>").unwrap()].to_string()
+    };
+    assert!(row(local, "ch-abacus").contains(
+        "<td class=\"verified\">verified (secondary)<span class=\"self-published\">, self-published</span></td>"
+    ));
+    assert!(!row(local, "ch-bexio").contains("self-published"));
+    let ch = text(&files, "ch/index.html");
+    let abacus = &ch[ch.find(">Abacus</a></th>").unwrap()..];
+    assert!(abacus[..abacus.find("</tr>").unwrap()].contains(", self-published</span>"));
+    for twin in ["local-erps/index.md", "ch/index.md"] {
+        let md = text(&files, twin);
+        let line = md.lines().find(|l| l.contains("| Abacus |")).unwrap();
+        assert!(
+            line.contains("verified (secondary), self-published |"),
+            "{twin}: {line}"
+        );
+        let line = md.lines().find(|l| l.contains("| bexio |")).unwrap();
+        assert!(!line.contains("self-published"), "{twin}: {line}");
+    }
+    // A partner writing about itself on its own blog; one that Microsoft's page names is not.
+    let partners = text(&files, "partners/index.html");
+    assert!(
+        row(partners, "sa-sap-business-one-business-line").contains(
+            "<td>partner blog<span class=\"self-published\">, self-published</span></td>"
+        )
+    );
+    assert!(
+        !row(
+            partners,
+            "dk-microsoft-dynamics-365-business-central-continia-software"
+        )
+        .contains("self-published")
+    );
+    let sa = text(&files, "sa/index.md");
+    let line = sa
+        .lines()
+        .find(|l| l.contains("| Business Line |"))
+        .unwrap();
+    assert!(line.ends_with(", self-published |"), "{line}");
+    assert!(
+        text(&files, "partners/index.md").lines().any(
+            |l| l.contains("| Business Line |") && l.contains("partner blog, self-published |")
+        )
+    );
 }

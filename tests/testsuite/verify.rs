@@ -96,6 +96,7 @@ fn fixture_project() -> tempfile::TempDir {
     // No other table carries a quote here.
     for table in [
         "sources/tables/matrix.csv",
+        "sources/tables/reporting_support.csv",
         "sources/tables/regimes.csv",
         "sources/tables/vat.csv",
         "sources/tables/mandates.csv",

@@ -457,14 +457,16 @@ pub struct ReportingRecord {
     /// Each ERP column's name (an ERP id) and value (`native`, `add-on` or `unknown`), in column order.
     #[schemars(skip)]
     erp_support: Vec<(String, Text)>,
-    /// Space-separated URLs of the ERP vendors' pages backing the ERP columns.
+    /// Space-separated URLs of the pages backing the ERP columns: every source of the row's ERP cells,
+    /// each once, in column order (each cell's own source, grade and quote are in the API's reporting
+    /// facts, `details`).
     erp_sources: Text,
     /// Notes on the requirement.
     notes: Text,
 }
 
 impl ReportingRecord {
-    /// `erp_columns` names the row's `erp_support` values; the checks hold them to `reporting_erps`.
+    /// The row's cells are named by the table's ERP columns; the checks hold them to `reporting_erps`.
     pub fn new(country: &CountryInfo, report: &NumberedReport) -> Self {
         let r = &report.row;
         ReportingRecord {
@@ -481,12 +483,11 @@ impl ReportingRecord {
             evidence: (&r.evidence).into(),
             status: r.verification.status().as_str().into(),
             erp_support: report
-                .erp_columns
+                .cells
                 .iter()
-                .cloned()
-                .zip(r.erp_support.iter().map(Text::from))
+                .map(|c| (c.erp.clone(), Text::from(&c.support)))
                 .collect(),
-            erp_sources: Text::urls(&r.erp_sources),
+            erp_sources: Text::from(report.erp_sources().join(" ").as_str()),
             notes: (&r.notes).into(),
         }
     }

@@ -89,6 +89,7 @@ struct SupportCell<'a> {
     evidence: &'a str,
     verification: Verification,
     last_checked: &'a Option<String>,
+    quote: &'a str,
 }
 
 /// `/compare/{code}.json`: one country's column of the side-by-side view, as the page's script shows it:
@@ -129,6 +130,25 @@ struct PhaseCell<'a> {
     absence: bool,
     grade: Grade,
     sources: Vec<NamedSource>,
+    /// The sentence of its first source that settles it, where one was read.
+    said: Option<Said>,
+}
+
+/// The sentence an answer rests on, and its source: what pages show as "The source says: …".
+#[derive(Serialize)]
+struct Said {
+    quote: String,
+    source: Option<NamedSource>,
+}
+
+impl Said {
+    /// `quote` with the first of `urls`, none for an empty quote.
+    fn of(quote: &str, urls: &[impl AsRef<str>]) -> Option<Said> {
+        (!quote.is_empty()).then(|| Said {
+            quote: quote.to_string(),
+            source: named_source_list(&urls[..urls.len().min(1)]).pop(),
+        })
+    }
 }
 
 /// A country's answers to one question; none: unknown, `looked_at` saying what was looked at.
@@ -151,6 +171,8 @@ struct AnswerCell {
     obligations: Vec<Link>,
     grade: Grade,
     sources: Vec<NamedSource>,
+    /// The sentences its regimes rest on (a regime's quote settles its model), each with its source.
+    said: Vec<Said>,
 }
 
 /// A link: its text and its address from the site's root.
@@ -171,6 +193,7 @@ struct ErpCell<'a> {
     href: String,
     grade: Option<Grade>,
     sources: Vec<NamedSource>,
+    said: Option<Said>,
 }
 
 /// A grade as pages say it (the `grade` macro of `macros.html`): the standing of the source, how it
@@ -247,6 +270,7 @@ fn support_cells<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec
                 evidence: row.map_or("unverified", |r| r.evidence.as_str()),
                 verification: row.map_or(Verification::Unverified, |r| r.verification),
                 last_checked: row.map_or(&None, |r| &r.last_verified),
+                quote: row.map_or("", |r| r.quote.as_str()),
             }
         })
         .collect()
@@ -284,6 +308,7 @@ pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::ren
                         absence: p.basis.is_some_and(|b| b.as_str() == "absence"),
                         grade: Grade::new(p.verification, &p.evidence, &p.last_verified),
                         sources: named_source_list(&p.source),
+                        said: Said::of(&p.quote, &p.source),
                     }
                 })
                 .collect(),
@@ -310,6 +335,11 @@ pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::ren
                         .collect(),
                     grade: Grade::new(e.verification, e.evidence, e.last_checked),
                     sources: named_source_list(&e.source_urls),
+                    said: e
+                        .said
+                        .iter()
+                        .filter_map(|q| Said::of(q.quote, std::slice::from_ref(q.source_url)))
+                        .collect(),
                 })
                 .collect(),
             looked_at: g.looked_at,
@@ -331,6 +361,11 @@ pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::ren
                 named_source_list(s.source_urls)
             } else {
                 Vec::new()
+            },
+            said: if s.known {
+                Said::of(s.quote, s.source_urls)
+            } else {
+                None
             },
         })
         .collect();

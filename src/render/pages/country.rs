@@ -5,16 +5,20 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::changes::{HistoryContext, country_history_context};
+use super::lists::{LocalErpView, PartnerView};
 use super::shared::*;
+use super::topics::CellView;
 use super::{PageSpec, page};
+use crate::derive::facts::reporting_fact_id;
 use crate::derive::obligations::country_toggle_derivations;
-use crate::model::{CountryKey, country_obligations, erp_name};
+use crate::model::{
+    CountryKey, NumberedReport, country_local_erps, country_obligations, country_partners,
+    country_reporting, erp_name,
+};
 use crate::parse::rules::obligation_rules;
 use crate::parse::tables::{PartialDate, PhaseStatus};
 use crate::render::api::country_detail;
-use crate::resources::{
-    Country, Fact, FactTopic, Labelled, LocalErp, Partner, Regime, Verification,
-};
+use crate::resources::{Country, Fact, FactTopic, Labelled, Regime, Verification};
 
 /// "In force since 2026-09-01" and what the phase covers, as one sentence.
 fn sentence(words: &str, scope: &str) -> String {
@@ -74,12 +78,39 @@ struct FactView<'a> {
     anchor: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     page: Option<&'static str>,
+    /// A reporting fact's answered ERP cells, each with its grade, source and quote (none for the
+    /// other facts).
+    cells: Vec<CellView<'a>>,
 }
 
 fn fact_view(fact: &Fact) -> FactView<'_> {
     let anchor = reporting_anchor(fact);
     let page = anchor.as_ref().and(reporting_page(fact.topic));
-    FactView { fact, anchor, page }
+    FactView {
+        fact,
+        anchor,
+        page,
+        cells: Vec::new(),
+    }
+}
+
+/// A reporting fact as the country page shows it: with its row's answered ERP cells (`reports` are the
+/// country's reporting rows, whose topic and number make the fact's id).
+fn reporting_view<'a>(
+    db: &dyn salsa::Database,
+    fact: &'a Fact,
+    reports: &'a [NumberedReport],
+) -> FactView<'a> {
+    let mut view = fact_view(fact);
+    if let Some(report) = reports.iter().find(|r| reporting_fact_id(r) == fact.id) {
+        view.cells = report
+            .cells
+            .iter()
+            .filter(|c| c.answered())
+            .map(|c| CellView::of(db, c))
+            .collect();
+    }
+    view
 }
 
 /// A record with the name of the thing its `erp` (or `country`) names, as the page lists it.
@@ -143,6 +174,16 @@ pub(super) struct GlanceEntry<'a> {
     pub(super) evidence: &'a str,
     pub(super) verification: Verification,
     pub(super) last_checked: &'a Option<String>,
+    /// For the model question: the sentences the answer's regimes rest on (a regime's quote settles its
+    /// model), each with its first source; none for the other questions.
+    pub(super) said: Vec<QuotedSource<'a>>,
+}
+
+/// A quote and the source it was read on.
+#[derive(Serialize)]
+pub(super) struct QuotedSource<'a> {
+    pub(super) quote: &'a str,
+    pub(super) source_url: &'a String,
 }
 
 /// An obligation an at-a-glance answer is of, and the anchor of its column below.
@@ -288,11 +329,21 @@ pub(super) fn regime_views<'a>(
                             evidence: &r.evidence,
                             verification: r.verification,
                             last_checked: &r.last_checked,
+                            said: Vec::new(),
                         });
                         entries.last_mut().expect("just pushed")
                     }
                 };
                 entry.obligations.push(obligation);
+                if *key == "model"
+                    && let (Some(quote), Some(source_url)) = (
+                        r.quote.as_deref().filter(|q| !q.is_empty()),
+                        r.source_urls.first(),
+                    )
+                    && !entry.said.iter().any(|s| s.quote == quote)
+                {
+                    entry.said.push(QuotedSource { quote, source_url });
+                }
                 for url in &r.source_urls {
                     if !entry.source_urls.contains(&url) {
                         entry.source_urls.push(url);
@@ -342,9 +393,9 @@ pub struct CountryContext<'a> {
     matrix: Vec<FactView<'a>>,
     vat_reporting: Vec<FactView<'a>>,
     saft: Vec<FactView<'a>>,
-    local_erps: &'a [LocalErp],
+    local_erps: Vec<LocalErpView<'a>>,
     partner_flags: Vec<WithErpName<'a, crate::resources::PartnerFlag>>,
-    partners: Vec<WithErpName<'a, Partner>>,
+    partners: Vec<PartnerView<'a>>,
     /// How each obligation works (tables/regimes.csv), and the same answers by question.
     regimes: Vec<RegimeView<'a>>,
     glance: Vec<GlanceRow<'a>>,
@@ -506,6 +557,15 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
             .map(fact_view)
             .collect()
     };
+    let reports = country_reporting(db, key);
+    let reporting = |topic: FactTopic| -> Vec<FactView> {
+        detail
+            .facts
+            .iter()
+            .filter(|f| f.topic == topic)
+            .map(|f| reporting_view(db, f, reports))
+            .collect()
+    };
     let with_erp_name = |erp: &str| erp_name(db, erp);
     let recorded = obligations_recorded(db, key);
     let label_of = |id: &str| {
@@ -540,11 +600,17 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
         }),
         e_invoicing: of(&|t| t == FactTopic::EInvoicing),
         matrix: of(&|t| t == FactTopic::EInvoicingErpSupport),
-        vat_reporting: of(&|t| t == FactTopic::VatReporting),
-        saft: of(&|t| t == FactTopic::Saft),
-        local_erps: &detail.local_erps,
+        vat_reporting: reporting(FactTopic::VatReporting),
+        saft: reporting(FactTopic::Saft),
+        local_erps: country_local_erps(db, key)
+            .iter()
+            .map(|row| LocalErpView::of(db, row, None))
+            .collect(),
         partner_flags: WithErpName::each(&detail.partner_flags, |p| &p.erp, with_erp_name),
-        partners: WithErpName::each(&detail.partners, |p| &p.erp, with_erp_name),
+        partners: country_partners(db, key)
+            .iter()
+            .map(|row| PartnerView::of(db, row, None))
+            .collect(),
         history: country_history_context(db, key),
     })
 }

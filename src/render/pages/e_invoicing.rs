@@ -105,6 +105,22 @@ pub struct EInvoicingContext<'a> {
     /// The ERPs none of whose cells is known, each with what was searched for it (instead of a column
     /// of dashes that says nothing).
     unknown_columns: Vec<UnknownColumn<'a>>,
+    /// The cells whose source was quoted, in the grid's order (country by name, then ERP): the sentence
+    /// each rests on, listed under the grid like footnotes, so the grid stays a grid at 390 px.
+    quoted: Vec<QuotedCell<'a>>,
+}
+
+/// A cell of the grid with the sentence of its first source that settles it.
+#[derive(Serialize)]
+struct QuotedCell<'a> {
+    country: &'a str,
+    country_name: &'a str,
+    erp: &'a str,
+    erp_name: &'a str,
+    support: &'a str,
+    verification: &'a str,
+    quote: &'a str,
+    source_url: Option<&'a String>,
 }
 
 /// An ERP column whose every cell is unknown, and the search that found nothing.
@@ -203,6 +219,7 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
     let mut established_cells = 0;
     let mut unverified_cells = 0;
     let mut statuses: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut quoted: Vec<QuotedCell> = Vec::new();
     let rows: Vec<MatrixCountry> = countries_by_name(db)
         .iter()
         .map(|c| {
@@ -225,6 +242,18 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
                     let is_established = established(support, verification);
                     established_cells += usize::from(is_established);
                     let (short, class) = support_style(support);
+                    if let Some(r) = row.filter(|r| known && !r.quote.is_empty()) {
+                        quoted.push(QuotedCell {
+                            country: &c.code,
+                            country_name: &c.name,
+                            erp: &e.id,
+                            erp_name: &e.name,
+                            support,
+                            verification: verification.as_str(),
+                            quote: &r.quote,
+                            source_url: r.erp_source.first(),
+                        });
+                    }
                     MatrixCell {
                         erp: &e.id,
                         erp_name: &e.name,
@@ -309,6 +338,7 @@ pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
         unverified_cells,
         cells,
         unknown_columns,
+        quoted,
     })
 }
 

@@ -154,6 +154,8 @@ struct ErpSupport<'a> {
     verification: &'static str,
     last_checked: &'a Option<String>,
     source_urls: &'a [String],
+    /// The sentence of its first source that settles it, where one was read.
+    quote: Option<&'a String>,
 }
 
 /// A record with the name of the country its `country` names.
@@ -225,6 +227,7 @@ pub(crate) fn erp_context<'db>(db: &'db dyn salsa::Database, key: ErpKey<'db>) -
                     verification: f.verification.as_str(),
                     last_checked: &f.last_checked,
                     source_urls: &f.source_urls,
+                    quote: f.details.get("quote"),
                 }),
             }
         })

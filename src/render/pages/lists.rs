@@ -7,8 +7,9 @@ use serde_json::Value as Json;
 
 use super::shared::*;
 use super::{PageSpec, page};
+use crate::model::evidence::self_published;
 use crate::model::{CountryKey, country_local_erps, country_partners, erp_name};
-use crate::parse::tables::{local_erp_rows, partner_rows};
+use crate::parse::tables::{LocalErpRow, PartnerRow, local_erp_rows, partner_rows, publisher_rows};
 use crate::render::api::{local_erp, news_items, partner};
 use crate::render::parts::PartsSpec;
 use crate::resources::{LocalErp, NewsItem, Partner};
@@ -50,11 +51,34 @@ pub fn partners_context(db: &dyn salsa::Database) -> Json {
 
 /// A partner as the partners page's rows show it.
 #[derive(Serialize)]
-struct PartnerView<'a> {
+pub(super) struct PartnerView<'a> {
     #[serde(flatten)]
     partner: Partner,
     country_name: Option<&'a str>,
     erp_name: String,
+    /// Whether its only sources are the partner's own pages ([`self_published`]).
+    self_published: bool,
+}
+
+impl<'a> PartnerView<'a> {
+    /// A partner as pages list it (`country_name` where the list spans countries).
+    pub(super) fn of(
+        db: &dyn salsa::Database,
+        row: &PartnerRow,
+        country_name: Option<&'a str>,
+    ) -> Self {
+        PartnerView {
+            partner: partner(row),
+            country_name,
+            erp_name: erp_name(db, &row.erp),
+            self_published: self_published(
+                &publisher_rows(db).value,
+                &row.name,
+                None,
+                &row.source_urls,
+            ),
+        }
+    }
 }
 
 /// One country's partners as the partners page's rows show them: the value its part is rendered from
@@ -64,11 +88,7 @@ pub(crate) fn partners_page_rows(db: &dyn salsa::Database, code: &str) -> Json {
     let rows = country_partners(db, CountryKey::new(db, code.to_string()));
     let rows: Vec<PartnerView> = rows
         .iter()
-        .map(|row| PartnerView {
-            partner: partner(row),
-            country_name: names.get(row.country.as_str()).copied(),
-            erp_name: erp_name(db, &row.erp),
-        })
+        .map(|row| PartnerView::of(db, row, names.get(row.country.as_str()).copied()))
         .collect();
     to_json(&rows)
 }
@@ -91,10 +111,33 @@ pub(crate) fn local_erps_context(db: &dyn salsa::Database) -> Json {
 
 /// A local ERP as the local ERPs page's rows show it.
 #[derive(Serialize)]
-struct LocalErpView<'a> {
+pub(super) struct LocalErpView<'a> {
     #[serde(flatten)]
     local_erp: LocalErp,
     country_name: Option<&'a str>,
+    /// Whether its only sources are the listed product's own pages ([`self_published`]): then its
+    /// grade is at most `secondary`, and pages say so beside it.
+    self_published: bool,
+}
+
+impl<'a> LocalErpView<'a> {
+    /// A local ERP as pages list it (`country_name` where the list spans countries).
+    pub(super) fn of(
+        db: &dyn salsa::Database,
+        row: &LocalErpRow,
+        country_name: Option<&'a str>,
+    ) -> Self {
+        LocalErpView {
+            local_erp: local_erp(row),
+            country_name,
+            self_published: self_published(
+                &publisher_rows(db).value,
+                &row.name,
+                row.website.as_deref(),
+                &row.source,
+            ),
+        }
+    }
 }
 
 /// One country's local and regional ERPs as the local ERPs page's rows show them, sorted by name: the
@@ -104,10 +147,7 @@ pub(crate) fn local_erps_page_rows(db: &dyn salsa::Database, code: &str) -> Json
     let rows = country_local_erps(db, CountryKey::new(db, code.to_string()));
     let rows: Vec<LocalErpView> = rows
         .iter()
-        .map(|row| LocalErpView {
-            local_erp: local_erp(row),
-            country_name: names.get(row.country.as_str()).copied(),
-        })
+        .map(|row| LocalErpView::of(db, row, names.get(row.country.as_str()).copied()))
         .collect();
     to_json(&rows)
 }

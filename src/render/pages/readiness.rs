@@ -23,10 +23,11 @@ use super::shared::*;
 use super::{PageSpec, page};
 use crate::derive::established;
 use crate::derive::obligations::calendar;
-use crate::model::evidence::publisher_of;
-use crate::model::{CountryKey, NumberedReport, country_matrix, country_reporting, erps};
+use crate::model::{
+    CountryKey, NumberedReport, ReportCell, country_matrix, country_reporting, erps,
+};
 use crate::parse::json_sources::ErpReg;
-use crate::parse::tables::{MatrixRow, PartialDate, publisher_rows};
+use crate::parse::tables::{MatrixRow, PartialDate};
 use crate::render::calendar::build_day;
 use crate::resources::{CalendarEntry, Verification};
 
@@ -175,6 +176,8 @@ struct ErpAnswer<'a> {
     verification: &'static str,
     last_checked: Option<&'a str>,
     source_urls: Vec<&'a str>,
+    /// The sentence of its first source that settles the answer, where one was read.
+    quote: Option<&'a str>,
 }
 
 /// One phase of the board.
@@ -307,38 +310,17 @@ fn matrix_answer<'a>(erp: &'a ErpReg, row: Option<&'a std::sync::Arc<MatrixRow>>
         source_urls: row.map_or_else(Vec::new, |r| {
             r.erp_source.iter().map(String::as_str).collect()
         }),
+        quote: row.map(|r| r.quote.as_str()).filter(|q| !q.is_empty()),
     }
 }
 
-/// One ERP's answer from a SAF-T file of the reporting table: its column of the row, with the row's
-/// grade, as `/saf-t/` shows it, and the row's vendor pages that the publishers register gives to this
-/// ERP (all of them where the register names none).
-fn saft_answer<'a>(
-    db: &'a dyn salsa::Database,
-    erp: &'a ErpReg,
-    file: &'a NumberedReport,
-    several: bool,
-) -> ErpAnswer<'a> {
-    let support = file
-        .erp_columns
-        .iter()
-        .position(|c| *c == erp.id)
-        .and_then(|i| file.row.erp_support.get(i))
-        .map_or("unknown", String::as_str);
-    let answered = support != "unknown";
-    let verification = if answered {
-        file.row.verification
-    } else {
-        Verification::Unverified
-    };
-    let register = &publisher_rows(db).value;
-    let own: Vec<&str> = file
-        .row
-        .erp_sources
-        .iter()
-        .filter(|u| publisher_of(register, u).is_some_and(|p| p.erps.contains(&erp.id)))
-        .map(String::as_str)
-        .collect();
+/// One ERP's answer from a SAF-T file of the reporting table: its cell of the row, with the cell's own
+/// grade, sources and quote (`tables/reporting_support.csv`), as `/saf-t/` shows it.
+fn saft_answer<'a>(erp: &'a ErpReg, file: &'a NumberedReport, several: bool) -> ErpAnswer<'a> {
+    let cell = file.cells.iter().find(|c| c.erp == erp.id);
+    let support = cell.map_or("unknown", |c| c.support.as_str());
+    let answered = cell.is_some_and(ReportCell::answered);
+    let verification = cell.map_or(Verification::Unverified, ReportCell::verification);
     let (short, class) = support_style(if answered {
         support
     } else {
@@ -354,22 +336,16 @@ fn saft_answer<'a>(
         answered,
         report: several.then_some(file.row.report_en.as_str()),
         verification: verification.as_str(),
-        last_checked: answered
-            .then_some(file.row.source_checked.as_deref())
-            .flatten(),
-        source_urls: if !answered {
-            Vec::new()
-        } else if own.is_empty() {
-            file.row.erp_sources.iter().map(String::as_str).collect()
-        } else {
-            own
-        },
+        last_checked: cell.and_then(ReportCell::last_verified),
+        source_urls: cell.map_or_else(Vec::new, |c| {
+            c.source().iter().map(String::as_str).collect()
+        }),
+        quote: cell.map(ReportCell::quote).filter(|q| !q.is_empty()),
     }
 }
 
 /// Every answer of one ERP for a phase: one from the matrix, one per SAF-T file, none where unrecorded.
 fn erp_answers<'a>(
-    db: &'a dyn salsa::Database,
     erp: &'a ErpReg,
     table: &SupportTable<'a>,
     matrix_row: impl FnOnce() -> Option<&'a std::sync::Arc<MatrixRow>>,
@@ -378,7 +354,7 @@ fn erp_answers<'a>(
         SupportTable::Matrix => vec![matrix_answer(erp, matrix_row())],
         SupportTable::Saft(files) => files
             .iter()
-            .map(|f| saft_answer(db, erp, f, files.len() > 1))
+            .map(|f| saft_answer(erp, f, files.len() > 1))
             .collect(),
         SupportTable::NotRecorded(_) => Vec::new(),
     }
@@ -406,9 +382,7 @@ pub fn readiness_context(db: &dyn salsa::Database) -> Json {
                     })
                     .collect();
                 for erp in erp_list {
-                    for a in
-                        erp_answers(db, erp, &table, || matrix.iter().find(|r| r.erp == erp.id))
-                    {
+                    for a in erp_answers(erp, &table, || matrix.iter().find(|r| r.erp == erp.id)) {
                         if let Some(g) = groups.iter_mut().find(|g| g.key == a.group) {
                             g.answers.push(a);
                         }
@@ -504,7 +478,7 @@ pub(crate) fn erp_upcoming<'db>(db: &'db dyn salsa::Database, erp: &str) -> Upco
                 .map(|entry| {
                     let table = support_table(db, entry);
                     UpcomingRow {
-                        answers: erp_answers(db, erp, &table, || {
+                        answers: erp_answers(erp, &table, || {
                             matrix.iter().find(|r| r.country == entry.country)
                         }),
                         phase: phase_row(entry, &table, w.today),

@@ -5,7 +5,9 @@ use serde_json::Value as Json;
 
 use super::shared::*;
 use super::{PageSpec, page};
-use crate::model::{CountryKey, countries_by_name, country_reporting, erp_name, reporting_erps};
+use crate::model::{
+    CountryKey, ReportCell, countries_by_name, country_reporting, erp_name, reporting_erps,
+};
 
 /// A reporting topic page (`vat-reporting`, `saf-t`): one row per reporting row of every country (by
 /// country name), with the ERP columns that say something in at least one row. A column that is
@@ -33,10 +35,40 @@ struct ReportingView<'a> {
     source_urls: &'a [String],
     last_checked: &'a Option<String>,
     verification: &'static str,
-    /// The shown columns' values.
-    erp_support: Vec<String>,
-    erp_sources: &'a [String],
+    /// The shown columns' cells, each with its own grade, source and quote.
+    cells: Vec<CellView<'a>>,
     notes: &'a str,
+}
+
+/// One ERP cell of a reporting row as pages show it: its value, and for an answered cell its grade, how
+/// and when its source was read, the source and the sentence it rests on.
+#[derive(Serialize)]
+pub(super) struct CellView<'a> {
+    pub(super) erp: &'a str,
+    pub(super) erp_name: String,
+    pub(super) support: &'a str,
+    pub(super) answered: bool,
+    pub(super) verification: &'static str,
+    pub(super) evidence: &'a str,
+    pub(super) last_checked: Option<&'a str>,
+    pub(super) source_urls: &'a [String],
+    pub(super) quote: &'a str,
+}
+
+impl<'a> CellView<'a> {
+    pub(super) fn of(db: &dyn salsa::Database, cell: &'a ReportCell) -> Self {
+        CellView {
+            erp: &cell.erp,
+            erp_name: erp_name(db, &cell.erp),
+            support: &cell.support,
+            answered: cell.answered(),
+            verification: cell.verification().as_str(),
+            evidence: cell.evidence_read(),
+            last_checked: cell.last_verified(),
+            source_urls: cell.source(),
+            quote: cell.quote(),
+        }
+    }
 }
 
 /// A reporting topic page's context (see [`ReportingContext`]).
@@ -56,7 +88,7 @@ fn reporting_context(db: &dyn salsa::Database, topic: &str) -> Json {
         .filter(|i| {
             reports
                 .iter()
-                .any(|(_, r)| r.row.erp_support.get(*i).is_some_and(|v| v != "unknown"))
+                .any(|(_, r)| r.cells.get(*i).is_some_and(ReportCell::answered))
         })
         .collect();
     let columns: Vec<ErpNamed> = shown
@@ -89,16 +121,10 @@ fn reporting_context(db: &dyn salsa::Database, topic: &str) -> Json {
                 source_urls: &r.source,
                 last_checked: &r.source_checked,
                 verification: r.verification.as_str(),
-                erp_support: shown
+                cells: shown
                     .iter()
-                    .map(|i| {
-                        r.erp_support
-                            .get(*i)
-                            .cloned()
-                            .unwrap_or_else(|| "unknown".into())
-                    })
+                    .filter_map(|i| report.cells.get(*i).map(|c| CellView::of(db, c)))
                     .collect(),
-                erp_sources: &r.erp_sources,
                 notes: &r.notes,
             }
         })

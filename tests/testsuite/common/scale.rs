@@ -226,10 +226,13 @@ pub fn grow(root: &Path, scale: u32) -> Option<Grown> {
     // News.
     let path = sources.join("news.json");
     let mut news: Vec<Value> = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    // A news link is held to the publishers register: the synthetic items link the first shipped
+    // item's page (a registered host), told apart by their query.
+    let page = news[0]["url"].as_str().unwrap().to_string();
     let mut i = 0;
     while news.len() < 200 * n {
         let title = filler(&mut rng, &words, 60);
-        let url = format!("https://news.example/{}/n{i:06}", rng.choice(&countries));
+        let url = format!("{page}?c={}&n={i:06}", rng.choice(&countries));
         let date = format!(
             "20{:02}-{:02}-{:02}",
             rng.randint(23, 25),
