@@ -336,26 +336,18 @@ pub fn country_answers<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
     for report in country_reporting(db, key) {
         let row = &report.row;
         let topic = super::facts::reporting_topic(&row.topic).slug();
-        for (erp, support) in report.erp_columns.iter().zip(&row.erp_support) {
-            // An unknown cell rests on nothing; an answered one on the row's vendor pages.
-            let answered = support != "unknown";
+        for cell in &report.cells {
+            // Each cell rests on its own evidence; an unknown cell on nothing.
+            let erp = &cell.erp;
             answers.push(Answer {
                 kind: AnswerKind::ReportingSupport,
                 id: format!("{code}-{topic}-{}-{erp}", report.n),
                 erp: Some(erp.clone()),
                 label: format!("{}: {} support", row.report_en, erp_name(db, erp)),
-                fields: values(AnswerKind::ReportingSupport, [text(support)]),
-                verification: Some(if answered {
-                    row.verification
-                } else {
-                    Verification::Unverified
-                }),
-                source_urls: if answered {
-                    row.erp_sources.clone()
-                } else {
-                    Vec::new()
-                },
-                last_checked: row.source_checked.clone().filter(|_| answered),
+                fields: values(AnswerKind::ReportingSupport, [text(&cell.support)]),
+                verification: Some(cell.verification()),
+                source_urls: cell.source().to_vec(),
+                last_checked: cell.last_verified().map(str::to_string),
             });
         }
     }

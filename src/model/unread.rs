@@ -8,7 +8,7 @@ use crate::parse::json_sources::{ERP_REGISTER, NEWS, SPONSORS};
 use crate::parse::rules::{FACTS, FILTERS, PHASES, ROUTES, SITE, TOGGLES, VOCABULARY, route_rules};
 use crate::parse::tables::{
     CONNECTORS, COUNTRY_FACTS, COUNTRY_REGISTER, LOCAL_ERPS, MANDATES, MATRIX, OBLIGATIONS,
-    PARTNER_FLAGS, PARTNERS, PUBLISHERS, REGIMES, REPORTING, VAT,
+    PARTNER_FLAGS, PARTNERS, PUBLISHERS, REGIMES, REPORTING, REPORTING_SUPPORT, VAT,
 };
 
 /// The source files locref reads, outside `sources/releases/` (which the history checks itself).
@@ -21,6 +21,7 @@ const SOURCE_FILES: &[&str] = &[
     MANDATES,
     MATRIX,
     REPORTING,
+    REPORTING_SUPPORT,
     CONNECTORS,
     LOCAL_ERPS,
     PARTNER_FLAGS,
