@@ -1554,7 +1554,7 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history_context × 11
         feed_time × 16
-        file × 645
+        file × 646
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
