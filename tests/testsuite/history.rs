@@ -14,6 +14,9 @@ use crate::common::{copy_project, locref, read, replace_once, snapshot, text};
 
 /// 2099-01-01T00:00:00Z: after the last shipped release.
 const AFTER: &str = "4070908800";
+/// 2098-12-31T23:59:00Z: a minute before `AFTER`, for a release that a test's own release follows
+/// (releases are dated to the second, one a second at most).
+const A_MINUTE_BEFORE_AFTER: &str = "4070908740";
 /// 2026-09-21T14:13:20Z: before it.
 const BEFORE: &str = "1790000000";
 
@@ -2580,7 +2583,7 @@ fn release_every_answer(root: &Path) {
             "--note",
             "The history now records every answer",
         ],
-        AFTER,
+        A_MINUTE_BEFORE_AFTER,
     );
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert!(

@@ -4,7 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::common::{COUNTRY_CODES, ERP_IDS, FIXED_TIME, copy_project, replace_once, snapshot};
+use crate::common::{
+    COUNTRY_CODES, ERP_IDS, FIXED_TIME, copy_project, replace_line, replace_once, snapshot,
+};
 use locref::session::{Outcome, Session};
 
 fn build(root: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -2321,15 +2323,22 @@ fn a_reporting_cell_shows_its_own_grade_source_and_quote_on_the_pages_and_in_the
     // A curator reads Odoo's Australian page and quotes it (the words here are the test's own).
     let quote = "Odoo's Australian localization prepares the BAS report";
     let url = "https://github.com/odoo/documentation/blob/048611b20a45a03555cd66176e59da378bef71f7/content/applications/finance/fiscal_localizations/australia.rst";
-    replace_once(
+    let table = "sources/tables/reporting_support.csv";
+    let row = "vat-reporting,au,Business Activity Statement (GST return),";
+    replace_line(
         root,
-        "sources/tables/reporting_support.csv",
-        &format!(
-            "vat-reporting,au,Business Activity Statement (GST return),odoo,{url},search-extract,unverified,2026-11-23,,"
-        ),
-        &format!(
-            "vat-reporting,au,Business Activity Statement (GST return),odoo,{url},search-extract,secondary,2026-11-23,\"{quote}\","
-        ),
+        table,
+        &format!("{row}odoo,"),
+        &format!("{row}odoo,{url},search-extract,secondary,2026-11-23,\"{quote}\","),
+    );
+    // NetSuite's cell of the same row keeps its own source but loses its quote: unverified.
+    let netsuite =
+        "https://docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/section_N1837720.html";
+    replace_line(
+        root,
+        table,
+        &format!("{row}oracle-netsuite,"),
+        &format!("{row}oracle-netsuite,{netsuite},search-extract,unverified,2026-11-23,,"),
     );
     let files = build(root);
     let html_quote = escape_html(quote);
@@ -2351,12 +2360,7 @@ fn a_reporting_cell_shows_its_own_grade_source_and_quote_on_the_pages_and_in_the
     // NetSuite's cell of the same row has its own source and no quote: unverified.
     assert_eq!(details["erp_verification.oracle-netsuite"], "unverified");
     assert!(details.get("erp_quote.oracle-netsuite").is_none());
-    assert!(
-        details["erp_source_urls.oracle-netsuite"]
-            .as_str()
-            .unwrap()
-            .starts_with("https://docs.oracle.com/")
-    );
+    assert_eq!(details["erp_source_urls.oracle-netsuite"], netsuite);
     // An unknown cell says only that it is unknown.
     assert_eq!(details["erp_support.sage-intacct"], "unknown");
     assert!(details.get("erp_verification.sage-intacct").is_none());

@@ -183,6 +183,19 @@ pub fn read(root: &Path, rel: &str) -> String {
     std::fs::read_to_string(root.join(rel)).expect("read")
 }
 
+/// Replaces the one line of a project file that starts with `prefix` by `line` (plain write), so a
+/// test sets a row whole whatever the curators have since written in it.
+pub fn replace_line(root: &Path, rel: &str, prefix: &str, line: &str) {
+    let text = read(root, rel);
+    let hits = text.lines().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!(hits, 1, "one line of {rel} must start with {prefix:?}");
+    let out: Vec<&str> = text
+        .lines()
+        .map(|l| if l.starts_with(prefix) { line } else { l })
+        .collect();
+    std::fs::write(root.join(rel), out.join("\n") + "\n").expect("write");
+}
+
 /// Replaces exactly one occurrence of `from` with `to` in a project file (plain write); returns its path.
 pub fn replace_once(root: &Path, rel: &str, from: &str, to: &str) -> PathBuf {
     let text = read(root, rel);
