@@ -9,6 +9,12 @@
 //! - an "ERP localization" fact may not be unknown where the matrix establishes that ERP's e-invoicing in
 //!   the same country: the vendor page that settles the cell was read, so the fact says what it says.
 //!
+//! - a date at which `tables/mandates.csv` says the mandate starts ("from 2027-01-01", "since 2014") is
+//!   the start of one of the country's phases (the same day, or a month or year that holds it), or is
+//!   written in one of its phases' scope (a sub-scope's date the phase describes): the mandate row
+//!   and the phases tell one timeline. A date whose clause says it is not an obligation's start (a
+//!   pilot, a voluntary start, a tolerance: rules/vocabulary.toml `not_a_start`) is not held;
+//!
 //! - every phase but a `main` one has a reader label in `rules/phases.toml`, and every label names a
 //!   phase: no slug reaches a page, a feed, a calendar or the API's labels.
 //!
@@ -20,8 +26,8 @@ use crate::diagnostics::Diagnostic;
 use crate::model::support::established;
 use crate::parse::rules::{PHASES, fact_labels, phase_labels, vocabulary};
 use crate::parse::tables::{
-    PhaseStatus, RunKey, country_fact_keys, country_fact_rows_of, matrix_rows, obligation_rows,
-    regime_rows,
+    PartialDate, PhaseStatus, RunKey, country_fact_keys, country_fact_rows_of, mandate_rows,
+    matrix_rows, obligation_rows, regime_rows,
 };
 
 /// The model that describes invoicing where there is no mandate.
@@ -37,7 +43,112 @@ pub(crate) fn check_agreement(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     hedged_cells(db, &mut diagnostics);
     localization_facts(db, &mut diagnostics);
     phase_labels_cover_phases(db, &mut diagnostics);
+    mandate_dates(db, &mut diagnostics);
     diagnostics
+}
+
+/// The columns of a mandate row that state its timeline.
+const MANDATE_DATED_COLUMNS: [&str; 3] = ["mandate", "scope", "deadlines"];
+
+/// The start dates a text states: each `from` or `since` followed by `YYYY`, `YYYY-MM` or
+/// `YYYY-MM-DD`, with the words of its clause before it (from the last `;` or the start), lowercased.
+fn stated_starts(text: &str) -> Vec<(PartialDate, String)> {
+    let mut out = Vec::new();
+    let lower = text.to_lowercase();
+    for word in ["from ", "since "] {
+        let mut at = 0;
+        while let Some(found) = lower[at..].find(word) {
+            let start = at + found;
+            at = start + word.len();
+            // A whole word: "from" in "therefrom" is not one.
+            if lower[..start]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+            {
+                continue;
+            }
+            let rest = &lower[at..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+                .unwrap_or(rest.len());
+            let token = rest[..end].trim_end_matches('-');
+            let Some(date) = PartialDate::parse(token) else {
+                continue;
+            };
+            let clause_start = lower[..start].rfind(';').map_or(0, |i| i + 1);
+            out.push((date, lower[clause_start..start].to_string()));
+        }
+    }
+    out
+}
+
+/// Whether two dates name overlapping spans where one holds the other (2027 holds 2027-01-01).
+fn one_holds_the_other(a: PartialDate, b: PartialDate) -> bool {
+    let holds = |outer: PartialDate, inner: PartialDate| {
+        outer.year == inner.year
+            && (outer.month.is_none() || outer.month == inner.month)
+            && (outer.day.is_none() || outer.day == inner.day)
+    };
+    holds(a, b) || holds(b, a)
+}
+
+/// A start date of the mandate row that no phase of its country starts at or describes.
+fn mandate_dates(db: &dyn salsa::Database, diagnostics: &mut Vec<Diagnostic>) {
+    let not_a_start = &vocabulary(db).value.not_a_start;
+    let phases = &obligation_rows(db).value;
+    for r in &mandate_rows(db).value {
+        let row = &r.row;
+        let own: Vec<&crate::parse::tables::ObligationRow> = phases
+            .iter()
+            .map(|p| &*p.row)
+            .filter(|p| p.country == row.country)
+            .collect();
+        for (column, text) in
+            MANDATE_DATED_COLUMNS
+                .iter()
+                .zip([&row.mandate, &row.scope, &row.deadlines])
+        {
+            for (date, clause) in stated_starts(text) {
+                if not_a_start
+                    .iter()
+                    .any(|w| clause.contains(&w.to_lowercase()))
+                {
+                    continue;
+                }
+                let starts = own
+                    .iter()
+                    .any(|p| p.applies_from.is_some_and(|d| one_holds_the_other(d, date)));
+                let written = own.iter().any(|p| {
+                    p.scope
+                        .split(|c: char| !(c.is_ascii_digit() || c == '-'))
+                        .any(|t| t.trim_matches('-') == date.to_string())
+                });
+                if starts || written {
+                    continue;
+                }
+                let dated: Vec<String> = own
+                    .iter()
+                    .filter_map(|p| Some(format!("{} {}", p.id(), p.applies_from?)))
+                    .collect();
+                diagnostics.push(r.pos.error(
+                    column,
+                    format!(
+                        "the mandate row says it starts {date}, but no phase of `{}` in \
+                         tables/obligations.csv starts then or says that date in its scope ({}): make \
+                         the two tell one timeline, or say in the clause that the date starts no \
+                         obligation (rules/vocabulary.toml `not_a_start`)",
+                        row.country,
+                        if dated.is_empty() {
+                            "none of its phases is dated".to_string()
+                        } else {
+                            format!("its dated phases: {}", dated.join(", "))
+                        }
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 /// A phase without a reader label, or a label of no phase.
@@ -181,5 +292,38 @@ fn localization_facts(db: &dyn salsa::Database, diagnostics: &mut Vec<Diagnostic
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_is_a_from_or_since_date_with_its_clause() {
+        let said = |text: &str| -> Vec<(String, String)> {
+            stated_starts(text)
+                .into_iter()
+                .map(|(d, clause)| (d.to_string(), clause))
+                .collect()
+        };
+        assert_eq!(
+            said("B2G since 2019-07-01; pilot from 2026-07; general from 2027 (law)"),
+            [
+                ("2026-07".to_string(), " pilot ".to_string()),
+                ("2027".to_string(), " general ".to_string()),
+                ("2019-07-01".to_string(), "b2g ".to_string()),
+            ]
+        );
+        // Not a date, not a whole word, or a day that does not exist: no start.
+        assert!(said("from April 2029; therefrom 2027; from 2027-02-30").is_empty());
+        assert!(one_holds_the_other(
+            PartialDate::parse("2027").unwrap(),
+            PartialDate::parse("2027-01-01").unwrap()
+        ));
+        assert!(!one_holds_the_other(
+            PartialDate::parse("2027-02").unwrap(),
+            PartialDate::parse("2027-01-01").unwrap()
+        ));
     }
 }

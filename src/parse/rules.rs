@@ -582,6 +582,9 @@ pub(crate) struct Vocabulary {
     /// The words with which a matrix cell's note says its own answer is not established.
     #[serde(default)]
     pub hedges: Vec<String>,
+    /// The words with which a clause of `tables/mandates.csv` says its date starts no obligation.
+    #[serde(default)]
+    pub not_a_start: Vec<String>,
 }
 
 /// One value of a labelled set: its id (what the tables and the data carry), the label pages show, and
