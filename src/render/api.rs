@@ -2,16 +2,15 @@
 
 use serde::Serialize;
 
+use super::envelope::{json_bytes, json_items, list_head, meta, splice_items_into, spliced_list};
 use super::openapi::schema_of;
-use super::{ApiKind, CountFn, RenderFn, Renderer, param_of};
-use super::{
-    GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, splice_items, splice_items_into,
-};
+use super::rendered::{CountFn, Piece, RenderFn, Rendered, param_of};
 use crate::derive::facts::{country_facts, erp_other_facts, erp_support_facts};
 use crate::derive::filters::{FilterKey, filter_members};
 use crate::derive::toggles::toggle_coverage;
 use crate::derive::{country_summary, erp_summary};
 use crate::ids::{local_erp_id, partner_id};
+use crate::kinds::{ApiKind, Renderer};
 use crate::model::{
     CountryKey, ErpKey, base_url, countries, country_local_erps, country_partner_flags,
     country_partners, erp_connectors, erp_partner_flags, erps, partner_order,
@@ -25,8 +24,8 @@ use crate::resources::{
     CalendarEntry, Country, Erp, Fact, FilterItem, Regime, ToggleDerivation, Toggles,
 };
 use crate::resources::{
-    CountryDetail, Endpoint, Envelope, ErpDetail, Licence, LocalErp, Meta, NewsItem, Partner,
-    PartnerFlag, Provider, Sponsor,
+    CountryDetail, Endpoint, Envelope, ErpDetail, LocalErp, NewsItem, Partner, PartnerFlag,
+    Provider, Sponsor,
 };
 use crate::routes::{Output, outputs};
 use schemars::SchemaGenerator;
@@ -34,35 +33,6 @@ use schemars::SchemaGenerator;
 use super::history;
 use crate::history::ReleaseKey;
 use crate::resources::{Change, Release, ReleaseDetail};
-
-/// `meta.version` and `meta.licence`, projected from `rules/site.toml`.
-#[salsa::tracked(returns(ref))]
-pub fn meta_base(db: &dyn salsa::Database) -> (String, Licence) {
-    let site = &site_rules(db).value;
-    let l = &site.api_licence;
-    let licence = Licence {
-        name: l.name.clone(),
-        url: l.url.clone(),
-        commercial_licence: l.commercial_licence.clone(),
-        commercial_contact: l.commercial_contact.clone(),
-        attribution: l.attribution.clone(),
-    };
-    (site.version.clone(), licence)
-}
-
-pub(crate) fn meta(db: &dyn salsa::Database, count: usize) -> Meta {
-    let (version, licence) = meta_base(db).clone();
-    Meta {
-        version,
-        generated_at: GENERATED_AT_MARK.to_string(),
-        licence,
-        count: count as u64,
-        notice: None,
-        docs: None,
-        openapi: None,
-        toggle_coverage: None,
-    }
-}
 
 fn list<T: Serialize>(db: &dyn salsa::Database, data: &[T]) -> Rendered {
     Rendered::new(json_bytes(&Envelope {
@@ -235,21 +205,6 @@ pub(crate) fn stream_facts(db: &dyn salsa::Database, _: &Output, emit: &mut dyn 
         .sum();
     let fragments = country_keys(db).map(|key| country_facts_fragment(db, key).1);
     splice_items_into(&list_head(db, count), fragments, emit);
-}
-
-/// A list envelope spliced from cached fragments of its items, each with its count: `meta.count` counts
-/// them all, and only a fragment whose items changed was serialized again.
-pub(crate) fn spliced_list(db: &dyn salsa::Database, parts: &[&(usize, Piece)]) -> Rendered {
-    let count = parts.iter().map(|(n, _)| n).sum();
-    splice_items(&list_head(db, count), parts.iter().map(|(_, json)| json))
-}
-
-/// A list envelope of `count` items whose `data` is an empty array, for the items to be spliced into.
-pub(crate) fn list_head(db: &dyn salsa::Database, count: usize) -> Vec<u8> {
-    json_bytes(&Envelope {
-        meta: meta(db, count),
-        data: Vec::<()>::new(),
-    })
 }
 
 pub fn api_local_erps(db: &dyn salsa::Database) -> Rendered {

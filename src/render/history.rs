@@ -8,10 +8,10 @@
 //! release, so an edit of the sources re-renders only the unreleased part (and the short `/changes/` page
 //! that lists it) and splices it with them.
 
-use super::api::{meta, spliced_list};
+use super::envelope::{json_bytes, json_items, list_head, meta, splice_items_into, spliced_list};
 use super::figures::xml::escape as escape_xml;
 use super::pages::shared::toggle_labels;
-use super::{GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items};
+use super::rendered::{GENERATED_AT_MARK, Piece, Rendered};
 use crate::history::{
     ReleaseKey, last_release, previous_release, release_changes, release_versions, releases,
     snapshot_size, unreleased_codes, unreleased_country_changes, unreleased_counts,
@@ -166,8 +166,8 @@ pub(crate) fn stream_changes(db: &dyn salsa::Database, _: &Output, emit: &mut dy
         .map(|code| unreleased_country_changes(db, CountryKey::new(db, code.clone())).len())
         .chain(newest_first(db).map(|key| release_changes(db, key).len()))
         .sum();
-    let head = super::api::list_head(db, count);
-    super::splice_items_into(&head, unreleased.chain(released), emit);
+    let head = list_head(db, count);
+    splice_items_into(&head, unreleased.chain(released), emit);
 }
 
 /// How many changes `changes.json` lists.

@@ -158,7 +158,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
         }
         let mut lines = Vec::new();
         for output in outputs(db).iter().filter(|o| o.route == i) {
-            let description = super::output_description(db, output);
+            let description = super::openapi::output_description(db, output);
             let line = match output.renderer.param() {
                 Param::Country | Param::Erp | Param::Release | Param::Year => format!(
                     "- [{}]({base}{}): {description} Example: {}.",

@@ -18,7 +18,8 @@ use records::{
     PartnerFlagRecord, RegimeRecord, ReportingRecord, ToggleRecord,
 };
 
-use super::{Piece, Rendered, json_bytes, splice_items, splice_items_into};
+use super::envelope::{json_bytes, splice_items, splice_items_into};
+use super::rendered::{Piece, Rendered};
 use crate::model::{
     CountryKey, countries, country_facts_of, country_info, country_local_erps, country_mandate,
     country_matrix, country_partner_flags, country_reporting, erp_rank, reporting_erps,
