@@ -265,9 +265,7 @@ fn feed_content<'a>(
         {
             html.push_str(&format!(
                 "<li>{}</li>",
-                crate::render::escape::escape_html(&super::pages::plain_clauses(
-                    &change.sentence()
-                ))
+                crate::render::escape::escape_html(&super::text::plain_clauses(&change.sentence()))
             ));
         }
         html.push_str("</ul>");

@@ -56,8 +56,11 @@ pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Str
 /// The title of a twin made of parts when its skeleton's head has it on a line of its own (always, in
 /// the shipped templates): read there, since a one-off build never holds such a twin whole.
 fn title_in_skeleton(db: &dyn salsa::Database, key: OutputKey<'_>) -> Option<String> {
-    super::parts::parts_spec(key.output(db))?;
-    let head = &super::parts::page_skeleton(db, key).as_ref().ok()?.head;
+    super::pages::parts::parts_spec(key.output(db))?;
+    let head = &super::pages::parts::page_skeleton(db, key)
+        .as_ref()
+        .ok()?
+        .head;
     // Whole lines only: the head's last line may go on in the first part.
     head.text()
         .split_inclusive('\n')
@@ -379,18 +382,18 @@ fn llms_full_heading(db: &dyn salsa::Database) -> Piece {
 /// broken one breaks every twin, which the build reports).
 fn footer_of_the_file(db: &dyn salsa::Database) -> String {
     const MACROS: &str = "macros.md";
-    let set = super::pages::TemplateSet::new(db, vec![MACROS.to_string()]);
-    let Ok(env) = super::pages::compiled_templates(db, set) else {
+    let set = super::pages::templates::TemplateSet::new(db, vec![MACROS.to_string()]);
+    let Ok(env) = super::pages::templates::compiled_templates(db, set) else {
         return String::new();
     };
     let site = minijinja::Value::from_serialize(super::pages::shared::site_context(db));
     let args = [site, minijinja::Value::from(true)];
-    let footer = super::pages::call_macro(env, MACROS, "footer", &args, || {
+    let footer = super::pages::templates::call_macro(env, MACROS, "footer", &args, || {
         minijinja::Error::new(minijinja::ErrorKind::UnknownFunction, "no footer macro")
     });
     match footer {
         Ok(text) => {
-            let mut text = super::parts::with_base_path(db, text, super::Format::Markdown);
+            let mut text = super::pages::parts::with_base_path(db, text, super::Format::Markdown);
             if !text.ends_with('\n') {
                 text.push('\n');
             }
@@ -464,13 +467,13 @@ fn footer_start(text: &[u8]) -> Option<usize> {
 /// x100). The lines of the units are the twin's lines when the head and every part end at a line end;
 /// otherwise (or for any other twin) false, and the twin is condensed whole.
 fn parted_twin_has_no_unknown_only_row(db: &dyn salsa::Database, key: OutputKey<'_>) -> bool {
-    let Some(parts) = super::parts::parts_of(db, key.output(db)) else {
+    let Some(parts) = super::pages::parts::parts_of(db, key.output(db)) else {
         return false;
     };
-    let Ok(super::parts::Skeleton {
+    let Ok(super::pages::parts::Skeleton {
         head,
         tail: Some(tail),
-    }) = super::parts::page_skeleton(db, key)
+    }) = super::pages::parts::page_skeleton(db, key)
     else {
         return false;
     };
@@ -501,9 +504,9 @@ fn ends_a_line(bytes: &[u8]) -> bool {
 #[salsa::tracked]
 pub(crate) fn part_is_plain<'db>(
     db: &'db dyn salsa::Database,
-    part: super::parts::PartKey<'db>,
+    part: super::pages::parts::PartKey<'db>,
 ) -> bool {
-    match super::parts::page_part(db, part) {
+    match super::pages::parts::page_part(db, part) {
         Ok(piece) => ends_a_line(piece.bytes()) && !has_unknown_only_line(&piece.text()),
         Err(_) => false,
     }

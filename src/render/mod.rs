@@ -16,9 +16,9 @@ pub mod llms;
 pub mod openapi;
 pub mod page_figures;
 pub mod pages;
-pub mod parts;
 pub mod rendered;
 pub mod search;
+pub mod text;
 
 use serde_json::{Value, json};
 
@@ -601,11 +601,11 @@ fn named_keys(db: &crate::db::Db, keys: Vec<salsa::DatabaseKeyIndex>) -> Vec<Str
                     format!("output_file({})", output.output(db).renderer.name())
                 }
                 "page_context" => {
-                    let page = pages::PageContextKey::from_id(key.key_index());
+                    let page = pages::context::PageContextKey::from_id(key.key_index());
                     format!("page_context({})", <&str>::from(page.kind(db)))
                 }
                 "page_part" => {
-                    let part = parts::PartKey::from_id(key.key_index());
+                    let part = pages::parts::PartKey::from_id(key.key_index());
                     format!("page_part({})", <&str>::from(part.kind(db)))
                 }
                 _ => name.into_owned(),

@@ -156,7 +156,7 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
                     "fact",
                     &format!("{} · {what}", c.name),
                     &format!("{url}#{anchor}"),
-                    &super::pages::plain_clauses(&fact.value),
+                    &super::text::plain_clauses(&fact.value),
                 ));
             }
             // How each obligation works, where a source says: found by its model, formats and platforms

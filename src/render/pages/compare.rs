@@ -9,15 +9,16 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::country::{GlanceRow, REGIME_FIELDS, phase_in_words, regime_views};
 use super::shared::*;
-use super::{NamedSource, PageSpec, named_source_list, page};
 use crate::derive::established;
 use crate::derive::obligations::country_calendar;
 use crate::derive::regimes::country_regime_records;
 use crate::model::{CountryKey, countries_by_name, country_matrix, country_obligations, erps};
 use crate::parse::rules::obligation_rules;
 use crate::parse::tables::PhaseStatus;
+use crate::render::text::{NamedSource, named_source_list};
 use crate::resources::Verification;
 
 /// The comparison page: the questions, obligations and ERPs its rows name, and every country's answers.

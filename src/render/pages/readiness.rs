@@ -19,8 +19,8 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::shared::*;
-use super::{PageSpec, page};
 use crate::derive::established;
 use crate::derive::obligations::calendar;
 use crate::model::{

@@ -5,8 +5,8 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::shared::{SiteContext, site_context, to_json};
-use super::{PageSpec, page};
 use crate::model::{countries_by_name, erps};
 use crate::render::search::{INDEX, indexed_pages, page_search_items};
 use crate::render::{OutputKey, PageKind, Renderer};
