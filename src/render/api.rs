@@ -7,6 +7,8 @@ use super::openapi::schema_of;
 use super::rendered::{CountFn, Piece, RenderFn, Rendered, param_of};
 use crate::derive::facts::{country_facts, erp_other_facts, erp_support_facts};
 use crate::derive::filters::{FilterKey, filter_members};
+/// The lists the API and the pages share (the search index reads the sponsors here too).
+pub(crate) use crate::derive::lists::{news_items, sponsor_items};
 use crate::derive::toggles::toggle_coverage;
 use crate::derive::{country_summary, erp_summary};
 use crate::ids::{local_erp_id, partner_id};
@@ -231,49 +233,8 @@ pub fn api_partners(db: &dyn salsa::Database) -> Rendered {
     list(db, &rows.into_iter().map(partner).collect::<Vec<_>>())
 }
 
-/// The news items, newest first; undated items last; ties by id (the API's and the news page's order).
-#[salsa::tracked(returns(ref))]
-pub(crate) fn news_items(db: &dyn salsa::Database) -> Vec<NewsItem> {
-    let mut items: Vec<NewsItem> = news_rows(db)
-        .value
-        .iter()
-        .map(|n| NewsItem {
-            id: n.id.clone(),
-            title: n.title.clone(),
-            url: n.url.clone(),
-            date: n.date.clone(),
-            first_seen: n.first_seen.clone(),
-            erps: n.erps.clone(),
-            source: n.source.clone(),
-        })
-        .collect();
-    items.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.id.cmp(&b.id)));
-    items
-}
-
 pub fn api_news(db: &dyn salsa::Database) -> Rendered {
     list(db, news_items(db))
-}
-
-/// The sponsors, sorted by id; each marked `sponsored`.
-pub(crate) fn sponsor_items(db: &dyn salsa::Database) -> Vec<Sponsor> {
-    let mut items: Vec<Sponsor> = sponsor_rows(db)
-        .value
-        .iter()
-        .map(|s| Sponsor {
-            id: s.id.clone(),
-            name: s.name.clone(),
-            scope: s.scope.clone(),
-            tagline: s.tagline.clone(),
-            description: s.description.clone(),
-            url: s.url.clone(),
-            start: s.start.clone(),
-            end: s.end.clone(),
-            sponsored: true,
-        })
-        .collect();
-    items.sort_by(|a, b| a.id.cmp(&b.id));
-    items
 }
 
 pub fn api_sponsors(db: &dyn salsa::Database) -> Rendered {

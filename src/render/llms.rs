@@ -12,7 +12,8 @@
 //! footer every page repeats (notice, reference date, licences, and the time *that page* last changed,
 //! which the file could only show as its own); the file's heading says it once, with the file's time.
 
-use super::{OutputKey, Piece, Rendered};
+use super::rendered::{GENERATED_AT_MARK, OutputKey, Piece, PieceHasher, Rendered};
+use crate::kinds::{FileKind, Format, Renderer};
 use crate::model::base_url;
 use crate::parse::rules::{route_rules, site_rules};
 use crate::routes::{Output, Param, outputs};
@@ -46,10 +47,12 @@ pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Str
         return title;
     }
     // Read line by line up to the heading: a twin can be tens of megabytes, in pieces.
-    let title = super::render(db, key.output(db)).lines().find_map(|line| {
-        line.strip_prefix("# ")
-            .map(|title| title.trim().to_string())
-    });
+    let title = crate::render::render(db, key.output(db))
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("# ")
+                .map(|title| title.trim().to_string())
+        });
     title.unwrap_or_else(|| key.output(db).path.clone())
 }
 
@@ -228,7 +231,7 @@ pub(crate) struct LlmsFullGrowth {
     waiting: std::collections::BTreeMap<usize, Vec<Piece>>,
     started: bool,
     finished: bool,
-    hasher: super::PieceHasher,
+    hasher: PieceHasher,
 }
 
 impl LlmsFullGrowth {
@@ -237,7 +240,7 @@ impl LlmsFullGrowth {
         let all = outputs(db);
         let output = all
             .iter()
-            .find(|o| o.renderer == super::Renderer::File(super::FileKind::LlmsFull))?
+            .find(|o| o.renderer == Renderer::File(FileKind::LlmsFull))?
             .clone();
         let twins: Vec<Output> = all
             .iter()
@@ -359,7 +362,7 @@ impl LlmsFullGrowth {
 /// A twin being handed on to `llms-full.txt` as its parts are made ([`LlmsFullGrowth::begin_twin`]).
 pub(crate) struct TwinShare {
     /// The file's hash before the twin, to go back to.
-    before: super::PieceHasher,
+    before: PieceHasher,
     /// The last piece handed in, held back.
     held: Option<Piece>,
 }
@@ -393,7 +396,7 @@ fn footer_of_the_file(db: &dyn salsa::Database) -> String {
     });
     match footer {
         Ok(text) => {
-            let mut text = super::pages::parts::with_base_path(db, text, super::Format::Markdown);
+            let mut text = super::pages::parts::with_base_path(db, text, Format::Markdown);
             if !text.ends_with('\n') {
                 text.push('\n');
             }
@@ -423,7 +426,7 @@ pub(crate) fn keep_last_condensed_twin_only(db: &mut dyn salsa::Database) {
 /// a copy (most ERP twins, the news, the /changes/ twin).
 #[salsa::tracked(returns(ref), lru = 0)]
 pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Vec<Piece> {
-    let rendered = super::render(db, key.output(db));
+    let rendered = crate::render::render(db, key.output(db));
     if parted_twin_has_no_unknown_only_row(db, key) {
         return without_footer(rendered.pieces().to_vec());
     }
@@ -450,7 +453,7 @@ fn without_footer(mut pieces: Vec<Piece>) -> Vec<Piece> {
 
 /// Where the footer of a twin's text starts (see [`without_footer`]).
 fn footer_start(text: &[u8]) -> Option<usize> {
-    let mark = memchr::memmem::rfind(text, super::GENERATED_AT_MARK.as_bytes())?;
+    let mark = memchr::memmem::rfind(text, GENERATED_AT_MARK.as_bytes())?;
     let before = &text[..mark];
     let at = memchr::memmem::rfind(before, b"\n---\n")
         .or_else(|| memchr::memmem::rfind(before, b"\n\n"))?;
@@ -624,7 +627,7 @@ mod tests {
 
     #[test]
     fn a_twin_is_carried_without_its_footer_and_a_twin_without_a_build_time_whole() {
-        let mark = super::super::GENERATED_AT_MARK;
+        let mark = crate::render::rendered::GENERATED_AT_MARK;
         let cut = |text: &str| {
             let pieces = vec![
                 Piece::new(b"# Head\n".to_vec()),

@@ -18,6 +18,7 @@ pub mod page_figures;
 pub mod pages;
 pub mod rendered;
 pub mod search;
+pub mod sitemap;
 pub mod text;
 
 use serde_json::{Value, json};
@@ -248,7 +249,7 @@ impl FileKind {
                 count: None,
                 response: text_response,
             },
-            // Releases and changes, and the crawler files (history.rs).
+            // Releases and changes (history.rs), and the crawler files (sitemap.rs).
             FileKind::ChangesFeed => FileSpec {
                 render: |db, _| history::changes_feed(db),
                 check: None,
@@ -260,7 +261,7 @@ impl FileKind {
                 },
             },
             FileKind::Sitemap => FileSpec {
-                render: |db, _| history::sitemap(db),
+                render: |db, _| sitemap::sitemap(db),
                 check: None,
                 count: None,
                 response: |_, _, _| {
@@ -269,7 +270,7 @@ impl FileKind {
                 },
             },
             FileKind::Robots => FileSpec {
-                render: |db, _| history::robots(db),
+                render: |db, _| sitemap::robots(db),
                 check: None,
                 count: None,
                 response: text_response,

@@ -24,12 +24,11 @@
 
 use serde_json::json;
 
-use super::OutputKey;
 use super::api::country_detail;
 use super::llms::twin_title;
-use super::{Format, PageKind, Renderer};
-use super::{Piece, Rendered};
+use super::rendered::{OutputKey, Piece, Rendered};
 use crate::derive::regimes::country_regime_records;
+use crate::kinds::{Format, PageKind, Renderer};
 use crate::model::{CountryKey, ErpKey, countries_by_name, erp_info, erps};
 use crate::parse::rules::route_rules;
 use crate::routes::{Output, outputs};

@@ -211,7 +211,7 @@ pub(crate) fn stream_json(
     emit: &mut dyn FnMut(Piece),
 ) {
     let head = json_bytes(&Vec::<()>::new());
-    let Some(table) = StemKey::new(db, crate::render::param_of(output)).table(db) else {
+    let Some(table) = StemKey::new(db, crate::render::rendered::param_of(output)).table(db) else {
         return emit(Piece::new(head));
     };
     let fragments = flat_parts(db, table)

@@ -303,7 +303,7 @@ fn published_csv<'db>(
     crate::routes::outputs(db)
         .iter()
         .find(|o| {
-            o.renderer == crate::render::Renderer::File(crate::render::FileKind::DataCsv)
+            o.renderer == crate::kinds::Renderer::File(crate::kinds::FileKind::DataCsv)
                 && o.param.as_deref() == Some(key.stem(db).as_str())
         })
         .cloned()
@@ -378,7 +378,7 @@ fn register_resources(db: &dyn salsa::Database) -> [Value; 2] {
 /// `json` extra (so its JSON format's documentation: `pip install 'frictionless[json]'`).
 const FRICTIONLESS_JSON: &str = "Validating the JSON resources with Frictionless needs its JSON extra: pip install 'frictionless[json]'.";
 
-pub fn datapackage(db: &dyn salsa::Database) -> super::Rendered {
+pub fn datapackage(db: &dyn salsa::Database) -> crate::render::rendered::Rendered {
     let site = &site_rules(db).value;
     let licence = &site.data_licence;
     let mut resources: Vec<Value> = Vec::new();
@@ -427,7 +427,7 @@ pub fn datapackage(db: &dyn salsa::Database) -> super::Rendered {
         "sources": [{"title": licence.attribution}],
         "resources": resources,
     });
-    super::Rendered::new(super::json_bytes(&package))
+    crate::render::rendered::Rendered::new(crate::render::envelope::json_bytes(&package))
 }
 
 /// The JSON Schema of a flat JSON file (openapi.json): an array of records with exactly the columns, each

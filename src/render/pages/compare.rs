@@ -278,7 +278,10 @@ fn support_cells<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec
 }
 
 /// `/compare/{code}.json` (see [`CompareColumn`]).
-pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::render::Rendered {
+pub(crate) fn compare_column(
+    db: &dyn salsa::Database,
+    code: &str,
+) -> crate::render::rendered::Rendered {
     let reference = crate::model::reference_date(db);
     let rules = obligation_rules(db);
     let key = CountryKey::new(db, code.to_string());
@@ -370,7 +373,7 @@ pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::ren
             },
         })
         .collect();
-    crate::render::Rendered::new(crate::render::json_bytes(&CompareColumn {
+    crate::render::rendered::Rendered::new(crate::render::envelope::json_bytes(&CompareColumn {
         code,
         name: &name,
         href: format!("/{code}/"),

@@ -15,6 +15,7 @@
 //! again only when the data they show changed.
 
 mod api_docs;
+mod calendar;
 pub(crate) mod changes;
 pub(crate) mod compare;
 pub(crate) mod context;
@@ -37,7 +38,7 @@ mod topics;
 use crate::kinds::{Format, PageKind};
 use crate::render::rendered::{Rendered, RenderedFile};
 use crate::routes::Output;
-use context::{PageContextKey, PageSpec, context_of, page};
+use context::{PageContextKey, PageSpec, context_of};
 use templates::{prefix_site_links, render_page, template_names};
 
 impl PageKind {
@@ -59,7 +60,7 @@ impl PageKind {
             PageKind::Filters => filters::index_spec(),
             PageKind::Filter => filters::spec(),
             PageKind::Api => api_docs::spec(),
-            PageKind::Calendar => page("calendar", |db, _| super::calendar::calendar_context(db)),
+            PageKind::Calendar => calendar::spec(),
             PageKind::Search => search::spec(),
             // The page a static host shows for an unknown path (no twin: `PageKind::formats`).
             PageKind::NotFound => not_found::spec(),

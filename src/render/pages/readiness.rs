@@ -19,6 +19,7 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::calendar::build_day;
 use super::context::{PageSpec, page};
 use super::shared::*;
 use crate::derive::established;
@@ -28,7 +29,6 @@ use crate::model::{
 };
 use crate::parse::json_sources::ErpReg;
 use crate::parse::tables::{MatrixRow, PartialDate};
-use crate::render::calendar::build_day;
 use crate::resources::{CalendarEntry, Verification};
 
 /// How far ahead the board looks.
