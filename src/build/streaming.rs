@@ -306,7 +306,7 @@ fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
         Renderer::Page(..) => crate::render::llms::remember_page(db, output),
         Renderer::File(FileKind::DataCsv) => {
             let stem = crate::render::param_of(output);
-            crate::render::data::csv_digest(db, crate::render::data::StemKey::new(db, stem));
+            crate::render::published::csv_digest(db, crate::render::data::StemKey::new(db, stem));
         }
         Renderer::Api(_) | Renderer::File(_) => {}
     }

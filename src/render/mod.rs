@@ -16,6 +16,7 @@ pub mod llms;
 pub mod openapi;
 pub mod page_figures;
 pub mod pages;
+pub mod published;
 pub mod rendered;
 pub mod search;
 pub mod sitemap;
@@ -179,7 +180,7 @@ impl FileKind {
                 },
             },
             FileKind::Datapackage => FileSpec {
-                render: |db, _| data::datapackage(db),
+                render: |db, _| data::datapackage(db, published::csv_digest),
                 check: None,
                 count: None,
                 response: |_, _, _| ("application/json".into(), datapackage_schema()),

@@ -9,7 +9,8 @@
 mod package;
 mod records;
 
-pub use package::{csv_digest, data_json_schema, datapackage};
+pub use package::data_json_schema;
+pub(crate) use package::{FileDigest, datapackage};
 
 pub use crate::kinds::FlatTable;
 pub use records::FlatRecords;
