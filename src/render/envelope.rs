@@ -1,5 +1,6 @@
 //! The JSON every output of the API and the data files is written as: pretty JSON with a final newline,
-//! a list spliced from cached fragments of its items, and the API's envelope (`meta` and `data`) around them.
+//! a list spliced from cached fragments of its items, and the API's envelope (`meta` and `data`) around
+//! them.
 
 use super::rendered::{GENERATED_AT_MARK, Piece, Rendered};
 use crate::parse::rules::site_rules;
@@ -94,7 +95,8 @@ pub(crate) fn splice_items<'a>(
 }
 
 /// The pieces of [`splice_items`], handed to `emit` as each fragment comes: what a one-off build writes
-/// of a site-wide list without holding it ([`stream_list`]). The same pieces, so the same content hash.
+/// of a site-wide list without holding it ([`crate::render::stream_list`]). The same pieces, so the same
+/// content hash.
 pub(crate) fn splice_items_into(
     head: &[u8],
     fragments: impl IntoIterator<Item = Piece>,

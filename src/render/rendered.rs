@@ -8,7 +8,7 @@ use crate::diagnostics::Diagnostic;
 use crate::routes::Output;
 
 /// How an output of a kind is rendered, from the output's placeholder value (and, for assets, its path).
-/// Not memoized itself: [`output_file`] memoizes every output.
+/// Not memoized itself: [`crate::render::output_file`] memoizes every output.
 pub type RenderFn = fn(&dyn salsa::Database, &Output) -> Rendered;
 
 /// How many records an output lists, for `index.json`.

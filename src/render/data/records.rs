@@ -272,7 +272,7 @@ macro_rules! flat_records {
                 self.len() == 0
             }
 
-            /// The records as items of the file's top-level JSON array (see [`super::super::json_items`]).
+            /// The records as items of the file's top-level JSON array (see [`crate::render::envelope::json_items`]).
             pub(crate) fn json_items(&self) -> crate::render::rendered::Piece {
                 match self {
                     $(FlatRecords::$table(records) => crate::render::envelope::json_items(records, 2),)*

@@ -22,7 +22,7 @@ use crate::render::history::{
 use crate::resources::{Change, ChangeCounts, Substance};
 
 /// Limits the History sections' contexts to their most recent value (every build: a page's context,
-/// which reads one, keeps only its fingerprint, see [`super::page_context`]).
+/// which reads one, keeps only its fingerprint, see [`super::context::page_context`]).
 pub(crate) fn keep_last_contexts_only(db: &mut dyn salsa::Database) {
     country_history_context::set_lru_capacity(db, 1);
     erp_history_context::set_lru_capacity(db, 1);

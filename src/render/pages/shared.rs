@@ -13,7 +13,7 @@ use crate::parse::rules::{site_rules, toggle_rules};
 use crate::render::rendered::GENERATED_AT_MARK;
 use crate::resources::{Fact, FactTopic, Toggles};
 
-/// A page's typed context as the JSON value the page pipeline takes ([`super::page_context`]
+/// A page's typed context as the JSON value the page pipeline takes ([`super::context::page_context`]
 /// fingerprints it, then converts it once for the page and its twin).
 pub(crate) fn to_json(context: &impl Serialize) -> Json {
     serde_json::to_value(context).expect("a page context serializes")
