@@ -6,7 +6,7 @@
 //! memory). Salsa drops values beyond a capacity only when told ([`evict`]) or at a new revision; an
 //! evicted value is verified later by its dependencies, as any memo is, and made again only if a query
 //! asks for it. A page's context is never kept, only its fingerprint
-//! ([`crate::render::pages::page_context`]): the context goes to the page and twin rendered from it in
+//! ([`crate::render::pages::context::page_context`]): the context goes to the page and twin rendered from it in
 //! the same batch, and the fingerprint is the early cutoff between data and templates.
 //!
 //! - A one-off build (`locref build`, `locref check`, the check of `locref release`) never renders
@@ -37,7 +37,7 @@ pub(crate) fn for_single_build(db: &mut Db) {
     crate::render::history::keep_last_parts_only(db);
     crate::render::pages::changes::keep_last_contexts_only(db);
     crate::render::data::keep_last_parts_only(db);
-    crate::render::parts::keep_last_parts_only(db);
+    crate::render::pages::parts::keep_last_parts_only(db);
     crate::render::pages::lists::keep_last_news_part_only(db);
 }
 

@@ -338,7 +338,7 @@ impl Plan {
                 helper,
                 sizes,
             } => {
-                crate::render::pages::share_made_contexts(db);
+                crate::render::pages::context::share_made_contexts(db);
                 match mode {
                     Mode::Once => crate::memory::for_single_build(db),
                     Mode::Session { keeps_site: false } => crate::memory::for_session(db),

@@ -1,7 +1,7 @@
 //! The reference plan ([`super::Plan::serial`]): the sources checked, then every output of the route
 //! table in route order, on this thread, rendered whole and handed to the sink; nothing is let go, so
 //! it holds the whole site at the end. Nor does it share a page's context with its twin through the
-//! table of made contexts (`render::pages::MadeContexts`): every render makes its context itself, as
+//! table of made contexts (`render::pages::context::MadeContexts`): every render makes its context itself, as
 //! pure queries would. Slower and larger than [`super::streaming`], and the measure of it: both hand
 //! over the same outputs with the same bytes (`tests/testsuite/build.rs`).
 

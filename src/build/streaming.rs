@@ -306,7 +306,7 @@ fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
         Renderer::Page(..) => crate::render::llms::remember_page(db, output),
         Renderer::File(FileKind::DataCsv) => {
             let stem = crate::render::param_of(output);
-            crate::render::data::csv_digest(db, crate::render::data::StemKey::new(db, stem));
+            crate::render::published::csv_digest(db, crate::render::data::StemKey::new(db, stem));
         }
         Renderer::Api(_) | Renderer::File(_) => {}
     }
@@ -435,7 +435,7 @@ pub(super) fn run(
     // `parted::stream_parted`).
     let parted: Vec<bool> = ordered
         .iter()
-        .map(|output| once && crate::render::parts::is_made_of_parts(output))
+        .map(|output| once && crate::render::pages::parts::is_made_of_parts(output))
         .collect();
     let mut start = 0;
     while start < ordered.len() {
@@ -445,7 +445,7 @@ pub(super) fn run(
             start += 1;
             if start == ordered.len() || starts_unit(&ordered, start) {
                 crate::memory::evict(db);
-                crate::render::pages::forget_made_contexts(db);
+                crate::render::pages::context::forget_made_contexts(db);
             }
             continue;
         }
@@ -479,7 +479,7 @@ pub(super) fn run(
             &mut render_errors,
         )?;
         crate::memory::evict(db);
-        crate::render::pages::forget_made_contexts(db);
+        crate::render::pages::context::forget_made_contexts(db);
         start = end;
     }
     // Lists left only when there was no batch to stream them beside.

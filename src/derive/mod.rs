@@ -4,6 +4,7 @@
 pub mod answers;
 pub mod facts;
 pub mod filters;
+pub mod lists;
 pub mod obligations;
 pub mod regimes;
 pub mod toggles;

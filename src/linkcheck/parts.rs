@@ -1,4 +1,4 @@
-//! The check of a page made of parts (`crate::render::parts`): its skeleton (the page without its parts)
+//! The check of a page made of parts (`crate::render::pages::parts`): its skeleton (the page without its parts)
 //! is parsed as a page, and each part on its own, within the markup that encloses it in the page (a
 //! Markdown part as Markdown), so an edit that renders one part again parses that part, not the page.
 //!
@@ -20,7 +20,9 @@ use super::{
 use crate::diagnostics::Diagnostic;
 use crate::model::base_url;
 use crate::render::OutputKey;
-use crate::render::parts::{PartKey, Skeleton, page_part, page_skeleton, parts_of, parts_spec};
+use crate::render::pages::parts::{
+    PartKey, Skeleton, page_part, page_skeleton, parts_of, parts_spec,
+};
 
 /// One part of one page, as a query key.
 #[salsa::interned(debug)]

@@ -2,16 +2,17 @@
 
 use serde::Serialize;
 
+use super::envelope::{json_bytes, json_items, list_head, meta, splice_items_into, spliced_list};
 use super::openapi::schema_of;
-use super::{ApiKind, CountFn, RenderFn, Renderer, param_of};
-use super::{
-    GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items, splice_items, splice_items_into,
-};
+use super::rendered::{CountFn, Piece, RenderFn, Rendered, param_of};
 use crate::derive::facts::{country_facts, erp_other_facts, erp_support_facts};
 use crate::derive::filters::{FilterKey, filter_members};
+/// The lists the API and the pages share (the search index reads the sponsors here too).
+pub(crate) use crate::derive::lists::{news_items, sponsor_items};
 use crate::derive::toggles::toggle_coverage;
 use crate::derive::{country_summary, erp_summary};
 use crate::ids::{local_erp_id, partner_id};
+use crate::kinds::{ApiKind, Renderer};
 use crate::model::{
     CountryKey, ErpKey, base_url, countries, country_local_erps, country_partner_flags,
     country_partners, erp_connectors, erp_partner_flags, erps, partner_order,
@@ -25,8 +26,8 @@ use crate::resources::{
     CalendarEntry, Country, Erp, Fact, FilterItem, Regime, ToggleDerivation, Toggles,
 };
 use crate::resources::{
-    CountryDetail, Endpoint, Envelope, ErpDetail, Licence, LocalErp, Meta, NewsItem, Partner,
-    PartnerFlag, Provider, Sponsor,
+    CountryDetail, Endpoint, Envelope, ErpDetail, LocalErp, NewsItem, Partner, PartnerFlag,
+    Provider, Sponsor,
 };
 use crate::routes::{Output, outputs};
 use schemars::SchemaGenerator;
@@ -34,35 +35,6 @@ use schemars::SchemaGenerator;
 use super::history;
 use crate::history::ReleaseKey;
 use crate::resources::{Change, Release, ReleaseDetail};
-
-/// `meta.version` and `meta.licence`, projected from `rules/site.toml`.
-#[salsa::tracked(returns(ref))]
-pub fn meta_base(db: &dyn salsa::Database) -> (String, Licence) {
-    let site = &site_rules(db).value;
-    let l = &site.api_licence;
-    let licence = Licence {
-        name: l.name.clone(),
-        url: l.url.clone(),
-        commercial_licence: l.commercial_licence.clone(),
-        commercial_contact: l.commercial_contact.clone(),
-        attribution: l.attribution.clone(),
-    };
-    (site.version.clone(), licence)
-}
-
-pub(crate) fn meta(db: &dyn salsa::Database, count: usize) -> Meta {
-    let (version, licence) = meta_base(db).clone();
-    Meta {
-        version,
-        generated_at: GENERATED_AT_MARK.to_string(),
-        licence,
-        count: count as u64,
-        notice: None,
-        docs: None,
-        openapi: None,
-        toggle_coverage: None,
-    }
-}
 
 fn list<T: Serialize>(db: &dyn salsa::Database, data: &[T]) -> Rendered {
     Rendered::new(json_bytes(&Envelope {
@@ -237,21 +209,6 @@ pub(crate) fn stream_facts(db: &dyn salsa::Database, _: &Output, emit: &mut dyn 
     splice_items_into(&list_head(db, count), fragments, emit);
 }
 
-/// A list envelope spliced from cached fragments of its items, each with its count: `meta.count` counts
-/// them all, and only a fragment whose items changed was serialized again.
-pub(crate) fn spliced_list(db: &dyn salsa::Database, parts: &[&(usize, Piece)]) -> Rendered {
-    let count = parts.iter().map(|(n, _)| n).sum();
-    splice_items(&list_head(db, count), parts.iter().map(|(_, json)| json))
-}
-
-/// A list envelope of `count` items whose `data` is an empty array, for the items to be spliced into.
-pub(crate) fn list_head(db: &dyn salsa::Database, count: usize) -> Vec<u8> {
-    json_bytes(&Envelope {
-        meta: meta(db, count),
-        data: Vec::<()>::new(),
-    })
-}
-
 pub fn api_local_erps(db: &dyn salsa::Database) -> Rendered {
     let mut rows: Vec<&LocalErpRow> = local_erp_rows(db).value.iter().map(|r| &*r.row).collect();
     rows.sort_by(|a, b| {
@@ -276,49 +233,8 @@ pub fn api_partners(db: &dyn salsa::Database) -> Rendered {
     list(db, &rows.into_iter().map(partner).collect::<Vec<_>>())
 }
 
-/// The news items, newest first; undated items last; ties by id (the API's and the news page's order).
-#[salsa::tracked(returns(ref))]
-pub(crate) fn news_items(db: &dyn salsa::Database) -> Vec<NewsItem> {
-    let mut items: Vec<NewsItem> = news_rows(db)
-        .value
-        .iter()
-        .map(|n| NewsItem {
-            id: n.id.clone(),
-            title: n.title.clone(),
-            url: n.url.clone(),
-            date: n.date.clone(),
-            first_seen: n.first_seen.clone(),
-            erps: n.erps.clone(),
-            source: n.source.clone(),
-        })
-        .collect();
-    items.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| a.id.cmp(&b.id)));
-    items
-}
-
 pub fn api_news(db: &dyn salsa::Database) -> Rendered {
     list(db, news_items(db))
-}
-
-/// The sponsors, sorted by id; each marked `sponsored`.
-pub(crate) fn sponsor_items(db: &dyn salsa::Database) -> Vec<Sponsor> {
-    let mut items: Vec<Sponsor> = sponsor_rows(db)
-        .value
-        .iter()
-        .map(|s| Sponsor {
-            id: s.id.clone(),
-            name: s.name.clone(),
-            scope: s.scope.clone(),
-            tagline: s.tagline.clone(),
-            description: s.description.clone(),
-            url: s.url.clone(),
-            start: s.start.clone(),
-            end: s.end.clone(),
-            sponsored: true,
-        })
-        .collect();
-    items.sort_by(|a, b| a.id.cmp(&b.id));
-    items
 }
 
 pub fn api_sponsors(db: &dyn salsa::Database) -> Rendered {

@@ -1,17 +1,16 @@
 //! The outputs made from the releases and their changes (`crate::history`): `/api/v1/changes.json`,
-//! `/api/v1/releases.json`, `/api/v1/releases/{version}.json`, the Atom feed `/changes.xml`, and the
-//! crawler files `/sitemap.xml` (every page, `lastmod` the day its content last changed as the data dates it) and
-//! `/robots.txt`; and the ways the pages show a change, shared with the changes and release pages and the
+//! `/api/v1/releases.json`, `/api/v1/releases/{version}.json`, the Atom feeds (`/changes.xml`, each
+//! country's and each ERP's); and the ways the pages show a change, shared with the changes and release pages and the
 //! History sections (`render/pages/changes.rs`).
 //!
 //! A release's change set is frozen: its JSON fragment, its feed entry and its page are cached per
 //! release, so an edit of the sources re-renders only the unreleased part (and the short `/changes/` page
 //! that lists it) and splices it with them.
 
-use super::api::{meta, spliced_list};
+use super::envelope::{json_bytes, json_items, list_head, meta, splice_items_into, spliced_list};
 use super::figures::xml::escape as escape_xml;
 use super::pages::shared::toggle_labels;
-use super::{GENERATED_AT_MARK, Piece, Rendered, json_bytes, json_items};
+use super::rendered::{GENERATED_AT_MARK, Piece, Rendered};
 use crate::history::{
     ReleaseKey, last_release, previous_release, release_changes, release_versions, releases,
     snapshot_size, unreleased_codes, unreleased_country_changes, unreleased_counts,
@@ -21,7 +20,7 @@ use crate::parse::rules::site_rules;
 use crate::resources::{
     Change, ChangeCounts, ChangeKind, Envelope, Release, ReleaseDetail, Substance, changes_counted,
 };
-use crate::routes::{Output, outputs};
+use crate::routes::Output;
 
 /// Site-relative path of a release's change set.
 pub(crate) fn release_api_path(version: &str) -> String {
@@ -166,8 +165,8 @@ pub(crate) fn stream_changes(db: &dyn salsa::Database, _: &Output, emit: &mut dy
         .map(|code| unreleased_country_changes(db, CountryKey::new(db, code.clone())).len())
         .chain(newest_first(db).map(|key| release_changes(db, key).len()))
         .sum();
-    let head = super::api::list_head(db, count);
-    super::splice_items_into(&head, unreleased.chain(released), emit);
+    let head = list_head(db, count);
+    splice_items_into(&head, unreleased.chain(released), emit);
 }
 
 /// How many changes `changes.json` lists.
@@ -265,9 +264,7 @@ fn feed_content<'a>(
         {
             html.push_str(&format!(
                 "<li>{}</li>",
-                crate::render::escape::escape_html(&super::pages::plain_clauses(
-                    &change.sentence()
-                ))
+                crate::render::escape::escape_html(&super::text::plain_clauses(&change.sentence()))
             ));
         }
         html.push_str("</ul>");
@@ -562,117 +559,4 @@ pub(crate) fn erp_feed(db: &dyn salsa::Database, id: &str) -> Rendered {
         &format!("/erp/{id}/"),
         crate::history::erp_history(db, key),
     )
-}
-
-// ---------------------------------------------------------------------------------- crawler files
-
-/// `/sitemap.xml`: every HTML page (the 404 page aside), with `lastmod` the day its content last
-/// changed as the data dates it ([`content_day`]), not the time of a build: a clean build in CI would
-/// otherwise date every page the day it ran.
-pub fn sitemap(db: &dyn salsa::Database) -> Rendered {
-    let base = base_url(db);
-    let mut xml = String::from(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
-    );
-    for output in outputs(db) {
-        let crate::routes::Renderer::Page(kind, super::Format::Html) = output.renderer else {
-            continue;
-        };
-        if kind == super::PageKind::NotFound {
-            continue;
-        }
-        let location = output
-            .path
-            .strip_suffix("index.html")
-            .unwrap_or(&output.path);
-        xml.push_str(&format!(
-            "  <url><loc>{}</loc>",
-            escape_xml(&format!("{base}{location}"))
-        ));
-        if let Some(day) = content_day(db, kind, output.param.as_deref()) {
-            xml.push_str(&format!("<lastmod>{day}</lastmod>"));
-        }
-        xml.push_str("</url>\n");
-    }
-    xml.push_str("</urlset>\n");
-    Rendered::new(xml.into_bytes())
-}
-
-/// The day a page's content last changed, as the data dates it: the newest of the releases that changed
-/// what it shows and the days its answers were checked. A country's page: that country's; an ERP's page:
-/// that ERP's; a release's page: the release's; a year of releases: its newest; every other page shows
-/// the whole dataset: the newest of all. `None` when nothing it shows is dated.
-fn content_day(
-    db: &dyn salsa::Database,
-    kind: super::PageKind,
-    param: Option<&str>,
-) -> Option<String> {
-    use super::PageKind;
-    let day = |time: &str| time.get(..10).unwrap_or(time).to_string();
-    match (kind, param) {
-        (PageKind::Country, Some(code)) => {
-            country_day(db, CountryKey::new(db, code.to_string())).clone()
-        }
-        (PageKind::Erp, Some(id)) => {
-            let key = crate::model::ErpKey::new(db, id.to_string());
-            let released = crate::history::released_erp_history(db, key)
-                .iter()
-                .filter_map(|c| c.released_at.as_deref())
-                .map(day);
-            let checked = crate::derive::facts::erp_support_facts(db, key)
-                .iter()
-                .chain(crate::derive::facts::erp_other_facts(db, key))
-                .filter_map(|f| f.last_checked.clone());
-            released.chain(checked).max()
-        }
-        (PageKind::Release, Some(version)) => releases(db)
-            .iter()
-            .find(|r| r.version == version)
-            .map(|r| day(&r.released_at)),
-        (PageKind::ReleaseYear, Some(year)) => releases(db)
-            .iter()
-            .filter(|r| crate::history::release_year(&r.released_at) == year)
-            .map(|r| day(&r.released_at))
-            .max(),
-        _ => site_day(db).clone(),
-    }
-}
-
-/// The day one country's content last changed (see [`content_day`]).
-#[salsa::tracked(returns(ref))]
-fn country_day<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Option<String> {
-    let released = crate::history::released_country_history(db, key)
-        .iter()
-        .filter_map(|c| c.released_at.as_deref())
-        .map(|time| time.get(..10).unwrap_or(time).to_string());
-    let checked = crate::derive::facts::country_facts(db, key)
-        .iter()
-        .filter_map(|f| f.last_checked.clone());
-    released.chain(checked).max()
-}
-
-/// The day the dataset last changed: its newest release, or the newest day any country's answers were
-/// checked (see [`content_day`]).
-#[salsa::tracked(returns(ref))]
-fn site_day(db: &dyn salsa::Database) -> Option<String> {
-    let newest_release = releases(db)
-        .iter()
-        .map(|r| {
-            r.released_at
-                .get(..10)
-                .unwrap_or(&r.released_at)
-                .to_string()
-        })
-        .max();
-    countries(db)
-        .iter()
-        .filter_map(|c| country_day(db, CountryKey::new(db, c.code.clone())).clone())
-        .chain(newest_release)
-        .max()
-}
-
-/// `/robots.txt`: everything may be crawled; names the sitemap.
-pub fn robots(db: &dyn salsa::Database) -> Rendered {
-    let base = base_url(db);
-    Rendered::new(format!("User-agent: *\nAllow: /\n\nSitemap: {base}/sitemap.xml\n").into_bytes())
 }

@@ -12,7 +12,8 @@
 //! footer every page repeats (notice, reference date, licences, and the time *that page* last changed,
 //! which the file could only show as its own); the file's heading says it once, with the file's time.
 
-use super::{OutputKey, Piece, Rendered};
+use super::rendered::{GENERATED_AT_MARK, OutputKey, Piece, PieceHasher, Rendered};
+use crate::kinds::{FileKind, Format, Renderer};
 use crate::model::base_url;
 use crate::parse::rules::{route_rules, site_rules};
 use crate::routes::{Output, Param, outputs};
@@ -46,18 +47,23 @@ pub fn twin_title<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Str
         return title;
     }
     // Read line by line up to the heading: a twin can be tens of megabytes, in pieces.
-    let title = super::render(db, key.output(db)).lines().find_map(|line| {
-        line.strip_prefix("# ")
-            .map(|title| title.trim().to_string())
-    });
+    let title = crate::render::render(db, key.output(db))
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("# ")
+                .map(|title| title.trim().to_string())
+        });
     title.unwrap_or_else(|| key.output(db).path.clone())
 }
 
 /// The title of a twin made of parts when its skeleton's head has it on a line of its own (always, in
 /// the shipped templates): read there, since a one-off build never holds such a twin whole.
 fn title_in_skeleton(db: &dyn salsa::Database, key: OutputKey<'_>) -> Option<String> {
-    super::parts::parts_spec(key.output(db))?;
-    let head = &super::parts::page_skeleton(db, key).as_ref().ok()?.head;
+    super::pages::parts::parts_spec(key.output(db))?;
+    let head = &super::pages::parts::page_skeleton(db, key)
+        .as_ref()
+        .ok()?
+        .head;
     // Whole lines only: the head's last line may go on in the first part.
     head.text()
         .split_inclusive('\n')
@@ -158,7 +164,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
         }
         let mut lines = Vec::new();
         for output in outputs(db).iter().filter(|o| o.route == i) {
-            let description = super::output_description(db, output);
+            let description = super::openapi::output_description(db, output);
             let line = match output.renderer.param() {
                 Param::Country | Param::Erp | Param::Release | Param::Year => format!(
                     "- [{}]({base}{}): {description} Example: {}.",
@@ -225,7 +231,7 @@ pub(crate) struct LlmsFullGrowth {
     waiting: std::collections::BTreeMap<usize, Vec<Piece>>,
     started: bool,
     finished: bool,
-    hasher: super::PieceHasher,
+    hasher: PieceHasher,
 }
 
 impl LlmsFullGrowth {
@@ -234,7 +240,7 @@ impl LlmsFullGrowth {
         let all = outputs(db);
         let output = all
             .iter()
-            .find(|o| o.renderer == super::Renderer::File(super::FileKind::LlmsFull))?
+            .find(|o| o.renderer == Renderer::File(FileKind::LlmsFull))?
             .clone();
         let twins: Vec<Output> = all
             .iter()
@@ -356,7 +362,7 @@ impl LlmsFullGrowth {
 /// A twin being handed on to `llms-full.txt` as its parts are made ([`LlmsFullGrowth::begin_twin`]).
 pub(crate) struct TwinShare {
     /// The file's hash before the twin, to go back to.
-    before: super::PieceHasher,
+    before: PieceHasher,
     /// The last piece handed in, held back.
     held: Option<Piece>,
 }
@@ -379,18 +385,18 @@ fn llms_full_heading(db: &dyn salsa::Database) -> Piece {
 /// broken one breaks every twin, which the build reports).
 fn footer_of_the_file(db: &dyn salsa::Database) -> String {
     const MACROS: &str = "macros.md";
-    let set = super::pages::TemplateSet::new(db, vec![MACROS.to_string()]);
-    let Ok(env) = super::pages::compiled_templates(db, set) else {
+    let set = super::pages::templates::TemplateSet::new(db, vec![MACROS.to_string()]);
+    let Ok(env) = super::pages::templates::compiled_templates(db, set) else {
         return String::new();
     };
     let site = minijinja::Value::from_serialize(super::pages::shared::site_context(db));
     let args = [site, minijinja::Value::from(true)];
-    let footer = super::pages::call_macro(env, MACROS, "footer", &args, || {
+    let footer = super::pages::templates::call_macro(env, MACROS, "footer", &args, || {
         minijinja::Error::new(minijinja::ErrorKind::UnknownFunction, "no footer macro")
     });
     match footer {
         Ok(text) => {
-            let mut text = super::parts::with_base_path(db, text, super::Format::Markdown);
+            let mut text = super::pages::parts::with_base_path(db, text, Format::Markdown);
             if !text.ends_with('\n') {
                 text.push('\n');
             }
@@ -420,7 +426,7 @@ pub(crate) fn keep_last_condensed_twin_only(db: &mut dyn salsa::Database) {
 /// a copy (most ERP twins, the news, the /changes/ twin).
 #[salsa::tracked(returns(ref), lru = 0)]
 pub fn condensed_twin<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> Vec<Piece> {
-    let rendered = super::render(db, key.output(db));
+    let rendered = crate::render::render(db, key.output(db));
     if parted_twin_has_no_unknown_only_row(db, key) {
         return without_footer(rendered.pieces().to_vec());
     }
@@ -447,7 +453,7 @@ fn without_footer(mut pieces: Vec<Piece>) -> Vec<Piece> {
 
 /// Where the footer of a twin's text starts (see [`without_footer`]).
 fn footer_start(text: &[u8]) -> Option<usize> {
-    let mark = memchr::memmem::rfind(text, super::GENERATED_AT_MARK.as_bytes())?;
+    let mark = memchr::memmem::rfind(text, GENERATED_AT_MARK.as_bytes())?;
     let before = &text[..mark];
     let at = memchr::memmem::rfind(before, b"\n---\n")
         .or_else(|| memchr::memmem::rfind(before, b"\n\n"))?;
@@ -464,13 +470,13 @@ fn footer_start(text: &[u8]) -> Option<usize> {
 /// x100). The lines of the units are the twin's lines when the head and every part end at a line end;
 /// otherwise (or for any other twin) false, and the twin is condensed whole.
 fn parted_twin_has_no_unknown_only_row(db: &dyn salsa::Database, key: OutputKey<'_>) -> bool {
-    let Some(parts) = super::parts::parts_of(db, key.output(db)) else {
+    let Some(parts) = super::pages::parts::parts_of(db, key.output(db)) else {
         return false;
     };
-    let Ok(super::parts::Skeleton {
+    let Ok(super::pages::parts::Skeleton {
         head,
         tail: Some(tail),
-    }) = super::parts::page_skeleton(db, key)
+    }) = super::pages::parts::page_skeleton(db, key)
     else {
         return false;
     };
@@ -501,9 +507,9 @@ fn ends_a_line(bytes: &[u8]) -> bool {
 #[salsa::tracked]
 pub(crate) fn part_is_plain<'db>(
     db: &'db dyn salsa::Database,
-    part: super::parts::PartKey<'db>,
+    part: super::pages::parts::PartKey<'db>,
 ) -> bool {
-    match super::parts::page_part(db, part) {
+    match super::pages::parts::page_part(db, part) {
         Ok(piece) => ends_a_line(piece.bytes()) && !has_unknown_only_line(&piece.text()),
         Err(_) => false,
     }
@@ -621,7 +627,7 @@ mod tests {
 
     #[test]
     fn a_twin_is_carried_without_its_footer_and_a_twin_without_a_build_time_whole() {
-        let mark = super::super::GENERATED_AT_MARK;
+        let mark = crate::render::rendered::GENERATED_AT_MARK;
         let cut = |text: &str| {
             let pieces = vec![
                 Piece::new(b"# Head\n".to_vec()),

@@ -5,7 +5,9 @@ use schemars::JsonSchema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 
-use super::{Rendered, json_bytes};
+use super::envelope::json_bytes;
+use super::rendered::Rendered;
+use crate::kinds::{ApiKind, FileKind};
 use crate::model::{base_url, reference_date};
 use crate::parse::rules::{OpenapiMode, route_rules, site_rules, toggle_rules};
 use crate::resources::ApiError;
@@ -131,7 +133,7 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
         } else {
             output.path.clone()
         };
-        let description = super::output_description(db, output);
+        let description = output_description(db, output);
         let (media_type, schema) = response_schema(db, &mut generator, output);
         let mut responses = Map::new();
         responses.insert(
@@ -192,4 +194,28 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
         "paths": paths,
         "components": {"schemas": schemas, "responses": error_responses},
     })
+}
+
+/// What one output holds, for the documents that describe outputs one by one (`openapi.json`,
+/// `llms.txt`): its route's description, or for a filter the filter's own description, or for a flat
+/// file its table's description followed by the route's.
+pub(crate) fn output_description(db: &dyn salsa::Database, output: &Output) -> String {
+    let rules = &crate::parse::rules::route_rules(db).value;
+    let rule_description = rules[output.route].description.clone().unwrap_or_default();
+    let param = output.param.as_deref().unwrap_or_default();
+    match output.renderer {
+        Renderer::Api(ApiKind::Filter) => crate::parse::rules::filter_rules(db)
+            .value
+            .iter()
+            .find(|f| f.slug == param)
+            .map(|f| f.description.clone())
+            .unwrap_or_default(),
+        Renderer::File(FileKind::DataJson | FileKind::DataCsv) => {
+            format!(
+                "{} {rule_description}",
+                super::data::stem_description(param)
+            )
+        }
+        Renderer::Api(_) | Renderer::Page(..) | Renderer::File(_) => rule_description,
+    }
 }

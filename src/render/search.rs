@@ -24,12 +24,11 @@
 
 use serde_json::json;
 
-use super::OutputKey;
 use super::api::country_detail;
 use super::llms::twin_title;
-use super::{Format, PageKind, Renderer};
-use super::{Piece, Rendered};
+use super::rendered::{OutputKey, Piece, Rendered};
 use crate::derive::regimes::country_regime_records;
+use crate::kinds::{Format, PageKind, Renderer};
 use crate::model::{CountryKey, ErpKey, countries_by_name, erp_info, erps};
 use crate::parse::rules::route_rules;
 use crate::routes::{Output, outputs};
@@ -156,7 +155,7 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
                     "fact",
                     &format!("{} · {what}", c.name),
                     &format!("{url}#{anchor}"),
-                    &super::pages::plain_clauses(&fact.value),
+                    &super::text::plain_clauses(&fact.value),
                 ));
             }
             // How each obligation works, where a source says: found by its model, formats and platforms

@@ -1789,7 +1789,7 @@ fn a_project_without_releases_has_an_empty_history_until_its_first_release() {
 
 /// A change's sentence as the pages and the feeds show it: the fact texts' clauses in words.
 fn shown(sentence: &Value) -> String {
-    locref::render::pages::plain_clauses(sentence.as_str().unwrap())
+    locref::render::text::plain_clauses(sentence.as_str().unwrap())
 }
 
 /// Text as the pages' HTML escape writes it.

@@ -2491,7 +2491,7 @@ pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
 
     let executed = locref::render::take_executed(db);
     let count = |name: &str| executed.iter().filter(|e| *e == name).count();
-    use locref::render::parts::is_made_of_parts;
+    use locref::render::pages::parts::is_made_of_parts;
     // No twin made of parts has a row that `llms-full.txt` condenses here (such a twin is made whole
     // for it once: `a_twin_made_of_parts_with_a_row_to_condense_is_condensed_in_a_one_off_build_too`).
     for output in outputs
@@ -2513,7 +2513,7 @@ pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
         // `llms-full.txt`, the site-wide lists and the pages that print their parts are handed over
         // piece by piece, never made whole.
         let whole = !locref::render::is_streamed_list(output)
-            && !locref::render::parts::prints_its_parts(db, output);
+            && !locref::render::pages::parts::prints_its_parts(db, output);
         *renderers.entry(output.renderer.name()).or_default() += usize::from(whole);
         if let locref::render::Renderer::Page(kind, _) = output.renderer {
             let kind: &str = kind.into();
@@ -2547,7 +2547,7 @@ pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
     let parted_twins = outputs
         .iter()
         .filter(|o| o.path.ends_with("/index.md"))
-        .filter(|o| locref::render::parts::prints_its_parts(db, o))
+        .filter(|o| locref::render::pages::parts::prints_its_parts(db, o))
         .count();
     assert!(parted_twins >= 3, "the partners, local ERPs and news twins");
     assert_eq!(
@@ -2573,7 +2573,7 @@ pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
     // (one part per country when there are unreleased changes, none otherwise), the partners and local
     // ERPs pages (one per country with any) and the news page (a few hundred items each).
     use locref::render::PageKind;
-    let per_format = |kind| locref::render::parts::parts_per_format(db, kind);
+    let per_format = |kind| locref::render::pages::parts::parts_per_format(db, kind);
     let changes = count("page_part(changes)");
     assert!(
         changes == 0 || changes == 2 * locref::history::unreleased_codes(db).len(),

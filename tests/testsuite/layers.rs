@@ -1,7 +1,8 @@
 //! The layers of `src/`, as `ARCHITECTURE.md` states them, held by reading every `crate::` path of the
 //! code: a module imports only modules of lower layers (or its own), and the render layer's leaves (the
-//! figures, the escape table) import nothing else of it. The layer order is read from
-//! `ARCHITECTURE.md`, so it is written once.
+//! figures, the escape table) import nothing else of it; inside `render`, a file imports only files of
+//! its rank or below (its `crate::render::`, `super::`, `self::` and child-module paths resolved to files).
+//! The layer order and the ranks are read from `ARCHITECTURE.md`, so they are written once.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -13,21 +14,9 @@ fn project() -> PathBuf {
 /// The layers of `ARCHITECTURE.md`'s "Layers" block, lowest first: each line names the modules of one
 /// layer (comma-separated) before its description.
 fn layers() -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(project().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
-    let start = text
-        .find("<!-- layers -->")
-        .expect("a <!-- layers --> block");
-    let block = &text[start..];
-    let block = &block[block.find("```").expect("its fence") + 3..];
-    let block = &block[block.find('\n').unwrap() + 1..];
-    let block = &block[..block.find("```").expect("its closing fence")];
-    let mut layers: Vec<Vec<String>> = block
-        .lines()
-        .filter(|line| !line.trim().is_empty() && !line.starts_with(' '))
-        .map(|line| {
-            let names = line.split("  ").next().unwrap();
-            names.split(',').map(|m| m.trim().to_string()).collect()
-        })
+    let mut layers: Vec<Vec<String>> = architecture_block("<!-- layers -->")
+        .into_iter()
+        .map(|line| line[0].split(',').map(|m| m.trim().to_string()).collect())
         .collect();
     // Written top to bottom, as a stack.
     layers.reverse();
@@ -91,6 +80,11 @@ pub(crate) fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
             if c.is_ascii_alphanumeric() || c == '_' {
                 word.push(c);
                 i += 1;
+            } else if c == '*' && word.is_empty() {
+                // A glob (`super::*`): the module itself.
+                segments.push("*".to_string());
+                i += 1;
+                break;
             } else if c == ':' && bytes.get(i + 1) == Some(&b':') {
                 if !word.is_empty() {
                     segments.push(std::mem::take(&mut word));
@@ -133,7 +127,8 @@ pub(crate) fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
         let start = from + at;
         let before = code[..start].chars().next_back();
         from = start + prefix.len();
-        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+        // `crate::a::super::` is not a path of its own, nor `$crate::`.
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == ':') {
             continue;
         }
         path(bytes, from, &[], &mut out);
@@ -250,6 +245,247 @@ fn the_figures_and_the_escape_table_are_leaves_of_render() {
         wrong.is_empty(),
         "the render layer's leaves import the rest of it:\n{}",
         wrong.join("\n")
+    );
+}
+
+/// A fenced block of `ARCHITECTURE.md` after `marker`: its lines that are not blank or indented (an
+/// indented line goes on with the description of the line above), each cut at its runs of two or more
+/// spaces into its columns.
+fn architecture_block(marker: &str) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(project().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let start = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("a {marker} block in ARCHITECTURE.md"));
+    let block = &text[start..];
+    let block = &block[block.find("```").expect("its fence") + 3..];
+    let block = &block[block.find('\n').unwrap() + 1..];
+    let block = &block[..block.find("```").expect("its closing fence")];
+    block
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with(' '))
+        .map(|line| {
+            line.split("  ")
+                .map(str::trim)
+                .filter(|column| !column.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
+}
+
+/// The ranks of the files of `src/render/`, from ARCHITECTURE.md's `<!-- render-ranks -->` block
+/// (written top to bottom, like the layers): each line is a rank's name, then its files (paths under
+/// `src/render/`, comma-separated; a folder, `pages/`, is each file under it that no line names on its
+/// own or by a deeper folder), then what the rank holds. Each file of `src/render/` with its rank,
+/// lowest 0, and the rank's name.
+fn render_ranks() -> BTreeMap<PathBuf, (usize, String)> {
+    let mut lines = architecture_block("<!-- render-ranks -->");
+    lines.reverse();
+    let render = project().join("src/render");
+    let files: Vec<PathBuf> = source_files()
+        .into_iter()
+        .filter_map(|(path, _)| Some(path.strip_prefix(&render).ok()?.to_path_buf()))
+        .collect();
+    let mut ranks = BTreeMap::new();
+    let mut folders = Vec::new();
+    for (rank, line) in lines.iter().enumerate() {
+        let name = line[0].clone();
+        let listed = line.get(1).expect("a rank names its files");
+        for entry in listed.split(',').map(str::trim) {
+            if let Some(folder) = entry.strip_suffix('/') {
+                folders.push((PathBuf::from(folder), rank, name.clone()));
+            } else {
+                assert!(
+                    files.iter().any(|f| f == Path::new(entry)),
+                    "ARCHITECTURE.md's render ranks name src/render/{entry}, which is not a file"
+                );
+                let before = ranks.insert(PathBuf::from(entry), (rank, name.clone()));
+                assert!(before.is_none(), "src/render/{entry} has two ranks");
+            }
+        }
+    }
+    for file in &files {
+        if ranks.contains_key(file) {
+            continue;
+        }
+        // The deepest folder that holds the file.
+        let folder = folders
+            .iter()
+            .filter(|(folder, ..)| file.starts_with(folder))
+            .max_by_key(|(folder, ..)| folder.components().count());
+        let (_, rank, name) = folder.unwrap_or_else(|| {
+            panic!(
+                "src/render/{} has no rank in ARCHITECTURE.md's render-ranks block",
+                file.display()
+            )
+        });
+        ranks.insert(file.clone(), (*rank, name.clone()));
+    }
+    ranks
+}
+
+/// The imports of `src/render/` that may run up the ranks, from ARCHITECTURE.md's
+/// `<!-- render-upward -->` block: each line a file (under `src/render/`), the path it names, and why.
+fn render_upward() -> BTreeSet<(String, String)> {
+    architecture_block("<!-- render-upward -->")
+        .into_iter()
+        .map(|line| (line[0].clone(), line.get(1).expect("the path").clone()))
+        .collect()
+}
+
+/// Each file of `src/render/` (as its path under it) with the files of `src/render/` it imports: every
+/// `crate::render::…`, `super::…` and `self::…` path, and every path through a module the file declares
+/// (`mod parts;` then `parts::render_parted`), resolved to the file of the deepest module it names. A
+/// module's declaration is not an import. In a file's tests (from its first `#[cfg(test)]`, an inline
+/// `mod tests`), `super::` is the file itself. Each import with the path as written.
+fn render_imports() -> Vec<(PathBuf, Vec<(PathBuf, String)>)> {
+    let render = project().join("src/render");
+    let files: Vec<(PathBuf, Vec<String>)> = source_files()
+        .into_iter()
+        .filter(|(_, module)| module.first().is_some_and(|m| m == "render"))
+        .collect();
+    let file_of: BTreeMap<Vec<String>, PathBuf> = files
+        .iter()
+        .map(|(path, module)| {
+            (
+                module.clone(),
+                path.strip_prefix(&render).unwrap().to_path_buf(),
+            )
+        })
+        .collect();
+    // The module a path names from `base`, its segments after the prefix that brought it there.
+    let resolve = |mut module: Vec<String>, segments: &[String]| -> Vec<String> {
+        for segment in segments {
+            match segment.as_str() {
+                "super" => {
+                    module.pop();
+                }
+                "self" => {}
+                _ => {
+                    let mut deeper = module.clone();
+                    deeper.push(segment.clone());
+                    if !file_of.contains_key(&deeper) {
+                        break;
+                    }
+                    module = deeper;
+                }
+            }
+        }
+        module
+    };
+    let mut out = Vec::new();
+    for (path, module) in &files {
+        let code = code_of(&std::fs::read_to_string(path).unwrap());
+        let (own, tests) = match code.find("#[cfg(test)]") {
+            Some(at) => code.split_at(at),
+            None => (code.as_str(), ""),
+        };
+        let declared: Vec<String> = own
+            .lines()
+            .filter_map(|line| {
+                let line = line.trim();
+                let line = ["pub(crate) ", "pub(super) ", "pub "]
+                    .iter()
+                    .find_map(|visibility| line.strip_prefix(visibility))
+                    .unwrap_or(line);
+                Some(line.strip_prefix("mod ")?.strip_suffix(';')?.to_string())
+            })
+            .collect();
+        let mut imports = Vec::new();
+        for (part, base) in [
+            (own, module.clone()),
+            (tests, {
+                let mut inner = module.clone();
+                inner.push("tests".to_string());
+                inner
+            }),
+        ] {
+            let mut named = Vec::new();
+            for segments in paths_after(part, "crate::render::") {
+                named.push((
+                    resolve(vec!["render".to_string()], &segments),
+                    format!("crate::render::{}", segments.join("::")),
+                ));
+            }
+            for prefix in ["super", "self"] {
+                for segments in paths_after(part, &format!("{prefix}::")) {
+                    let mut all = vec![prefix.to_string()];
+                    all.extend(segments.iter().cloned());
+                    named.push((
+                        resolve(base.clone(), &all),
+                        format!("{prefix}::{}", segments.join("::")),
+                    ));
+                }
+            }
+            for child in &declared {
+                for segments in paths_after(part, &format!("{child}::")) {
+                    let mut all = vec![child.clone()];
+                    all.extend(segments.iter().cloned());
+                    named.push((
+                        resolve(module.clone(), &all),
+                        format!("{child}::{}", segments.join("::")),
+                    ));
+                }
+            }
+            for (target, written) in named {
+                // A path that names no file of render (`self::` in the tests: their inline module).
+                let Some(target) = file_of.get(&target) else {
+                    continue;
+                };
+                if target != path.strip_prefix(&render).unwrap() {
+                    imports.push((target.clone(), written));
+                }
+            }
+        }
+        out.push((path.strip_prefix(&render).unwrap().to_path_buf(), imports));
+    }
+    out
+}
+
+/// Inside `render`, every file imports only files of its own rank or below (ARCHITECTURE.md, "The ranks
+/// of render"), the upward imports that block names aside: the dispatch imports the page kinds and the
+/// products, never the other way round.
+#[test]
+fn every_import_inside_render_runs_down_its_ranks() {
+    let ranks = render_ranks();
+    let upward_allowed = render_upward();
+    let mut used = BTreeSet::new();
+    let mut upward = Vec::new();
+    let mut checked = 0;
+    for (file, imports) in render_imports() {
+        let (own, own_name) = &ranks[&file];
+        for (target, written) in imports {
+            checked += 1;
+            let (rank, name) = &ranks[&target];
+            if rank <= own {
+                continue;
+            }
+            let key = (file.display().to_string(), written.clone());
+            if upward_allowed.contains(&key) {
+                used.insert(key);
+                continue;
+            }
+            upward.push(format!(
+                "src/render/{}: {written} (src/render/{} is {name}, above {own_name})",
+                file.display(),
+                target.display()
+            ));
+        }
+    }
+    assert!(checked > 0, "no import inside render was read");
+    assert!(
+        upward.is_empty(),
+        "imports that run up the ranks of render (ARCHITECTURE.md, render-ranks):\n{}",
+        upward.join("\n")
+    );
+    let unused: Vec<String> = upward_allowed
+        .difference(&used)
+        .map(|(file, path)| format!("src/render/{file}: {path}"))
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "ARCHITECTURE.md allows upward imports the code no longer makes (remove them from render-upward):\n{}",
+        unused.join("\n")
     );
 }
 

@@ -1,7 +1,7 @@
 //! A page made of parts handed over part by part in a one-off build (the `/changes/` page and twin, 24
 //! MB each at x100; the partners, local ERPs and news pages): its skeleton's head, then each part as the
 //! two threads make them, a batch's worth ([`ONE_OFF_BATCH_BYTES`]) at a time, let go once handed over,
-//! then its tail. The same pieces as [`crate::render::parts::render_parted`], so the same bytes and
+//! then its tail. The same pieces as [`crate::render::pages::parts::render_parted`], so the same bytes and
 //! content hash; the page is never held whole.
 //!
 //! What later outputs read of the page is kept as each part is made: the link check's value of each part
@@ -19,7 +19,7 @@ use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::helper::Helper;
 use crate::render::llms::{LlmsFullGrowth, TwinShare, is_twin, part_is_plain};
-use crate::render::parts::{PartKey, page_part, page_skeleton, parts_spec};
+use crate::render::pages::parts::{PartKey, page_part, page_skeleton, parts_spec};
 use crate::render::{OutputKey, Piece, PieceHasher};
 use crate::routes::{Output, Renderer};
 

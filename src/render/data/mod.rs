@@ -9,7 +9,8 @@
 mod package;
 mod records;
 
-pub use package::{csv_digest, data_json_schema, datapackage};
+pub use package::data_json_schema;
+pub(crate) use package::{FileDigest, datapackage};
 
 pub use crate::kinds::FlatTable;
 pub use records::FlatRecords;
@@ -18,7 +19,8 @@ use records::{
     PartnerFlagRecord, RegimeRecord, ReportingRecord, ToggleRecord,
 };
 
-use super::{Piece, Rendered, json_bytes, splice_items, splice_items_into};
+use super::envelope::{json_bytes, splice_items, splice_items_into};
+use super::rendered::{Piece, Rendered};
 use crate::model::{
     CountryKey, countries, country_facts_of, country_info, country_local_erps, country_mandate,
     country_matrix, country_partner_flags, country_reporting, erp_rank, reporting_erps,
@@ -210,7 +212,7 @@ pub(crate) fn stream_json(
     emit: &mut dyn FnMut(Piece),
 ) {
     let head = json_bytes(&Vec::<()>::new());
-    let Some(table) = StemKey::new(db, crate::render::param_of(output)).table(db) else {
+    let Some(table) = StemKey::new(db, crate::render::rendered::param_of(output)).table(db) else {
         return emit(Piece::new(head));
     };
     let fragments = flat_parts(db, table)

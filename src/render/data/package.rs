@@ -8,10 +8,9 @@
 //! [`records`]: super::records
 
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use super::records::{MATRIX_TOPIC, ValueSet};
-use super::{FlatTable, StemKey, data_csv, flat_columns};
+use super::{FlatTable, StemKey, flat_columns};
 use crate::model::{countries, erp_name, erps};
 use crate::parse::rules::{fact_labels, obligation_rules, site_rules, vocabulary};
 use crate::parse::tables::{
@@ -285,51 +284,15 @@ fn table_schema(db: &dyn salsa::Database, table: FlatTable) -> Value {
     })
 }
 
+/// How the size and hash of a published CSV file are read (see [`datapackage`]).
+pub(crate) type CsvDigest = for<'db> fn(&'db dyn salsa::Database, StemKey<'db>) -> &'db FileDigest;
+
 /// The size and SHA-256 of a published CSV file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FileDigest {
     pub bytes: u64,
     /// `sha256:<hex>`, as Frictionless writes a hash.
     pub hash: String,
-}
-
-/// The route table's output for a CSV file, if it publishes it: an early-cutoff point, so a change of the
-/// route table that leaves this output as it was does not hash the file again.
-#[salsa::tracked(returns(ref))]
-fn published_csv<'db>(
-    db: &'db dyn salsa::Database,
-    key: StemKey<'db>,
-) -> Option<crate::routes::Output> {
-    crate::routes::outputs(db)
-        .iter()
-        .find(|o| {
-            o.renderer == crate::render::Renderer::File(crate::render::FileKind::DataCsv)
-                && o.param.as_deref() == Some(key.stem(db).as_str())
-        })
-        .cloned()
-}
-
-/// The digest of one CSV file: its own query, so the package is rebuilt only when a file's bytes change.
-#[salsa::tracked(returns(ref))]
-pub fn csv_digest<'db>(db: &'db dyn salsa::Database, key: StemKey<'db>) -> FileDigest {
-    let made;
-    let rendered = match published_csv(db, key) {
-        Some(output) => crate::render::render(db, output),
-        None => {
-            made = data_csv(db, key);
-            &made
-        }
-    };
-    // Hashed piece by piece: a CSV spliced from per-country parts is never copied together.
-    let mut sha = Sha256::new();
-    for piece in rendered.pieces() {
-        sha.update(piece.bytes());
-    }
-    let hex: String = sha.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    FileDigest {
-        bytes: rendered.len() as u64,
-        hash: format!("sha256:{hex}"),
-    }
 }
 
 /// The registers, inline: what the foreign keys refer to.
@@ -378,7 +341,12 @@ fn register_resources(db: &dyn salsa::Database) -> [Value; 2] {
 /// `json` extra (so its JSON format's documentation: `pip install 'frictionless[json]'`).
 const FRICTIONLESS_JSON: &str = "Validating the JSON resources with Frictionless needs its JSON extra: pip install 'frictionless[json]'.";
 
-pub fn datapackage(db: &dyn salsa::Database) -> super::Rendered {
+/// `datapackage.json`; `csv_digest` is the size and hash of a published CSV file (the dispatcher's
+/// [`crate::render::published::csv_digest`], which reads the file as it is published).
+pub(crate) fn datapackage(
+    db: &dyn salsa::Database,
+    csv_digest: CsvDigest,
+) -> crate::render::rendered::Rendered {
     let site = &site_rules(db).value;
     let licence = &site.data_licence;
     let mut resources: Vec<Value> = Vec::new();
@@ -427,7 +395,7 @@ pub fn datapackage(db: &dyn salsa::Database) -> super::Rendered {
         "sources": [{"title": licence.attribution}],
         "resources": resources,
     });
-    super::Rendered::new(super::json_bytes(&package))
+    crate::render::rendered::Rendered::new(crate::render::envelope::json_bytes(&package))
 }
 
 /// The JSON Schema of a flat JSON file (openapi.json): an array of records with exactly the columns, each

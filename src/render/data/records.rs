@@ -272,10 +272,10 @@ macro_rules! flat_records {
                 self.len() == 0
             }
 
-            /// The records as items of the file's top-level JSON array (see [`super::super::json_items`]).
-            pub(crate) fn json_items(&self) -> crate::render::Piece {
+            /// The records as items of the file's top-level JSON array (see [`crate::render::envelope::json_items`]).
+            pub(crate) fn json_items(&self) -> crate::render::rendered::Piece {
                 match self {
-                    $(FlatRecords::$table(records) => super::super::json_items(records, 2),)*
+                    $(FlatRecords::$table(records) => crate::render::envelope::json_items(records, 2),)*
                 }
             }
 

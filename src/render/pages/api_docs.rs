@@ -7,8 +7,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
+use super::context::{PageSpec, page};
 use super::shared::{SiteContext, site_context, to_json};
-use super::{PageSpec, page};
 use crate::model::{base_url, countries, erps};
 use crate::render::openapi::openapi_document;
 

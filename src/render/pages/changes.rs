@@ -7,8 +7,8 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PARTS_MARK, PageSpec, PartsSpec, page};
 use super::shared::{SiteContext, site_context, to_json};
-use super::{PageSpec, page};
 use crate::history::{
     History, ReleaseKey, country_history, erp_history, last_release, release_changes, release_year,
     releases, unreleased_codes, unreleased_country_changes, unreleased_counts,
@@ -19,11 +19,10 @@ use crate::render::history::{
     kinds_that_occur, newest_first, release_api_path, release_page_path, release_summary, shown,
     toggle_label,
 };
-use crate::render::parts::PartsSpec;
 use crate::resources::{Change, ChangeCounts, Substance};
 
 /// Limits the History sections' contexts to their most recent value (every build: a page's context,
-/// which reads one, keeps only its fingerprint, see [`super::page_context`]).
+/// which reads one, keeps only its fingerprint, see [`super::context::page_context`]).
 pub(crate) fn keep_last_contexts_only(db: &mut dyn salsa::Database) {
     country_history_context::set_lru_capacity(db, 1);
     erp_history_context::set_lru_capacity(db, 1);
@@ -251,7 +250,7 @@ pub(crate) fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey
 }
 
 /// The `/changes/` page: the unreleased changes, then every release (with a link to its page), newest
-/// first. The unreleased changes are the page's parts (see [`crate::render::parts::PartsSpec`]): the context
+/// first. The unreleased changes are the page's parts (see [`PartsSpec`]): the context
 /// holds their counts and the mark where the template prints their rows, and each country's rows are
 /// rendered on their own from [`unreleased_rows`].
 #[derive(Serialize)]
@@ -355,7 +354,7 @@ pub fn changes_context(db: &dyn salsa::Database) -> Json {
             counts: kind_counts_of(counts),
             listed: *unreleased_listed_in_full(db),
             limit: PAGE_CHANGES,
-            rows: crate::render::parts::PARTS_MARK,
+            rows: PARTS_MARK,
         },
         older: years.iter().map(|y| y.releases).sum::<u64>() - releases.len() as u64,
         releases,

@@ -9,15 +9,16 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::country::{GlanceRow, REGIME_FIELDS, phase_in_words, regime_views};
 use super::shared::*;
-use super::{NamedSource, PageSpec, named_source_list, page};
 use crate::derive::established;
 use crate::derive::obligations::country_calendar;
 use crate::derive::regimes::country_regime_records;
 use crate::model::{CountryKey, countries_by_name, country_matrix, country_obligations, erps};
 use crate::parse::rules::obligation_rules;
 use crate::parse::tables::PhaseStatus;
+use crate::render::text::{NamedSource, named_source_list};
 use crate::resources::Verification;
 
 /// The comparison page: the questions, obligations and ERPs its rows name, and every country's answers.
@@ -277,7 +278,10 @@ fn support_cells<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec
 }
 
 /// `/compare/{code}.json` (see [`CompareColumn`]).
-pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::render::Rendered {
+pub(crate) fn compare_column(
+    db: &dyn salsa::Database,
+    code: &str,
+) -> crate::render::rendered::Rendered {
     let reference = crate::model::reference_date(db);
     let rules = obligation_rules(db);
     let key = CountryKey::new(db, code.to_string());
@@ -369,7 +373,7 @@ pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::ren
             },
         })
         .collect();
-    crate::render::Rendered::new(crate::render::json_bytes(&CompareColumn {
+    crate::render::rendered::Rendered::new(crate::render::envelope::json_bytes(&CompareColumn {
         code,
         name: &name,
         href: format!("/{code}/"),

@@ -5,10 +5,10 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::changes::{HistoryContext, country_history_context};
+use super::context::{PageSpec, page};
 use super::lists::{LocalErpView, PartnerView};
 use super::shared::*;
 use super::topics::CellView;
-use super::{PageSpec, page};
 use crate::derive::facts::reporting_fact_id;
 use crate::derive::obligations::country_toggle_derivations;
 use crate::model::{

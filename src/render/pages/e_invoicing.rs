@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::shared::*;
-use super::{PageSpec, page};
 use crate::derive::established;
 use crate::derive::obligations::country_toggle_derivations;
 use crate::model::{

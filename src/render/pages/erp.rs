@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::changes::{HistoryContext, erp_history_context};
+use super::context::{PageSpec, page};
 use super::shared::*;
-use super::{PageSpec, page};
 use crate::derive::{erp_summary, established};
 use crate::model::{ErpKey, countries, countries_by_name, erps};
 use crate::render::api::erp_detail;

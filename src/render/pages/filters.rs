@@ -3,8 +3,8 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::shared::*;
-use super::{PageSpec, page};
 use crate::derive::filters::{FilterKey, filter_members, filter_rule};
 use crate::derive::toggles::country_toggle_marks;
 use crate::model::CountryKey;

@@ -3,8 +3,8 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::shared::*;
-use super::{PageSpec, page};
 use crate::derive::toggles::{ToggleMark, country_toggle_marks};
 use crate::model::{CountryKey, countries_by_name, erps};
 use crate::parse::rules::filter_rules;

@@ -3,8 +3,8 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::shared::*;
-use super::{PageSpec, page};
 use crate::parse::rules::{ApiLicence, DataLicence, site_rules};
 
 /// The licence page: both licences, their attribution strings and the commercial path.

@@ -1,21 +1,20 @@
 //! The pages made of parts: partners (`/partners/`), local ERPs (`/local-erps/`) and news (`/news/`). Each
 //! context holds how many rows and the mark where they go; the rows are rendered a part at a time from
-//! the row functions here (see [`crate::render::parts`]).
+//! the row functions here (see [`crate::render::pages::parts`]).
 
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PARTS_MARK, PageSpec, PartsSpec, page};
 use super::shared::*;
-use super::{PageSpec, page};
 use crate::model::evidence::self_published;
 use crate::model::{CountryKey, country_local_erps, country_partners, erp_name};
 use crate::parse::tables::{LocalErpRow, PartnerRow, local_erp_rows, partner_rows, publisher_rows};
 use crate::render::api::{local_erp, news_items, partner};
-use crate::render::parts::PartsSpec;
 use crate::resources::{LocalErp, NewsItem, Partner};
 
 /// How many rows a page made of parts (partners, local ERPs, news) shows, and the mark where they go
-/// (one part at a time, see [`crate::render::parts`]).
+/// (one part at a time, see [`crate::render::pages::parts`]).
 #[derive(Serialize)]
 pub struct PartedRows {
     pub count: usize,
@@ -27,7 +26,7 @@ impl PartedRows {
     pub fn of(count: usize) -> PartedRows {
         PartedRows {
             count,
-            rows: crate::render::parts::PARTS_MARK,
+            rows: PARTS_MARK,
         }
     }
 }

@@ -3,8 +3,8 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::shared::{SiteContext, site_context, to_json};
-use super::{PageSpec, page};
 
 /// The 404 page shows only what every page shows.
 #[derive(Serialize)]

@@ -19,8 +19,9 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::calendar::build_day;
+use super::context::{PageSpec, page};
 use super::shared::*;
-use super::{PageSpec, page};
 use crate::derive::established;
 use crate::derive::obligations::calendar;
 use crate::model::{
@@ -28,7 +29,6 @@ use crate::model::{
 };
 use crate::parse::json_sources::ErpReg;
 use crate::parse::tables::{MatrixRow, PartialDate};
-use crate::render::calendar::build_day;
 use crate::resources::{CalendarEntry, Verification};
 
 /// How far ahead the board looks.

@@ -5,11 +5,12 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::shared::{SiteContext, site_context, to_json};
-use super::{PageSpec, page};
+use crate::kinds::{PageKind, Renderer};
 use crate::model::{countries_by_name, erps};
+use crate::render::rendered::OutputKey;
 use crate::render::search::{INDEX, indexed_pages, page_search_items};
-use crate::render::{OutputKey, PageKind, Renderer};
 
 /// The `/search/` page: the index as an A–Z list (what a reader without scripts browses instead), the
 /// results of a query being drawn there by `/assets/search.js`.

@@ -10,10 +10,10 @@ use serde_json::Value as Json;
 use crate::derive::toggles::ToggleMark;
 use crate::model::{countries, countries_by_name};
 use crate::parse::rules::{site_rules, toggle_rules};
-use crate::render::GENERATED_AT_MARK;
+use crate::render::rendered::GENERATED_AT_MARK;
 use crate::resources::{Fact, FactTopic, Toggles};
 
-/// A page's typed context as the JSON value the page pipeline takes ([`super::page_context`]
+/// A page's typed context as the JSON value the page pipeline takes ([`super::context::page_context`]
 /// fingerprints it, then converts it once for the page and its twin).
 pub(crate) fn to_json(context: &impl Serialize) -> Json {
     serde_json::to_value(context).expect("a page context serializes")
@@ -80,7 +80,7 @@ pub fn site_context(db: &dyn salsa::Database) -> SiteContext {
                 name: c.name.clone(),
             })
             .collect(),
-        has_sponsors: !crate::render::api::sponsor_items(db).is_empty(),
+        has_sponsors: !crate::derive::lists::sponsor_items(db).is_empty(),
         updated: GENERATED_AT_MARK,
     }
 }

@@ -3,8 +3,8 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::shared::*;
-use super::{PageSpec, page};
 use crate::parse::rules::site_rules;
 use crate::render::api::sponsor_items;
 use crate::resources::Sponsor;

@@ -3,8 +3,8 @@
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::context::{PageSpec, page};
 use super::shared::*;
-use super::{PageSpec, page};
 use crate::model::{
     CountryKey, ReportCell, countries_by_name, country_reporting, erp_name, reporting_erps,
 };

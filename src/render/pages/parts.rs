@@ -14,65 +14,16 @@
 //! ```
 
 use minijinja::Value;
-use serde_json::Value as Json;
 
-use super::pages::{
+use super::context::{PARTS_MARK, PageContextKey, PartsSpec, context_of};
+use super::templates::{
     TEMPLATES, TemplateSet, call_macro, compiled_templates, prefix_site_links, render_page,
     rendering_error, template_names,
 };
-use super::{Format, OutputKey, PageKind, Piece, Rendered, RenderedFile};
 use crate::diagnostics::Diagnostic;
+use crate::kinds::{Format, PageKind};
+use crate::render::rendered::{OutputKey, Piece, Rendered, RenderedFile, text_of};
 use crate::routes::Output;
-
-/// What a page's context puts where its template prints the parts: a value no source can hold
-/// (sources cannot contain control characters) and that neither escape changes.
-pub(crate) const PARTS_MARK: &str = "\u{0}parts\u{0}";
-
-/// How a page kind is made of parts (see the module documentation).
-#[derive(Clone, Copy)]
-pub(crate) struct PartsSpec {
-    /// The parts' placeholder values, in page order.
-    pub params: fn(&dyn salsa::Database) -> &[String],
-    /// The value one part is rendered from.
-    pub value: fn(&dyn salsa::Database, &str) -> Json,
-    /// The macro of the page's `macros.html` / `macros.md` that renders one part from its value.
-    pub macro_name: &'static str,
-    /// The markup that opens and closes the element the parts stand in (`<table><tbody>`,
-    /// `</tbody></table>`): the link check parses each part within it, as the content of a page's body.
-    pub enclosing: (&'static str, &'static str),
-}
-
-impl PartsSpec {
-    /// Parts that are rows of a table's body (every page made of parts so far): each rendered by
-    /// `macro_name` from `value`, for each of `params`.
-    pub(crate) const fn table_rows(
-        params: fn(&dyn salsa::Database) -> &[String],
-        value: fn(&dyn salsa::Database, &str) -> Json,
-        macro_name: &'static str,
-    ) -> PartsSpec {
-        PartsSpec {
-            params,
-            value,
-            macro_name,
-            enclosing: ("<table><tbody>", "</tbody></table>"),
-        }
-    }
-
-    /// Parts that are blocks of a page's body (a heading and a list each): each rendered by `macro_name`
-    /// from `value`, for each of `params`.
-    pub(crate) const fn blocks(
-        params: fn(&dyn salsa::Database) -> &[String],
-        value: fn(&dyn salsa::Database, &str) -> Json,
-        macro_name: &'static str,
-    ) -> PartsSpec {
-        PartsSpec {
-            params,
-            value,
-            macro_name,
-            enclosing: ("<div>", "</div>"),
-        }
-    }
-}
 
 /// One part of a page kind in one format, as a query key.
 #[salsa::interned(debug)]
@@ -109,20 +60,16 @@ pub(crate) fn page_skeleton<'db>(
     let page = render_page(
         db,
         &template_names(kind.spec().template, format),
-        &super::pages::context_of(
+        &context_of(
             db,
-            super::pages::PageContextKey::new(db, kind, output.param.clone().unwrap_or_default()),
+            PageContextKey::new(db, kind, output.param.clone().unwrap_or_default()),
         ),
         &output.path,
     );
     if let Some(error) = page.error {
         return Err(error);
     }
-    let text = with_base_path(
-        db,
-        super::text_of(&page.rendered.bytes()).into_owned(),
-        format,
-    );
+    let text = with_base_path(db, text_of(&page.rendered.bytes()).into_owned(), format);
     let mut marks = text.match_indices(PARTS_MARK).map(|(at, _)| at);
     let Some(at) = marks.next() else {
         return Ok(Skeleton {
