@@ -1345,7 +1345,11 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
     // its page and the pages' Markdown twins) change; nothing else.
     let mut reader = csv::Reader::from_reader(original.as_bytes());
     let record = reader.records().next().unwrap().unwrap();
-    let (country, summary) = (record[0].to_string(), record[4].to_string());
+    let (country, erp, summary) = (
+        record[0].to_string(),
+        record[1].to_string(),
+        record[4].to_string(),
+    );
     let edited = original.replacen(&summary, &format!("{summary} Edited."), 1);
     std::fs::write(&partners, edited).unwrap();
     // Later the same day: the calendar's windows stay where they were.
@@ -1365,6 +1369,18 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
         format!("/api/v1/countries/{country}.json"),
         format!("/{country}/index.html"),
         format!("/{country}/index.md"),
+        // A release records every partner: the edit is a change not released yet, listed on
+        // /changes/, in changes.json (and counted in the index), in the site's, the country's and the
+        // partner's ERP's feeds and on that ERP's page (its History).
+        "/api/v1/changes.json".to_string(),
+        "/api/v1/index.json".to_string(),
+        "/changes.xml".to_string(),
+        "/changes/index.html".to_string(),
+        "/changes/index.md".to_string(),
+        format!("/{country}/changes.xml"),
+        format!("/erp/{erp}/changes.xml"),
+        format!("/erp/{erp}/index.html"),
+        format!("/erp/{erp}/index.md"),
     ]
     .into();
     assert_eq!(
@@ -1386,15 +1402,19 @@ fn an_edit_rewrites_only_what_changed_and_restamps_only_that() {
         &std::fs::read(project.path().join("site/api/v1/index.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(index["meta"]["generated_at"], "2026-09-21T14:13:20Z");
+    assert_eq!(index["meta"]["generated_at"], "2026-09-21T15:13:20Z");
     // The sitemap dates pages by the data (the days answers were checked, the releases), which a
     // summary's wording does not change: it is not written again (the set above).
     // A page's footer says when its own content last changed, in the page and in its Markdown twin.
     let updated = |page: &str| footer_updated(&project.path().join("site"), page);
-    for page in [format!("/{country}/"), "/partners/".to_string()] {
+    for page in [
+        format!("/{country}/"),
+        "/partners/".to_string(),
+        "/changes/".to_string(),
+    ] {
         assert_eq!(updated(&page), ["2026-09-21T15:13:20Z"; 3], "{page}");
     }
-    for page in ["/", "/changes/", "/api/"] {
+    for page in ["/", "/api/"] {
         assert_eq!(updated(page), ["2026-09-21T14:13:20Z"; 3], "{page}");
     }
     // llms-full.txt carries the twins without their footers, so it shows no page's time as its own: its

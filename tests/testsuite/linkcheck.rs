@@ -600,9 +600,17 @@ fn removing_linked_anchors_breaks_the_pages_that_link_to_them() {
     // a country page with a fragment are resolved again: the matrix, 11 ERP pages, 7 filter pages, the
     // two reporting pages, the calendar, the readiness board (each phase links its row on its country's
     // page), the home page (its timeline), the comparison page and the pages of the releases after
-    // the first (each has changes, which link to the country pages), and each country page's own; and
+    // that link into a country page, and each country page's own; and
     // those of each part of the partners and local ERPs pages (a country's rows each).
-    let releases_with_changes = crate::common::shipped_releases().count - 1;
+    let into_a_country = regex::Regex::new(r#"href="/[a-z]{2}/#"#).unwrap();
+    let releases_with_changes = before
+        .iter()
+        .filter(|(path, bytes)| {
+            path.starts_with("changes/2")
+                && path.ends_with("/index.html")
+                && into_a_country.is_match(&String::from_utf8_lossy(bytes))
+        })
+        .count();
     let countries_in = |table: &str| {
         let csv = read(root, &format!("sources/tables/{table}.csv"));
         let codes: std::collections::BTreeSet<String> = csv
