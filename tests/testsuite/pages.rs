@@ -195,7 +195,7 @@ fn every_country_page_has_its_twin_anchors_and_verification() {
     // A toggle links to the dated phase that set it, in the page's table of obligations.
     // In words, with the definition of each toggle shown beside it, not only in a tooltip.
     assert!(fr.contains(
-        "<a href=\"#fr-b2b-e-invoicing-issue-large-mid\">In force since 2026-09-01</a>: large companies and intermediate-size companies (ETI) must issue e-invoices.</td>"
+        "<a href=\"#fr-b2b-e-invoicing-issue-large-mid\">In force since 2026-09-01</a>: large companies and intermediate-size companies (ETI) must issue e-invoices. Other phases: <a href=\"#fr-b2b-e-invoicing-receive\">all businesses, whatever their size: receive (in force since 2026-09-01)</a>; <a href=\"#fr-b2b-e-invoicing-issue-sme\">small and medium-sized enterprises and micro-enterprises: issue (enacted; applies from 2027-09-01, after the reference date)</a>.</td>"
     ));
     assert!(fr.contains("B2B e-invoicing mandate<span class=\"definition\">Domestic B2B e-invoicing mandate in force, or enacted with a date.</span>"));
     // The status and its grade side by side, so a phone shows both without scrolling the table.
@@ -2586,4 +2586,49 @@ fn a_self_published_listing_says_so() {
             |l| l.contains("| Business Line |") && l.contains("partner blog, self-published |")
         )
     );
+}
+
+/// A toggle's "Why" cell tells its obligation's whole timeline: the phase that decides it, then every
+/// other phase of the same obligation, each a link to its row (counted from tables/obligations.csv).
+#[test]
+fn the_why_cell_of_a_toggle_names_every_phase_of_its_obligation() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let table = crate::common::read(dir.path(), "sources/tables/obligations.csv");
+    let mut phases: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for record in csv::Reader::from_reader(table.as_bytes()).records() {
+        let r = record.unwrap();
+        let id = format!("{}-{}-{}", &r[0], &r[1], &r[2]);
+        phases
+            .entry(format!("{}-{}", &r[0], &r[1]))
+            .or_default()
+            .push(id);
+    }
+    let mut checked = 0;
+    for code in codes(dir.path()) {
+        let html = text(&files, &format!("{code}/index.html"));
+        for row in html.split("<tr id=\"toggle-").skip(1) {
+            let row = &row[..row.find("</tr>").unwrap()];
+            let why = &row[row.find("<td class=\"text\">").unwrap()..];
+            let why = &why[..why.find("</td>").unwrap()];
+            let Some(start) = why.find("<a href=\"#") else {
+                continue;
+            };
+            let decider = &why[start + "<a href=\"#".len()..];
+            let decider = &decider[..decider.find('"').unwrap()];
+            let obligation = phases
+                .keys()
+                .find(|o| phases[*o].iter().any(|p| p == decider))
+                .unwrap_or_else(|| panic!("{code}: {decider} is no phase"));
+            let linked: BTreeSet<&str> = why
+                .split("<a href=\"#")
+                .skip(1)
+                .map(|a| &a[..a.find('"').unwrap()])
+                .collect();
+            let all: BTreeSet<&str> = phases[obligation].iter().map(String::as_str).collect();
+            assert_eq!(linked, all, "{code}: {why}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
 }

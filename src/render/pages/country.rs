@@ -430,7 +430,17 @@ struct ToggleExplained<'a> {
     why_null: &'a Option<String>,
     why_status: Option<String>,
     why_scope: &'a str,
+    /// The other phases of the deciding phase's obligation, so the "Why" cell tells the whole timeline
+    /// (Poland's later groups, not only the first).
+    other_phases: Vec<OtherPhase>,
     explanation: String,
+}
+
+/// Another phase of the obligation a toggle is decided by: its anchor and what it says in words.
+#[derive(Serialize)]
+struct OtherPhase {
+    id: String,
+    words: String,
 }
 
 /// A dated obligation phase of a country page.
@@ -470,6 +480,30 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
             .map(|p| p.notes.trim().to_string())
             .unwrap_or_default()
     };
+    let other_phases = |id: &Option<String>| -> Vec<OtherPhase> {
+        let phases = country_obligations(db, key);
+        let Some(decider) = phases.iter().find(|p| Some(p.id()) == *id) else {
+            return Vec::new();
+        };
+        phases
+            .iter()
+            .filter(|p| p.obligation == decider.obligation && p.id() != decider.id())
+            .map(|p| {
+                let from = p.applies_from.map(|d| d.to_string());
+                let status = phase_in_words(p.status.as_str(), from.as_deref(), reference);
+                let words = match crate::derive::obligations::phase_words(
+                    db,
+                    &p.country,
+                    &p.obligation,
+                    &p.phase,
+                ) {
+                    Some(label) => format!("{label} ({})", lowercase_first(&status)),
+                    None => status,
+                };
+                OtherPhase { id: p.id(), words }
+            })
+            .collect()
+    };
     let toggles: Vec<ToggleExplained> = country_toggle_derivations(db, key)
         .iter()
         .zip(labels)
@@ -496,6 +530,7 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
             verification: d.verification,
             last_checked: &d.last_checked,
             why_null: &d.why_null,
+            other_phases: other_phases(&d.phase_id),
             why_status: d
                 .status
                 .as_deref()
@@ -619,5 +654,13 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
 pub(super) fn spec() -> PageSpec {
     page("country", |db, code| {
         country_context(db, CountryKey::new(db, code.to_string()))
+    })
+}
+
+/// `text` with its first letter in lower case ("In force since …" inside a sentence).
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_lowercase().chain(chars).collect()
     })
 }
