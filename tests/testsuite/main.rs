@@ -27,6 +27,7 @@ mod linkcheck;
 mod output_folder;
 mod pages;
 mod scale;
+mod search;
 mod serve;
 mod verify;
 mod watch;
