@@ -2053,6 +2053,25 @@ fn search_forgives_typos_and_finds_countries_by_their_other_names_and_codes_firs
             !suggested.as_array().unwrap().is_empty(),
             "nothing found for {near:?}, and no word offered"
         );
+        // The box offers the same words as options of its list, which the keys reach.
+        browser.click("#site-q");
+        browser.type_into("#site-q", near);
+        browser.wait_for(
+            "the nearest words under the box",
+            "return document.querySelectorAll('.search-popup a.search-suggestion[role=option]').length > 0",
+        );
+        browser.press(ARROW_DOWN);
+        assert_eq!(
+            browser.script(
+                "const a = document.getElementById(document.getElementById('site-q').getAttribute('aria-activedescendant')); return !!a && a.classList.contains('search-suggestion')"
+            ),
+            true
+        );
+        for (width, height) in WIDTHS {
+            browser.resize(width, height);
+            browser.screenshot(&format!("search-forgiving-nearest-{width}"));
+        }
+        browser.resize(WIDTHS[0].0, WIDTHS[0].1);
     }
     let errors = browser.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
