@@ -708,8 +708,8 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
 
 /// One phase's scope: Germany's page shows it, and the calendar lists it (JSON, iCalendar, the page);
 /// the phase starts within 24 months of the build's day, so the readiness board and every ERP page's
-/// "Upcoming obligations" show it too; no toggle, fact or other country re-runs beyond what reads
-/// Germany's phases.
+/// "Upcoming obligations" show it too, and the search index finds the phase by its scope (Germany's items
+/// only re-run); no toggle, fact or other country re-runs beyond what reads Germany's phases.
 #[test]
 fn one_phase_scope_rewrites_that_country_and_the_calendar() {
     assert_edit(
@@ -744,7 +744,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 38
+            output_digest × 39
             output_file(api_calendar) × 1
             output_file(calendar) × 1
             output_file(compare_column) × 1
@@ -763,6 +763,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             output_file(page_home_md) × 1
             output_file(page_readiness) × 1
             output_file(page_readiness_md) × 1
+            output_file(search_index) × 1
             page_context(calendar) × 1
             page_context(compare) × 1
             page_context(country) × 1
@@ -770,6 +771,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             page_context(home) × 1
             page_context(readiness) × 1
             page_links × 30
+            page_search_items × 1
             twin_title × 15
             unreleased_country_changes × 1
         "#]],
@@ -811,6 +813,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             /llms-full.txt
             /readiness/index.html
             /readiness/index.md
+            /search-index.json
         "#]],
     );
 }
@@ -1554,7 +1557,7 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history_context × 11
         feed_time × 16
-        file × 646
+        file × 648
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
