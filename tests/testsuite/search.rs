@@ -97,6 +97,29 @@ fn every_country_is_found_by_its_code_and_aliases_and_each_leads_to_its_built_pa
         .sum();
     assert_eq!(named.len(), all_names);
     assert_eq!(all_names, register.len() + aliases.len());
+    // The A–Z list of /search/ (what a reader without scripts reads) says each country's aliases beside it.
+    let page = std::str::from_utf8(&files["search/index.html"]).unwrap();
+    let page = &page[page.find("<h3 id=\"countries\">").expect("the A–Z list")..];
+    for row in &register {
+        let code = row["code"].as_str();
+        let theirs: Vec<&str> = aliases
+            .iter()
+            .filter(|a| a["code"] == code)
+            .map(|a| a["alias"].as_str())
+            .collect();
+        let start = page
+            .find(&format!("<li><a href=\"/{code}/\">"))
+            .unwrap_or_else(|| panic!("{code}: not in the A–Z list"));
+        let entry = &page[start..start + page[start..].find("</li>").unwrap()];
+        if theirs.is_empty() {
+            assert!(!entry.contains(" · also "), "{entry}");
+        } else {
+            assert!(
+                entry.contains(&format!(" · also {}</span>", theirs.join(", "))),
+                "{entry}"
+            );
+        }
+    }
     // Only countries carry other names.
     assert!(
         items

@@ -8,7 +8,7 @@ use serde_json::Value as Json;
 use super::shared::{SiteContext, site_context, to_json};
 use super::{PageSpec, page};
 use crate::model::{countries_by_name, erps};
-use crate::render::search::{INDEX, indexed_pages, page_search_items};
+use crate::render::search::{INDEX, country_aliases, indexed_pages, page_search_items};
 use crate::render::{OutputKey, PageKind, Renderer};
 
 /// The `/search/` page: the index as an A–Z list (what a reader without scripts browses instead), the
@@ -34,6 +34,9 @@ struct SearchCountry<'a> {
     code: &'a str,
     name: &'a str,
     region: &'a str,
+    /// Its other names (`sources/registers/country_aliases.csv`), which the list says beside it, so a
+    /// reader without scripts finds "Holland" on the page too.
+    aliases: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -73,6 +76,7 @@ pub fn search_context(db: &dyn salsa::Database) -> Json {
             code: &c.code,
             name: &c.name,
             region: &c.region,
+            aliases: country_aliases(db, &c.code).into_iter().skip(1).collect(),
         };
         match letters.last_mut() {
             Some(l) if l.letter == letter => l.countries.push(entry),
