@@ -101,6 +101,7 @@ fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
     all.extend_from_slice(checks::check_vat_rates(db));
     all.extend_from_slice(crate::model::agreement::check_agreement(db));
     all.extend_from_slice(&tables::publisher_rows(db).diagnostics);
+    all.extend_from_slice(&tables::country_alias_rows(db).diagnostics);
     all.extend_from_slice(evidence::check_publishers(db));
     all.extend_from_slice(evidence::check_obligation_evidence(db));
     all.extend_from_slice(evidence::check_regime_and_vat_evidence(db));

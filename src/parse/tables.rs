@@ -458,6 +458,73 @@ pub(crate) fn country_register_rows(
     })
 }
 
+// ---------------------------------------------------------------- registers/country_aliases.csv
+
+/// Another name a reader may search a country by: an English name beside the register's (`Holland`,
+/// `Czech Republic`), a former name (`Turkey`), an abbreviation (`UK`, `USA`) or the country's own name
+/// in its language (`Polska`). Names only, never facts: the search box finds the country by them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CountryAliasRow {
+    pub code: String,
+    pub alias: String,
+    pub kind: String,
+}
+
+pub(crate) const COUNTRY_ALIASES: &str = "sources/registers/country_aliases.csv";
+pub(crate) const COUNTRY_ALIAS_COLUMNS: &[&str] = &["code", "alias", "kind"];
+/// What an alias is.
+pub(crate) const ALIAS_KINDS: &[&str] =
+    &["other name", "former name", "abbreviation", "local name"];
+
+/// The aliases, each of a country of the register, none a country's own name or code, none given to two
+/// countries (a name that finds two countries would find neither first).
+#[salsa::tracked(returns(ref))]
+pub(crate) fn country_alias_rows(
+    db: &dyn salsa::Database,
+) -> Checked<Vec<Located<CountryAliasRow>>> {
+    let register = &country_register_rows(db).value;
+    let mut taken: std::collections::HashMap<String, String> = register
+        .iter()
+        .flat_map(|r| {
+            [
+                (crate::ids::slugify(&r.row.name), r.row.code.clone()),
+                (r.row.code.clone(), r.row.code.clone()),
+            ]
+        })
+        .collect();
+    read_exact(db, COUNTRY_ALIASES, COUNTRY_ALIAS_COLUMNS, |r| {
+        let code = r.required("code");
+        if !code.is_empty() && !register.iter().any(|c| c.row.code == code) {
+            r.error(
+                "code",
+                format!("unknown country code `{code}` (not in {COUNTRY_REGISTER})"),
+            );
+        }
+        let alias = r.required("alias");
+        let key = crate::ids::slugify(&alias);
+        if !alias.is_empty() {
+            match taken.get(&key) {
+                Some(other) if *other == code => r.error(
+                    "alias",
+                    format!("`{alias}` is already `{code}`'s name, code or alias"),
+                ),
+                Some(other) => r.error(
+                    "alias",
+                    format!("`{alias}` already names `{other}`: a name shared by two countries finds neither first"),
+                ),
+                None => {
+                    taken.insert(key, code.clone());
+                }
+            }
+        }
+        CountryAliasRow {
+            code,
+            alias,
+            kind: r.one_of("kind", ALIAS_KINDS),
+        }
+    })
+}
+
 // ---------------------------------------------------------------- registers/publishers.csv
 
 /// Who publishes the pages cited from one host (or from one folder of a shared host, such as one owner's

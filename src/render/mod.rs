@@ -436,6 +436,7 @@ fn search_index_schema() -> Value {
                         "t": {"type": "string", "description": "The title shown."},
                         "u": link_schema("The page and anchor, relative to the site's root (where this file is)."),
                         "s": {"type": "string", "description": "The text searched beside the title."},
+                        "a": {"type": "array", "items": {"type": "string"}, "description": "A country's other names it is found by: its code and its aliases (sources/registers/country_aliases.csv)."},
                     },
                 },
             },

@@ -1,12 +1,13 @@
 //! The search index (`/search-index.json`) that the search box of every page reads (the `/search/` page
-//! lists it: `render/pages/search.rs`).
+//! lists it: `render/pages/search.rs`; the box searches it with MiniSearch, `rules/assets/minisearch.js`,
+//! driven by `rules/assets/search.js`).
 //!
 //! The index is one small JSON document, fetched from the site itself (so the Content-Security-Policy
 //! holds) the first time a reader uses the search box:
 //!
 //! ```json
-//! {"version": 1, "items": [
-//! {"k": "country", "t": "Italy", "u": "it/", "s": "Europe · IT"},
+//! {"version": 2, "items": [
+//! {"k": "country", "t": "Italy", "u": "it/", "s": "Europe · IT", "a": ["IT", "Italia"]},
 //! {"k": "erp", "t": "Odoo", "u": "erp/odoo/", "s": "Odoo · Modular open-source ERP"},
 //! {"k": "page", "t": "Calendar of obligations", "u": "calendar/", "s": "…"},
 //! {"k": "fact", "t": "Italy · VAT / GST", "u": "it/#it-vat", "s": "IVA. Standard rate 22%; …"}
@@ -15,8 +16,11 @@
 //!
 //! `k` is the kind, `t` the title shown, `u` the page (and anchor) relative to the site's root (the script
 //! resolves it against the root it is served from, so a site under a path works), `s` the text searched
-//! beside the title. One item per line. Facts that say only "unknown/unverified" are left out: they answer
-//! nothing.
+//! beside the title, `a` (countries only) the other names the country is found by: its code and its
+//! aliases of `sources/registers/country_aliases.csv`. One item per line, and the names (countries, ERPs,
+//! pages) before the facts: the script reads the index as it arrives, line by line, so the names are
+//! searchable before the facts have come. Facts that say only "unknown/unverified" are left out: they
+//! answer nothing. The phases of each obligation are facts too (found by their scope: "reverse charge").
 //!
 //! Each page contributes its items through a query of its own ([`page_search_items`]: a country page its
 //! country and its facts, an ERP page its product, any other page its title), so an edit of Italy's facts
@@ -29,8 +33,9 @@ use super::llms::twin_title;
 use super::rendered::{OutputKey, Piece, Rendered};
 use crate::derive::regimes::country_regime_records;
 use crate::kinds::{Format, PageKind, Renderer};
-use crate::model::{CountryKey, ErpKey, countries_by_name, erp_info, erps};
-use crate::parse::rules::route_rules;
+use crate::model::{CountryKey, ErpKey, countries_by_name, country_obligations, erp_info, erps};
+use crate::parse::rules::{obligation_rules, route_rules};
+use crate::parse::tables::country_alias_rows;
 use crate::routes::{Output, outputs};
 
 /// The index's path, as `rules/routes.toml` routes it.
@@ -47,6 +52,27 @@ fn item(kind: &str, title: &str, url: &str, text: &str) -> String {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     serde_json::to_string(&json!({ "k": kind, "t": title, "u": url, "s": text }))
         .expect("strings serialize")
+}
+
+/// A country's item: [`item`] with the other names it is found by (`a`).
+fn named_item(kind: &str, title: &str, url: &str, text: &str, aliases: &[String]) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    serde_json::to_string(&json!({ "k": kind, "t": title, "u": url, "s": text, "a": aliases }))
+        .expect("strings serialize")
+}
+
+/// The other names a country is found by: its code in capitals, then its aliases in the register's
+/// order.
+pub(crate) fn country_aliases(db: &dyn salsa::Database, code: &str) -> Vec<String> {
+    std::iter::once(code.to_uppercase())
+        .chain(
+            country_alias_rows(db)
+                .value
+                .iter()
+                .filter(|r| r.row.code == code)
+                .map(|r| r.row.alias.clone()),
+        )
+        .collect()
 }
 
 /// What the index searches of how an obligation works: the answers a source gave, by their labels.
@@ -79,28 +105,40 @@ fn says_only_unknown(value: &str) -> bool {
     value.trim().starts_with("unknown/unverified")
 }
 
-/// The index lines of one page, joined by `,\n` as the index lists them: a piece of the index, shared
-/// with it.
+/// The index lines of one page, joined by `,\n` as the index lists them: two pieces of the index, shared
+/// with it, the page's own item (its name) and its facts, which the index lists after every name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchItems {
     pub count: usize,
-    pub piece: Piece,
+    pub names: usize,
+    pub name_piece: Piece,
+    pub fact_piece: Piece,
 }
 
 impl SearchItems {
-    fn of(lines: Vec<String>) -> SearchItems {
+    fn of(mut lines: Vec<String>) -> SearchItems {
+        let count = lines.len();
+        let facts = lines.split_off(count.min(1));
         SearchItems {
-            count: lines.len(),
-            piece: Piece::new(lines.join(",\n")),
+            count,
+            names: lines.len(),
+            name_piece: Piece::new(lines.join(",\n")),
+            fact_piece: Piece::new(facts.join(",\n")),
         }
     }
 
     /// The items, one JSON object each (a line holds no raw line break: JSON escapes them).
     pub(crate) fn lines(&self) -> Vec<String> {
-        match self.count {
-            0 => Vec::new(),
-            _ => self.piece.text().split(",\n").map(str::to_string).collect(),
-        }
+        [&self.name_piece, &self.fact_piece]
+            .into_iter()
+            .filter(|p| !p.text().is_empty())
+            .flat_map(|p| {
+                p.text()
+                    .split(",\n")
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
     }
 }
 
@@ -127,11 +165,12 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
             };
             let c = &detail.country;
             let url = relative(&output.path);
-            let mut lines = vec![item(
+            let mut lines = vec![named_item(
                 "country",
                 &c.name,
                 &url,
                 &format!("{} · {}", c.region, c.code.to_uppercase()),
+                &country_aliases(db, &c.code),
             )];
             for fact in detail.facts.iter().filter(|f| !says_only_unknown(&f.value)) {
                 let what = match &fact.erp {
@@ -170,6 +209,32 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
                     &format!("{} · How {} works", c.name, regime.obligation_label),
                     &format!("{url}#regime-{}", regime.id),
                     &regime_text(regime),
+                ));
+            }
+            // Each phase of an obligation, as its row on the page heads it, found by its scope.
+            let labels = obligation_rules(db);
+            for phase in country_obligations(db, key)
+                .iter()
+                .filter(|p| !p.scope.trim().is_empty())
+            {
+                let label = labels
+                    .iter()
+                    .find(|o| o.id == phase.obligation)
+                    .map_or(phase.obligation.as_str(), |o| o.label.as_str());
+                let heading = match crate::derive::obligations::phase_words(
+                    db,
+                    &phase.country,
+                    &phase.obligation,
+                    &phase.phase,
+                ) {
+                    Some(words) => format!("{label}: {words}"),
+                    None => label.to_string(),
+                };
+                lines.push(item(
+                    "fact",
+                    &format!("{} · {heading}", c.name),
+                    &format!("{url}#{}", phase.id()),
+                    &phase.scope,
                 ));
             }
             lines
@@ -251,18 +316,24 @@ pub(crate) fn indexed_pages(db: &dyn salsa::Database) -> Vec<Output> {
     pages
 }
 
-/// `/search-index.json`: every page's items, one per line; each page's lines are a piece of their own.
+/// `/search-index.json`: every page's items, one per line, every page's name before the facts; each
+/// page's name and facts are pieces of their own.
 pub fn search_index(db: &dyn salsa::Database) -> Rendered {
-    let mut pieces = vec![Piece::new("{\"version\":1,\"items\":[\n")];
-    for page in indexed_pages(db) {
-        let items = page_search_items(db, OutputKey::new(db, page));
-        if items.count == 0 {
-            continue;
-        }
+    let all: Vec<&SearchItems> = indexed_pages(db)
+        .into_iter()
+        .map(|page| page_search_items(db, OutputKey::new(db, page)))
+        .collect();
+    let mut pieces = vec![Piece::new("{\"version\":2,\"items\":[\n")];
+    let names = all.iter().filter(|i| i.names > 0).map(|i| &i.name_piece);
+    let facts = all
+        .iter()
+        .filter(|i| i.count > i.names)
+        .map(|i| &i.fact_piece);
+    for piece in names.chain(facts) {
         if pieces.len() > 1 {
             pieces.push(Piece::new(",\n"));
         }
-        pieces.push(items.piece.clone());
+        pieces.push(piece.clone());
     }
     pieces.push(Piece::new("\n]}\n"));
     Rendered::from_pieces(pieces)

@@ -1845,3 +1845,234 @@ fn the_compare_page_shows_the_chosen_countries_side_by_side_and_keeps_them_in_th
         assert!(errors.is_empty(), "console errors: {errors:#?}");
     }
 }
+
+/// The edits (insertions, deletions, substitutions) from one word to another.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = (previous + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(here + 1);
+            previous = here;
+        }
+    }
+    row[b.len()]
+}
+
+/// The rows of a register without quoted cells, as (column, value) maps.
+fn register_rows(project: &Path, file: &str) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(project.join(file)).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .filter(|l| !l.is_empty())
+        .map(|line| {
+            header
+                .iter()
+                .zip(line.split(','))
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// The search forgives: a misspelt country or term, another name of a country (an alias of
+/// `sources/registers/country_aliases.csv`), a country's code, and a topic with a country each find their
+/// page first under the box. Each expected page is derived from the registers: the country nearest to a
+/// misspelling, the country an alias names, the country a query names among its words; a misspelt term
+/// finds first an item holding the word of the index nearest to it. A phrase the data holds ("reverse
+/// charge") finds it, and a query that finds nothing offers the nearest words.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn search_forgives_typos_and_finds_countries_by_their_other_names_and_codes_first() {
+    require_browser();
+    let served = serve();
+    let project = served.project.path();
+    let countries = register_rows(project, "sources/registers/countries.csv");
+    let aliases = register_rows(project, "sources/registers/country_aliases.csv");
+    let fold = |s: &str| s.to_lowercase();
+    let page_of_code = |code: &str| format!("/{code}/");
+    // The country whose name is nearest to a misspelt query.
+    let nearest_country = |query: &str| {
+        let row = countries
+            .iter()
+            .min_by_key(|c| edit_distance(&fold(query), &fold(&c["name"])))
+            .unwrap();
+        page_of_code(&row["code"])
+    };
+    // The country an alias names.
+    let aliased = |alias: &str| {
+        let row = aliases
+            .iter()
+            .find(|a| fold(&a["alias"]) == fold(alias))
+            .unwrap_or_else(|| panic!("{alias:?} is not an alias of the register"));
+        page_of_code(&row["code"])
+    };
+    // The country a query names among its words.
+    let named = |query: &str| {
+        let words: Vec<String> = query.split_whitespace().map(fold).collect();
+        let row = countries
+            .iter()
+            .find(|c| words.contains(&fold(&c["name"])))
+            .unwrap_or_else(|| panic!("{query:?} names no country"));
+        page_of_code(&row["code"])
+    };
+    // The code of the country of the topic query, in lower and upper case.
+    let topic = "e-invoicing poland";
+    let code = named(topic).trim_matches('/').to_string();
+    let cases: Vec<(String, String)> = vec![
+        ("Hungray".into(), nearest_country("Hungray")),
+        ("turkey".into(), aliased("turkey")),
+        ("Czech Republic".into(), aliased("Czech Republic")),
+        ("Holland".into(), aliased("Holland")),
+        ("UK".into(), aliased("UK")),
+        ("USA".into(), aliased("USA")),
+        (topic.into(), named(topic)),
+        (code.clone(), page_of_code(&code)),
+        (code.to_uppercase(), page_of_code(&code)),
+    ];
+    let browser = Browser::start();
+    browser.goto(&url(&served, "/calendar/"));
+    browser.wait_for("the page", "return document.readyState === 'complete'");
+    browser.click("#site-q");
+    let first = "const a = document.querySelector('.search-popup a.result'); return a ? new URL(a.href).pathname + new URL(a.href).hash : null";
+    for (query, page) in &cases {
+        browser.script("const i = document.getElementById('site-q'); i.value = ''; return null");
+        browser.type_into("#site-q", query);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while browser.script(first) != json!(page) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let shown = browser.script(
+            "return [...document.querySelectorAll('.search-popup a.result')].map(a => new URL(a.href).pathname + new URL(a.href).hash)",
+        );
+        assert_eq!(
+            browser.script(first),
+            json!(page),
+            "{query:?} finds {page} first: {shown}"
+        );
+    }
+    // "peppl": the index's nearest word, and an item holding it first.
+    let index: Value = serde_json::from_slice(
+        &crate::common::http::get(&served.address, "/search-index.json").body,
+    )
+    .unwrap();
+    let items = index["items"].as_array().unwrap();
+    let words: BTreeSet<String> = items
+        .iter()
+        .flat_map(|i| {
+            format!("{} {}", i["t"].as_str().unwrap(), i["s"].as_str().unwrap())
+                .split(|c: char| !c.is_alphanumeric())
+                .map(fold)
+                .collect::<Vec<_>>()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let typo = "peppl";
+    let meant = words
+        .iter()
+        .min_by_key(|w| edit_distance(typo, w))
+        .unwrap()
+        .clone();
+    assert!(edit_distance(typo, &meant) <= 2, "{meant}");
+    browser.script("const i = document.getElementById('site-q'); i.value = ''; return null");
+    browser.type_into("#site-q", typo);
+    browser.wait_for(
+        "the results of the misspelt word under the box",
+        &format!("const p = document.querySelector('.search-popup'); const all = p && p.querySelector('a.search-all'); \
+                  return !!all && !p.hidden && new URL(all.href).searchParams.get('q') === '{typo}' && p.querySelectorAll('a.result').length > 0"),
+    );
+    let text = browser
+        .script("return document.querySelector('.search-popup a.result').textContent")
+        .as_str()
+        .unwrap()
+        .to_lowercase();
+    assert!(text.contains(&meant), "{typo:?} first finds {text:?}");
+    // The box's results for an alias, at a desktop's and a phone's width.
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        browser.script("const i = document.getElementById('site-q'); i.value = ''; return null");
+        browser.click("#site-q");
+        browser.type_into("#site-q", "UK");
+        browser.wait_for(
+            "the results for UK under the box",
+            "const p = document.querySelector('.search-popup'); const all = p && p.querySelector('a.search-all'); \
+             return !!all && !p.hidden && new URL(all.href).searchParams.get('q') === 'UK' && p.querySelectorAll('a.result').length > 0",
+        );
+        browser.screenshot(&format!("search-forgiving-box-{width}"));
+    }
+    browser.resize(WIDTHS[0].0, WIDTHS[0].1);
+    // A phrase of the data is found where the data says it; every item holding both words is listed.
+    let holding: Vec<String> = items
+        .iter()
+        .filter(|i| {
+            let text = fold(i["s"].as_str().unwrap());
+            text.contains("reverse") && text.contains("charge")
+        })
+        .map(|i| format!("/{}", i["u"].as_str().unwrap()))
+        .collect();
+    browser.goto(&url(&served, "/search/?q=reverse+charge"));
+    browser.wait_for("the results", "return !!document.getElementById('results')");
+    let links = browser.script(
+        "return [...document.querySelectorAll('#search-page-results a.result')].map(a => new URL(a.href).pathname + new URL(a.href).hash)",
+    );
+    if holding.is_empty() {
+        assert_eq!(links, json!([]));
+    } else {
+        for url in &holding {
+            assert!(
+                links.as_array().unwrap().contains(&json!(url)),
+                "{url} is not found by \"reverse charge\": {links}"
+            );
+        }
+    }
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        browser.screenshot(&format!("search-forgiving-page-{width}"));
+    }
+    browser.resize(WIDTHS[0].0, WIDTHS[0].1);
+    // A misspelling near a word of the index, of a word found nowhere else: nothing found, then the
+    // nearest words, each a link to its own results.
+    let near = "reverce chargeback";
+    browser.goto(&url(
+        &served,
+        &format!("/search/?q={}", near.replace(' ', "+")),
+    ));
+    browser.wait_for("the results", "return !!document.getElementById('results')");
+    let heading = browser.script("return document.getElementById('results').textContent");
+    let suggested = browser.script(
+        "return [...document.querySelectorAll('#search-page-results .search-suggestions a')].map(a => [a.textContent, new URL(a.href).search])",
+    );
+    if heading.as_str().unwrap().starts_with("Nothing found") {
+        assert!(
+            !suggested.as_array().unwrap().is_empty(),
+            "nothing found for {near:?}, and no word offered"
+        );
+        // The box offers the same words as options of its list, which the keys reach.
+        browser.click("#site-q");
+        browser.type_into("#site-q", near);
+        browser.wait_for(
+            "the nearest words under the box",
+            "return document.querySelectorAll('.search-popup a.search-suggestion[role=option]').length > 0",
+        );
+        browser.press(ARROW_DOWN);
+        assert_eq!(
+            browser.script(
+                "const a = document.getElementById(document.getElementById('site-q').getAttribute('aria-activedescendant')); return !!a && a.classList.contains('search-suggestion')"
+            ),
+            true
+        );
+        for (width, height) in WIDTHS {
+            browser.resize(width, height);
+            browser.screenshot(&format!("search-forgiving-nearest-{width}"));
+        }
+        browser.resize(WIDTHS[0].0, WIDTHS[0].1);
+    }
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}

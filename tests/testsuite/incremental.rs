@@ -708,8 +708,8 @@ fn an_erp_localization_fact_rewrites_that_country_and_that_erp() {
 
 /// One phase's scope: Germany's page shows it, and the calendar lists it (JSON, iCalendar, the page);
 /// the phase starts within 24 months of the build's day, so the readiness board and every ERP page's
-/// "Upcoming obligations" show it too; no toggle, fact or other country re-runs beyond what reads
-/// Germany's phases.
+/// "Upcoming obligations" show it too, and the search index finds the phase by its scope (Germany's items
+/// only re-run); no toggle, fact or other country re-runs beyond what reads Germany's phases.
 #[test]
 fn one_phase_scope_rewrites_that_country_and_the_calendar() {
     assert_edit(
@@ -744,7 +744,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 44
+            output_digest × 45
             output_file(api_calendar) × 1
             output_file(api_changes) × 1
             output_file(api_index) × 1
@@ -769,6 +769,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             output_file(page_home_md) × 1
             output_file(page_readiness) × 1
             output_file(page_readiness_md) × 1
+            output_file(search_index) × 1
             page_context(calendar) × 1
             page_context(changes) × 1
             page_context(compare) × 1
@@ -780,6 +781,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             page_layout × 2
             page_links × 32
             page_part(changes) × 122
+            page_search_items × 1
             page_skeleton × 2
             part_is_plain × 61
             part_links × 122
@@ -835,6 +837,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             /llms-full.txt
             /readiness/index.html
             /readiness/index.md
+            /search-index.json
         "#]],
     );
 }
@@ -1633,7 +1636,7 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history_context × 11
         feed_time × 17
-        file × 648
+        file × 650
         last_release × 1
         latest_release_rows × 1
         meta_base × 1

@@ -3,7 +3,8 @@
 //! Each module tests one side of locref as a user meets it: `build` and `diagnostics` the command line
 //! and its errors, `history` the releases and the changes published from them, `incremental` what a
 //! rebuild re-runs and rewrites, `watch` and `serve` the long-running commands, `pages` and
-//! `linkcheck` the published pages, `compare` the comparison page, `contrast` the colours of the matrix
+//! `linkcheck` the published pages, `compare` the comparison page, `search` the search index and the
+//! aliases it finds countries by, `contrast` the colours of the matrix
 //! and the map, `dataset` the shipped data, `clients` the site as other programs read it (published
 //! under a path of its host), `layers` the import order of `src/` that ARCHITECTURE.md states,
 //! `absences` what its modules do not know (ARCHITECTURE.md, "What is absent"), and `browser` the site
@@ -27,6 +28,7 @@ mod linkcheck;
 mod output_folder;
 mod pages;
 mod scale;
+mod search;
 mod serve;
 mod verify;
 mod watch;

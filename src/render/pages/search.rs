@@ -10,7 +10,7 @@ use super::shared::{SiteContext, site_context, to_json};
 use crate::kinds::{PageKind, Renderer};
 use crate::model::{countries_by_name, erps};
 use crate::render::rendered::OutputKey;
-use crate::render::search::{INDEX, indexed_pages, page_search_items};
+use crate::render::search::{INDEX, country_aliases, indexed_pages, page_search_items};
 
 /// The `/search/` page: the index as an A–Z list (what a reader without scripts browses instead), the
 /// results of a query being drawn there by `/assets/search.js`.
@@ -35,6 +35,9 @@ struct SearchCountry<'a> {
     code: &'a str,
     name: &'a str,
     region: &'a str,
+    /// Its other names (`sources/registers/country_aliases.csv`), which the list says beside it, so a
+    /// reader without scripts finds "Holland" on the page too.
+    aliases: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -74,6 +77,7 @@ pub fn search_context(db: &dyn salsa::Database) -> Json {
             code: &c.code,
             name: &c.name,
             region: &c.region,
+            aliases: country_aliases(db, &c.code).into_iter().skip(1).collect(),
         };
         match letters.last_mut() {
             Some(l) if l.letter == letter => l.countries.push(entry),
