@@ -119,10 +119,11 @@ fn mandate_dates(db: &dyn salsa::Database, diagnostics: &mut Vec<Diagnostic>) {
                 let starts = own
                     .iter()
                     .any(|p| p.applies_from.is_some_and(|d| one_holds_the_other(d, date)));
+                let said = date.to_string();
                 let written = own.iter().any(|p| {
                     p.scope
                         .split(|c: char| !(c.is_ascii_digit() || c == '-'))
-                        .any(|t| t.trim_matches('-') == date.to_string())
+                        .any(|t| t.trim_matches('-') == said)
                 });
                 if starts || written {
                     continue;

@@ -1864,23 +1864,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// The rows of a register without quoted cells, as (column, value) maps.
-fn register_rows(project: &Path, file: &str) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(project.join(file)).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    lines
-        .filter(|l| !l.is_empty())
-        .map(|line| {
-            header
-                .iter()
-                .zip(line.split(','))
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
 /// The search forgives: a misspelt country or term, another name of a country (an alias of
 /// `sources/registers/country_aliases.csv`), a country's code, and a topic with a country each find their
 /// page first under the box. Each expected page is derived from the registers: the country nearest to a
@@ -1893,8 +1876,9 @@ fn search_forgives_typos_and_finds_countries_by_their_other_names_and_codes_firs
     require_browser();
     let served = serve();
     let project = served.project.path();
-    let countries = register_rows(project, "sources/registers/countries.csv");
-    let aliases = register_rows(project, "sources/registers/country_aliases.csv");
+    let countries = crate::common::register_csv_rows(project, "sources/registers/countries.csv");
+    let aliases =
+        crate::common::register_csv_rows(project, "sources/registers/country_aliases.csv");
     let fold = |s: &str| s.to_lowercase();
     let page_of_code = |code: &str| format!("/{code}/");
     // The country whose name is nearest to a misspelt query.

@@ -22,27 +22,6 @@ fn build(root: &Path) -> BTreeMap<String, Vec<u8>> {
     snapshot(&root.join("public"))
 }
 
-/// The rows of a register without quoted cells, as (column, value) maps.
-fn rows(root: &Path, file: &str) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(root.join(file)).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    lines
-        .filter(|l| !l.is_empty())
-        .map(|line| {
-            assert!(
-                !line.contains('"'),
-                "{file}: {line} is read without quotes here"
-            );
-            header
-                .iter()
-                .zip(line.split(','))
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
 fn index(files: &BTreeMap<String, Vec<u8>>) -> Vec<Value> {
     let index: Value = serde_json::from_slice(&files["search-index.json"]).unwrap();
     assert_eq!(index["version"], 2);
@@ -54,8 +33,9 @@ fn every_country_is_found_by_its_code_and_aliases_and_each_leads_to_its_built_pa
     let dir = copy_project();
     let files = build(dir.path());
     let items = index(&files);
-    let register = rows(dir.path(), "sources/registers/countries.csv");
-    let aliases = rows(dir.path(), "sources/registers/country_aliases.csv");
+    let register = crate::common::register_csv_rows(dir.path(), "sources/registers/countries.csv");
+    let aliases =
+        crate::common::register_csv_rows(dir.path(), "sources/registers/country_aliases.csv");
     assert!(!aliases.is_empty());
     let countries: BTreeMap<&str, &Value> = items
         .iter()

@@ -183,6 +183,30 @@ pub fn read(root: &Path, rel: &str) -> String {
     std::fs::read_to_string(root.join(rel)).expect("read")
 }
 
+/// The rows of a register without quoted cells (`sources/registers/*.csv`), as (column, value) maps.
+pub fn register_csv_rows(
+    root: &Path,
+    file: &str,
+) -> Vec<std::collections::BTreeMap<String, String>> {
+    let text = read(root, file);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .filter(|l| !l.is_empty())
+        .map(|line| {
+            assert!(
+                !line.contains('"'),
+                "{file}: {line} is read without quotes here"
+            );
+            header
+                .iter()
+                .zip(line.split(','))
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
 /// Replaces the one line of a project file that starts with `prefix` by `line` (plain write), so a
 /// test sets a row whole whatever the curators have since written in it.
 pub fn replace_line(root: &Path, rel: &str, prefix: &str, line: &str) {
