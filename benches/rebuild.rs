@@ -20,7 +20,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use locref::build::render_site_with;
-use locref::emit::Publisher;
 use locref::helper::Helper;
 use locref::session::{Outcome, Session};
 
@@ -307,10 +306,7 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
     let (path, a, b) = vat_fact_versions(root);
     let (mut sync, mut render, mut write) = (Vec::new(), Vec::new(), Vec::new());
     // The publisher a watch session keeps: warm it with one publish, as the session's first build does.
-    let mut publisher = Publisher::new(
-        Some(&root.join("public")),
-        locref::replace::Lifetime::Session,
-    );
+    let mut publisher = locref::build::Profile::Session.publisher(Some(&root.join("public")));
     // And its second thread, kept between rebuilds.
     let mut helper = Helper::new();
     publisher

@@ -242,7 +242,7 @@ enum ManifestChange {
 impl Publisher {
     /// A publisher for `out` (its manifest is read from disk by its first publish) that lives for
     /// `lifetime`, or an in-memory one for `None`.
-    pub fn new(out: Option<&Path>, lifetime: Lifetime) -> Publisher {
+    pub(crate) fn new(out: Option<&Path>, lifetime: Lifetime) -> Publisher {
         Publisher {
             // Read by the first publish, under the folder's lock (see `begin`).
             manifest: Manifest::default(),

@@ -21,12 +21,14 @@ pub mod db;
 pub mod derive;
 pub mod diagnostics;
 pub mod emit;
+#[cfg(feature = "streaming")]
 pub mod helper;
 pub mod history;
 pub mod ids;
 pub mod kinds;
 pub mod linkcheck;
-pub mod memory;
+#[cfg(feature = "streaming")]
+pub(crate) mod memory;
 pub mod model;
 pub mod outdir;
 pub mod parse;

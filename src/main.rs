@@ -7,11 +7,10 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 
-use locref::build::{BuildError, Plan};
+use locref::build::{BuildError, Profile};
 use locref::diagnostics::Diagnostic;
-use locref::emit::{EmitReport, Publisher, up_to_date};
+use locref::emit::{EmitReport, up_to_date};
 use locref::outdir::{clean_refusal, output_refusal};
-use locref::replace::Lifetime;
 use locref::workspace::build_time;
 use locref::workspace::{Project, day_of};
 
@@ -160,7 +159,13 @@ fn left_to_the_exit(project: Project) -> ManuallyDrop<Project> {
     ManuallyDrop::new(project)
 }
 
-fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> ExitCode {
+fn build(
+    profile: Profile,
+    out: &Path,
+    clean: bool,
+    force: bool,
+    base_url: Option<String>,
+) -> ExitCode {
     let started = Instant::now();
     if let Some(url) = &base_url
         && !locref::parse::is_http_url(url)
@@ -200,12 +205,15 @@ fn build(out: &Path, clean: bool, force: bool, base_url: Option<String>) -> Exit
         return ExitCode::from(EXIT_IO);
     }
     let inputs = project.input_record(base_url.as_deref());
-    let mut publisher = Publisher::new(Some(out), Lifetime::OneOff).with_inputs(inputs);
+    let mut publisher = profile.publisher(Some(out)).with_inputs(inputs);
     if clean {
         publisher = publisher.cleaning();
     }
     // Each output is staged as it is rendered, and put in place only when the whole site checked out.
-    let published = match Plan::single_build().publish(&mut project.db, &mut publisher, &time) {
+    let published = match profile
+        .plan()
+        .publish(&mut project.db, &mut publisher, &time)
+    {
         Ok(Err(diagnostics)) => {
             print_diagnostics(&diagnostics);
             return ExitCode::from(EXIT_INVALID);
@@ -276,13 +284,13 @@ fn print_built(out: &Path, report: &EmitReport, unchanged: usize, started: Insta
     );
 }
 
-fn check() -> ExitCode {
+fn check(profile: Profile) -> ExitCode {
     let mut project = match load(Path::new(".")) {
         Ok(project) => left_to_the_exit(project),
         Err(code) => return code,
     };
     // Rendered and checked as a build does, holding no more of the site; nothing is written.
-    match Plan::single_build().check(&mut project.db, |_| ()) {
+    match profile.plan().check(&mut project.db, |_| ()) {
         Ok(outputs) => {
             let (pages, links) = locref::linkcheck::coverage(&project.db);
             println!(
@@ -509,6 +517,22 @@ fn exit_with(result: std::io::Result<()>) -> ExitCode {
     }
 }
 
+/// What a command builds for, chosen here once: it sets the process's memory, and a one-off command's
+/// plan and publisher come from it. `watch` and `serve` build through a session of the same profile
+/// (`Session::load`, `Session::in_memory`).
+fn profile_of(command: &Command) -> Profile {
+    match command {
+        Command::Watch { .. } => Profile::Session,
+        Command::Serve { .. } => Profile::InMemory,
+        Command::Build { .. }
+        | Command::Check
+        | Command::Release { .. }
+        | Command::MigrateReleases
+        | Command::Verify { .. }
+        | Command::Recover => Profile::OneOff,
+    }
+}
+
 fn main() -> ExitCode {
     locref::allocator::no_huge_pages();
     let command = Cli::parse().command;
@@ -517,17 +541,8 @@ fn main() -> ExitCode {
         eprintln!("error: {problem}");
         return ExitCode::from(EXIT_USAGE);
     }
-    // A session rebuilds after idle pauses and keeps what it freed for the next rebuild; a one-off
-    // command gives it back (see the functions).
-    match command {
-        Command::Watch { .. } | Command::Serve { .. } => locref::allocator::keep_freed_memory(),
-        Command::Build { .. }
-        | Command::Check
-        | Command::Release { .. }
-        | Command::MigrateReleases
-        | Command::Verify { .. }
-        | Command::Recover => locref::allocator::return_freed_memory_soon(),
-    }
+    let profile = profile_of(&command);
+    profile.set_up_memory();
     // A release killed half way left sources that must not be built or released from as they are.
     if !matches!(command, Command::Recover)
         && let Some(interrupted) = locref::cmd::release::interrupted(Path::new("."))
@@ -541,8 +556,8 @@ fn main() -> ExitCode {
             clean,
             force,
             base_url,
-        } => build(&out, clean, force, base_url),
-        Command::Check => check(),
+        } => build(profile, &out, clean, force, base_url),
+        Command::Check => check(profile),
         Command::Watch { out } => exit_with(locref::watch::run(Path::new("."), &out)),
         Command::Serve { bind, port, host } => exit_with(locref::serve::run(
             Path::new("."),

@@ -114,7 +114,11 @@ impl Replacer {
         Replacer {
             out: out.to_path_buf(),
             lifetime,
-            spares: lifetime == Lifetime::Session && cfg!(target_os = "linux"),
+            // Spare files are speed machinery: without the `streaming` feature a session writes as a
+            // one-off build does.
+            spares: lifetime == Lifetime::Session
+                && cfg!(target_os = "linux")
+                && cfg!(feature = "streaming"),
             staging_beside_out: None,
             staged: Vec::new(),
             next_stage: 0,

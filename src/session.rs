@@ -15,10 +15,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::build::Plan;
+use crate::build::{Plan, Profile};
 use crate::diagnostics::Diagnostic;
 use crate::emit::{EmitReport, Publisher, Stamped};
-use crate::replace::Lifetime;
 use crate::workspace::Project;
 use crate::workspace::build_time;
 
@@ -268,10 +267,10 @@ impl Session {
         Ok(Session {
             project,
             out: Some(out.to_path_buf()),
-            publisher: Publisher::new(Some(out), Lifetime::Session),
+            publisher: Profile::Session.publisher(Some(out)),
             fixed_time: None,
             stale: true,
-            plan: Plan::session(),
+            plan: Profile::Session.plan(),
             failed: false,
             repair_pending: false,
             ran_once: false,
@@ -285,10 +284,10 @@ impl Session {
         Ok(Session {
             project,
             out: None,
-            publisher: Publisher::new(None, Lifetime::Session),
+            publisher: Profile::InMemory.publisher(None),
             fixed_time: None,
             stale: true,
-            plan: Plan::session_in_memory(),
+            plan: Profile::InMemory.plan(),
             failed: false,
             repair_pending: false,
             ran_once: false,
@@ -480,7 +479,6 @@ impl Session {
         let result = self
             .plan
             .publish(&mut self.project.db, &mut self.publisher, &time);
-        crate::memory::evict(&mut self.project.db);
         self.project.restore(&now);
         match result {
             Ok(Ok(report)) => {
@@ -518,9 +516,6 @@ impl Session {
                 Outcome::IoError(format!("writing {}: {e}", out.display()))
             }
         };
-        // A watch session lets the written outputs' bytes go and keeps their digests; the dev server's
-        // session has no capacity to evict down to (see crate::memory).
-        crate::memory::evict(&mut self.project.db);
         let executed = crate::render::take_executed(&self.project.db);
         let built = matches!(outcome, Outcome::Built(_));
         if built && self.out.is_some() {

@@ -8,45 +8,35 @@
 //! - [`Plan::serial`] ([`serial`]): one thread, route order, each output rendered whole and handed over,
 //!   nothing let go. The reference: short enough to read at once, and what the fast plan must match
 //!   byte for byte (`tests/testsuite/build.rs`).
-//! - [`Plan::single_build`] and [`Plan::session`] ([`streaming`]): two threads, batches of a few
-//!   megabytes let go once handed over, the long lists and `llms-full.txt` streamed piece by piece, the
-//!   pages made of parts handed over part by part. Its mode (one build then dropped, or a watch
-//!   session's rebuilds) is a value of the plan, with what memory keeps for it ([`crate::memory`]).
+//! - the streaming plan (`streaming`, compiled with the `streaming` feature, the default): two threads,
+//!   batches of a few megabytes let go once handed over, the long lists and `llms-full.txt` streamed
+//!   piece by piece, the pages made of parts handed over part by part. Its mode is the command's
+//!   [`Profile`] (one build then dropped, a watch session's rebuilds, the dev server's), which also
+//!   decides what memory keeps (`crate::memory`).
 //!
-//! Deleting the streaming plan leaves a working, slower locref (the serial plan for every build).
+//! A command gets its plan from its [`Profile`] ([`Profile::plan`]); without the `streaming` feature
+//! that is the serial plan for every profile, and locref builds the same bytes, slower
+//! (`cargo test --no-default-features`, run by CI).
 //!
-//! Once the sources and rules are valid, the pages and the other outputs depend on them but not on each
-//! other, so the checks below ([`check_site_with`], [`source_diagnostics_beside`]) share two threads,
-//! each with its own handle on the same database: this one checks the pages, the [`Helper`] thread
+//! With the feature, once the sources and rules are valid, the pages and the other outputs depend on them but not on each
+//! other, so the checks of the streaming plan share two threads,
+//! each with its own handle on the same database: this one checks the pages, the helper thread
 //! renders the API and the data files, then takes a share of the page work. A query both need runs
 //! once; the other thread waits for it.
 
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
-use crate::helper::Helper;
-use crate::linkcheck::is_checked;
 use crate::model::{checks, evidence};
 use crate::parse::{json_sources, rules, tables};
-use crate::render::FileKind;
-use crate::render::{Piece, Rendered, render};
-use crate::routes::{Output, Renderer, check_routes, outputs};
+use crate::render::{Rendered, render};
+use crate::routes::{Output, check_routes, outputs};
 
+mod profile;
 mod serial;
+#[cfg(feature = "streaming")]
 mod streaming;
 
-/// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
-fn is_made_from_twins(output: &Output) -> bool {
-    matches!(
-        output.renderer,
-        Renderer::File(FileKind::Llms | FileKind::LlmsFull)
-    )
-}
-
-/// Whether an output is a page or twin, or is made from them: the work of the thread that renders and
-/// checks the pages.
-fn reads_pages(output: &Output) -> bool {
-    is_checked(&output.path) || is_made_from_twins(output)
-}
+pub use profile::Profile;
 
 /// Every problem in the sources and rules, then (when there is none) in the rendered pages, sorted by
 /// file and position.
@@ -145,6 +135,7 @@ pub fn render_site(db: &Db) -> Result<Vec<(String, &Rendered)>, Vec<Diagnostic>>
         .collect())
 }
 
+#[cfg(feature = "streaming")]
 pub use streaming::render_site_with;
 
 /// Why a build stopped.
@@ -156,33 +147,25 @@ pub enum BuildError {
     Io(std::io::Error),
 }
 
-/// Where a streaming build hands its outputs, in render order.
+/// Where a build hands its outputs, in render order: all the serial plan needs. The streaming plan
+/// asks more of its sink (`streaming::StreamingSink`: outputs handed over piece by piece).
 pub(crate) trait Sink {
-    /// One output of the batch just rendered, with its digest: the sink asks [`render`] for its bytes
-    /// only if it needs them (they are at hand until the batch is evicted) and returns how many bytes it
-    /// took (0 when it did not ask).
+    /// One output just rendered, with its digest: the sink asks [`render`] for its bytes only if it
+    /// needs them (in a streaming build they are at hand until the batch is evicted) and returns how
+    /// many bytes it took (0 when it did not ask).
     fn output(
         &mut self,
         db: &Db,
         output: &Output,
         digest: &crate::render::Digest,
     ) -> std::io::Result<usize>;
-
-    /// The next pieces of an output a one-off build hands over piece by piece, in order
-    /// (`llms-full.txt` as the twins are rendered, a site-wide list as its parts are made): the sink
-    /// stages them as they come. Two such outputs may be open at once.
-    fn pieces(&mut self, output: &Output, pieces: &[Piece]) -> std::io::Result<()>;
-
-    /// The end of such an output: the content hash of all its pieces.
-    fn pieces_done(&mut self, output: &Output, hash: blake3::Hash) -> std::io::Result<()>;
-
-    /// How much of such an output the sink has taken so far (its measure: only given back to
-    /// [`Sink::take_back`]).
-    fn taken(&self, output: &Output) -> u64;
-
-    /// Forgets what the sink took of such an output after `taken` ([`Sink::taken`]).
-    fn take_back(&mut self, output: &Output, taken: u64) -> std::io::Result<()>;
 }
+
+#[cfg(not(feature = "streaming"))]
+use Sink as PlanSink;
+/// The sink a plan needs: with the speed machinery, one that also takes outputs piece by piece.
+#[cfg(feature = "streaming")]
+use streaming::StreamingSink as PlanSink;
 
 /// The sink that keeps nothing (`locref check`, the check of `locref release`): it only
 /// tells `handed_over` the path of each output it was given.
@@ -198,26 +181,10 @@ impl<F: FnMut(&str)> Sink for Discard<F> {
         (self.0)(&output.path);
         Ok(0)
     }
-
-    fn pieces(&mut self, _: &Output, _: &[Piece]) -> std::io::Result<()> {
-        Ok(())
-    }
-
-    fn pieces_done(&mut self, output: &Output, _: blake3::Hash) -> std::io::Result<()> {
-        (self.0)(&output.path);
-        Ok(())
-    }
-
-    fn taken(&self, _: &Output) -> u64 {
-        0
-    }
-
-    fn take_back(&mut self, _: &Output, _: u64) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
-/// Publishes each output as the build hands it over (see [`publish_streaming`]).
+/// Publishes each output as the build hands it over: its bytes are asked for and staged only when its
+/// content is not the published one.
 impl Sink for crate::emit::Publish<'_> {
     fn output(
         &mut self,
@@ -232,22 +199,6 @@ impl Sink for crate::emit::Publish<'_> {
             rendered
         })?;
         Ok(taken)
-    }
-
-    fn pieces(&mut self, output: &Output, pieces: &[Piece]) -> std::io::Result<()> {
-        self.grow(&output.path, pieces)
-    }
-
-    fn pieces_done(&mut self, output: &Output, hash: blake3::Hash) -> std::io::Result<()> {
-        self.grown(&output.path, hash)
-    }
-
-    fn taken(&self, output: &Output) -> u64 {
-        self.grown_len(&output.path)
-    }
-
-    fn take_back(&mut self, output: &Output, taken: u64) -> std::io::Result<()> {
-        crate::emit::Publish::take_back(self, &output.path, taken)
     }
 }
 
@@ -272,27 +223,18 @@ fn checked(db: &Db, mut render_errors: Vec<Diagnostic>, made: usize) -> Result<u
 
 /// How a build renders the site and hands it over (see the module documentation): the strategy and
 /// the state it keeps from one build to the next (a session's second thread and its outputs' sizes).
+/// A command gets its plan from its [`Profile`]; [`Plan::serial`] is the reference the tests hold the
+/// others to.
 pub struct Plan(Strategy);
 
 enum Strategy {
     Serial,
+    #[cfg(feature = "streaming")]
     Streaming {
-        mode: Mode,
-        helper: Helper,
+        profile: Profile,
+        helper: crate::helper::Helper,
         sizes: streaming::OutputSizes,
     },
-}
-
-/// What the database a streaming plan builds with serves: one build and then dropped, or every
-/// rebuild of a watch session (or the dev server). It decides what memory keeps
-/// ([`crate::memory`]) and how the long outputs are handed over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// One build, then dropped: keeps nothing for a later rebuild, streams the long outputs.
-    Once,
-    /// A session's rebuilds: keeps each output's digest and the parts an edit splices; with
-    /// `keeps_site`, every output's bytes too (the dev server serves the site from memory).
-    Session { keeps_site: bool },
 }
 
 impl Plan {
@@ -301,52 +243,48 @@ impl Plan {
         Plan(Strategy::Serial)
     }
 
-    /// The plan of `locref build`, `locref check` and `release`'s check: one build on two threads, with
-    /// a database dropped after it (see [`streaming`]).
-    pub fn single_build() -> Plan {
-        Plan::streaming(Mode::Once)
+    /// Whether this is the serial reference plan.
+    #[cfg(test)]
+    pub(crate) fn is_serial(&self) -> bool {
+        matches!(self.0, Strategy::Serial)
     }
 
-    /// The plan of a watch session's builds: two threads kept from one rebuild to the next, batches
-    /// sized by each output's last size, each output's bytes let go once written (see [`streaming`]).
-    pub fn session() -> Plan {
-        Plan::streaming(Mode::Session { keeps_site: false })
-    }
-
-    /// The plan of the dev server's builds: a session's, keeping every output's bytes to serve them.
-    pub fn session_in_memory() -> Plan {
-        Plan::streaming(Mode::Session { keeps_site: true })
-    }
-
-    fn streaming(mode: Mode) -> Plan {
-        Plan(Strategy::Streaming {
-            mode,
-            helper: Helper::new(),
+    /// The plan of a profile (see [`Profile::plan`]): the streaming plan in its mode, or the serial
+    /// plan when locref is built without the speed machinery.
+    fn of(profile: Profile) -> Plan {
+        #[cfg(feature = "streaming")]
+        return Plan(Strategy::Streaming {
+            profile,
+            helper: crate::helper::Helper::new(),
             sizes: streaming::OutputSizes::default(),
-        })
+        });
+        #[cfg(not(feature = "streaming"))]
+        {
+            let _ = profile;
+            Plan::serial()
+        }
     }
 
     /// Checks the sources, renders every output and hands each to `sink`; on diagnostics the caller
-    /// must discard what the sink received. Returns how many outputs were made.
-    fn run(&mut self, db: &mut Db, sink: &mut impl Sink) -> Result<usize, BuildError> {
+    /// must discard what the sink received. Returns how many outputs were made. What the database
+    /// keeps afterwards is the profile's ([`crate::memory`]).
+    fn run(&mut self, db: &mut Db, sink: &mut impl PlanSink) -> Result<usize, BuildError> {
         match &mut self.0 {
             // Without the table of made contexts: each render makes its page's context itself, so
             // the serial plan's bytes are those of pure queries, and the byte-for-byte comparison
             // with the streaming plans holds that the table changes no byte.
             Strategy::Serial => serial::run(db, sink),
+            #[cfg(feature = "streaming")]
             Strategy::Streaming {
-                mode,
+                profile,
                 helper,
                 sizes,
             } => {
                 crate::render::pages::context::share_made_contexts(db);
-                match mode {
-                    Mode::Once => crate::memory::for_single_build(db),
-                    Mode::Session { keeps_site: false } => crate::memory::for_session(db),
-                    // Salsa keeps every value by default.
-                    Mode::Session { keeps_site: true } => {}
-                }
-                streaming::run(db, *mode, helper, sizes, sink)
+                crate::memory::set_up(db, *profile);
+                let result = streaming::run(db, *profile, helper, sizes, sink);
+                crate::memory::evict(db);
+                result
             }
         }
     }

@@ -1,4 +1,5 @@
-//! The fast plan ([`super::Plan::single_build`], [`super::Plan::session`]): the outputs in render order
+//! The fast plan (the plan of every [`Profile`] when locref is built with its `streaming` feature, the
+//! default): the outputs in render order
 //! ([`render_order`]), in batches of a few megabytes ([`BATCH_BYTES`]) that both threads take from and
 //! that are handed over and let go before the next, the site-wide lists and `llms-full.txt` handed over
 //! piece by piece in a single build, and the pages made of parts part by part ([`parted`]). It decides
@@ -7,10 +8,7 @@
 
 use std::sync::Arc;
 
-use super::{
-    BuildError, Mode, Sink, checked, is_made_from_twins, page_diagnostics, reads_pages,
-    source_diagnostics,
-};
+use super::{BuildError, Discard, Profile, Sink, checked, page_diagnostics, source_diagnostics};
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::helper::Helper;
@@ -18,10 +16,81 @@ use crate::linkcheck::is_checked;
 use crate::parse::{json_sources, tables};
 use crate::render::{FileKind, PageKind};
 use crate::render::{ListStream, digest, stream_list};
-use crate::render::{Rendered, render};
+use crate::render::{Piece, Rendered, render};
 use crate::routes::{Output, Renderer, outputs};
 
 mod parted;
+
+/// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
+fn is_made_from_twins(output: &Output) -> bool {
+    matches!(
+        output.renderer,
+        Renderer::File(FileKind::Llms | FileKind::LlmsFull)
+    )
+}
+
+/// Whether an output is a page or twin, or is made from them: the work of the thread that renders and
+/// checks the pages.
+fn reads_pages(output: &Output) -> bool {
+    is_checked(&output.path) || is_made_from_twins(output)
+}
+
+/// A sink that also takes outputs piece by piece: what the streaming plan hands over besides whole
+/// outputs.
+pub(crate) trait StreamingSink: Sink {
+    /// The next pieces of an output a one-off build hands over piece by piece, in order
+    /// (`llms-full.txt` as the twins are rendered, a site-wide list as its parts are made): the sink
+    /// stages them as they come. Two such outputs may be open at once.
+    fn pieces(&mut self, output: &Output, pieces: &[Piece]) -> std::io::Result<()>;
+
+    /// The end of such an output: the content hash of all its pieces.
+    fn pieces_done(&mut self, output: &Output, hash: blake3::Hash) -> std::io::Result<()>;
+
+    /// How much of such an output the sink has taken so far (its measure: only given back to
+    /// [`StreamingSink::take_back`]).
+    fn taken(&self, output: &Output) -> u64;
+
+    /// Forgets what the sink took of such an output after `taken` ([`StreamingSink::taken`]).
+    fn take_back(&mut self, output: &Output, taken: u64) -> std::io::Result<()>;
+}
+
+impl<F: FnMut(&str)> StreamingSink for Discard<F> {
+    fn pieces(&mut self, _: &Output, _: &[Piece]) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn pieces_done(&mut self, output: &Output, _: blake3::Hash) -> std::io::Result<()> {
+        (self.0)(&output.path);
+        Ok(())
+    }
+
+    fn taken(&self, _: &Output) -> u64 {
+        0
+    }
+
+    fn take_back(&mut self, _: &Output, _: u64) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The publisher stages such an output as its pieces come, and puts it in place with the rest.
+impl StreamingSink for crate::emit::Publish<'_> {
+    fn pieces(&mut self, output: &Output, pieces: &[Piece]) -> std::io::Result<()> {
+        self.grow(&output.path, pieces)
+    }
+
+    fn pieces_done(&mut self, output: &Output, hash: blake3::Hash) -> std::io::Result<()> {
+        self.grown(&output.path, hash)
+    }
+
+    fn taken(&self, output: &Output) -> u64 {
+        self.grown_len(&output.path)
+    }
+
+    fn take_back(&mut self, output: &Output, taken: u64) -> std::io::Result<()> {
+        crate::emit::Publish::take_back(self, &output.path, taken)
+    }
+}
 
 /// [`source_diagnostics`] on two threads: the helper reads the release snapshots (every release's,
 /// the largest check at the shipped scale) and the news (the largest source read whole at x100), then
@@ -317,7 +386,7 @@ fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
 fn stream_lists(
     db: &Db,
     lists: &[(Output, ListStream)],
-    sink: &mut impl Sink,
+    sink: &mut impl StreamingSink,
 ) -> std::io::Result<()> {
     for (list, stream) in lists {
         let mut hasher = crate::render::PieceHasher::default();
@@ -340,7 +409,7 @@ fn stream_lists(
 fn hand_over(
     db: &Db,
     outputs: &[Output],
-    sink: &mut impl Sink,
+    sink: &mut impl StreamingSink,
     sizes: &mut OutputSizes,
     llms_full: &mut Option<crate::render::llms::LlmsFullGrowth>,
     render_errors: &mut Vec<Diagnostic>,
@@ -371,7 +440,7 @@ fn grow(
     db: &Db,
     growth: &mut crate::render::llms::LlmsFullGrowth,
     batch: &[Output],
-    sink: &mut impl Sink,
+    sink: &mut impl StreamingSink,
 ) -> std::io::Result<()> {
     let pieces = growth.after(db, batch);
     if !pieces.is_empty() {
@@ -384,7 +453,7 @@ fn grow(
 }
 
 /// Renders every output of the route table in batches (see [`BATCH_BYTES`], [`render_order`]) and hands
-/// each to `sink` with its digest. In a one-off build ([`Mode::Once`]) `llms-full.txt` is handed
+/// each to `sink` with its digest. In a one-off build ([`Profile::OneOff`]) `llms-full.txt` is handed
 /// over piece by piece as the twins are rendered, the site-wide lists piece by piece as their parts
 /// are made, never whole (see [`crate::render::stream_list`]), and the pages made of parts part by part
 /// between batches ([`parted`]). The pages are checked as they come
@@ -393,12 +462,12 @@ fn grow(
 /// at the end: on any, the caller must discard what the sink received.
 pub(super) fn run(
     db: &mut Db,
-    mode: Mode,
+    profile: Profile,
     helper: &mut Helper,
     sizes: &mut OutputSizes,
-    sink: &mut impl Sink,
+    sink: &mut impl StreamingSink,
 ) -> Result<usize, BuildError> {
-    let once = mode == Mode::Once;
+    let once = profile == Profile::OneOff;
     let diagnostics = source_diagnostics_beside(db, helper);
     if !diagnostics.is_empty() {
         return Err(BuildError::Invalid(diagnostics));

@@ -70,7 +70,7 @@ pub enum ReleaseError {
 
 /// The whole check of a build (rendering every output, holding no more of the site than a build).
 fn check(db: &mut crate::db::Db) -> Result<(), ReleaseError> {
-    match crate::build::Plan::single_build().check(db, |_| ()) {
+    match crate::build::Profile::OneOff.plan().check(db, |_| ()) {
         Ok(_) => Ok(()),
         Err(crate::build::BuildError::Invalid(diagnostics)) => {
             Err(ReleaseError::Invalid(diagnostics))

@@ -32,6 +32,7 @@ use crate::routes::{Output, outputs};
 
 pub use html::{scan, scan_exact, scan_fragment};
 pub use markdown::scan_markdown;
+#[cfg(feature = "streaming")]
 pub(crate) use parts::check_part;
 use resolve::fragment_resolves;
 pub use resolve::{outside_base, resolve};

@@ -130,6 +130,7 @@ pub(crate) fn part_links<'db>(db: &'db dyn salsa::Database, key: PagePart<'db>) 
     }
 }
 
+#[cfg(feature = "streaming")]
 /// Parses one part of `page` for the check (what a one-off build does as it makes each part of a page
 /// it hands over part by part, so the check does not need the part's bytes later).
 pub(crate) fn check_part<'db>(

@@ -187,6 +187,7 @@ fn country_facts_fragment(db: &dyn salsa::Database, key: CountryKey<'_>) -> (usi
     (facts.len(), json_items(facts, 4))
 }
 
+#[cfg(feature = "streaming")]
 /// Limits [`country_facts_json`] to its most recent value (a one-off build, see [`crate::memory`]).
 pub(crate) fn keep_last_part_only(db: &mut dyn salsa::Database) {
     country_facts_json::set_lru_capacity(db, 1);

@@ -134,6 +134,7 @@ pub fn release_changes_json<'db>(
     (changes.len(), json_items(changes, 4))
 }
 
+#[cfg(feature = "streaming")]
 /// Limits the parts of `changes.json` to their most recent value (a one-off build, see
 /// [`crate::memory`]).
 pub(crate) fn keep_last_parts_only(db: &mut dyn salsa::Database) {

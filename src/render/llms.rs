@@ -12,8 +12,12 @@
 //! footer every page repeats (notice, reference date, licences, and the time *that page* last changed,
 //! which the file could only show as its own); the file's heading says it once, with the file's time.
 
-use super::rendered::{GENERATED_AT_MARK, OutputKey, Piece, PieceHasher, Rendered};
-use crate::kinds::{FileKind, Format, Renderer};
+#[cfg(feature = "streaming")]
+use super::rendered::PieceHasher;
+use super::rendered::{GENERATED_AT_MARK, OutputKey, Piece, Rendered};
+use crate::kinds::Format;
+#[cfg(feature = "streaming")]
+use crate::kinds::{FileKind, Renderer};
 use crate::model::base_url;
 use crate::parse::rules::{route_rules, site_rules};
 use crate::routes::{Output, Param, outputs};
@@ -29,9 +33,10 @@ pub(crate) fn is_listed_twin(db: &dyn salsa::Database, output: &Output) -> bool 
     is_twin(output) && !super::history::is_archived_release_page(db, output)
 }
 
+#[cfg(feature = "streaming")]
 /// Computes what the llms files and the search index read of a twin (its title and condensed text)
 /// while its bytes are in memory: a one-off build evicts them after writing (see
-/// [`crate::build::Plan::single_build`]).
+/// [`crate::build::Profile::OneOff`]).
 pub(crate) fn remember_page(db: &dyn salsa::Database, page: &Output) {
     if is_twin(page) {
         let key = OutputKey::new(db, page.clone());
@@ -217,6 +222,7 @@ fn twin_pieces(db: &dyn salsa::Database, twin: &Output) -> Vec<Piece> {
     pieces
 }
 
+#[cfg(feature = "streaming")]
 /// `llms-full.txt` as a one-off build makes it: its pieces (those of [`llms_full_txt`]) handed on in
 /// the file's order as the twins are rendered, each twin's condensed text while it is still at hand, so
 /// the pieces are never all held at once. The build renders the twins in this order; a twin rendered
@@ -234,6 +240,7 @@ pub(crate) struct LlmsFullGrowth {
     hasher: PieceHasher,
 }
 
+#[cfg(feature = "streaming")]
 impl LlmsFullGrowth {
     /// None when the route table publishes no `llms-full.txt`.
     pub(crate) fn new(db: &dyn salsa::Database) -> Option<LlmsFullGrowth> {
@@ -359,6 +366,7 @@ impl LlmsFullGrowth {
     }
 }
 
+#[cfg(feature = "streaming")]
 /// A twin being handed on to `llms-full.txt` as its parts are made ([`LlmsFullGrowth::begin_twin`]).
 pub(crate) struct TwinShare {
     /// The file's hash before the twin, to go back to.
@@ -415,6 +423,7 @@ fn source_line(db: &dyn salsa::Database, twin: &Output) -> Piece {
     ))
 }
 
+#[cfg(feature = "streaming")]
 /// Limits [`condensed_twin`] to its most recent value (a one-off build, whose `llms-full.txt` takes
 /// each condensed twin as the twin is rendered).
 pub(crate) fn keep_last_condensed_twin_only(db: &mut dyn salsa::Database) {

@@ -28,9 +28,10 @@ use crate::diagnostics::Diagnostic;
 pub use crate::kinds::{ApiKind, FileKind, FlatTable, Format, PageKind, Renderer};
 use crate::routes::Output;
 use envelope::json_bytes;
+#[cfg(feature = "streaming")]
+pub(crate) use rendered::PieceHasher;
 pub(crate) use rendered::{
-    CheckFn, CountFn, GENERATED_AT_JSON, GENERATED_AT_MARK, OutputKey, PieceHasher, RenderFn,
-    param_of, text_of,
+    CheckFn, CountFn, GENERATED_AT_JSON, GENERATED_AT_MARK, OutputKey, RenderFn, param_of, text_of,
 };
 pub use rendered::{Piece, Rendered, RenderedFile};
 
@@ -83,6 +84,7 @@ pub fn digest<'db>(db: &'db dyn salsa::Database, output: &Output) -> &'db Digest
     output_digest(db, OutputKey::new(db, output.clone()))
 }
 
+#[cfg(feature = "streaming")]
 /// Limits [`output_file`] to its most recent value: older outputs' bytes go at the next eviction (a
 /// one-off build, which has written them).
 pub(crate) fn keep_last_output_only(db: &mut dyn salsa::Database) {

@@ -2455,16 +2455,16 @@ fn no_yes_or_no_contradicts_its_reason_or_its_limit() {
 /// piece by piece) publish the same files, byte for byte.
 #[test]
 fn the_serial_plan_and_the_streaming_plans_publish_the_same_site() {
-    use locref::build::Plan;
+    use locref::build::{Plan, Profile};
     let dir = crate::common::copy_project();
     let serial = crate::common::built_with(dir.path(), "serial", Plan::serial());
     let expected =
         locref::routes::outputs(&locref::workspace::Project::load(dir.path()).unwrap().db).len();
     assert_eq!(serial.len(), expected, "every output of the route table");
     for (folder, plan) in [
-        ("single", Plan::single_build()),
-        ("session", Plan::session()),
-        ("in-memory", Plan::session_in_memory()),
+        ("single", Profile::OneOff.plan()),
+        ("session", Profile::Session.plan()),
+        ("in-memory", Profile::InMemory.plan()),
     ] {
         let streaming = crate::common::built_with(dir.path(), folder, plan);
         crate::common::assert_same_site(&serial, &streaming);

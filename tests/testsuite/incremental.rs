@@ -2481,9 +2481,11 @@ fn a_twin_made_of_parts_with_a_row_to_condense_is_condensed_in_a_one_off_build_t
 pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
     let mut project = locref::workspace::Project::load(root).expect("load");
     let mut handed_over: Vec<String> = Vec::new();
-    let built = locref::build::Plan::single_build().check(&mut project.db, |path| {
-        handed_over.push(path.to_string());
-    });
+    let built = locref::build::Profile::OneOff
+        .plan()
+        .check(&mut project.db, |path| {
+            handed_over.push(path.to_string());
+        });
     let db = &project.db;
     let outputs = locref::routes::outputs(db);
     assert!(matches!(built, Ok(n) if n == outputs.len()), "{built:?}");

@@ -314,7 +314,8 @@ fn the_serial_plan_and_the_streaming_plan_publish_the_same_x10_site() {
         crate::common::copy_dir(&x10_template().join(sub), &dir.path().join(sub));
     }
     let serial = crate::common::built_with(dir.path(), "serial", Plan::serial());
-    let streaming = crate::common::built_with(dir.path(), "single", Plan::single_build());
+    let streaming =
+        crate::common::built_with(dir.path(), "single", locref::build::Profile::OneOff.plan());
     crate::common::assert_same_site(&serial, &streaming);
 }
 

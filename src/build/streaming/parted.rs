@@ -13,7 +13,8 @@
 use std::sync::Arc;
 
 use super::{
-    BuildError, ONE_OFF_BATCH_BYTES, OutputSizes, Quota, Sink, grow, hand_over, render_with_parts,
+    BuildError, ONE_OFF_BATCH_BYTES, OutputSizes, Quota, StreamingSink, grow, hand_over,
+    render_with_parts,
 };
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
@@ -30,7 +31,7 @@ pub(super) fn stream_parted(
     db: &mut Db,
     helper: &mut Helper,
     output: &Output,
-    sink: &mut impl Sink,
+    sink: &mut impl StreamingSink,
     llms_full: &mut Option<LlmsFullGrowth>,
     render_errors: &mut Vec<Diagnostic>,
 ) -> Result<(), BuildError> {
@@ -143,7 +144,7 @@ impl PartedStream<'_> {
         &mut self,
         piece: &Piece,
         plain: bool,
-        sink: &mut impl Sink,
+        sink: &mut impl StreamingSink,
         llms_full: &mut Option<LlmsFullGrowth>,
     ) -> std::io::Result<()> {
         self.hasher.update(piece);

@@ -185,6 +185,7 @@ pub fn flat_part_csv<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> 
     Piece::new(flat_rows(db, part).csv(false))
 }
 
+#[cfg(feature = "streaming")]
 /// Limits the parts of the flat files to their most recent value (a one-off build, see
 /// [`crate::memory`]).
 pub(crate) fn keep_last_parts_only(db: &mut dyn salsa::Database) {

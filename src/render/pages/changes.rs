@@ -21,6 +21,7 @@ use crate::render::history::{
 };
 use crate::resources::{Change, ChangeCounts, Substance};
 
+#[cfg(feature = "streaming")]
 /// Limits the History sections' contexts to their most recent value (every build: a page's context,
 /// which reads one, keeps only its fingerprint, see [`super::context::page_context`]).
 pub(crate) fn keep_last_contexts_only(db: &mut dyn salsa::Database) {

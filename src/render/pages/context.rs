@@ -69,6 +69,7 @@ pub(crate) struct MadeContexts {
     pub table: Arc<Mutex<HashMap<ContextFingerprint, PageContext>>>,
 }
 
+#[cfg(feature = "streaming")]
 /// Makes the table of [`MadeContexts`] on `db` if it has none yet: a build calls this before it
 /// renders, so each page's context is made once for the page and its twin.
 pub(crate) fn share_made_contexts(db: &dyn salsa::Database) {
@@ -77,6 +78,7 @@ pub(crate) fn share_made_contexts(db: &dyn salsa::Database) {
     }
 }
 
+#[cfg(feature = "streaming")]
 /// Lets go of the contexts made so far: their pages are rendered (see [`MadeContexts`]).
 pub(crate) fn forget_made_contexts(db: &dyn salsa::Database) {
     if let Some(mut made) = made_contexts(db) {

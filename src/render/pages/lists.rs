@@ -264,6 +264,7 @@ fn news_part_items<'db>(db: &'db dyn salsa::Database, part: NewsPart<'db>) -> Ve
     items[starts[at].1..end].to_vec()
 }
 
+#[cfg(feature = "streaming")]
 /// A one-off build renders each part of the news page once: it keeps one part's items at a time.
 pub(crate) fn keep_last_news_part_only(db: &mut dyn salsa::Database) {
     news_part_items::set_lru_capacity(db, 1);

@@ -207,6 +207,7 @@ pub(crate) fn parts_of<'db>(
     parts_spec(output).map(|_| part_keys(db, kind, format))
 }
 
+#[cfg(feature = "streaming")]
 /// Limits the skeletons and parts to their most recent value (a one-off build, see [`crate::memory`]).
 pub(crate) fn keep_last_parts_only(db: &mut dyn salsa::Database) {
     page_skeleton::set_lru_capacity(db, 1);

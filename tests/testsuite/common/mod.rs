@@ -122,7 +122,7 @@ pub fn built_with(
     let mut project = locref::workspace::Project::load(root).expect("load");
     project.set_build_time(FIXED_TIME);
     let out = root.join(folder);
-    let mut publisher = locref::emit::Publisher::new(Some(&out), locref::replace::Lifetime::OneOff);
+    let mut publisher = locref::build::Profile::OneOff.publisher(Some(&out));
     plan.publish(&mut project.db, &mut publisher, FIXED_TIME)
         .expect("written")
         .expect("no diagnostics");
