@@ -997,6 +997,7 @@ mod tests {
     }
 
     #[cfg(target_os = "linux")]
+    #[cfg(feature = "streaming")] // spares are speed machinery
     #[test]
     fn a_session_exchanges_through_spares_and_makes_them_ahead() {
         use std::os::unix::fs::MetadataExt;
@@ -1025,6 +1026,7 @@ mod tests {
     }
 
     #[cfg(target_os = "linux")]
+    #[cfg(feature = "streaming")] // spares are speed machinery
     #[test]
     fn a_hard_linked_or_symlinked_spare_is_never_written_through() {
         let dir = tempfile::tempdir().unwrap();

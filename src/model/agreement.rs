@@ -14,6 +14,9 @@
 //!   written in one of its phases' scope (a sub-scope's date the phase describes): the mandate row
 //!   and the phases tell one timeline. A date whose clause says it is not an obligation's start (a
 //!   pilot, a voluntary start, a tolerance: rules/vocabulary.toml `not_a_start`) is not held;
+//! - likewise a start date a phase's own scope states is its `applies_from` (or holds it, or is held by
+//!   it), or the start of another phase of its country: the scope never tells a date the date column
+//!   lacks;
 //!
 //! - every phase but a `main` one has a reader label in `rules/phases.toml`, and every label names a
 //!   phase: no slug reaches a page, a feed, a calendar or the API's labels.
@@ -44,6 +47,7 @@ pub(crate) fn check_agreement(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     localization_facts(db, &mut diagnostics);
     phase_labels_cover_phases(db, &mut diagnostics);
     mandate_dates(db, &mut diagnostics);
+    phase_scope_dates(db, &mut diagnostics);
     diagnostics
 }
 
@@ -148,6 +152,50 @@ fn mandate_dates(db: &dyn salsa::Database, diagnostics: &mut Vec<Diagnostic>) {
                     ),
                 ));
             }
+        }
+    }
+}
+
+/// A start date a phase's scope states ("since 2022-07-01") that neither its own `applies_from` nor any
+/// phase of its country starts at: the scope and the date column tell one timeline, as a mandate row and
+/// the phases do ([`mandate_dates`]).
+fn phase_scope_dates(db: &dyn salsa::Database, diagnostics: &mut Vec<Diagnostic>) {
+    let not_a_start = &vocabulary(db).value.not_a_start;
+    let phases = &obligation_rows(db).value;
+    for r in phases {
+        let row = &*r.row;
+        for (date, clause) in stated_starts(&row.scope) {
+            if not_a_start
+                .iter()
+                .any(|w| clause.contains(&w.to_lowercase()))
+            {
+                continue;
+            }
+            let started = |p: &crate::parse::tables::ObligationRow| {
+                p.applies_from.is_some_and(|d| one_holds_the_other(d, date))
+            };
+            if started(row)
+                || phases
+                    .iter()
+                    .any(|p| p.row.country == row.country && started(&p.row))
+            {
+                continue;
+            }
+            let own = match row.applies_from {
+                Some(d) => format!("its `applies_from` is {d}"),
+                None => "its `applies_from` is empty".to_string(),
+            };
+            diagnostics.push(r.pos.error(
+                "scope",
+                format!(
+                    "the scope of `{}` says it starts {date}, but {own} and no phase of `{}` starts \
+                     then: put the date the source gives in `applies_from`, or move a date that starts \
+                     no obligation of this phase to `notes` (or say so in its clause: \
+                     rules/vocabulary.toml `not_a_start`)",
+                    row.id(),
+                    row.country
+                ),
+            ));
         }
     }
 }

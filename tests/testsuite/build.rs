@@ -1651,6 +1651,7 @@ fn site_session(root: &Path) -> (std::path::PathBuf, locref::session::Session) {
     (out, session)
 }
 
+#[cfg(feature = "streaming")] // spares are speed machinery
 #[test]
 fn rebuilds_keep_spare_files_outside_the_output_and_clean_removes_them() {
     let project = built_project();
@@ -1746,6 +1747,7 @@ fn a_build_into_a_folder_another_locref_is_writing_is_refused_and_changes_nothin
 }
 
 #[cfg(target_os = "linux")]
+#[cfg(feature = "streaming")] // spares are speed machinery
 #[test]
 fn a_session_makes_the_spares_of_its_outputs_after_the_first_build() {
     let project = built_project();
