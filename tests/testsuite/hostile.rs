@@ -8,7 +8,7 @@
 //! - `replace/<project path>`: pairs of lines, the start of a row of that project file (`it,workday-financial-management,`)
 //!   and the row that takes its place: one claim changed in place where appending would make a duplicate;
 //! - `expected`: `exit: <code>` and what `locref build` printed on stderr (with the project folder
-//!   written `<project>`, and a line of appended text written `+n`, its line within the appended text, so
+//!   written `<project>`, today's date `<today>`, and a line of appended text written `+n`, its line within the appended text, so
 //!   the fixture holds however the shipped file grows). `UPDATE_EXPECT=1 cargo test hostile` records it anew; review the diff.
 
 use std::path::Path;
@@ -118,8 +118,12 @@ fn every_hostile_input_gets_its_located_diagnostic_and_the_output_stays_as_it_wa
             .env("SOURCE_DATE_EPOCH", EPOCH)
             .output()
             .unwrap();
-        let stderr =
-            String::from_utf8_lossy(&run.stderr).replace(&root.display().to_string(), "<project>");
+        // Today's date (a check date after it is refused) is written `<today>`, so the fixture holds
+        // on any day.
+        let today = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+        let stderr = String::from_utf8_lossy(&run.stderr)
+            .replace(&root.display().to_string(), "<project>")
+            .replace(&format!("today ({today})"), "today (<today>)");
         let stderr = relative_lines(&stderr, &appended);
         let actual = format!("exit: {}\n{stderr}", run.status.code().unwrap_or(-1));
         expect_test::expect_file![case.join("expected")].assert_eq(&actual);
