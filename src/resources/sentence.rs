@@ -100,6 +100,53 @@ fn joined(parts: &[&str], whole: &str) -> String {
     out
 }
 
+/// Texts longer than this many characters are shown by the words that changed.
+const LONG_TEXT: usize = 100;
+
+/// Words of unchanged text kept on each side of the words that changed.
+const CONTEXT_WORDS: usize = 3;
+
+/// Two long versions of a text, each cut to the words that changed and a few words around them, with
+/// " … " where text was cut ("… mandate enacted, from 2027-01-01 …" for "… mandate planned …"), so a
+/// reader sees the few words a long sentence changed, not the sentence twice. Short texts, and texts
+/// that share no first or last word, are returned whole.
+pub fn collapsed(before: &str, after: &str) -> (String, String) {
+    let whole = || (before.to_string(), after.to_string());
+    if before.chars().count() <= LONG_TEXT && after.chars().count() <= LONG_TEXT {
+        return whole();
+    }
+    let (old, new): (Vec<&str>, Vec<&str>) = (
+        before.split_whitespace().collect(),
+        after.split_whitespace().collect(),
+    );
+    let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let shortest = old.len().min(new.len());
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(shortest - prefix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if prefix + suffix == 0 {
+        return whole();
+    }
+    let cut = |words: &[&str]| {
+        let start = prefix.saturating_sub(CONTEXT_WORDS);
+        let end = (words.len() - suffix + CONTEXT_WORDS).min(words.len());
+        let mut out = String::new();
+        if start > 0 {
+            out.push_str("… ");
+        }
+        out.push_str(&words[start..end].join(" "));
+        if end < words.len() {
+            out.push_str(" …");
+        }
+        out
+    };
+    (cut(&old), cut(&new))
+}
+
 /// The sentence of a change: the country, what changed (a fact's label, a toggle's), the answer now and
 /// what it was.
 pub(crate) fn sentence(
@@ -124,18 +171,18 @@ pub(crate) fn sentence(
         ChangeKind::ValueChanged => {
             let (gone, came) = changed_sentences(&before, &after);
             match (gone.is_empty(), came.is_empty()) {
-                (false, false) => format!(
-                    "{country}: {label}: now “{}” (was: “{}”)",
-                    joined(&came, &after),
-                    joined(&gone, &before)
-                ),
+                (false, false) => {
+                    let (was, now) = collapsed(&joined(&gone, &before), &joined(&came, &after));
+                    format!("{country}: {label}: now “{now}” (was: “{was}”)")
+                }
                 (true, false) => format!("{country}: {label}: adds “{}”", joined(&came, &after)),
                 (false, true) => format!(
                     "{country}: {label}: no longer says “{}”",
                     joined(&gone, &before)
                 ),
                 (true, true) => {
-                    format!("{country}: {label}: reworded: “{after}” (was: “{before}”)")
+                    let (was, now) = collapsed(&before, &after);
+                    format!("{country}: {label}: reworded: “{now}” (was: “{was}”)")
                 }
             }
         }
@@ -159,7 +206,35 @@ pub(crate) fn sentence(
 
 #[cfg(test)]
 mod tests {
-    use super::joined;
+    use super::{collapsed, joined};
+
+    #[test]
+    fn a_long_text_is_shown_by_the_words_that_changed() {
+        let before = "B2B e-invoicing mandate planned for all VAT-registered businesses established \
+                      in Norway, issue and receive through the Peppol network";
+        let after = "B2B e-invoicing mandate enacted, from 2027-01-01, for all VAT-registered \
+                     businesses established in Norway, issue and receive through the Peppol network";
+        assert_eq!(
+            collapsed(before, after),
+            (
+                "B2B e-invoicing mandate planned for all VAT-registered …".to_string(),
+                "B2B e-invoicing mandate enacted, from 2027-01-01, for all VAT-registered …"
+                    .to_string()
+            )
+        );
+        // A change in the middle keeps a few words on each side, and says where text was cut.
+        let (was, now) = collapsed(&format!("{before} today"), &format!("{after} today"));
+        assert!(
+            now.starts_with("B2B") && now.ends_with("VAT-registered …"),
+            "{now}"
+        );
+        assert!(was.ends_with("…"), "{was}");
+        // Short texts, and texts with nothing in common at either end, stay whole.
+        assert_eq!(collapsed("yes", "no"), ("yes".into(), "no".into()));
+        let a = "x ".repeat(60);
+        let b = "y ".repeat(60);
+        assert_eq!(collapsed(&a, &b), (a.clone(), b.clone()));
+    }
 
     #[test]
     fn changed_sentences_apart_in_the_text_are_joined_by_an_ellipsis() {
