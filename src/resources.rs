@@ -1142,7 +1142,8 @@ pub(crate) struct ReleaseDetail {
 pub struct OnDateEntry {
     #[schemars(extend("format" = "date"))]
     pub date: String,
-    /// Site-relative path of that day's answers, `/api/v1/on/<date>.json`: a path under the site's base URL.
+    /// Absolute URL of that day's answers, `<base URL>/api/v1/on/<date>.json`.
+    #[schemars(extend("format" = "uri"))]
     pub api_url: String,
     /// Whether it is the reference date: the day the toggles of every other output are judged on.
     pub reference: bool,

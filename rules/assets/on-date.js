@@ -90,11 +90,11 @@
       wrap.setAttribute("aria-labelledby", "on-caption");
       var table = element("table", "on-table");
       table.setAttribute("data-day", day);
-      var caption = element("caption", "", "What applies on " + day + (shown.length < answer.countries.length ? ": " + list(shown.map(function (c) {
+      var caption = element("h3", "", "What applies on " + day + (shown.length < answer.countries.length ? ": " + list(shown.map(function (c) {
         return c.name;
       })) : ", every country"));
       caption.id = "on-caption";
-      table.appendChild(caption);
+      result.appendChild(caption);
       var thead = element("thead");
       var head = element("tr");
       var first = element("th", "", "Country");
@@ -168,7 +168,7 @@
             if (e.date <= day) entry = e;
           });
           if (!entry) throw new Error("no answer listed for " + day);
-          return load(entry.api_url);
+          return load("/api/v1/on/" + entry.date + ".json");
         })
         .then(function (answer) {
           if (mine !== turn) return;

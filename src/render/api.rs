@@ -281,11 +281,12 @@ pub fn api_regimes(db: &dyn salsa::Database) -> Rendered {
 
 /// The days `/api/v1/on/{date}.json` answers for.
 pub(crate) fn on_date_entries(db: &dyn salsa::Database) -> Vec<OnDateEntry> {
+    let base = base_url(db);
     offered_days(db)
         .iter()
         .map(|o| OnDateEntry {
             date: o.day.to_string(),
-            api_url: format!("/api/v1/on/{}.json", o.day),
+            api_url: format!("{base}/api/v1/on/{}.json", o.day),
             reference: o.reference,
             quarter_start: o.quarter_start,
             changes: o.changes,
