@@ -1,5 +1,5 @@
-// The date control of the comparison page (/compare/): what applies on a chosen day, for the countries of
-// the address (?c=pl,be,es; every country when none is chosen). The address keeps the day (?on=2027-01-01),
+// The date control of the comparison page (/compare/) and of each country page: what applies on a chosen
+// day, for the countries of the address (?c=pl,be,es; every country when none is chosen) or the page's own. The address keeps the day (?on=2027-01-01),
 // so a link shares the view. The answers are the site's own: /api/v1/on/index.json lists the days answered
 // (the answer on any day is the one of the latest listed day on or before it) and /api/v1/on/<day>.json
 // gives every country's toggles and phases on it; this script does no date arithmetic of its own. The table
@@ -90,7 +90,7 @@
       wrap.setAttribute("aria-labelledby", "on-caption");
       var table = element("table", "on-table");
       table.setAttribute("data-day", day);
-      var caption = element("h3", "", "What applies on " + day + (shown.length < answer.countries.length ? ": " + list(shown.map(function (c) {
+      var caption = element(heading, "", "What applies on " + day + (shown.length < answer.countries.length ? ": " + list(shown.map(function (c) {
         return c.name;
       })) : ", every country"));
       caption.id = "on-caption";
@@ -153,9 +153,12 @@
       return shown;
     }
     var turn = 0;
+    // A country page shows its own country; the comparison page the countries of its address.
+    var own = result.getAttribute("data-country");
+    var heading = result.getAttribute("data-heading") || "h3";
     function show(day, notes) {
       var mine = ++turn;
-      var codes = chosenCodes();
+      var codes = own ? [own] : chosenCodes();
       keep(day);
       result.setAttribute("aria-busy", "true");
       status.textContent = notes.concat(["Loading what applies on " + day + "…"]).join(" ");

@@ -209,18 +209,35 @@ pub struct NextChange {
 }
 
 /// Every day after the reference date on which a country's answer changes, in date order (then by
-/// country): what the pages show to readers without scripts.
+/// country): what the comparison page shows to readers without scripts.
 #[salsa::tracked(returns(ref))]
 pub fn next_changes(db: &dyn salsa::Database) -> Vec<NextChange> {
+    let mut rows: Vec<NextChange> = countries(db)
+        .iter()
+        .flat_map(|c| country_next_changes(db, CountryKey::new(db, c.code.clone())).clone())
+        .collect();
+    rows.sort_by(|a, b| (a.day, &a.name).cmp(&(b.day, &b.name)));
+    rows
+}
+
+/// Every day after the reference date on which one country's answer changes, in date order: what its
+/// page shows to readers without scripts.
+#[salsa::tracked(returns(ref))]
+pub fn country_next_changes<'db>(
+    db: &'db dyn salsa::Database,
+    key: CountryKey<'db>,
+) -> Vec<NextChange> {
     let labels = &toggle_rules(db).value;
     let word = |v: Option<bool>| match v {
         Some(true) => "yes",
         Some(false) => "no",
         None => "unknown",
     };
+    let Some(country) = country_info(db, key) else {
+        return Vec::new();
+    };
     let mut rows = Vec::new();
-    for country in countries(db) {
-        let key = CountryKey::new(db, country.code.clone());
+    {
         for day in change_days(db, key) {
             let before = country_on(db, key, day.checked_sub(1.day()).unwrap_or(*day));
             let after = country_on(db, key, *day);
@@ -259,7 +276,6 @@ pub fn next_changes(db: &dyn salsa::Database) -> Vec<NextChange> {
             });
         }
     }
-    rows.sort_by(|a, b| (a.day, &a.name).cmp(&(b.day, &b.name)));
     rows
 }
 

@@ -77,7 +77,12 @@ fn why_null(
 #[salsa::tracked(returns(ref))]
 pub fn country_toggles<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> ToggleOutcome {
     let reference = reference_day(db).unwrap_or_default();
-    toggles_on(db, key, reference, &format!("the reference date {reference}"))
+    toggles_on(
+        db,
+        key,
+        reference,
+        &format!("the reference date {reference}"),
+    )
 }
 
 /// The toggles of a country judged on any day, by the same rules and phases as on the reference date

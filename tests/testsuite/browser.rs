@@ -1001,7 +1001,8 @@ fn one_page_per_kind(project: &Path) -> Vec<String> {
             let query = match kind {
                 PageKind::Search => "?q=italy".to_string(),
                 // The comparison page with countries chosen, so its side-by-side tables show.
-                PageKind::Compare => format!("?c={}", codes[..3].join(",")),
+                // With a day of the date control after the reference date, so its table is checked too.
+                PageKind::Compare => format!("?c={}&on=2027-01-01", codes[..3].join(",")),
                 _ => String::new(),
             };
             pages.push(format!("{path}{query}"));
@@ -1868,12 +1869,20 @@ fn the_date_control_of_compare_shows_what_the_phases_say_on_the_chosen_day() {
             .filter(|e| e["date"].as_str().unwrap() <= day)
             .next_back()
             .unwrap();
-        let on = get(&format!("/api/v1/on/{}.json", entry["date"].as_str().unwrap()));
+        let on = get(&format!(
+            "/api/v1/on/{}.json",
+            entry["date"].as_str().unwrap()
+        ));
         on["data"]["countries"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|c| (c["code"].as_str().unwrap().to_string(), c["toggles"].clone()))
+            .map(|c| {
+                (
+                    c["code"].as_str().unwrap().to_string(),
+                    c["toggles"].clone(),
+                )
+            })
             .collect()
     };
     // What the table shows: per row, its country, each toggle in words and each phase's state.
@@ -1909,7 +1918,12 @@ fn the_date_control_of_compare_shows_what_the_phases_say_on_the_chosen_day() {
                 .map(|p| (p.id.clone(), json!(crate::on_date::expected_state(p, date))))
                 .collect();
             assert_eq!(
-                row[2].as_object().unwrap().clone().into_iter().collect::<BTreeMap<_, _>>(),
+                row[2]
+                    .as_object()
+                    .unwrap()
+                    .clone()
+                    .into_iter()
+                    .collect::<BTreeMap<_, _>>(),
                 phases,
                 "{code}: each phase on {day} as its row of obligations.csv says"
             );
@@ -1919,7 +1933,10 @@ fn the_date_control_of_compare_shows_what_the_phases_say_on_the_chosen_day() {
     for (width, height) in WIDTHS {
         browser.resize(width, height);
         browser.goto(&url(&served, "/compare/?c=pl,be,es&on=2027-01-01"));
-        browser.wait_for("the date control", "return !document.getElementById('on-form').hidden");
+        browser.wait_for(
+            "the date control",
+            "return !document.getElementById('on-form').hidden",
+        );
         browser.wait_for("the answers of 2027-01-01", &drawn("2027-01-01"));
         assert_eq!(
             browser.script("return document.getElementById('on-day').value"),
@@ -1939,9 +1956,15 @@ fn the_date_control_of_compare_shows_what_the_phases_say_on_the_chosen_day() {
         );
         // Back to the reference date: the published toggles, and the day leaves the address.
         browser.click("#on-reset");
-        browser.wait_for("the answers of the reference date", &drawn(&reference.to_string()));
+        browser.wait_for(
+            "the answers of the reference date",
+            &drawn(&reference.to_string()),
+        );
         check(&browser, &reference.to_string());
-        assert_eq!(browser.script("return location.search"), json!("?c=pl,be,es"));
+        assert_eq!(
+            browser.script("return location.search"),
+            json!("?c=pl,be,es")
+        );
         assert_eq!(
             browser.script("return document.documentElement.scrollWidth <= innerWidth"),
             true,

@@ -76,10 +76,7 @@ pub(crate) fn phases(root: &Path) -> Vec<Phase> {
 fn span(date: &str) -> (Date, Date) {
     let parts: Vec<i16> = date.split('-').map(|p| p.parse().unwrap()).collect();
     match parts.as_slice() {
-        [y] => (
-            Date::new(*y, 1, 1).unwrap(),
-            Date::new(*y, 12, 31).unwrap(),
-        ),
+        [y] => (Date::new(*y, 1, 1).unwrap(), Date::new(*y, 12, 31).unwrap()),
         [y, m] => {
             let first = Date::new(*y, *m as i8, 1).unwrap();
             (first, first.last_of_month())
@@ -194,14 +191,20 @@ fn every_listed_day_has_its_file_and_each_phase_is_as_its_row_says_on_that_day()
         .map(|(_, d)| *d)
         .collect();
     assert_eq!(quarters.len(), 12, "three years of quarters");
-    assert!(quarters[0] > reference && quarters[0] <= reference.saturating_add(jiff::Span::new().months(3)));
+    assert!(
+        quarters[0] > reference
+            && quarters[0] <= reference.saturating_add(jiff::Span::new().months(3))
+    );
     for (a, b) in quarters.iter().zip(quarters.iter().skip(1)) {
         assert_eq!(a.day(), 1);
         assert_eq!((a.month() - 1) % 3, 0);
         assert_eq!(a.saturating_add(jiff::Span::new().months(3)), *b);
     }
     let mut changing: BTreeSet<Date> = BTreeSet::new();
-    for p in rows.iter().filter(|p| p.status == "enacted" && !p.applies_from.is_empty()) {
+    for p in rows
+        .iter()
+        .filter(|p| p.status == "enacted" && !p.applies_from.is_empty())
+    {
         let (first, last) = span(&p.applies_from);
         changing.extend([first, last].into_iter().filter(|d| *d > reference));
     }
@@ -234,7 +237,10 @@ fn every_listed_day_has_its_file_and_each_phase_is_as_its_row_says_on_that_day()
     for (entry, day) in listed.iter().zip(&days) {
         let path = format!("api/v1/on/{day}.json");
         assert!(
-            entry["api_url"].as_str().unwrap().ends_with(&format!("/{path}")),
+            entry["api_url"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("/{path}")),
             "{}",
             entry["api_url"]
         );
@@ -315,10 +321,14 @@ fn next_changes_lists_each_later_day_an_enacted_phase_starts_in_the_page_and_its
     }
     assert!(!expected.is_empty(), "the shipped phases have later dates");
     let html = text(&files, "compare/index.html");
-    let table = &html[html.find("<h3 id=\"next-changes\">").expect("the Next changes heading")..];
+    let table = &html[html
+        .find("<h3 id=\"next-changes\">")
+        .expect("the Next changes heading")..];
     let table = &table[..table.find("</tbody>").unwrap()];
-    let row = regex::Regex::new(r#"<tr><td>(\d{4}-\d{2}-\d{2})</td><td><a href="/([a-z]{2})/#([a-z0-9-]+)">"#)
-        .unwrap();
+    let row = regex::Regex::new(
+        r#"<tr><td>(\d{4}-\d{2}-\d{2})</td><td><a href="/([a-z]{2})/#([a-z0-9-]+)">"#,
+    )
+    .unwrap();
     let mut shown = BTreeSet::new();
     for m in row.captures_iter(table) {
         assert!(
@@ -326,17 +336,69 @@ fn next_changes_lists_each_later_day_an_enacted_phase_starts_in_the_page_and_its
             "a row links to a phase of its country: {}",
             &m[0]
         );
-        assert!(shown.insert((m[1].to_string(), m[2].to_string())), "once: {}", &m[0]);
+        assert!(
+            shown.insert((m[1].to_string(), m[2].to_string())),
+            "once: {}",
+            &m[0]
+        );
     }
     assert_eq!(shown, expected, "the page's Next changes");
     let md = text(&files, "compare/index.md");
-    let section = &md[md.find("### Next changes").expect("the twin's Next changes")..];
-    let md_row = regex::Regex::new(r"\n\| (\d{4}-\d{2}-\d{2}) \| \[[^\]]+\]\(/([a-z]{2})/index\.md\) \|").unwrap();
+    let section = &md[md
+        .find("### Next changes")
+        .expect("the twin's Next changes")..];
+    let md_row =
+        regex::Regex::new(r"\n\| (\d{4}-\d{2}-\d{2}) \| \[[^\]]+\]\(/([a-z]{2})/index\.md\) \|")
+            .unwrap();
     let twin: BTreeSet<(String, String)> = md_row
         .captures_iter(section)
         .map(|m| (m[1].to_string(), m[2].to_string()))
         .collect();
     assert_eq!(twin, expected, "the twin's Next changes");
+    // Each country page lists its own, in date order, each linking to the row of a phase that changes;
+    // a country with none says so.
+    let page_row =
+        regex::Regex::new(r##"<tr><td><a href="#([a-z0-9-]+)">(\d{4}-\d{2}-\d{2})</a></td>"##)
+            .unwrap();
+    for code in files
+        .keys()
+        .filter(|k| k.len() == "xx/index.html".len() && k.ends_with("/index.html"))
+        .map(|k| &k[..2])
+    {
+        let page = text(&files, &format!("{code}/index.html"));
+        let own = &page[page
+            .find("<h4 id=\"next-changes\">")
+            .unwrap_or_else(|| panic!("{code}: Next changes"))..];
+        let own = &own[..own.find("<h2").unwrap()];
+        let days: Vec<String> = page_row
+            .captures_iter(own)
+            .map(|m| {
+                assert!(m[1].starts_with(&format!("{code}-")), "{code}: {}", &m[0]);
+                m[2].to_string()
+            })
+            .collect();
+        let want: Vec<String> = expected
+            .iter()
+            .filter(|(_, c)| c == code)
+            .map(|(d, _)| d.clone())
+            .collect();
+        assert_eq!(days, want, "{code}: its Next changes");
+        if want.is_empty() {
+            assert!(own.contains("No change recorded after"), "{code}");
+        }
+        let twin = text(&files, &format!("{code}/index.md"));
+        let twin = &twin[twin
+            .find("#### Next changes")
+            .unwrap_or_else(|| panic!("{code}: the twin's Next changes"))..];
+        let twin = &twin[..twin.find("\n## ").unwrap()];
+        let twin_days: Vec<&str> = twin
+            .lines()
+            .filter_map(|l| l.strip_prefix("| "))
+            .filter_map(|l| l.get(..10))
+            .filter(|d| d.as_bytes()[0].is_ascii_digit())
+            .collect();
+        assert_eq!(twin_days, want, "{code}: its twin's Next changes");
+    }
     // The date control is in the page for scripts to show, labelled, and its script is a site file.
     assert!(html.contains("<label for=\"on-day\">"));
     assert!(html.contains("<input type=\"date\" id=\"on-day\" name=\"on\""));

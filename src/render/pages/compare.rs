@@ -42,31 +42,6 @@ pub struct CompareContext<'a> {
     next_changes: Vec<NextChangeRow>,
 }
 
-/// One row of "Next changes": a day, a country and what changes on it (`derive::on_date::next_changes`).
-#[derive(Serialize)]
-struct NextChangeRow {
-    date: String,
-    code: String,
-    name: String,
-    what: Vec<String>,
-    /// The first phase that changes, the anchor of its row on the country page.
-    phase_id: String,
-}
-
-/// The rows of "Next changes", in date order.
-fn next_change_rows(db: &dyn salsa::Database) -> Vec<NextChangeRow> {
-    crate::derive::on_date::next_changes(db)
-        .iter()
-        .map(|n| NextChangeRow {
-            date: n.day.to_string(),
-            code: n.code.clone(),
-            name: n.name.clone(),
-            what: n.what.clone(),
-            phase_id: n.phase_id.clone(),
-        })
-        .collect()
-}
-
 /// An obligation, as a row of the side-by-side view names it.
 #[derive(Serialize)]
 struct CompareObligation<'a> {
@@ -470,7 +445,7 @@ pub fn compare_context(db: &dyn salsa::Database) -> Json {
         min: 2,
         max: 4,
         toggles: toggle_labels(db),
-        next_changes: next_change_rows(db),
+        next_changes: next_change_rows(crate::derive::on_date::next_changes(db)),
     })
 }
 
