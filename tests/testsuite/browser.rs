@@ -1866,8 +1866,7 @@ fn the_date_control_of_compare_shows_what_the_phases_say_on_the_chosen_day() {
             .as_array()
             .unwrap()
             .iter()
-            .filter(|e| e["date"].as_str().unwrap() <= day)
-            .next_back()
+            .rfind(|e| e["date"].as_str().unwrap() <= day)
             .unwrap();
         let on = get(&format!(
             "/api/v1/on/{}.json",
