@@ -28,6 +28,8 @@ pub enum Param {
     Release,
     /// `{year}`: the years releases were made in, newest first (the archive pages of `/changes/`).
     Year,
+    /// `{date}`: the days the API answers "what applies on this date" for (`derive::on_date`).
+    Date,
 }
 
 impl Param {
@@ -40,17 +42,19 @@ impl Param {
             Param::Stem => Some("{stem}"),
             Param::Release => Some("{version}"),
             Param::Year => Some("{year}"),
+            Param::Date => Some("{date}"),
         }
     }
 
     /// Every placeholder a route path may carry.
-    pub(crate) const PLACEHOLDERS: [&'static str; 6] = [
+    pub(crate) const PLACEHOLDERS: [&'static str; 7] = [
         "{code}",
         "{id}",
         "{filter}",
         "{stem}",
         "{version}",
         "{year}",
+        "{date}",
     ];
 
     /// The parameter's name in OpenAPI (`code`).
@@ -85,6 +89,10 @@ pub enum ApiKind {
     Changes,
     Releases,
     Release,
+    /// The days the API answers "what applies on this date" for.
+    OnDates,
+    /// What applies on one of those days: every country's toggles and phases.
+    OnDate,
 }
 
 /// A page of the site: an HTML page and (for every kind but the 404 page) its Markdown twin, rendered
@@ -191,6 +199,8 @@ impl ApiKind {
             ApiKind::Erp => Param::Erp,
             ApiKind::Filter => Param::Filter,
             ApiKind::Release => Param::Release,
+            ApiKind::OnDate => Param::Date,
+            ApiKind::OnDates => Param::None,
             ApiKind::Index
             | ApiKind::Countries
             | ApiKind::Erps

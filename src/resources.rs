@@ -1134,6 +1134,105 @@ pub(crate) struct ReleaseDetail {
     pub changes: Vec<Change>,
 }
 
+/// A day the API answers "what applies on this date" for (`/api/v1/on/index.json`): the reference date,
+/// each quarter's first day for three years after it, and every later day on which an answer changes.
+/// The answer on any day from the reference date on is the one of the latest listed day on or before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OnDateEntry {
+    #[schemars(extend("format" = "date"))]
+    pub date: String,
+    /// Absolute URL of that day's answers, `<base URL>/api/v1/on/<date>.json`.
+    #[schemars(extend("format" = "uri"))]
+    pub api_url: String,
+    /// Whether it is the reference date: the day the toggles of every other output are judged on.
+    pub reference: bool,
+    /// Whether it is the first day of a quarter.
+    pub quarter_start: bool,
+    /// Whether some country's answer (a toggle or the state of a phase) changes on this day.
+    pub changes: bool,
+}
+
+/// What applies on one day (`/api/v1/on/<date>.json`): every country's toggles and the state of each of its
+/// obligation phases on that day, judged by the rules that judge the toggles on the reference date.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OnDate {
+    /// The day the answers are for.
+    #[schemars(extend("format" = "date"))]
+    pub date: String,
+    /// The reference date: what this site's other outputs are judged on. Days before it are not answered
+    /// (the phases record when an obligation starts, not how it stood before).
+    #[schemars(extend("format" = "date"))]
+    pub reference_date: String,
+    /// The first day these answers hold from: the latest day, on or before `date`, on which an answer
+    /// changed (the reference date when none did).
+    #[schemars(extend("format" = "date"))]
+    pub same_since: String,
+    pub countries: Vec<CountryOnDate>,
+}
+
+/// One country's answers on one day.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CountryOnDate {
+    pub code: String,
+    pub name: String,
+    /// The toggles on that day (null: unknown, never a guess).
+    pub toggles: Toggles,
+    /// Why each toggle has its value on that day, in the toggles' published order.
+    pub reasons: Vec<ToggleOnDate>,
+    /// Every phase of the country's obligations, in the order of the country page.
+    pub phases: Vec<PhaseOnDate>,
+}
+
+/// How one toggle got its value on one day.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToggleOnDate {
+    pub toggle: String,
+    pub value: Option<bool>,
+    /// The phase that decided it (`<country>-<obligation>-<phase>`); null when no rule set it.
+    pub phase_id: Option<String>,
+    /// Why the toggle is null on that day, when it is.
+    pub why_null: Option<String>,
+}
+
+/// The state of one obligation phase on one day.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseOnDate {
+    /// `<country>-<obligation>-<phase>`, the anchor of its row on the country page.
+    pub id: String,
+    pub obligation: String,
+    pub obligation_label: String,
+    /// Who the phase covers, in words; null for the obligation's only or main phase.
+    pub phase_label: Option<String>,
+    /// The phase's recorded status: `in-force`, `enacted`, `enacted-date-pending`, `planned`, `none` or
+    /// `unclear`.
+    pub status: String,
+    /// The date it applies from, as precise as its source: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`.
+    pub applies_from: Option<String>,
+    /// On that day: `in_force`; `not_yet` (enacted, from a later day); `unknown` (a month or a year that
+    /// holds the day, no date set, or unclear); `planned` (not enacted: nothing says it applies); `none`
+    /// (a source says there is no such obligation).
+    pub state: PhaseState,
+    /// The state in words, with the date as precise as it is known (`unknown: from 2028, month not
+    /// known`).
+    pub words: String,
+}
+
+/// The state of a phase on a day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseState {
+    InForce,
+    NotYet,
+    Unknown,
+    Planned,
+    None,
+}
+
 #[cfg(test)]
 mod tests {
     use super::{ChangeKind, changes_counted};

@@ -52,6 +52,10 @@ pub(crate) fn param_values(db: &dyn salsa::Database, param: Param) -> Vec<String
             .cloned()
             .collect(),
         Param::Year => crate::history::release_years(db).clone(),
+        Param::Date => crate::derive::on_date::offered_days(db)
+            .iter()
+            .map(|o| o.day.to_string())
+            .collect(),
     }
 }
 
@@ -180,6 +184,7 @@ pub fn detail_routes(db: &dyn salsa::Database) -> Vec<DetailRoute> {
                 Param::Erp => ("{id}", "ERP id"),
                 Param::Release => ("{version}", "release version"),
                 Param::Year => ("{year}", "release year"),
+                Param::Date => ("{date}", "date"),
                 Param::None | Param::Filter | Param::Stem => return None,
             };
             let (prefix, suffix) = rule.path.split_once(placeholder)?;

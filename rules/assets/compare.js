@@ -207,6 +207,9 @@
       else if (chosen.length < MIN) said = "Showing " + names + ": choose at least one more country to compare with.";
       else said = "Showing " + names + " side by side" + (chosen.length >= MAX ? " (at most " + MAX + ")." : ".");
       var search = chosen.length ? "?c=" + chosen.join(",") : "";
+      // The day of the date control (/assets/on-date.js) stays in the address.
+      var day = new URLSearchParams(location.search).get("on");
+      if (day) search += (search ? "&" : "?") + "on=" + encodeURIComponent(day);
       if (location.search !== search) history.replaceState(null, "", location.pathname + search + location.hash);
       var mine = ++turn;
       var wanted = chosen.slice();

@@ -6,6 +6,7 @@ pub mod facts;
 pub mod filters;
 pub mod lists;
 pub mod obligations;
+pub mod on_date;
 pub mod regimes;
 pub mod toggles;
 

@@ -37,11 +37,13 @@ pub(crate) struct ToggleOutcome {
     pub explanations: Vec<ToggleExplanation>,
 }
 
-/// Why a toggle that no rule set is null, from the phases of its obligation.
+/// Why a toggle that no rule set is null, from the phases of its obligation. `on` says the day it is
+/// judged on, in words (`the reference date 2026-10-16`).
 fn why_null(
     obligation: Option<&ObligationRule>,
     phases: &[&ObligationRow],
     reference: Date,
+    on: &str,
 ) -> String {
     let label = obligation.map_or("its obligation", |o| o.label.as_str());
     if phases.is_empty() {
@@ -65,17 +67,35 @@ fn why_null(
             .map(|d| d.to_string())
             .unwrap_or_default();
         return format!(
-            "{label} applies from {date}, which does not say whether it applies on the reference date {reference}."
+            "{label} applies from {date}, which does not say whether it applies on {on}."
         );
     }
     format!("No rule of this toggle matches the recorded phases of {label}.")
 }
 
+/// The toggles of a country on the reference date, and how each got its value.
 #[salsa::tracked(returns(ref))]
 pub fn country_toggles<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> ToggleOutcome {
+    let reference = reference_day(db).unwrap_or_default();
+    toggles_on(
+        db,
+        key,
+        reference,
+        &format!("the reference date {reference}"),
+    )
+}
+
+/// The toggles of a country judged on any day, by the same rules and phases as on the reference date
+/// (what `country_toggles` publishes is this function on that date). `on` names the day in the reason
+/// of a null.
+pub(crate) fn toggles_on(
+    db: &dyn salsa::Database,
+    key: CountryKey<'_>,
+    reference: Date,
+    on: &str,
+) -> ToggleOutcome {
     let phases = country_obligations(db, key);
     let obligations = obligation_rules(db);
-    let reference = reference_day(db).unwrap_or_default();
     let rules = &toggle_rules(db).value;
     let mut outcome = ToggleOutcome::default();
     for name in Toggles::NAMES {
@@ -129,6 +149,7 @@ pub fn country_toggles<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) 
                     obligations.iter().find(|o| o.id == toggle.obligation),
                     &own,
                     reference,
+                    on,
                 )),
             },
         };

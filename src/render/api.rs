@@ -9,6 +9,7 @@ use crate::derive::facts::{country_facts, erp_other_facts, erp_support_facts};
 use crate::derive::filters::{FilterKey, filter_members};
 /// The lists the API and the pages share (the search index reads the sponsors here too).
 pub(crate) use crate::derive::lists::{news_items, sponsor_items};
+use crate::derive::on_date::{country_on, offered_days, same_since};
 use crate::derive::toggles::toggle_coverage;
 use crate::derive::{country_summary, erp_summary};
 use crate::ids::{local_erp_id, partner_id};
@@ -34,7 +35,7 @@ use schemars::SchemaGenerator;
 
 use super::history;
 use crate::history::ReleaseKey;
-use crate::resources::{Change, Release, ReleaseDetail};
+use crate::resources::{Change, OnDate, OnDateEntry, Release, ReleaseDetail};
 
 fn list<T: Serialize>(db: &dyn salsa::Database, data: &[T]) -> Rendered {
     Rendered::new(json_bytes(&Envelope {
@@ -279,6 +280,41 @@ pub fn api_regimes(db: &dyn salsa::Database) -> Rendered {
     list(db, &data)
 }
 
+/// The days `/api/v1/on/{date}.json` answers for.
+pub(crate) fn on_date_entries(db: &dyn salsa::Database) -> Vec<OnDateEntry> {
+    let base = base_url(db);
+    offered_days(db)
+        .iter()
+        .map(|o| OnDateEntry {
+            date: o.day.to_string(),
+            api_url: format!("{base}/api/v1/on/{}.json", o.day),
+            reference: o.reference,
+            quarter_start: o.quarter_start,
+            changes: o.changes,
+        })
+        .collect()
+}
+
+pub fn api_on_dates(db: &dyn salsa::Database) -> Rendered {
+    list(db, &on_date_entries(db))
+}
+
+/// Every country's answers on one day, in code order.
+pub(crate) fn on_date(db: &dyn salsa::Database, day: jiff::civil::Date) -> OnDate {
+    OnDate {
+        date: day.to_string(),
+        reference_date: crate::model::reference_date(db).clone(),
+        same_since: same_since(db, day).to_string(),
+        countries: country_keys(db)
+            .map(|key| country_on(db, key, day))
+            .collect(),
+    }
+}
+
+pub fn api_on_date(db: &dyn salsa::Database, date: &str) -> Rendered {
+    detail(db, on_date(db, date.parse().unwrap_or_default()))
+}
+
 /// How an API envelope is made and described (see [`ApiKind::spec`]).
 pub(crate) struct ApiSpec {
     pub render: RenderFn,
@@ -400,6 +436,17 @@ impl ApiKind {
                     history::api_release(db, ReleaseKey::new(db, param_of(output)))
                 },
                 schema: schema_of::<Envelope<ReleaseDetail>>,
+                count: None,
+            },
+            // What applies on a day (src/derive/on_date.rs).
+            ApiKind::OnDates => ApiSpec {
+                render: |db, _| api_on_dates(db),
+                schema: schema_of::<Envelope<Vec<OnDateEntry>>>,
+                count: Some(|db, _| len(offered_days(db).len())),
+            },
+            ApiKind::OnDate => ApiSpec {
+                render: |db, output| api_on_date(db, &param_of(output)),
+                schema: schema_of::<Envelope<OnDate>>,
                 count: None,
             },
         }

@@ -171,12 +171,14 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
         for output in outputs(db).iter().filter(|o| o.route == i) {
             let description = super::openapi::output_description(db, output);
             let line = match output.renderer.param() {
-                Param::Country | Param::Erp | Param::Release | Param::Year => format!(
-                    "- [{}]({base}{}): {description} Example: {}.",
-                    rule.path,
-                    output.path,
-                    output.param.as_deref().unwrap_or_default()
-                ),
+                Param::Country | Param::Erp | Param::Release | Param::Year | Param::Date => {
+                    format!(
+                        "- [{}]({base}{}): {description} Example: {}.",
+                        rule.path,
+                        output.path,
+                        output.param.as_deref().unwrap_or_default()
+                    )
+                }
                 Param::Filter | Param::Stem => {
                     format!("- [{}]({base}{}): {description}", output.path, output.path)
                 }
@@ -185,7 +187,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
             lines.push(line);
             if matches!(
                 output.renderer.param(),
-                Param::Country | Param::Erp | Param::Release | Param::Year
+                Param::Country | Param::Erp | Param::Release | Param::Year | Param::Date
             ) {
                 break;
             }

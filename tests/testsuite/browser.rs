@@ -1001,7 +1001,8 @@ fn one_page_per_kind(project: &Path) -> Vec<String> {
             let query = match kind {
                 PageKind::Search => "?q=italy".to_string(),
                 // The comparison page with countries chosen, so its side-by-side tables show.
-                PageKind::Compare => format!("?c={}", codes[..3].join(",")),
+                // With a day of the date control after the reference date, so its table is checked too.
+                PageKind::Compare => format!("?c={}&on=2027-01-01", codes[..3].join(",")),
                 _ => String::new(),
             };
             pages.push(format!("{path}{query}"));
@@ -1835,6 +1836,134 @@ fn the_compare_page_shows_the_chosen_countries_side_by_side_and_keeps_them_in_th
         );
         // The page never scrolls sideways: on a phone each row is a card, each answer named by its
         // country.
+        assert_eq!(
+            browser.script("return document.documentElement.scrollWidth <= innerWidth"),
+            true,
+            "too wide at {width} px: {}",
+            browser.script(WIDER_THAN_THE_WINDOW)
+        );
+        let errors = browser.console_errors();
+        assert!(errors.is_empty(), "console errors: {errors:#?}");
+    }
+}
+
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_date_control_of_compare_shows_what_the_phases_say_on_the_chosen_day() {
+    require_browser();
+    let served = serve();
+    let project = served.project.path();
+    let rows = crate::on_date::phases(project);
+    let reference = crate::on_date::reference_date(project);
+    let codes = ["pl", "be", "es"];
+    let get = |path: &str| -> Value {
+        serde_json::from_str(&crate::common::http::get(&served.address, path).text()).unwrap()
+    };
+    // The toggles of a day as the site publishes them: the latest listed day on or before it.
+    let index = get("/api/v1/on/index.json");
+    let toggles_on = |day: &str| -> BTreeMap<String, Value> {
+        let entry = index["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rfind(|e| e["date"].as_str().unwrap() <= day)
+            .unwrap();
+        let on = get(&format!(
+            "/api/v1/on/{}.json",
+            entry["date"].as_str().unwrap()
+        ));
+        on["data"]["countries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["code"].as_str().unwrap().to_string(),
+                    c["toggles"].clone(),
+                )
+            })
+            .collect()
+    };
+    // What the table shows: per row, its country, each toggle in words and each phase's state.
+    let shown = "return [...document.querySelectorAll('#on-result tbody tr')].map(r => [r.dataset.c, Object.fromEntries([...r.querySelectorAll('td[data-toggle]')].map(td => [td.dataset.toggle, td.textContent])), Object.fromEntries([...r.querySelectorAll('li[data-phase]')].map(li => [li.dataset.phase, li.dataset.state]))])";
+    let drawn = |day: &str| {
+        format!(
+            "return !!document.querySelector('#on-result table[data-day=\"{day}\"]') && !document.getElementById('on-result').hasAttribute('aria-busy')"
+        )
+    };
+    let check = |browser: &Browser, day: &str| {
+        let date: jiff::civil::Date = day.parse().unwrap();
+        let toggles = toggles_on(day);
+        let table = browser.script(shown);
+        let table = table.as_array().unwrap();
+        assert_eq!(
+            table.iter().map(|r| r[0].clone()).collect::<Vec<_>>(),
+            codes.map(|c| json!(c)).to_vec(),
+            "the countries of the address, in its order"
+        );
+        for row in table {
+            let code = row[0].as_str().unwrap();
+            for (name, value) in toggles[code].as_object().unwrap() {
+                let word = match value.as_bool() {
+                    Some(true) => "yes",
+                    Some(false) => "no",
+                    None => "unknown",
+                };
+                assert_eq!(row[1][name], json!(word), "{code} {name} on {day}");
+            }
+            let phases: BTreeMap<String, Value> = rows
+                .iter()
+                .filter(|p| p.country == code)
+                .map(|p| (p.id.clone(), json!(crate::on_date::expected_state(p, date))))
+                .collect();
+            assert_eq!(
+                row[2]
+                    .as_object()
+                    .unwrap()
+                    .clone()
+                    .into_iter()
+                    .collect::<BTreeMap<_, _>>(),
+                phases,
+                "{code}: each phase on {day} as its row of obligations.csv says"
+            );
+        }
+    };
+    let browser = Browser::start();
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        browser.goto(&url(&served, "/compare/?c=pl,be,es&on=2027-01-01"));
+        browser.wait_for(
+            "the date control",
+            "return !document.getElementById('on-form').hidden",
+        );
+        browser.wait_for("the answers of 2027-01-01", &drawn("2027-01-01"));
+        assert_eq!(
+            browser.script("return document.getElementById('on-day').value"),
+            json!("2027-01-01")
+        );
+        check(&browser, "2027-01-01");
+        browser.screenshot(&format!("compare-on-2027-01-01-{width}"));
+        // Another day, chosen in the control: the address keeps it beside the countries.
+        browser.script(
+            "const i = document.getElementById('on-day'); i.value = '2027-07-01'; i.dispatchEvent(new Event('change', {bubbles: true})); return null",
+        );
+        browser.wait_for("the answers of 2027-07-01", &drawn("2027-07-01"));
+        check(&browser, "2027-07-01");
+        assert_eq!(
+            browser.script("return location.search"),
+            json!("?c=pl,be,es&on=2027-07-01")
+        );
+        // Back to the reference date: the published toggles, and the day leaves the address.
+        browser.click("#on-reset");
+        browser.wait_for(
+            "the answers of the reference date",
+            &drawn(&reference.to_string()),
+        );
+        check(&browser, &reference.to_string());
+        assert_eq!(
+            browser.script("return location.search"),
+            json!("?c=pl,be,es")
+        );
         assert_eq!(
             browser.script("return document.documentElement.scrollWidth <= innerWidth"),
             true,

@@ -167,9 +167,11 @@ fn envelopes_have_meta_and_data_with_matching_counts() {
             _ => 1,
         };
         assert_eq!(meta["count"], expected, "{path}");
+        // A day's answers (`/api/v1/on/{date}.json`) are one object; the list of days is a list.
         let detail = ["/api/v1/countries/", "/api/v1/erps/", "/api/v1/releases/"]
             .iter()
-            .any(|prefix| path.starts_with(prefix));
+            .any(|prefix| path.starts_with(prefix))
+            || (path.starts_with("/api/v1/on/") && path != "/api/v1/on/index.json");
         assert_eq!(body["data"].is_object(), detail, "{path}: data shape");
     }
 }
@@ -1126,9 +1128,14 @@ fn every_json_output_is_canonical_pretty_json() {
     .skip(1)
     .filter(|l| !l.is_empty())
     .count();
+    // And the days answered (`/api/v1/on/index.json`) with each day's answers.
+    let days = json_file("/api/v1/on/index.json")["data"]
+        .as_array()
+        .unwrap()
+        .len();
     assert_eq!(
         checked,
-        104 + countries + crate::common::shipped_releases().count
+        104 + countries + crate::common::shipped_releases().count + 1 + days
     );
 }
 
@@ -1216,11 +1223,12 @@ fn openapi_describes_every_path_and_validates_every_body() {
             ("countries", "{code}"),
             ("erps", "{id}"),
             ("releases", "{version}"),
+            ("on", "{date}"),
         ]
         .iter()
         .find_map(|(kind, placeholder)| {
             let prefix = format!("/api/v1/{kind}/");
-            path.starts_with(&prefix)
+            (path.starts_with(&prefix) && path != "/api/v1/on/index.json")
                 .then(|| format!("{prefix}{placeholder}.json"))
         });
         // A country's column of the comparison page is described once, by its template.
@@ -1262,10 +1270,15 @@ fn openapi_describes_every_path_and_validates_every_body() {
             .unwrap()
             .len()
     );
+    // And the list of days answered with each day's answers, one per value of `{date}`.
+    let days = paths["/api/v1/on/{date}.json"]["get"]["parameters"][0]["schema"]["enum"]
+        .as_array()
+        .unwrap()
+        .len();
     assert_eq!(
         checked,
-        61 + 11 + 19 + 9 + 2 + columns + crate::common::shipped_releases().count,
-        "every API body, flat JSON file and comparison column was validated"
+        61 + 11 + 19 + 9 + 2 + columns + crate::common::shipped_releases().count + 1 + days,
+        "every API body, flat JSON file, comparison column and day's answers was validated"
     );
     // And a body that breaks the contract is caught.
     let schema = &paths["/api/v1/countries.json"]["get"]["responses"]["200"]["content"]["application/json"]

@@ -463,6 +463,7 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
         // into Australia's History.
         expect![[r#"
             broken_links × 6
+            change_days × 1
             check_agreement × 1
             check_country_facts_of × 1
             check_date_span × 1
@@ -506,13 +507,14 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             flat_rows × 4
             home_map × 1
             obligation_rows × 1
-            output_digest × 33
+            output_digest × 52
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
             output_file(api_facts) × 1
             output_file(api_filter) × 2
             output_file(api_index) × 1
+            output_file(api_on_date) × 19
             output_file(api_toggles) × 1
             output_file(changes_feed) × 1
             output_file(compare_column) × 1
@@ -565,6 +567,25 @@ fn a_fact_edit_that_flips_a_toggle_rewrites_the_lists_and_only_the_filters_whose
             /api/v1/filters/saft-required.json
             /api/v1/filters/toggles-unknown.json
             /api/v1/index.json
+            /api/v1/on/2026-10-16.json
+            /api/v1/on/2027-01-01.json
+            /api/v1/on/2027-04-01.json
+            /api/v1/on/2027-07-01.json
+            /api/v1/on/2027-09-01.json
+            /api/v1/on/2027-10-01.json
+            /api/v1/on/2028-01-01.json
+            /api/v1/on/2028-01-31.json
+            /api/v1/on/2028-04-01.json
+            /api/v1/on/2028-07-01.json
+            /api/v1/on/2028-10-01.json
+            /api/v1/on/2028-12-31.json
+            /api/v1/on/2029-01-01.json
+            /api/v1/on/2029-04-01.json
+            /api/v1/on/2029-07-01.json
+            /api/v1/on/2029-10-01.json
+            /api/v1/on/2030-01-01.json
+            /api/v1/on/2030-01-31.json
+            /api/v1/on/2030-07-01.json
             /api/v1/toggles.json
             /au/changes.xml
             /au/index.html
@@ -720,6 +741,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             broken_links × 5
             calendar × 1
             calendar_timeline × 1
+            change_days × 1
             check_agreement × 1
             check_date_span × 1
             check_fact_clauses_of × 1
@@ -730,6 +752,7 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             country_answers × 1
             country_calendar × 1
             country_history_context × 1
+            country_next_changes × 1
             country_obligations × 61
             country_phase_dates × 1
             country_toggles × 1
@@ -744,10 +767,11 @@ fn one_phase_scope_rewrites_that_country_and_the_calendar() {
             flat_rows × 1
             home_timeline × 1
             obligation_rows × 1
-            output_digest × 45
+            output_digest × 64
             output_file(api_calendar) × 1
             output_file(api_changes) × 1
             output_file(api_index) × 1
+            output_file(api_on_date) × 19
             output_file(calendar) × 1
             output_file(changes_feed) × 1
             output_file(compare_column) × 1
@@ -852,16 +876,18 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
         "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,",
         "de,b2b-e-invoicing,issue-large,enacted,2027-01,",
         expect![[r#"
-            broken_links × 33
+            broken_links × 225
             calendar × 1
             calendar_timeline × 1
+            change_days × 1
             check_agreement × 1
             check_date_span × 1
             check_fact_clauses_of × 1
             check_obligation_evidence × 1
             check_obligations × 1
             check_regimes × 1
-            condensed_twin × 17
+            check_routes × 1
+            condensed_twin × 18
             country_answers × 1
             country_calendar × 1
             country_day × 1
@@ -869,6 +895,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             country_facts × 1
             country_facts_json × 1
             country_history_context × 1
+            country_next_changes × 1
             country_obligations × 61
             country_phase_dates × 1
             country_regime_records × 1
@@ -887,14 +914,19 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             flat_row_count × 1
             flat_rows × 2
             home_timeline × 1
+            next_changes × 1
             obligation_rows × 1
-            output_digest × 60
+            offered_days × 1
+            openapi_document × 1
+            output_digest × 86
             output_file(api_calendar) × 1
             output_file(api_changes) × 1
             output_file(api_country) × 1
             output_file(api_erp) × 11
             output_file(api_facts) × 1
             output_file(api_index) × 1
+            output_file(api_on_date) × 20
+            output_file(api_on_dates) × 1
             output_file(calendar) × 1
             output_file(changes_feed) × 1
             output_file(compare_column) × 1
@@ -903,7 +935,11 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             output_file(data_csv) × 1
             output_file(data_json) × 1
             output_file(datapackage) × 1
+            output_file(llms) × 1
             output_file(llms_full) × 1
+            output_file(openapi) × 1
+            output_file(page_api) × 1
+            output_file(page_api_md) × 1
             output_file(page_calendar) × 1
             output_file(page_calendar_md) × 1
             output_file(page_changes) × 1
@@ -918,7 +954,11 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             output_file(page_home_md) × 1
             output_file(page_readiness) × 1
             output_file(page_readiness_md) × 1
+            output_file(search_index) × 1
             output_file(sitemap) × 1
+            output_paths × 1
+            outputs × 1
+            page_context(api) × 1
             page_context(calendar) × 1
             page_context(changes) × 1
             page_context(compare) × 1
@@ -926,16 +966,18 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             page_context(erp) × 11
             page_context(home) × 1
             page_context(readiness) × 1
+            page_context(search) × 1
             page_ids × 13
             page_layout × 2
-            page_links × 34
+            page_links × 36
             page_part(changes) × 122
-            page_search_items × 1
+            page_search_items × 39
             page_skeleton × 2
             part_is_plain × 61
             part_links × 122
-            part_problems × 122
-            twin_title × 17
+            part_problems × 210
+            published_csv × 9
+            twin_title × 18
             unreleased_country_changes × 1
             unreleased_country_changes_json × 1
             unreleased_counts × 1
@@ -943,6 +985,9 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             unreleased_listed_in_full × 1
         "#]],
         expect![[r#"
+            /api/index.html
+            /api/index.md
+            /api/openapi.json
             /api/v1/calendar.json
             /api/v1/changes.json
             /api/v1/countries/de.json
@@ -959,6 +1004,27 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             /api/v1/erps/workday-financial-management.json
             /api/v1/facts.json
             /api/v1/index.json
+            /api/v1/on/2026-10-16.json
+            /api/v1/on/2027-01-01.json
+            /api/v1/on/2027-01-31.json
+            /api/v1/on/2027-04-01.json
+            /api/v1/on/2027-07-01.json
+            /api/v1/on/2027-09-01.json
+            /api/v1/on/2027-10-01.json
+            /api/v1/on/2028-01-01.json
+            /api/v1/on/2028-01-31.json
+            /api/v1/on/2028-04-01.json
+            /api/v1/on/2028-07-01.json
+            /api/v1/on/2028-10-01.json
+            /api/v1/on/2028-12-31.json
+            /api/v1/on/2029-01-01.json
+            /api/v1/on/2029-04-01.json
+            /api/v1/on/2029-07-01.json
+            /api/v1/on/2029-10-01.json
+            /api/v1/on/2030-01-01.json
+            /api/v1/on/2030-01-31.json
+            /api/v1/on/2030-07-01.json
+            /api/v1/on/index.json
             /calendar.ics
             /calendar/index.html
             /calendar/index.md
@@ -1200,6 +1266,7 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             country_facts × 1
             country_facts_json × 1
             country_history_context × 1
+            country_next_changes × 61
             country_summary × 1
             country_toggle_derivations × 1
             country_toggle_marks × 1
@@ -1217,13 +1284,14 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             home_map × 1
             obligation_rules × 1
             openapi_document × 1
-            output_digest × 29
+            output_digest × 48
             output_file(api_changes) × 1
             output_file(api_countries) × 1
             output_file(api_country) × 1
             output_file(api_facts) × 1
             output_file(api_filter) × 3
             output_file(api_index) × 1
+            output_file(api_on_date) × 19
             output_file(api_toggles) × 1
             output_file(changes_feed) × 1
             output_file(country_feed) × 1
@@ -1277,6 +1345,25 @@ fn one_toggle_rule_rewrites_only_the_countries_whose_toggle_changed() {
             /api/v1/filters/e-invoicing-mandatory.json
             /api/v1/filters/toggles-unknown.json
             /api/v1/index.json
+            /api/v1/on/2026-10-16.json
+            /api/v1/on/2027-01-01.json
+            /api/v1/on/2027-04-01.json
+            /api/v1/on/2027-07-01.json
+            /api/v1/on/2027-09-01.json
+            /api/v1/on/2027-10-01.json
+            /api/v1/on/2028-01-01.json
+            /api/v1/on/2028-01-31.json
+            /api/v1/on/2028-04-01.json
+            /api/v1/on/2028-07-01.json
+            /api/v1/on/2028-10-01.json
+            /api/v1/on/2028-12-31.json
+            /api/v1/on/2029-01-01.json
+            /api/v1/on/2029-04-01.json
+            /api/v1/on/2029-07-01.json
+            /api/v1/on/2029-10-01.json
+            /api/v1/on/2030-01-01.json
+            /api/v1/on/2030-01-31.json
+            /api/v1/on/2030-07-01.json
             /api/v1/toggles.json
             /ba/changes.xml
             /ba/index.html
@@ -1636,12 +1723,12 @@ fn a_new_release_diffs_only_itself() {
         endpoints × 1
         erp_history_context × 11
         feed_time × 17
-        file × 650
+        file × 651
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 268
+        output_digest × 288
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
@@ -1653,6 +1740,8 @@ fn a_new_release_diffs_only_itself() {
         output_file(api_index) × 1
         output_file(api_local_erps) × 1
         output_file(api_news) × 1
+        output_file(api_on_date) × 19
+        output_file(api_on_dates) × 1
         output_file(api_partner_flags) × 1
         output_file(api_partners) × 1
         output_file(api_regimes) × 1

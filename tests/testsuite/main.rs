@@ -3,7 +3,7 @@
 //! Each module tests one side of locref as a user meets it: `build` and `diagnostics` the command line
 //! and its errors, `history` the releases and the changes published from them, `incremental` what a
 //! rebuild re-runs and rewrites, `watch` and `serve` the long-running commands, `pages` and
-//! `linkcheck` the published pages, `compare` the comparison page, `search` the search index and the
+//! `linkcheck` the published pages, `compare` the comparison page, `on_date` what applies on a day, `search` the search index and the
 //! aliases it finds countries by, `contrast` the colours of the matrix
 //! and the map, `dataset` the shipped data, `clients` the site as other programs read it (published
 //! under a path of its host), `layers` the import order of `src/` that ARCHITECTURE.md states,
@@ -25,6 +25,7 @@ mod hostile;
 mod incremental;
 mod layers;
 mod linkcheck;
+mod on_date;
 mod output_folder;
 mod pages;
 mod scale;

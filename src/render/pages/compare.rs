@@ -36,6 +36,10 @@ pub struct CompareContext<'a> {
     /// The fewest and the most countries the side-by-side view shows.
     min: usize,
     max: usize,
+    /// The toggles' labels, the columns of the table of a chosen day (drawn by `/assets/on-date.js`).
+    toggles: &'a [ToggleLabel],
+    /// Every later day on which an answer changes: the table readers without scripts see.
+    next_changes: Vec<NextChangeRow>,
 }
 
 /// An obligation, as a row of the side-by-side view names it.
@@ -440,6 +444,8 @@ pub fn compare_context(db: &dyn salsa::Database) -> Json {
         countries,
         min: 2,
         max: 4,
+        toggles: toggle_labels(db),
+        next_changes: next_change_rows(crate::derive::on_date::next_changes(db)),
     })
 }
 

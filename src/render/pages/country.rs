@@ -405,6 +405,10 @@ pub struct CountryContext<'a> {
     regime_questions: Vec<&'static str>,
     /// Releases and changes (history.rs).
     history: &'a HistoryContext,
+    /// The toggles' labels, the columns of the table of a chosen day (drawn by `/assets/on-date.js`).
+    toggle_labels: &'a [ToggleLabel],
+    /// Each later day on which this country's answer changes: what readers without scripts see.
+    next_changes: Vec<NextChangeRow>,
 }
 
 /// A toggle of a country page with the rule, the phase and the sources that set it, in words.
@@ -624,6 +628,8 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
         toggles,
         phases,
         reference_date: reference,
+        toggle_labels: toggle_labels(db),
+        next_changes: next_change_rows(crate::derive::on_date::country_next_changes(db, key)),
         key_facts: of(&|t| {
             !matches!(
                 t,

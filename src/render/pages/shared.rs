@@ -262,3 +262,29 @@ pub(crate) struct ErpNamed<'a> {
     pub(crate) id: &'a str,
     pub(crate) name: String,
 }
+
+/// One row of "Next changes" (the comparison page, a country page): a day, a country and what changes on
+/// it (`derive::on_date`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NextChangeRow {
+    pub date: String,
+    pub code: String,
+    pub name: String,
+    pub what: Vec<String>,
+    /// The first phase that changes, the anchor of its row on the country page.
+    pub phase_id: String,
+}
+
+/// The rows of "Next changes", in the order given.
+pub fn next_change_rows(changes: &[crate::derive::on_date::NextChange]) -> Vec<NextChangeRow> {
+    changes
+        .iter()
+        .map(|n| NextChangeRow {
+            date: n.day.to_string(),
+            code: n.code.clone(),
+            name: n.name.clone(),
+            what: n.what.clone(),
+            phase_id: n.phase_id.clone(),
+        })
+        .collect()
+}
