@@ -2633,3 +2633,76 @@ fn the_why_cell_of_a_toggle_names_every_phase_of_its_obligation() {
     }
     assert!(checked > 0);
 }
+
+/// The data files' page (`/data/`): it lists every file the build writes under `/data/` (each a link, in
+/// the page and its twin), states the licence of `rules/site.toml` with its attribution, and its loading
+/// examples read files the build publishes, from the site's base URL; its grades section is the one the
+/// grade legends link.
+#[test]
+fn the_data_page_lists_every_data_file_its_licence_and_examples_that_name_published_files() {
+    let dir = copy_project();
+    let root = dir.path();
+    let files = build(root);
+    let html = text(&files, "data/index.html");
+    let md = text(&files, "data/index.md");
+    let published: Vec<&str> = files
+        .keys()
+        .filter_map(|k| k.strip_prefix("data/"))
+        .filter(|name| !name.starts_with("index."))
+        .collect();
+    assert!(
+        published.len() > 3,
+        "the build writes data files: {published:?}"
+    );
+    for name in &published {
+        assert!(
+            html.contains(&format!("href=\"/data/{name}\"")),
+            "/data/ links {name}"
+        );
+        assert!(
+            md.contains(&format!("](/data/{name})")),
+            "/data/index.md links {name}"
+        );
+    }
+
+    let site: toml::Value = toml::from_str(&crate::common::read(root, "rules/site.toml")).unwrap();
+    let licence = &site["data_licence"];
+    for key in ["name", "url", "attribution"] {
+        let value = licence[key].as_str().unwrap();
+        assert!(html.contains(value), "/data/ states the licence's {key}");
+        assert!(
+            md.contains(value),
+            "/data/index.md states the licence's {key}"
+        );
+    }
+
+    // Every file an example reads is published, and read from the base URL.
+    let base = site["base_url"].as_str().unwrap().trim_end_matches('/');
+    let mut read = BTreeSet::new();
+    for (at, _) in html.match_indices(".csv") {
+        let before = &html[..at];
+        let start = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap()
+            + 1;
+        let stem = &before[start..];
+        if html[..start].ends_with(&format!("{base}/data/")) || html[..start].ends_with("base + \"")
+        {
+            read.insert(format!("{stem}.csv"));
+        }
+    }
+    assert!(
+        html.contains(&format!("base = \"{base}/data/\"")),
+        "the pandas example reads from the base URL"
+    );
+    assert!(read.len() >= 2, "the examples read files: {read:?}");
+    for name in &read {
+        assert!(
+            published.contains(&name.as_str()),
+            "an example reads {name}, which the build does not publish"
+        );
+    }
+
+    assert!(html.contains("<section id=\"grades\">"));
+    assert!(md.contains("## Grades"));
+}
