@@ -7,7 +7,8 @@
 //! Held to: text 4.5:1 against its background (1.4.3); each fill of the map (yes, no, the hatching's
 //! ground for "not established") 3:1 against the sea, the land and the white borders between countries
 //! it sits on, the hatching's stripes 3:1 against their ground, yes 3:1 against no, the small countries'
-//! circles 3:1 against the sea and the land, and the legend's swatches 3:1 against the page (1.4.11).
+//! circles 3:1 against the sea and the land, the legend's swatches 3:1 against the page, and every
+//! control's border 3:1 against the page and its own ground (1.4.11).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -387,5 +388,77 @@ fn the_maps_fills_borders_and_legend_stand_out_by_3_to_1_from_what_they_sit_on()
         &page,
         3.0,
     ));
+    assert_pairs(&pairs);
+}
+
+/// Whether a selector, as the stylesheet writes it, styles a control: its last part is an `input`, a
+/// `button`, a `select` or a `textarea` (with a class, an attribute or a state), or the label the map's
+/// switch draws in place of its hidden radio input (`.choice label`).
+fn styles_a_control(selector: &str) -> bool {
+    let last = selector.rsplit(' ').next().unwrap_or_default();
+    let element = last.split(['.', '[', ':', '#']).next().unwrap_or_default();
+    matches!(element, "input" | "button" | "select" | "textarea")
+        || selector.ends_with(".choice label")
+}
+
+/// The colour of a `border` (or `border-color`) value, when it draws one.
+fn border_colour(value: &str) -> Option<String> {
+    if value == "0" || value.starts_with("0 ") || value.contains("none") {
+        return None;
+    }
+    value
+        .split_whitespace()
+        .find(|w| w.starts_with('#'))
+        .map(str::to_string)
+}
+
+/// WCAG 1.4.11: the border that shows where a control is (the search box, its button, the filters, the
+/// map's switch, the try-it controls, the compare page's buttons) stands out by 3:1 from the page and
+/// from the control's own ground. Every control rule of the stylesheet that draws a border is checked,
+/// found by its selector, so a new control is held to it too.
+#[test]
+fn every_controls_border_stands_out_by_3_to_1_from_the_page_and_its_ground() {
+    let css = stylesheet();
+    let page = css.value("body", "background");
+    let mut pairs = Vec::new();
+    for (selector, declarations) in &css.rules {
+        if !styles_a_control(selector) {
+            continue;
+        }
+        for property in ["border", "border-color"] {
+            let Some(value) = declarations.get(property) else {
+                continue;
+            };
+            let Some(colour) = border_colour(&css.resolve(value)) else {
+                continue;
+            };
+            pairs.push(pair(
+                format!("control: `{selector}` border against the page"),
+                &colour,
+                &page,
+                3.0,
+            ));
+            // The control's own ground, where the selector's rules set one; a filled control whose
+            // border is its ground is shown by the fill, held to the page above.
+            let grounds = ["background", "background-color"]
+                .iter()
+                .flat_map(|p| css.values(selector, p))
+                .filter(|g| g.starts_with('#') && *g != colour)
+                .collect::<Vec<_>>();
+            for ground in grounds {
+                pairs.push(pair(
+                    format!("control: `{selector}` border against its ground"),
+                    &colour,
+                    &ground,
+                    3.0,
+                ));
+            }
+        }
+    }
+    assert!(
+        pairs.len() >= 5,
+        "site.css: found too few control borders to check ({}): is the selector test still right?",
+        pairs.len()
+    );
     assert_pairs(&pairs);
 }

@@ -749,7 +749,7 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
     // The home page, the matrix, 61 countries, the ERP index and 11 ERPs, the two reporting pages,
     // partners, local ERPs, news, sponsors, licence, the filter index and 7 filters, the API docs, the
     // calendar, the readiness board, search, the changes, the releases and the archive page of each year
-    // of releases, the comparison; and the 404 page.
+    // of releases, the comparison, the data files; and the 404 page.
     assert_eq!(
         html.len(),
         1 + 1
@@ -768,6 +768,7 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
             + crate::common::shipped_releases().count
             + crate::common::shipped_releases().years // the archive pages of the releases
             + 1 // the comparison
+            + 1 // the data files
             + 1 // 404
     );
     for path in &html {
