@@ -773,6 +773,30 @@ fn the_home_map_is_coloured_by_the_toggle_the_reader_picks() {
     };
     assert_eq!(legend_shown(0), true);
     assert_eq!(legend_shown(4), false);
+    // A yes limited to part of its scope (Hungary's sectors, India's threshold) is dotted, not the plain
+    // yes, and its legend counts it apart.
+    let limited = browser.script(
+        "const a = [...document.querySelectorAll('svg.fig-map a.t0-true.t0-qualified')]; \
+         return {countries: new Set(a.map(x => x.getAttribute('href'))).size, fills: a.map(x => getComputedStyle(x).fill)}",
+    );
+    let countries = limited["countries"].as_u64().unwrap();
+    let limited = limited["fills"].as_array().unwrap();
+    assert!(
+        !limited.is_empty(),
+        "some yes of the first toggle is limited"
+    );
+    for fill in limited {
+        assert!(fill.as_str().unwrap().contains("#map-limited"), "{fill}");
+    }
+    let legend_limited = browser.script(
+        "const l = document.querySelector('.map-legend-t0 .legend-limited'); return l && l.textContent",
+    );
+    assert!(
+        legend_limited
+            .as_str()
+            .is_some_and(|t| t.ends_with(&format!(": {countries}"))),
+        "{legend_limited}"
+    );
     browser.click("label[for='map-t4']");
     assert_eq!(
         browser.script("return document.getElementById('map-t4').checked"),
@@ -818,10 +842,24 @@ fn the_home_map_is_coloured_by_the_toggle_the_reader_picks() {
         browser.script("return getComputedStyle(document.querySelector('.map-legend-model')).display !== 'none'"),
         true
     );
+    // A fill by pattern reads `url("#id") rgb(…)`: the pattern, then the colour it falls back to.
+    let colour_of = |fill: &Value| -> Value {
+        let fill = fill.as_str().unwrap();
+        json!(fill.rsplit_once(") ").map_or(fill, |(_, colour)| colour))
+    };
     let mut seen = BTreeSet::new();
     for code in crate::common::COUNTRY_CODES.split(' ') {
         if let Some(model) = b2b_model(code) {
-            assert_eq!(fill(code), legend_swatch(&model), "{code}: {model}");
+            // Told apart by its texture as well as its hue: each model fills with a pattern of its own.
+            let filled = fill(code);
+            assert!(
+                filled
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("#map-model-{model}\"")),
+                "{code}: {model}: {filled}"
+            );
+            assert_eq!(colour_of(&filled), legend_swatch(&model), "{code}: {model}");
             seen.insert(model);
         } else {
             assert!(
