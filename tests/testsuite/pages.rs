@@ -2707,3 +2707,45 @@ fn the_data_page_lists_every_data_file_its_licence_and_examples_that_name_publis
     assert!(html.contains("<section id=\"grades\">"));
     assert!(md.contains("## Grades"));
 }
+
+/// Every page that shows a grade (an element classed `verified` or `unverified`) says in one line what
+/// the grades are, and links the data page's section that explains them; that section exists.
+#[test]
+fn every_page_that_shows_a_grade_has_the_grade_legend() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let grades = regex::Regex::new(r#"class="[^"]*\b(un)?verified\b"#).unwrap();
+    let mut showing = 0;
+    let mut missing = Vec::new();
+    for (path, bytes) in &files {
+        if !path.ends_with(".html") || path == "data/index.html" {
+            continue;
+        }
+        let html = std::str::from_utf8(bytes).unwrap();
+        let main = &html[html.find("<main").unwrap_or(0)..];
+        let without_legend = match main.find("<p class=\"grade-legend\">") {
+            Some(at) => {
+                let end = at + main[at..].find("</p>").unwrap();
+                assert!(
+                    main[at..end].contains("href=\"/data/#grades\""),
+                    "{path}: the legend links /data/#grades"
+                );
+                format!("{}{}", &main[..at], &main[end..])
+            }
+            None => main.to_string(),
+        };
+        if grades.is_match(&without_legend) {
+            showing += 1;
+            if without_legend.len() == main.len() {
+                missing.push(path.clone());
+            }
+        }
+    }
+    assert!(showing > 10, "pages that show grades: {showing}");
+    assert!(
+        missing.is_empty(),
+        "pages that show grades without their legend:\n{}",
+        missing.join("\n")
+    );
+    assert!(text(&files, "data/index.html").contains("<section id=\"grades\">"));
+}
