@@ -2749,3 +2749,30 @@ fn every_page_that_shows_a_grade_has_the_grade_legend() {
     );
     assert!(text(&files, "data/index.html").contains("<section id=\"grades\">"));
 }
+
+/// Without JavaScript the comparison page cannot read `?c=`: it says so where scripts do not run, and
+/// links every country's row of its table (each row's id), so a reader without scripts reaches the
+/// countries asked for in one step each.
+#[test]
+fn the_compare_page_says_what_works_without_scripts_and_links_every_row() {
+    let dir = copy_project();
+    let root = dir.path();
+    let files = build(root);
+    let html = text(&files, "compare/index.html");
+    let start = html
+        .find("<noscript>")
+        .expect("the compare page has a note for readers without scripts");
+    let note = &html[start..start + html[start..].find("</noscript>").unwrap()];
+    assert!(note.contains("<code>?c=…</code>"), "{note}");
+    let codes = codes(root);
+    for code in &codes {
+        assert!(
+            note.contains(&format!("href=\"#{code}\"")),
+            "the note links #{code}"
+        );
+        assert!(
+            html.contains(&format!("<tr id=\"{code}\">")),
+            "the table has the row #{code}"
+        );
+    }
+}
