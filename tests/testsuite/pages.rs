@@ -2776,3 +2776,37 @@ fn the_compare_page_says_what_works_without_scripts_and_links_every_row() {
         );
     }
 }
+
+/// The changes a release page lists are in the order of their countries' names, as the reader looks a
+/// country up, not of their codes (the United Arab Emirates, `ae`, came right after Andorra).
+#[test]
+fn a_release_page_lists_its_changes_by_country_name() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let mut checked = 0;
+    for (path, bytes) in &files {
+        if !(path.starts_with("changes/") && path.ends_with("/index.html")) {
+            continue;
+        }
+        let html = std::str::from_utf8(bytes).unwrap();
+        let Some(start) = html.find("<ul class=\"answers\">") else {
+            continue;
+        };
+        let list = &html[start..start + html[start..].find("</ul>").unwrap()];
+        let names: Vec<&str> = list
+            .split("<li>")
+            .skip(1)
+            .filter_map(|item| item.split_once(": ").map(|(name, _)| name))
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted, "{path}: changes by country name");
+        if names.first() != names.last() {
+            checked += 1;
+        }
+    }
+    assert!(
+        checked > 0,
+        "a release page lists the changes of several countries"
+    );
+}
