@@ -129,6 +129,8 @@ pub enum PageKind {
     Readiness,
     /// `/compare/`: every country's regime answers in one table, and two to four chosen side by side.
     Compare,
+    /// `/data/`: the flat data files, their licence and package, how to load them, what the grades mean.
+    Data,
 }
 
 /// The format of a page.
@@ -247,7 +249,8 @@ impl PageKind {
             | PageKind::Search
             | PageKind::NotFound
             | PageKind::Changes
-            | PageKind::Readiness => Param::None,
+            | PageKind::Readiness
+            | PageKind::Data => Param::None,
             PageKind::Compare => Param::None,
         }
     }

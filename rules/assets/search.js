@@ -5,8 +5,8 @@
 // MiniSearch), so the page works under a strict CSP. The index is read as it arrives: the names can be
 // found before the facts have come. Without JavaScript the box submits to /search/, which lists
 // everything A to Z.
-// Also here, because every page loads this file: the "Countries" panel of the header closes on Escape or
-// a click elsewhere, and the page's "last updated" time is shown in the reader's terms.
+// Also here, because every page loads this file: the "Countries" panel of the header closes on Escape (the
+// focus back on its opener) or a click elsewhere, and the page's "last updated" time is shown in the reader's terms.
 (function () {
   "use strict";
   // The site's root: this script is <root>assets/search.js, wherever the site is published.
@@ -553,9 +553,15 @@
     });
   }
 
+  // Escape closes the header's Countries panel and the compare page's chooser. Focus inside a panel would
+  // drop to the page's <body> as the panel hides it, so it goes back to the panel's opener (its summary).
   function closeJumpPanels() {
-    var panels = document.querySelectorAll("details.jump[open]");
-    for (var i = 0; i < panels.length; i++) { panels[i].open = false; }
+    var panels = document.querySelectorAll("details.jump[open], details#compare-choose[open]");
+    for (var i = 0; i < panels.length; i++) {
+      var inside = panels[i].contains(document.activeElement);
+      panels[i].open = false;
+      if (inside) { panels[i].querySelector("summary").focus(); }
+    }
   }
 
   // 2026-11-23T19:14:10Z -> 2026-11-23 19:14 UTC

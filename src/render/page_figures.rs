@@ -6,7 +6,10 @@
 //! A figure that cannot be drawn (a country without a shape, a malformed shapes file) is a diagnostic of
 //! the build ([`figure_errors`]), never a page without its figure.
 
-use super::figures::{MapCountry, MapFigure, Shapes, TimelineEvent, TimelineFigure, map, timeline};
+use super::figures::{
+    MapCountry, MapFigure, Shapes, Texture, TextureKind, TimelineEvent, TimelineFigure, map,
+    timeline,
+};
 use super::pages::shared::toggle_labels;
 use crate::derive::obligations::calendar;
 use crate::derive::toggles::country_toggle_marks;
@@ -66,14 +69,47 @@ pub fn home_map(db: &dyn salsa::Database) -> Result<String, Diagnostic> {
     let figure = MapFigure {
         title: "Map of the countries by obligation".into(),
         description: "Each country is coloured by the obligation chosen before the map: dark blue where it \
-                      applies (yes), ochre where it does not (no), hatched grey where it is not established \
+                      applies (yes), dotted dark blue where it applies in part (yes, limited), ochre where it does not (no), hatched grey where it is not established \
                       (unknown). Small countries are marked by a circle."
             .into(),
         toggles: labels,
         countries,
+        textures: MAP_TEXTURES
+            .iter()
+            .map(|(id, ground, kind)| Texture {
+                id: (*id).to_string(),
+                ground: (*ground).to_string(),
+                marks: MAP_MARKS.to_string(),
+                kind: *kind,
+            })
+            .collect(),
     };
     map(shapes, &figure).map_err(|e| Diagnostic::new(SHAPES, 1, 1, format!("the map: {e}")))
 }
+
+/// The textures of the home map beside the hatching of unknown, each a ground of site.css (`--map-yes`,
+/// `--model-*`, the stylesheet's fallback fill, which tests/testsuite/contrast.rs holds to the same
+/// colour) with light marks: a limited yes is dotted dark blue, apart from the plain yes; each B2B
+/// e-invoicing model has marks of its own, so the models are told apart by pattern, not by hue alone.
+const MAP_TEXTURES: [(&str, &str, TextureKind); 6] = [
+    ("map-limited", "#0c3650", TextureKind::Dots),
+    ("map-model-clearance", "#0c3650", TextureKind::Plain),
+    (
+        "map-model-reporting",
+        "#1e6b52",
+        TextureKind::HorizontalStripes,
+    ),
+    ("map-model-network", "#6a4a9c", TextureKind::Dots),
+    ("map-model-five-corner", "#a3462a", TextureKind::Cross),
+    (
+        "map-model-post-audit",
+        "#8a6d2f",
+        TextureKind::VerticalStripes,
+    ),
+];
+
+/// The light marks of every texture (the hatching's stripes too).
+const MAP_MARKS: &str = "#e9ecef";
 
 /// The obligation whose e-invoicing model the home map and the matrix show for a country.
 pub(crate) const MODEL_OBLIGATION: &str = "b2b-e-invoicing";

@@ -773,6 +773,30 @@ fn the_home_map_is_coloured_by_the_toggle_the_reader_picks() {
     };
     assert_eq!(legend_shown(0), true);
     assert_eq!(legend_shown(4), false);
+    // A yes limited to part of its scope (Hungary's sectors, India's threshold) is dotted, not the plain
+    // yes, and its legend counts it apart.
+    let limited = browser.script(
+        "const a = [...document.querySelectorAll('svg.fig-map a.t0-true.t0-qualified')]; \
+         return {countries: new Set(a.map(x => x.getAttribute('href'))).size, fills: a.map(x => getComputedStyle(x).fill)}",
+    );
+    let countries = limited["countries"].as_u64().unwrap();
+    let limited = limited["fills"].as_array().unwrap();
+    assert!(
+        !limited.is_empty(),
+        "some yes of the first toggle is limited"
+    );
+    for fill in limited {
+        assert!(fill.as_str().unwrap().contains("#map-limited"), "{fill}");
+    }
+    let legend_limited = browser.script(
+        "const l = document.querySelector('.map-legend-t0 .legend-limited'); return l && l.textContent",
+    );
+    assert!(
+        legend_limited
+            .as_str()
+            .is_some_and(|t| t.ends_with(&format!(": {countries}"))),
+        "{legend_limited}"
+    );
     browser.click("label[for='map-t4']");
     assert_eq!(
         browser.script("return document.getElementById('map-t4').checked"),
@@ -818,10 +842,24 @@ fn the_home_map_is_coloured_by_the_toggle_the_reader_picks() {
         browser.script("return getComputedStyle(document.querySelector('.map-legend-model')).display !== 'none'"),
         true
     );
+    // A fill by pattern reads `url("#id") rgb(…)`: the pattern, then the colour it falls back to.
+    let colour_of = |fill: &Value| -> Value {
+        let fill = fill.as_str().unwrap();
+        json!(fill.rsplit_once(") ").map_or(fill, |(_, colour)| colour))
+    };
     let mut seen = BTreeSet::new();
     for code in crate::common::COUNTRY_CODES.split(' ') {
         if let Some(model) = b2b_model(code) {
-            assert_eq!(fill(code), legend_swatch(&model), "{code}: {model}");
+            // Told apart by its texture as well as its hue: each model fills with a pattern of its own.
+            let filled = fill(code);
+            assert!(
+                filled
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("#map-model-{model}\"")),
+                "{code}: {model}: {filled}"
+            );
+            assert_eq!(colour_of(&filled), legend_swatch(&model), "{code}: {model}");
             seen.insert(model);
         } else {
             assert!(
@@ -2188,4 +2226,136 @@ fn search_forgives_typos_and_finds_countries_by_their_other_names_and_codes_firs
     }
     let errors = browser.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+/// On a phone (390 px) every table wider than the window scrolls inside its box with its first column in
+/// view: scrolled to its far right, each row's first cell still starts at the box's left edge. Checked on
+/// one page of each kind (the tables drawn as cards on a phone do not scroll, so they are not counted).
+/// At 320 px no page scrolls sideways.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn on_a_phone_every_wide_table_keeps_its_first_column_in_view_and_no_page_scrolls_sideways() {
+    require_browser();
+    let served = serve();
+    let mut pages = one_page_per_kind(served.project.path());
+    // The topic pages with the widest tables, whatever page stands for their kind.
+    for topic in ["/e-invoicing/", "/vat-reporting/", "/saf-t/", "/data/"] {
+        if !pages.iter().any(|p| p == topic) {
+            pages.push(topic.to_string());
+        }
+    }
+    let browser = Browser::start();
+    browser.resize(390, 844);
+    let mut scrolled = 0;
+    let mut failing = Vec::new();
+    for page in &pages {
+        browser.goto(&url(&served, page));
+        browser.wait_for(
+            page,
+            "return document.readyState === 'complete' && !document.querySelector('[aria-busy=true]')",
+        );
+        let found = browser.script(
+            "const out = {scrolled: 0, loose: []}; \
+             for (const wrap of document.querySelectorAll('main .table-wrap, main .grid-wrap')) { \
+               const table = wrap.querySelector(':scope > table'); \
+               if (!table || getComputedStyle(table).display !== 'table' || wrap.scrollWidth <= wrap.clientWidth + 1) continue; \
+               out.scrolled++; wrap.scrollLeft = wrap.scrollWidth; \
+               const edge = wrap.getBoundingClientRect().left + wrap.clientLeft; \
+               for (const tr of table.rows) { \
+                 const first = tr.cells[0]; if (!first) continue; \
+                 const r = first.getBoundingClientRect(); \
+                 if (r.width > 0 && Math.abs(r.left - edge) > 1.5) { out.loose.push((table.id || table.className || 'table') + ': ' + tr.textContent.trim().slice(0, 40) + ' at ' + Math.round(r.left - edge)); break; } \
+               } \
+               wrap.scrollLeft = 0; \
+             } \
+             return out;",
+        );
+        scrolled += found["scrolled"].as_u64().unwrap();
+        for loose in found["loose"].as_array().unwrap() {
+            failing.push(format!("{page}: {loose}"));
+        }
+    }
+    println!(
+        "{scrolled} tables scroll sideways at 390 px on {} pages",
+        pages.len()
+    );
+    assert!(
+        scrolled > 0,
+        "no table scrolls sideways at 390 px: the check saw nothing"
+    );
+    assert!(
+        failing.is_empty(),
+        "first columns that scroll out of view at 390 px:\n{}",
+        failing.join("\n")
+    );
+
+    browser.resize(320, 700);
+    let mut wide = Vec::new();
+    for page in &pages {
+        browser.goto(&url(&served, page));
+        browser.wait_for(
+            page,
+            "return document.readyState === 'complete' && !document.querySelector('[aria-busy=true]')",
+        );
+        // Against the window's width: a phone's scrollbar is drawn over the page, not beside it.
+        let sideways =
+            browser.script("return Math.max(0, document.documentElement.scrollWidth - innerWidth)");
+        if sideways != json!(0) {
+            wide.push(format!("{page}: {}", browser.script(WIDER_THAN_THE_WINDOW)));
+        }
+    }
+    assert!(
+        wide.is_empty(),
+        "pages that scroll sideways at 320 px:\n{}",
+        wide.join("\n")
+    );
+}
+
+/// Escape closes the header's Countries panel and the compare page's chooser with the focus back on the
+/// summary that opened it, not dropped to the page's `<body>`; at 1280 and 390 px.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn escape_closes_a_panel_and_returns_the_focus_to_its_opener() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start();
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        for (page, panel) in [
+            ("/calendar/", "details.jump"),
+            ("/compare/", "details#compare-choose"),
+        ] {
+            browser.goto(&url(&served, page));
+            browser.wait_for(
+                page,
+                &format!("return document.readyState === 'complete' && !!document.querySelector('{panel}') && document.querySelector('{panel}').offsetParent !== null"),
+            );
+            // Opened by its summary (the compare page may open its chooser itself), then Tab into it.
+            if browser.script(&format!("return document.querySelector('{panel}').open"))
+                != json!(true)
+            {
+                browser.click(&format!("{panel} > summary"));
+            }
+            browser.script(&format!(
+                "document.querySelector('{panel} > summary').focus()"
+            ));
+            browser.press(TAB);
+            let inside = browser.script(&format!(
+                "const p = document.querySelector('{panel}'); return p.open && p.contains(document.activeElement) && document.activeElement.tagName !== 'SUMMARY'"
+            ));
+            assert_eq!(
+                inside, true,
+                "{width} px {page}: Tab goes into the open {panel}"
+            );
+            browser.press(ESCAPE);
+            let after = browser.script(&format!(
+                "const p = document.querySelector('{panel}'); return {{open: p.open, focus: document.activeElement === p.querySelector('summary'), on: document.activeElement.tagName}}"
+            ));
+            assert_eq!(
+                after,
+                json!({"open": false, "focus": true, "on": "SUMMARY"}),
+                "{width} px {page}: Escape closes {panel} and focuses its summary"
+            );
+        }
+    }
 }

@@ -837,7 +837,17 @@ fn data_package_problems(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
     let published: BTreeSet<String> = files
         .keys()
         .filter_map(|p| p.strip_prefix("/data/"))
-        .filter(|p| !["datapackage.json", "LICENSE.txt", "README.txt"].contains(p))
+        // The package, its notes, and the folder's page and its twin (/data/): not tables.
+        .filter(|p| {
+            ![
+                "datapackage.json",
+                "LICENSE.txt",
+                "README.txt",
+                "index.html",
+                "index.md",
+            ]
+            .contains(p)
+        })
         .map(str::to_string)
         .collect();
     let described: BTreeSet<String> = resources

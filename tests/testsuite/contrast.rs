@@ -7,7 +7,8 @@
 //! Held to: text 4.5:1 against its background (1.4.3); each fill of the map (yes, no, the hatching's
 //! ground for "not established") 3:1 against the sea, the land and the white borders between countries
 //! it sits on, the hatching's stripes 3:1 against their ground, yes 3:1 against no, the small countries'
-//! circles 3:1 against the sea and the land, and the legend's swatches 3:1 against the page (1.4.11).
+//! circles 3:1 against the sea and the land, the legend's swatches 3:1 against the page, and every
+//! control's border 3:1 against the page and its own ground (1.4.11).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -388,4 +389,203 @@ fn the_maps_fills_borders_and_legend_stand_out_by_3_to_1_from_what_they_sit_on()
         3.0,
     ));
     assert_pairs(&pairs);
+}
+
+/// Whether a selector, as the stylesheet writes it, styles a control: its last part is an `input`, a
+/// `button`, a `select` or a `textarea` (with a class, an attribute or a state), or the label the map's
+/// switch draws in place of its hidden radio input (`.choice label`).
+fn styles_a_control(selector: &str) -> bool {
+    let last = selector.rsplit(' ').next().unwrap_or_default();
+    let element = last.split(['.', '[', ':', '#']).next().unwrap_or_default();
+    matches!(element, "input" | "button" | "select" | "textarea")
+        || selector.ends_with(".choice label")
+}
+
+/// The colour of a `border` (or `border-color`) value, when it draws one.
+fn border_colour(value: &str) -> Option<String> {
+    if value == "0" || value.starts_with("0 ") || value.contains("none") {
+        return None;
+    }
+    value
+        .split_whitespace()
+        .find(|w| w.starts_with('#'))
+        .map(str::to_string)
+}
+
+/// WCAG 1.4.11: the border that shows where a control is (the search box, its button, the filters, the
+/// map's switch, the try-it controls, the compare page's buttons) stands out by 3:1 from the page and
+/// from the control's own ground. Every control rule of the stylesheet that draws a border is checked,
+/// found by its selector, so a new control is held to it too.
+#[test]
+fn every_controls_border_stands_out_by_3_to_1_from_the_page_and_its_ground() {
+    let css = stylesheet();
+    let page = css.value("body", "background");
+    let mut pairs = Vec::new();
+    for (selector, declarations) in &css.rules {
+        if !styles_a_control(selector) {
+            continue;
+        }
+        for property in ["border", "border-color"] {
+            let Some(value) = declarations.get(property) else {
+                continue;
+            };
+            let Some(colour) = border_colour(&css.resolve(value)) else {
+                continue;
+            };
+            pairs.push(pair(
+                format!("control: `{selector}` border against the page"),
+                &colour,
+                &page,
+                3.0,
+            ));
+            // The control's own ground, where the selector's rules set one; a filled control whose
+            // border is its ground is shown by the fill, held to the page above.
+            let grounds = ["background", "background-color"]
+                .iter()
+                .flat_map(|p| css.values(selector, p))
+                .filter(|g| g.starts_with('#') && *g != colour)
+                .collect::<Vec<_>>();
+            for ground in grounds {
+                pairs.push(pair(
+                    format!("control: `{selector}` border against its ground"),
+                    &colour,
+                    &ground,
+                    3.0,
+                ));
+            }
+        }
+    }
+    assert!(
+        pairs.len() >= 5,
+        "site.css: found too few control borders to check ({}): is the selector test still right?",
+        pairs.len()
+    );
+    assert_pairs(&pairs);
+}
+
+/// The map's textures (`<pattern>`s of the built home page other than the hatching: a limited yes, each
+/// B2B e-invoicing model): each ground 3:1 against the sea, the land and the borders, its marks 3:1
+/// against its ground, and the stylesheet's fallback colour of each fill that names it the same as its
+/// ground. The models' hues need not differ by 3:1 from each other: their textures tell them apart, and
+/// no two models share one.
+#[test]
+fn the_maps_textures_stand_out_and_each_model_has_its_own() {
+    let css = stylesheet();
+    let home = home_page();
+    let svg_start = home.find("<svg").expect("the home page has its map");
+    let svg = &home[svg_start..svg_start + home[svg_start..].find("</svg>").unwrap()];
+    let sea = css.value(".fig-map .sea", "fill");
+    let land = css.value(".fig-map .land", "fill");
+    let border = css.value(".fig-map .country .shape", "stroke");
+
+    // Every fill of the stylesheet that names a pattern: the pattern's id and the fallback colour.
+    let mut named: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for (selector, declarations) in &css.rules {
+        if let Some(fill) = declarations.get("fill") {
+            let fill = css.resolve(fill);
+            if let Some(rest) = fill.strip_prefix("url(#") {
+                let (id, fallback) = rest.split_once(')').unwrap();
+                named
+                    .entry(id.to_string())
+                    .or_default()
+                    .push((selector.clone(), fallback.trim().to_string()));
+            }
+        }
+    }
+    let mut pairs = Vec::new();
+    let mut model_marks = BTreeMap::new();
+    let mut rest = svg;
+    while let Some(at) = rest.find("<pattern id=\"") {
+        let pattern = &rest[at..at + rest[at..].find("</pattern>").unwrap()];
+        rest = &rest[at + pattern.len()..];
+        let id = attribute(pattern, "<pattern", "id");
+        if id == "map-hatch" {
+            continue; // held by the test above
+        }
+        let ground = attribute(pattern, "<rect", "fill");
+        let fills = named
+            .get(&id)
+            .unwrap_or_else(|| panic!("site.css fills nothing with #{id}"));
+        for (selector, fallback) in fills {
+            assert_eq!(
+                fallback, &ground,
+                "`{selector}`: the fallback of #{id} is its ground"
+            );
+        }
+        for (name, back) in [("sea", &sea), ("land", &land), ("borders", &border)] {
+            pairs.push(pair(
+                format!("map: #{id}'s ground against the {name}"),
+                &ground,
+                back,
+                3.0,
+            ));
+        }
+        let marks = ["<circle", "<line"].iter().find_map(|tag| {
+            pattern.contains(tag).then(|| {
+                let paint = if *tag == "<circle" { "fill" } else { "stroke" };
+                (tag.to_string(), attribute(pattern, tag, paint))
+            })
+        });
+        if let Some((_, colour)) = &marks {
+            pairs.push(pair(
+                format!("map: #{id}'s marks against its ground"),
+                colour,
+                &ground,
+                3.0,
+            ));
+        }
+        if id.starts_with("map-model-") {
+            // The marks' shape: how many lines and circles, and which way the lines run.
+            let shape = format!(
+                "{} circles, lines {:?}",
+                pattern.matches("<circle").count(),
+                pattern
+                    .match_indices("<line")
+                    .map(|(i, _)| {
+                        let line = &pattern[i..];
+                        (attribute(line, "<line", "x1") == attribute(line, "<line", "x2")) as u8
+                    })
+                    .collect::<Vec<_>>()
+            );
+            model_marks.insert(id.clone(), shape);
+        }
+    }
+    assert!(
+        model_marks.len() >= 3,
+        "the models' textures: {model_marks:?}"
+    );
+    let distinct: std::collections::BTreeSet<_> = model_marks.values().collect();
+    assert_eq!(
+        distinct.len(),
+        model_marks.len(),
+        "each model has marks of its own: {model_marks:?}"
+    );
+    assert!(
+        named.contains_key("map-limited"),
+        "a limited yes has its texture"
+    );
+    assert_pairs(&pairs);
+}
+
+/// The grade's colour ("verified (…)") is text of 4.5:1 on the page and on a highlighted row, and not
+/// the colour of a yes or a no, so a grade is never read as an answer.
+#[test]
+fn the_grades_colour_is_text_of_4_5_to_1_apart_from_yes_and_no() {
+    let css = stylesheet();
+    let page = css.value("body", "background");
+    let highlight = css.value(":target", "background");
+    let verified = css.value(".verified", "color");
+    let yes = css.value(".yes", "color");
+    let no = css.value(".no", "color");
+    assert_ne!(verified, yes, "a grade is coloured like a yes");
+    assert_ne!(verified, no, "a grade is coloured like a no");
+    assert_pairs(&[
+        pair("grade (.verified) on the page", &verified, &page, 4.5),
+        pair(
+            "grade (.verified) on a highlighted row",
+            &verified,
+            &highlight,
+            4.5,
+        ),
+    ]);
 }

@@ -1708,10 +1708,11 @@ fn a_new_release_diffs_only_itself() {
     // data package). New outputs: every page's links are resolved again against the list of outputs,
     // and the sitemap lists the new page. The release opens a new year (2099): its archive page is new,
     // and the 2098 page gains its link to it; the 2026 page's context is made again but is the same, so
-    // that page is not rendered again.
+    // that page is not rendered again. The data page's context reads the list of outputs, which gains
+    // the release's: it is made again, the same, and the page is not rendered again.
     expect![[r#"
         base_url × 1
-        broken_links × 233
+        broken_links × 235
         check_releases × 1
         check_releases_from_the_end × 1
         check_routes × 1
@@ -1780,6 +1781,7 @@ fn a_new_release_diffs_only_itself() {
         page_context(api) × 1
         page_context(changes) × 1
         page_context(country) × 61
+        page_context(data) × 1
         page_context(erp) × 10
         page_context(licence) × 1
         page_context(release) × 1
@@ -1789,7 +1791,7 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 2
         page_layout × 2
         page_links × 14
-        page_search_items × 42
+        page_search_items × 43
         page_skeleton × 2
         part_problems × 88
         previous_release × 17

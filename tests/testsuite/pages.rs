@@ -749,7 +749,7 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
     // The home page, the matrix, 61 countries, the ERP index and 11 ERPs, the two reporting pages,
     // partners, local ERPs, news, sponsors, licence, the filter index and 7 filters, the API docs, the
     // calendar, the readiness board, search, the changes, the releases and the archive page of each year
-    // of releases, the comparison; and the 404 page.
+    // of releases, the comparison, the data files; and the 404 page.
     assert_eq!(
         html.len(),
         1 + 1
@@ -768,6 +768,7 @@ fn every_html_page_is_well_formed_and_has_its_markdown_twin() {
             + crate::common::shipped_releases().count
             + crate::common::shipped_releases().years // the archive pages of the releases
             + 1 // the comparison
+            + 1 // the data files
             + 1 // 404
     );
     for path in &html {
@@ -1532,13 +1533,21 @@ fn the_home_page_draws_the_map_and_the_timeline_with_their_data_as_tables() {
         .count(),
         1
     );
-    let legend = regex::Regex::new(r"yes: (\d+) countries</li><li class=.legend-false.>no: (\d+)</li><li class=.legend-unknown.>not established: (\d+)").unwrap();
+    // A yes limited to part of its scope is counted apart, where there is one.
+    let legend = regex::Regex::new(r"yes: (\d+) countries</li>(?:<li class=.legend-limited.>yes, limited \(to part of its scope\): (\d+)</li>)?<li class=.legend-false.>no: (\d+)</li><li class=.legend-unknown.>not established: (\d+)").unwrap();
     let legends: Vec<_> = legend.captures_iter(home).collect();
     assert_eq!(legends.len(), toggles);
     for l in &legends {
-        let sum: usize = (1..=3).map(|i| l[i].parse::<usize>().unwrap()).sum();
+        let sum: usize = (1..=4)
+            .filter_map(|i| l.get(i))
+            .map(|m| m.as_str().parse::<usize>().unwrap())
+            .sum();
         assert_eq!(sum, 61);
     }
+    assert!(
+        legends.iter().any(|l| l.get(2).is_some()),
+        "some toggle has a limited yes"
+    );
     // The model's legend: a count per model of the vocabulary and one of the countries with none, which
     // together count every country once.
     let legend = &home[home
@@ -2632,4 +2641,180 @@ fn the_why_cell_of_a_toggle_names_every_phase_of_its_obligation() {
         }
     }
     assert!(checked > 0);
+}
+
+/// The data files' page (`/data/`): it lists every file the build writes under `/data/` (each a link, in
+/// the page and its twin), states the licence of `rules/site.toml` with its attribution, and its loading
+/// examples read files the build publishes, from the site's base URL; its grades section is the one the
+/// grade legends link.
+#[test]
+fn the_data_page_lists_every_data_file_its_licence_and_examples_that_name_published_files() {
+    let dir = copy_project();
+    let root = dir.path();
+    let files = build(root);
+    let html = text(&files, "data/index.html");
+    let md = text(&files, "data/index.md");
+    let published: Vec<&str> = files
+        .keys()
+        .filter_map(|k| k.strip_prefix("data/"))
+        .filter(|name| !name.starts_with("index."))
+        .collect();
+    assert!(
+        published.len() > 3,
+        "the build writes data files: {published:?}"
+    );
+    for name in &published {
+        assert!(
+            html.contains(&format!("href=\"/data/{name}\"")),
+            "/data/ links {name}"
+        );
+        assert!(
+            md.contains(&format!("](/data/{name})")),
+            "/data/index.md links {name}"
+        );
+    }
+
+    let site: toml::Value = toml::from_str(&crate::common::read(root, "rules/site.toml")).unwrap();
+    let licence = &site["data_licence"];
+    for key in ["name", "url", "attribution"] {
+        let value = licence[key].as_str().unwrap();
+        assert!(html.contains(value), "/data/ states the licence's {key}");
+        assert!(
+            md.contains(value),
+            "/data/index.md states the licence's {key}"
+        );
+    }
+
+    // Every file an example reads is published, and read from the base URL.
+    let base = site["base_url"].as_str().unwrap().trim_end_matches('/');
+    let mut read = BTreeSet::new();
+    for (at, _) in html.match_indices(".csv") {
+        let before = &html[..at];
+        let start = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap()
+            + 1;
+        let stem = &before[start..];
+        if html[..start].ends_with(&format!("{base}/data/")) || html[..start].ends_with("base + \"")
+        {
+            read.insert(format!("{stem}.csv"));
+        }
+    }
+    assert!(
+        html.contains(&format!("base = \"{base}/data/\"")),
+        "the pandas example reads from the base URL"
+    );
+    assert!(read.len() >= 2, "the examples read files: {read:?}");
+    for name in &read {
+        assert!(
+            published.contains(&name.as_str()),
+            "an example reads {name}, which the build does not publish"
+        );
+    }
+
+    assert!(html.contains("<section id=\"grades\">"));
+    assert!(md.contains("## Grades"));
+}
+
+/// Every page that shows a grade (an element classed `verified` or `unverified`) says in one line what
+/// the grades are, and links the data page's section that explains them; that section exists.
+#[test]
+fn every_page_that_shows_a_grade_has_the_grade_legend() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let grades = regex::Regex::new(r#"class="[^"]*\b(un)?verified\b"#).unwrap();
+    let mut showing = 0;
+    let mut missing = Vec::new();
+    for (path, bytes) in &files {
+        if !path.ends_with(".html") || path == "data/index.html" {
+            continue;
+        }
+        let html = std::str::from_utf8(bytes).unwrap();
+        let main = &html[html.find("<main").unwrap_or(0)..];
+        let without_legend = match main.find("<p class=\"grade-legend\">") {
+            Some(at) => {
+                let end = at + main[at..].find("</p>").unwrap();
+                assert!(
+                    main[at..end].contains("href=\"/data/#grades\""),
+                    "{path}: the legend links /data/#grades"
+                );
+                format!("{}{}", &main[..at], &main[end..])
+            }
+            None => main.to_string(),
+        };
+        if grades.is_match(&without_legend) {
+            showing += 1;
+            if without_legend.len() == main.len() {
+                missing.push(path.clone());
+            }
+        }
+    }
+    assert!(showing > 10, "pages that show grades: {showing}");
+    assert!(
+        missing.is_empty(),
+        "pages that show grades without their legend:\n{}",
+        missing.join("\n")
+    );
+    assert!(text(&files, "data/index.html").contains("<section id=\"grades\">"));
+}
+
+/// Without JavaScript the comparison page cannot read `?c=`: it says so where scripts do not run, and
+/// links every country's row of its table (each row's id), so a reader without scripts reaches the
+/// countries asked for in one step each.
+#[test]
+fn the_compare_page_says_what_works_without_scripts_and_links_every_row() {
+    let dir = copy_project();
+    let root = dir.path();
+    let files = build(root);
+    let html = text(&files, "compare/index.html");
+    let start = html
+        .find("<noscript>")
+        .expect("the compare page has a note for readers without scripts");
+    let note = &html[start..start + html[start..].find("</noscript>").unwrap()];
+    assert!(note.contains("<code>?c=…</code>"), "{note}");
+    let codes = codes(root);
+    for code in &codes {
+        assert!(
+            note.contains(&format!("href=\"#{code}\"")),
+            "the note links #{code}"
+        );
+        assert!(
+            html.contains(&format!("<tr id=\"{code}\">")),
+            "the table has the row #{code}"
+        );
+    }
+}
+
+/// The changes a release page lists are in the order of their countries' names, as the reader looks a
+/// country up, not of their codes (the United Arab Emirates, `ae`, came right after Andorra).
+#[test]
+fn a_release_page_lists_its_changes_by_country_name() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let mut checked = 0;
+    for (path, bytes) in &files {
+        if !(path.starts_with("changes/") && path.ends_with("/index.html")) {
+            continue;
+        }
+        let html = std::str::from_utf8(bytes).unwrap();
+        let Some(start) = html.find("<ul class=\"answers\">") else {
+            continue;
+        };
+        let list = &html[start..start + html[start..].find("</ul>").unwrap()];
+        let names: Vec<&str> = list
+            .split("<li>")
+            .skip(1)
+            .filter_map(|item| item.split_once(": ").map(|(name, _)| name))
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted, "{path}: changes by country name");
+        if names.first() != names.last() {
+            checked += 1;
+        }
+    }
+    assert!(
+        checked > 0,
+        "a release page lists the changes of several countries"
+    );
 }

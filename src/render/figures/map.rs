@@ -42,6 +42,65 @@ pub struct MapFigure {
     /// The toggle labels (at most [`MAX_TOGGLES`]); toggle `i` is switched by the radio input `#map-t{i}`.
     pub toggles: Vec<String>,
     pub countries: Vec<MapCountry>,
+    /// More textures the stylesheet may fill countries with (`url(#map-limited)`), beside the hatching
+    /// of unknown: a second cue beside hue, for readers who cannot tell the colours apart.
+    pub textures: Vec<Texture>,
+}
+
+/// A fill pattern of the map: light marks on a ground colour, defined once as `<pattern id="{id}">`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Texture {
+    /// The pattern's id, kept to ASCII letters, digits and `-`.
+    pub id: String,
+    /// Its ground and its marks, `#rrggbb`.
+    pub ground: String,
+    pub marks: String,
+    pub kind: TextureKind,
+}
+
+/// The marks of a [`Texture`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextureKind {
+    /// The ground alone.
+    Plain,
+    Dots,
+    HorizontalStripes,
+    VerticalStripes,
+    Cross,
+}
+
+/// A texture's `<pattern>`, 5 by 5 units like the hatching.
+fn texture_pattern(texture: &Texture) -> String {
+    let keep = |text: &str, extra: char| -> String {
+        text.chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == extra)
+            .collect()
+    };
+    let (id, ground, marks) = (
+        keep(&texture.id, '-'),
+        keep(&texture.ground, '#'),
+        keep(&texture.marks, '#'),
+    );
+    let shapes = match texture.kind {
+        TextureKind::Plain => String::new(),
+        TextureKind::Dots => format!(r#"<circle cx="2.5" cy="2.5" r="1.1" fill="{marks}"/>"#),
+        TextureKind::HorizontalStripes => {
+            format!(
+                r#"<line x1="0" y1="2.5" x2="5" y2="2.5" stroke="{marks}" stroke-width="1.4"/>"#
+            )
+        }
+        TextureKind::VerticalStripes => {
+            format!(
+                r#"<line x1="2.5" y1="0" x2="2.5" y2="5" stroke="{marks}" stroke-width="1.4"/>"#
+            )
+        }
+        TextureKind::Cross => format!(
+            r#"<line x1="0" y1="2.5" x2="5" y2="2.5" stroke="{marks}" stroke-width="1"/><line x1="2.5" y1="0" x2="2.5" y2="5" stroke="{marks}" stroke-width="1"/>"#
+        ),
+    };
+    format!(
+        r#"<pattern id="{id}" width="5" height="5" patternUnits="userSpaceOnUse"><rect width="5" height="5" fill="{ground}"/>{shapes}</pattern>"#
+    )
 }
 
 /// Why a map cannot be drawn.
@@ -153,8 +212,12 @@ pub fn map(shapes: &Shapes, figure: &MapFigure) -> Result<String, MapError> {
     svg.push_str(concat!(
         r##"<defs><pattern id="map-hatch" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">"##,
         r##"<rect width="5" height="5" fill="#737b83"/><line x1="0" y1="0" x2="0" y2="5" stroke="#e9ecef" stroke-width="1.6"/>"##,
-        r##"</pattern></defs>"##
+        r##"</pattern>"##
     ));
+    for texture in &figure.textures {
+        svg.push_str(&texture_pattern(texture));
+    }
+    svg.push_str("</defs>");
     for (index, view) in shapes.views.iter().enumerate() {
         draw_panel(&mut svg, shapes, figure, &by_code, index, view, tops[index]);
     }
@@ -341,13 +404,19 @@ fn description(figure: &MapFigure) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        let _ = write!(
-            out,
-            "{label}: {} yes, {} no, {} unknown.",
-            count(Some(true)),
-            count(Some(false)),
-            count(None)
-        );
+        let limited = figure
+            .countries
+            .iter()
+            .filter(|c| {
+                c.values.get(i).copied().flatten() == Some(true)
+                    && c.qualifiers.get(i).is_some_and(Option::is_some)
+            })
+            .count();
+        let _ = write!(out, "{label}: {} yes", count(Some(true)));
+        if limited > 0 {
+            let _ = write!(out, " ({limited} of them limited)");
+        }
+        let _ = write!(out, ", {} no, {} unknown.", count(Some(false)), count(None));
     }
     out
 }
@@ -391,6 +460,7 @@ mod tests {
             description: "Countries coloured by the toggle chosen above the map.".into(),
             toggles: toggles(),
             countries,
+            textures: Vec::new(),
         }
     }
 
@@ -473,6 +543,12 @@ mod tests {
                 values: vec![Some(true)],
                 qualifiers: vec![Some(nasty.into())],
                 classes: vec![format!("model-x\" {nasty}")],
+            }],
+            textures: vec![Texture {
+                id: format!("t\" {nasty}"),
+                ground: format!("#123456\" {nasty}"),
+                marks: nasty.into(),
+                kind: TextureKind::Dots,
             }],
         };
         let svg = map(&shapes, &figure).unwrap();

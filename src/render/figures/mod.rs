@@ -18,6 +18,6 @@ mod samples;
 #[cfg(test)]
 mod test_support;
 
-pub use map::{MAX_TOGGLES, MapCountry, MapError, MapFigure, map};
+pub use map::{MAX_TOGGLES, MapCountry, MapError, MapFigure, Texture, TextureKind, map};
 pub use shapes::{Shapes, ShapesError};
 pub use timeline::{TimelineError, TimelineEvent, TimelineFigure, timeline};

@@ -69,6 +69,7 @@ fn sample_map(names: &BTreeMap<String, String>) -> MapFigure {
         description: "Countries coloured by the obligation chosen above the map.".into(),
         toggles: TOGGLES.iter().map(|(_, label)| label.to_string()).collect(),
         countries,
+        textures: Vec::new(),
     }
 }
 

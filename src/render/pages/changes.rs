@@ -65,14 +65,18 @@ fn change_row(change: &Change, country_name: String, toggle_label: Option<&str>)
     }
 }
 
+/// The rows of `changes`, by the name of their country as readers look it up (the United Arab Emirates
+/// among the U's, not after Andorra as by its code `ae`), each country's changes in the order of the set.
 fn change_rows(db: &dyn salsa::Database, changes: &[Change]) -> Vec<ChangeRow> {
-    changes
+    let mut rows: Vec<ChangeRow> = changes
         .iter()
         .map(|c| {
             let label = c.toggle.as_deref().and_then(|t| toggle_label(db, t));
             change_row(c, country_name(db, &c.country), label)
         })
-        .collect()
+        .collect();
+    rows.sort_by(|a, b| a.country_name.cmp(&b.country_name));
+    rows
 }
 
 /// A change set as the pages show it: the answer changes, each a sentence, then the curation changes

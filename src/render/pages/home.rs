@@ -12,10 +12,12 @@ use crate::render::page_figures::{home_map, home_timeline};
 use crate::resources::{CalendarEntry, Toggles};
 use crate::routes::STEMS;
 
-/// How many countries have each value of one toggle.
+/// How many countries have each value of one toggle: a yes limited to part of its scope (a sector, a
+/// threshold) counted apart from the plain yes, as the map draws it apart.
 #[derive(Serialize)]
 struct ToggleCount {
     yes: usize,
+    limited: usize,
     no: usize,
     unknown: usize,
 }
@@ -29,8 +31,16 @@ fn toggle_counts(rows: &[&[ToggleMark]]) -> Vec<ToggleCount> {
                     .filter(|t| t.get(i).map(|m| m.value) == Some(wanted))
                     .count()
             };
+            let limited = rows
+                .iter()
+                .filter(|t| {
+                    t.get(i)
+                        .is_some_and(|m| m.value == Some(true) && m.limit.is_some())
+                })
+                .count();
             ToggleCount {
-                yes: count(Some(true)),
+                yes: count(Some(true)) - limited,
+                limited,
                 no: count(Some(false)),
                 unknown: count(None),
             }

@@ -9,7 +9,8 @@
 //! SAF-T), [`lists`] (the pages made of parts), [`filters`], [`sponsors`], [`licence`], [`api_docs`],
 //! [`search`], [`changes`] (the changes and release pages, the History sections), [`not_found`],
 //! [`readiness`] (the readiness board and the ERP pages' upcoming obligations), [`compare`] (the
-//! comparison page), [`calendar`] (the calendar page, beside `calendar.ics`).
+//! comparison page), [`calendar`] (the calendar page, beside `calendar.ics`), [`data`] (the data files'
+//! page).
 //!
 //! Each page reads a narrow context (a typed value handed over as JSON), so a page and its twin render
 //! again only when the data they show changed.
@@ -20,6 +21,7 @@ pub(crate) mod changes;
 pub(crate) mod compare;
 pub(crate) mod context;
 mod country;
+mod data;
 mod e_invoicing;
 mod erp;
 mod filters;
@@ -69,6 +71,7 @@ impl PageKind {
             PageKind::ReleaseYear => changes::release_year_spec(),
             PageKind::Readiness => readiness::spec(),
             PageKind::Compare => compare::spec(),
+            PageKind::Data => data::spec(),
         }
     }
 }
