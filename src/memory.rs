@@ -12,7 +12,7 @@
 //! - A one-off build (`locref build`, `locref check`, the check of `locref release`) never renders
 //!   anything twice, so the outputs and parts keep one value ([`for_single_build`]): each output is
 //!   handed over as soon as it is rendered and the batch evicted, so the build holds the parsed sources,
-//!   the derived data and a few outputs, not the site ([`Profile::OneOff`]).
+//!   the derived data and a few outputs, not the site (`build::Profile::OneOff`).
 //! - A `watch` session writes each output to its folder and keeps only its digest (content hash): an
 //!   edit streams as a one-off build does, comparing digests and staging the bytes of the outputs that
 //!   changed, batch by batch, so it holds one batch of what it made, not every changed output
@@ -21,19 +21,7 @@
 //!   they were, and parts let go would all be rendered again. It lets go of the History sections'
 //!   contexts, which only a page's context reads.
 
-use crate::build::Profile;
 use crate::db::Db;
-
-/// Sets each query's capacity for a build of `profile`: a one-off build's ([`for_single_build`]), a
-/// watch session's ([`for_session`]), or none for the dev server's (salsa keeps every value by
-/// default, and the server serves the site from them).
-pub(crate) fn set_up(db: &mut Db, profile: Profile) {
-    match profile {
-        Profile::OneOff => for_single_build(db),
-        Profile::Session => for_session(db),
-        Profile::InMemory => {}
-    }
-}
 
 /// A one-off build's capacities (see the module documentation): besides the outputs, the parts a list is
 /// spliced from (a country's part of each flat CSV file, each part of the pages made of parts, which
@@ -41,7 +29,7 @@ pub(crate) fn set_up(db: &mut Db, profile: Profile) {
 /// skeletons; `facts.json`, `changes.json` and the flat JSON files are not even made of kept parts
 /// there, see [`crate::render::stream_list`]) and each History section's context, which one output (or
 /// one page and its twin) reads once.
-fn for_single_build(db: &mut Db) {
+pub(crate) fn for_single_build(db: &mut Db) {
     crate::render::keep_last_output_only(db);
     // `llms-full.txt` takes each condensed twin as the twin is rendered (see `build::streaming`).
     crate::render::llms::keep_last_condensed_twin_only(db);
@@ -54,7 +42,7 @@ fn for_single_build(db: &mut Db) {
 }
 
 /// A `watch` session's capacities (see the module documentation).
-fn for_session(db: &mut Db) {
+pub(crate) fn for_session(db: &mut Db) {
     crate::render::keep_last_output_only(db);
     crate::render::pages::changes::keep_last_contexts_only(db);
 }

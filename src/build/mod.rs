@@ -281,7 +281,13 @@ impl Plan {
                 sizes,
             } => {
                 crate::render::pages::context::share_made_contexts(db);
-                crate::memory::set_up(db, *profile);
+                // What the database keeps (salsa keeps every value unless told: what the dev server
+                // serves from).
+                match profile {
+                    Profile::OneOff => crate::memory::for_single_build(db),
+                    Profile::Session => crate::memory::for_session(db),
+                    Profile::InMemory => {}
+                }
                 let result = streaming::run(db, *profile, helper, sizes, sink);
                 crate::memory::evict(db);
                 result

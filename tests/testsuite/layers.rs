@@ -160,7 +160,10 @@ fn every_import_runs_down_the_layers() {
     let lib = std::fs::read_to_string(project().join("src/lib.rs")).unwrap();
     let declared: BTreeSet<&str> = lib
         .lines()
-        .filter_map(|line| line.strip_prefix("pub mod "))
+        .filter_map(|line| {
+            line.strip_prefix("pub mod ")
+                .or_else(|| line.strip_prefix("pub(crate) mod "))
+        })
         .map(|m| m.trim_end_matches(';'))
         .collect();
     let listed: BTreeSet<&str> = layer_of.keys().copied().collect();
