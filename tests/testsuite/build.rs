@@ -1821,7 +1821,7 @@ fn a_session_makes_the_spares_of_its_outputs_after_the_first_build() {
     assert!(text(&std::fs::read(out.join("fr/index.md")).unwrap()).contains("TVA (first edit)"));
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "streaming"))]
 fn inode(path: &std::path::Path) -> u64 {
     std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(path).unwrap())
 }
