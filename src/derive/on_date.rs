@@ -282,27 +282,8 @@ pub fn country_next_changes<'db>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::tables::{PartialDate, Verification};
 
-    fn phase(status: PhaseStatus, from: Option<&str>) -> ObligationRow {
-        ObligationRow {
-            country: "xx".into(),
-            obligation: "b2b-e-invoicing".into(),
-            phase: "main".into(),
-            status,
-            applies_from: from.map(|d| PartialDate::parse(d).unwrap()),
-            scope: String::new(),
-            coverage: Default::default(),
-            limit: String::new(),
-            basis: None,
-            source: Vec::new(),
-            evidence: "unverified".into(),
-            verification: Verification::Unverified,
-            last_verified: None,
-            notes: String::new(),
-            quote: String::new(),
-        }
-    }
+    use crate::derive::toggles::tests::phase;
 
     fn on(status: PhaseStatus, from: Option<&str>, day: &str) -> (PhaseState, String) {
         phase_state(&phase(status, from), day.parse().unwrap())

@@ -234,11 +234,13 @@ pub fn toggle_coverage(db: &dyn salsa::Database) -> ToggleCoverage {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::parse::tables::{PartialDate, Verification};
 
-    fn phase(status: PhaseStatus, from: Option<&str>) -> ObligationRow {
+    /// A phase of country `xx` with `status` and start `from`, every other field empty: the rows the
+    /// date rules are tested with (here and in `on_date`).
+    pub(in crate::derive) fn phase(status: PhaseStatus, from: Option<&str>) -> ObligationRow {
         ObligationRow {
             country: "xx".into(),
             obligation: "b2b-e-invoicing".into(),

@@ -11,16 +11,10 @@ use std::path::Path;
 use jiff::civil::Date;
 use serde_json::Value;
 
-use crate::common::{FIXED_TIME, copy_project, snapshot};
-use locref::session::{Outcome, Session};
+use crate::common::copy_project;
 
 fn build(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut session = Session::load(root, &root.join("public"))
-        .expect("load")
-        .with_fixed_time(FIXED_TIME);
-    let report = session.build();
-    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
-    snapshot(&root.join("public"))
+    crate::common::session_built(root)
 }
 
 fn json(files: &BTreeMap<String, Vec<u8>>, rel: &str) -> Value {

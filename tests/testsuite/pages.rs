@@ -10,12 +10,7 @@ use crate::common::{
 use locref::session::{Outcome, Session};
 
 fn build(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut session = Session::load(root, &root.join("public"))
-        .expect("load")
-        .with_fixed_time(FIXED_TIME);
-    let report = session.build();
-    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
-    snapshot(&root.join("public"))
+    crate::common::session_built(root)
 }
 
 fn text<'a>(files: &'a BTreeMap<String, Vec<u8>>, rel: &str) -> &'a str {

@@ -8,18 +8,12 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{FIXED_TIME, copy_project, snapshot};
+use crate::common::copy_project;
 use locref::build::diagnostics;
-use locref::session::{Outcome, Session};
 use locref::workspace::Project;
 
 fn build(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut session = Session::load(root, &root.join("public"))
-        .expect("load")
-        .with_fixed_time(FIXED_TIME);
-    let report = session.build();
-    assert!(matches!(report.outcome, Outcome::Built(_)), "{report}");
-    snapshot(&root.join("public"))
+    crate::common::session_built(root)
 }
 
 fn index(files: &BTreeMap<String, Vec<u8>>) -> Vec<Value> {

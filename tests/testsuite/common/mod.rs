@@ -366,3 +366,17 @@ pub fn established_matrix_cells() -> usize {
         })
         .count()
 }
+
+/// The site of the project at `root` as a watch session's first build publishes it into
+/// `<root>/public` (at [`FIXED_TIME`]), every output by its site-relative path.
+pub fn session_built(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut session = locref::session::Session::load(root, &root.join("public"))
+        .expect("load")
+        .with_fixed_time(FIXED_TIME);
+    let report = session.build();
+    assert!(
+        matches!(report.outcome, locref::session::Outcome::Built(_)),
+        "{report}"
+    );
+    snapshot(&root.join("public"))
+}
