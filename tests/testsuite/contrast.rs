@@ -260,12 +260,17 @@ fn the_matrixs_dash_for_not_established_is_text_of_4_5_to_1() {
     assert_pairs(&[pair("the matrix's \"–\" (.s-unknown)", &dash, &page, 4.5)]);
 }
 
+/// The home page's map: its `<svg>` element up to its closing tag.
+fn map_svg(home: &str) -> &str {
+    let start = home.find("<svg").expect("the home page has its map");
+    &home[start..start + home[start..].find("</svg>").unwrap()]
+}
+
 #[test]
 fn the_maps_fills_borders_and_legend_stand_out_by_3_to_1_from_what_they_sit_on() {
     let css = stylesheet();
     let home = home_page();
-    let svg_start = home.find("<svg").expect("the home page has its map");
-    let svg = &home[svg_start..svg_start + home[svg_start..].find("</svg>").unwrap()];
+    let svg = map_svg(&home);
 
     let sea = css.value(".fig-map .sea", "fill");
     let land = css.value(".fig-map .land", "fill");
@@ -472,8 +477,7 @@ fn every_controls_border_stands_out_by_3_to_1_from_the_page_and_its_ground() {
 fn the_maps_textures_stand_out_and_each_model_has_its_own() {
     let css = stylesheet();
     let home = home_page();
-    let svg_start = home.find("<svg").expect("the home page has its map");
-    let svg = &home[svg_start..svg_start + home[svg_start..].find("</svg>").unwrap()];
+    let svg = map_svg(&home);
     let sea = css.value(".fig-map .sea", "fill");
     let land = css.value(".fig-map .land", "fill");
     let border = css.value(".fig-map .country .shape", "stroke");
