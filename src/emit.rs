@@ -418,6 +418,11 @@ impl Publisher {
         if let Some(moved) = self.not_the_locked_folder() {
             return Err(io::Error::other(moved));
         }
+        // From here on the publish writes through a handle on the folder just checked, not its path:
+        // the path made to lead elsewhere meanwhile changes nothing of where the files go.
+        if let Some(replacer) = &mut self.replacer {
+            replacer.pin()?;
+        }
         if let (Some(out), false) = (&self.out, self.swept) {
             crate::outdir::sweep_temporaries(out)?;
             self.swept = true;
@@ -736,6 +741,7 @@ impl Publish<'_> {
                 true => replacer.set_everything_aside(),
                 false => Ok(()),
             });
+            crate::failpoint::pause_at("put-in-place");
             let result = result.and_then(|()| {
                 put_in_place(
                     out,
@@ -831,8 +837,7 @@ fn put_in_place(
             replacer.remove(path)?;
         }
         for path in staged {
-            let stamp =
-                crate::outdir::file_for(out, path).and_then(|f| crate::outdir::stamp_of(&f));
+            let stamp = replacer.stamp_of(path);
             if let Some(entry) = manifest.files.get_mut(path) {
                 entry.file = stamp;
             }

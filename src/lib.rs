@@ -21,6 +21,7 @@ pub mod db;
 pub mod derive;
 pub mod diagnostics;
 pub mod emit;
+pub mod failpoint;
 #[cfg(feature = "streaming")]
 pub mod helper;
 pub mod history;

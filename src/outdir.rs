@@ -15,6 +15,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub mod manifest;
+pub(crate) mod pinned;
 
 /// The folders of a project whose files are inputs: never an output folder, never written.
 pub const INPUT_DIRS: [&str; 2] = ["sources", "rules"];
@@ -151,7 +152,12 @@ impl From<FileStamp> for (u64, i64, i64, u64) {
 
 /// The [`FileStamp`] of the regular file at `path`; `None` when it is missing, a link or not a file.
 pub(crate) fn stamp_of(path: &Path) -> Option<FileStamp> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
+    stamp_of_metadata(&std::fs::symlink_metadata(path).ok()?)
+}
+
+/// The [`FileStamp`] of what `meta` describes (not followed through a link); `None` when it is not a
+/// regular file.
+pub(crate) fn stamp_of_metadata(meta: &std::fs::Metadata) -> Option<FileStamp> {
     if !meta.file_type().is_file() {
         return None;
     }

@@ -29,6 +29,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
+use crate::outdir::pinned::{self, At, PinnedFolder};
 use crate::outdir::{self, TEMPORARY_MARK, with_path};
 
 mod writer;
@@ -51,13 +52,23 @@ pub enum Lifetime {
 /// ([`crate::build::ONE_OFF_BATCH_BYTES`]), whose outputs are let go once written.
 const WHOLE_SITE_QUEUE_BYTES: usize = 24 << 20;
 
-/// How a staged file reaches its target.
+/// How a staged file reaches its target (a path relative to the output folder).
 #[derive(Debug)]
 enum Staged {
     /// The spare holds the new version: exchange it with the target.
     Spare { spare: PathBuf, target: PathBuf },
     /// A new file holds the new version: rename it over the target.
-    File { file: PathBuf, target: PathBuf },
+    File { file: Staging, target: PathBuf },
+}
+
+/// Where a staging file is: in the cache's staging folder, or (when the cache is on another filesystem)
+/// beside its target inside the output folder, under a temporary name reached through the pinned folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Staging {
+    /// Its path, for messages and for reading it back.
+    path: PathBuf,
+    /// Its path relative to the output folder, when it is inside it.
+    beside: Option<PathBuf>,
 }
 
 /// Stages and commits the files of one output folder (see the module documentation).
@@ -87,9 +98,13 @@ pub(crate) struct Replacer {
     undo: Vec<Undo>,
     /// `--clean` set the whole folder aside ([`Replacer::set_everything_aside`]).
     cleaning: bool,
+    /// The output folder as the current publish found it: every change goes through it
+    /// ([`Replacer::pin`]).
+    pinned: Option<Arc<PinnedFolder>>,
 }
 
-/// How to undo one change to the output folder (see [`Replacer::roll_back`]).
+/// How to undo one change to the output folder (see [`Replacer::roll_back`]). Targets are relative to
+/// the output folder.
 #[derive(Debug)]
 enum Undo {
     /// A file was put where there was none: removed.
@@ -98,13 +113,13 @@ enum Undo {
     /// the file's spare (the last version is the next write's spare), else it is deleted on confirm.
     Replaced {
         target: PathBuf,
-        aside: PathBuf,
+        aside: Staging,
         keep_aside: bool,
     },
     /// A file was set aside (a stale output, or `--clean`): moved back. `site_path` names its spare.
     Removed {
         target: PathBuf,
-        aside: PathBuf,
+        aside: Staging,
         site_path: String,
     },
 }
@@ -128,11 +143,47 @@ impl Replacer {
             exchanges: cfg!(target_os = "linux"),
             undo: Vec::new(),
             cleaning: false,
+            pinned: None,
         }
     }
 
-    /// The file `site_path` publishes to, refused when it is not inside the output folder or a link
-    /// leads out of it.
+    /// Holds the output folder as it is now, by a handle, for the publish that begins: whatever its
+    /// path is made to lead to meanwhile (a link, another folder), every file the publish puts in
+    /// place, sets aside or puts back goes into this folder, the one that was checked and locked.
+    /// A folder not made yet is made and pinned by the publish's first write (a build that fails its
+    /// checks makes none), and refused then if a link has taken its place.
+    pub(crate) fn pin(&mut self) -> io::Result<()> {
+        let real = outdir::resolved(&self.out);
+        self.pinned = match std::fs::symlink_metadata(&real) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            _ => Some(Arc::new(PinnedFolder::open(&real)?)),
+        };
+        Ok(())
+    }
+
+    /// The pinned output folder; pinned (and made) now if the publish found none.
+    fn folder(&mut self) -> io::Result<Arc<PinnedFolder>> {
+        if let Some(folder) = &self.pinned {
+            return Ok(folder.clone());
+        }
+        let folder = Arc::new(PinnedFolder::open(&outdir::resolved(&self.out))?);
+        self.pinned = Some(folder.clone());
+        Ok(folder)
+    }
+
+    /// The [`outdir::FileStamp`] of the published file of `site_path`, read through the pinned folder.
+    pub(crate) fn stamp_of(&mut self, site_path: &str) -> Option<outdir::FileStamp> {
+        if outdir::site_path_problem(site_path).is_some() {
+            return None;
+        }
+        self.folder()
+            .ok()?
+            .stamp(Path::new(site_path.trim_start_matches('/')))
+    }
+
+    /// The file `site_path` publishes to, relative to the output folder; refused when it is not a path
+    /// inside the folder or a link on the way leads out of it (said now, before anything is staged; the
+    /// pinned folder refuses such a link again at the write).
     fn target_of(&self, site_path: &str) -> io::Result<PathBuf> {
         let target = outdir::file_for(&self.out, site_path).ok_or_else(|| {
             io::Error::other(format!(
@@ -140,7 +191,15 @@ impl Replacer {
             ))
         })?;
         outdir::no_link_between(&self.out, &target)?;
-        Ok(target)
+        Ok(PathBuf::from(site_path.trim_start_matches('/')))
+    }
+
+    /// Where a staging file is, for a rename or a removal.
+    fn place(&mut self, staging: &Staging, make: bool) -> io::Result<At> {
+        match &staging.beside {
+            None => Ok(At::cache(&staging.path)),
+            Some(rel) => self.folder()?.at(rel, make),
+        }
     }
 
     fn spare_of(&self, site_path: &str) -> PathBuf {
@@ -152,6 +211,7 @@ impl Replacer {
     /// [`writer`]); [`Replacer::finish_staging`] waits for them and reports what failed.
     pub(crate) fn stage(&mut self, site_path: &str, content: impl Content) -> io::Result<()> {
         let target = self.target_of(site_path)?;
+        let shown = self.out.join(&target);
         // A spare is exchanged with its target, which only works on one filesystem: an output folder
         // that is a mount point of its own (a tmpfs, a container's volume) has its cache on its
         // parent's, and stages its files beside their targets instead.
@@ -162,11 +222,8 @@ impl Replacer {
             let spare = self.spare_of(site_path);
             match exchange::open_spare(&spare) {
                 Ok(file) => {
-                    self.staged.push(Staged::Spare {
-                        spare,
-                        target: target.clone(),
-                    });
-                    return self.send(file, target, content);
+                    self.staged.push(Staged::Spare { spare, target });
+                    return self.send(file, shown, content);
                 }
                 Err(e) => {
                     // The cache cannot hold spares: stage files from now on. Any other error is the
@@ -174,24 +231,25 @@ impl Replacer {
                     self.spares = false;
                     let _ = std::fs::remove_file(&spare);
                     if !is_filesystem_refusal(&e) {
-                        return Err(with_path(e, &target));
+                        return Err(with_path(e, &shown));
                     }
                 }
             }
         }
         let (_, file) = self.create_staged_file(&target)?;
-        self.send(file, target, content)
+        self.send(file, shown, content)
     }
 
     /// Creates a staging file for `target` and records it as staged (so an abandoned build removes it).
-    fn create_staged_file(&mut self, target: &Path) -> io::Result<(PathBuf, File)> {
-        let path = self.staging_file(target)?;
-        let file = File::create(&path).map_err(|e| with_path(e, target))?;
+    fn create_staged_file(&mut self, target: &Path) -> io::Result<(Staging, File)> {
+        let staging = self.staging_file(target)?;
+        let file = pinned::create_file(&self.place(&staging, true)?)
+            .map_err(|e| with_path(e, &self.out.join(target)))?;
         self.staged.push(Staged::File {
-            file: path.clone(),
+            file: staging.clone(),
             target: target.to_path_buf(),
         });
-        Ok((path, file))
+        Ok((staging, file))
     }
 
     /// Hands `content` to the writing thread (started by the first file), to be written into `file`.
@@ -231,11 +289,11 @@ impl Replacer {
     /// kept. Until then it counts as staged, so an abandoned build removes it too.
     pub(crate) fn begin_growing(&mut self, site_path: &str) -> io::Result<GrowingFile> {
         let target = self.target_of(site_path)?;
-        let (path, file) = self.create_staged_file(&target)?;
+        let (staging, file) = self.create_staged_file(&target)?;
         Ok(GrowingFile {
             file,
-            path,
-            target,
+            staging,
+            target: self.out.join(target),
             len: 0,
         })
     }
@@ -244,30 +302,41 @@ impl Replacer {
     /// (its content is the published one).
     pub(crate) fn end_growing(&mut self, growing: GrowingFile, keep: bool) -> io::Result<()> {
         let GrowingFile {
-            file, path, target, ..
+            file,
+            staging,
+            target,
+            ..
         } = growing;
         drop(file);
         if !keep {
             self.staged
-                .retain(|staged| !matches!(staged, Staged::File { file, .. } if *file == path));
-            std::fs::remove_file(&path).map_err(|e| with_path(e, &target))?;
+                .retain(|staged| !matches!(staged, Staged::File { file, .. } if *file == staging));
+            pinned::remove_file(&self.place(&staging, false)?)
+                .map_err(|e| with_path(e, &target))?;
         }
         Ok(())
     }
 
-    /// A new staging file for `target`: in the cache's staging folder when it shares the output folder's
-    /// filesystem, else beside the target under a temporary name.
-    fn staging_file(&mut self, target: &Path) -> io::Result<PathBuf> {
+    /// A new staging file for `target` (relative to the output folder): in the cache's staging folder
+    /// when it shares the output folder's filesystem, else beside the target under a temporary name (its
+    /// folder is made when the file is created or moved there).
+    fn staging_file(&mut self, target: &Path) -> io::Result<Staging> {
         self.next_stage += 1;
         let n = self.next_stage;
         let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-        let staging = outdir::staging_dir(&self.out);
         Ok(if self.cache_beside_out()? {
-            staging.join(format!("{n}-{}-{name}", std::process::id()))
+            let staging = outdir::staging_dir(&self.out);
+            Staging {
+                path: staging.join(format!("{n}-{}-{name}", std::process::id())),
+                beside: None,
+            }
         } else {
-            let dir = target.parent().unwrap_or(&self.out);
-            std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
-            dir.join(format!(".{name}{TEMPORARY_MARK}{}-{n}", std::process::id()))
+            let beside =
+                target.with_file_name(format!(".{name}{TEMPORARY_MARK}{}-{n}", std::process::id()));
+            Staging {
+                path: self.out.join(&beside),
+                beside: Some(beside),
+            }
         })
     }
 
@@ -307,20 +376,17 @@ impl Replacer {
     /// Puts one staged file in place, noting how to undo it.
     fn put_one(&mut self, staged: &Staged) -> io::Result<()> {
         let (from, target, spare) = match staged {
-            Staged::Spare { spare, target } => (spare, target, true),
-            Staged::File { file, target } => (file, target, false),
+            Staged::Spare { spare, target } => (At::cache(spare), target, true),
+            Staged::File { file, target } => (self.place(file, false)?, target, false),
         };
-        if let Some(dir) = target.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
-        }
-        outdir::no_link_between(&self.out, target)?;
+        let to = self.folder()?.at(target, true)?;
         // Only a file is replaced: a folder or a link in an output's place is not locref's to move.
-        let existing = std::fs::symlink_metadata(target).ok();
+        let existing = pinned::metadata(&to)?;
         match &existing {
             Some(meta) if !meta.file_type().is_file() => {
                 return Err(io::Error::other(format!(
                     "{} is a {} where an output file goes: move it away, then build again",
-                    target.display(),
+                    to.shown().display(),
                     if meta.is_dir() {
                         "folder"
                     } else {
@@ -333,11 +399,18 @@ impl Replacer {
         // The last version goes where the new one was (an exchange), so it can be put back; without
         // exchanges, a hard link keeps it.
         if self.exchanges {
-            match exchange::swap_in(from, target) {
+            match pinned::exchange(&from, &to) {
                 Ok(true) => {
+                    let aside = match staged {
+                        Staged::Spare { spare, .. } => Staging {
+                            path: spare.clone(),
+                            beside: None,
+                        },
+                        Staged::File { file, .. } => file.clone(),
+                    };
                     self.undo.push(Undo::Replaced {
                         target: target.clone(),
-                        aside: from.clone(),
+                        aside,
                         keep_aside: spare,
                     });
                     return Ok(());
@@ -349,7 +422,7 @@ impl Replacer {
                     return Ok(());
                 }
                 Err(e) if is_filesystem_refusal(&e) => self.exchanges = false,
-                Err(e) => return Err(with_path(e, target)),
+                Err(e) => return Err(with_path(e, to.shown())),
             }
         }
         if spare {
@@ -358,21 +431,21 @@ impl Replacer {
         }
         if existing.is_some() {
             let backup = self.staging_file(target)?;
-            std::fs::hard_link(target, &backup).map_err(|e| with_path(e, target))?;
+            pinned::hard_link(&to, &self.place(&backup, true)?)?;
             self.undo.push(Undo::Replaced {
                 target: target.clone(),
                 aside: backup,
                 keep_aside: false,
             });
-            if let Err(e) = std::fs::rename(from, target) {
+            if let Err(e) = pinned::rename(&from, &to) {
                 // Nothing was replaced: only the backup goes.
                 if let Some(Undo::Replaced { aside, .. }) = self.undo.pop() {
-                    let _ = std::fs::remove_file(aside);
+                    let _ = self.remove_staging(&aside);
                 }
-                return Err(with_path(e, target));
+                return Err(e);
             }
         } else {
-            std::fs::rename(from, target).map_err(|e| with_path(e, target))?;
+            pinned::rename(&from, &to)?;
             self.undo.push(Undo::Created {
                 target: target.clone(),
             });
@@ -380,27 +453,37 @@ impl Replacer {
         Ok(())
     }
 
+    /// Removes a staging file (best effort: its name is this module's, and a sweep finds any left).
+    fn remove_staging(&mut self, staging: &Staging) -> io::Result<()> {
+        pinned::remove_file(&self.place(staging, false)?)
+    }
+
     /// Moves the published file of `site_path` aside (a file already gone is fine): it is deleted by
     /// [`Replacer::confirm`], or put back by [`Replacer::roll_back`].
     pub fn remove(&mut self, site_path: &str) -> io::Result<()> {
-        let Some(target) = outdir::file_for(&self.out, site_path) else {
+        if outdir::site_path_problem(site_path).is_some() {
             // A manifest entry that is not a path inside the folder names nothing to remove.
             return Ok(());
-        };
-        outdir::no_link_between(&self.out, &target)?;
-        match std::fs::symlink_metadata(&target) {
-            Ok(_) => {}
+        }
+        let target = PathBuf::from(site_path.trim_start_matches('/'));
+        let at = match self.folder()?.at(&target, false) {
+            Ok(at) => at,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(with_path(e, &target)),
+            Err(e) => return Err(e),
+        };
+        if pinned::metadata(&at)?.is_none() {
+            return Ok(());
         }
         self.set_aside(target, site_path)
     }
 
-    /// Moves `target` to a staging file, noting how to put it back (`site_path` names its spare, if
-    /// any, which [`Replacer::confirm`] removes with it).
+    /// Moves `target` (relative to the output folder) to a staging file, noting how to put it back
+    /// (`site_path` names its spare, if any, which [`Replacer::confirm`] removes with it).
     fn set_aside(&mut self, target: PathBuf, site_path: &str) -> io::Result<()> {
         let aside = self.staging_file(&target)?;
-        std::fs::rename(&target, &aside).map_err(|e| with_path(e, &target))?;
+        let from = self.folder()?.at(&target, false)?;
+        pinned::rename(&from, &self.place(&aside, true)?)
+            .map_err(|e| with_path(e, from.shown()))?;
         self.undo.push(Undo::Removed {
             target,
             aside,
@@ -414,10 +497,12 @@ impl Replacer {
     /// left empty and the spares of a session that published there, and [`Replacer::roll_back`] puts
     /// them back. Called once the build is staged and checked, just before [`Replacer::put_in_place`].
     pub(crate) fn set_everything_aside(&mut self) -> io::Result<()> {
-        let files = outdir::files_in(&self.out)?
+        let folder = self.folder()?;
+        let files: Vec<PathBuf> = outdir::files_in(folder.path())?
             .into_iter()
             .filter(|(_, temporary)| !temporary)
-            .map(|(path, _)| path);
+            .filter_map(|(path, _)| Some(path.strip_prefix(folder.path()).ok()?.to_path_buf()))
+            .collect();
         for target in files {
             if let Err(e) = self.set_aside(target, "") {
                 return Err(self.rolled_back(e));
@@ -438,7 +523,7 @@ impl Replacer {
                     aside, keep_aside, ..
                 } => {
                     if !keep_aside {
-                        let _ = std::fs::remove_file(aside);
+                        let _ = self.remove_staging(&aside);
                     }
                 }
                 Undo::Removed {
@@ -446,8 +531,10 @@ impl Replacer {
                     aside,
                     site_path,
                 } => {
-                    let _ = std::fs::remove_file(aside);
-                    outdir::remove_empty_parents(&self.out, &target);
+                    let _ = self.remove_staging(&aside);
+                    if let Ok(folder) = self.folder() {
+                        folder.remove_empty_parents(&target);
+                    }
                     let spares = outdir::spare_root(&self.out);
                     if !site_path.is_empty() {
                         let spare = spares.join(site_path.trim_start_matches('/'));
@@ -476,23 +563,25 @@ impl Replacer {
         self.cleaning = false;
         let mut failed = Vec::new();
         while let Some(undo) = self.undo.pop() {
-            let result = match &undo {
-                Undo::Created { target } => match std::fs::remove_file(target) {
-                    Ok(()) => {
-                        outdir::remove_empty_parents(&self.out, target);
-                        Ok(())
+            let result = self.folder().and_then(|folder| match &undo {
+                Undo::Created { target } => {
+                    match folder
+                        .at(target, false)
+                        .and_then(|at| pinned::remove_file(&at))
+                    {
+                        Ok(()) => {
+                            folder.remove_empty_parents(target);
+                            Ok(())
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+                        Err(e) => Err(e),
                     }
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-                    Err(e) => Err(with_path(e, target)),
-                },
-                Undo::Replaced { target, aside, .. } | Undo::Removed { target, aside, .. } => {
-                    target
-                        .parent()
-                        .map_or(Ok(()), std::fs::create_dir_all)
-                        .and_then(|()| std::fs::rename(aside, target))
-                        .map_err(|e| with_path(e, target))
                 }
-            };
+                Undo::Replaced { target, aside, .. } | Undo::Removed { target, aside, .. } => {
+                    let to = folder.at(target, true)?;
+                    pinned::rename(&self.place(aside, false)?, &to)
+                }
+            });
             if let Err(e) = result {
                 failed.push(e.to_string());
             }
@@ -527,7 +616,7 @@ impl Replacer {
         let _ = self.finish_staging();
         for staged in std::mem::take(&mut self.staged) {
             if let Staged::File { file, .. } = staged {
-                let _ = std::fs::remove_file(file);
+                let _ = self.remove_staging(&file);
             }
         }
     }
@@ -559,7 +648,7 @@ impl Replacer {
 #[derive(Debug)]
 pub(crate) struct GrowingFile {
     file: File,
-    path: PathBuf,
+    staging: Staging,
     /// The output file it will replace (named in errors: the staging file's name is this module's).
     target: PathBuf,
     /// The bytes written so far.
@@ -587,7 +676,8 @@ impl GrowingFile {
         if std::fs::symlink_metadata(other).map(|m| m.len()).ok() != Some(self.len) {
             return false;
         }
-        let (Ok(mut staged), Ok(mut there)) = (File::open(&self.path), File::open(other)) else {
+        let (Ok(mut staged), Ok(mut there)) = (File::open(&self.staging.path), File::open(other))
+        else {
             return false;
         };
         let (mut a, mut b) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);

@@ -633,15 +633,6 @@ pub fn interrupted(root: &Path) -> Option<String> {
     ))
 }
 
-/// Fault injection for the tests: with `LOCREF_FAILPOINT=write:N`, the process ends (as if killed) right
-/// after the N-th write of a release or migration; with `write:end`, after its last check, before its
-/// journal is removed.
-fn failpoint(step: &str) {
-    if std::env::var("LOCREF_FAILPOINT").is_ok_and(|f| f == format!("write:{step}")) {
-        std::process::exit(137);
-    }
-}
-
 impl Journal {
     /// A journal kept on disk for `command` (see [`Journal`]).
     fn on_disk(root: &Path, command: &str) -> Journal {
@@ -692,13 +683,13 @@ impl Journal {
             .disk
             .as_ref()
             .map_or(0, |(_, _, planned)| planned.len());
-        failpoint(&count.to_string());
+        crate::failpoint::exit_at(&count.to_string());
     }
 
     /// The command is done (or taken back whole): its journal on disk goes.
     fn close(&self) {
         if let Some((root, _, _)) = &self.disk {
-            failpoint("end");
+            crate::failpoint::exit_at("end");
             let _ = std::fs::remove_file(journal_path(root));
         }
     }

@@ -578,39 +578,83 @@ fn watch_publishes_into_an_output_folder_that_is_a_mount_point() {
 }
 
 /// The output folder replaced by a link to another folder while watch runs: its lock guards the folder
-/// it claimed, not the link's target, so watch says so once and writes nothing there (another build
-/// may be writing it), edits included.
+/// it claimed, not the link's target, so nothing is written there (another build may be writing it).
+/// The replacement comes at the worst moment, driven by a fault point, not by timing: a rebuild has
+/// checked the folder and staged every file, and waits just before putting them in place. Its files go
+/// into the folder it checked (by a handle, not the path), none through the link; then watch says the
+/// path leads elsewhere, and later edits write nothing there.
 #[test]
-#[ignore = "racy under load: a whole-folder repair that starts between the folder's removal and the link's creation writes through the link (the publisher checks the folder when a publish begins, not at each write); run with --ignored"]
 fn watch_writes_nothing_through_an_output_folder_replaced_by_a_link() {
     let dir = copy_project();
     let root = dir.path();
-    let mut watch = started(root, &[]);
+    let signals = tempfile::tempdir().unwrap();
+    let paused = signals.path().join("paused");
+    let failpoint = format!("pause:put-in-place:{}", paused.display());
+    let mut watch = Watch::start_with(root, &[("LOCREF_FAILPOINT", &failpoint)]);
+    let wait_for_pause = |what: &str| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        while !paused.exists() {
+            assert!(std::time::Instant::now() < deadline, "no pause at {what}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    wait_for_pause("the initial build");
+    std::fs::remove_file(&paused).unwrap();
+    watch.expect("the initial build", |l| l.contains("queries re-ran"));
+    watch.expect("the watching line", |l| l.starts_with("watching "));
+
+    edit_france(root, "through a link");
+    wait_for_pause("the edit's rebuild");
     let site = root.join("public");
     let elsewhere = root.join("elsewhere");
     std::fs::create_dir(&elsewhere).unwrap();
     std::fs::rename(&site, root.join("public.old")).unwrap();
     std::os::unix::fs::symlink(&elsewhere, &site).unwrap();
+    // From here on no publish is held (a thread lets every later pause go at once).
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let releaser = {
+        let (paused, done) = (paused.clone(), done.clone());
+        std::thread::spawn(move || {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::remove_file(&paused);
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        })
+    };
+    let line = watch.expect("the edit's rebuild", |l| {
+        rebuild_line(l).starts_with("changed sources/tables/countries.csv;")
+    });
+    assert!(!line.contains("error"), "{line}");
+    assert!(
+        read(root, "public.old/fr/index.html").contains("through a link"),
+        "the rebuild's files went into the folder it checked"
+    );
+    let none_through_the_link = |watch: &Watch, when: &str| {
+        assert_eq!(
+            crate::common::snapshot(&elsewhere).len(),
+            0,
+            "nothing is written through the link ({when}); printed:\n{}",
+            watch.seen.join("\n")
+        );
+    };
+    none_through_the_link(&watch, "the paused rebuild");
     let said = watch.expect("the folder said to lead elsewhere", |l| {
-        l.starts_with("watch: the output folder ") && l.contains("is no longer the folder")
+        l.contains("is no longer the folder")
     });
     assert!(said.contains("elsewhere"), "{said}");
-    edit_france(root, "through a link");
-    let line = watch.expect("the edit's rebuild", |l| {
+    edit_france(root, "after the link");
+    let line = watch.expect("the next edit's rebuild", |l| {
         rebuild_line(l).starts_with("changed sources/tables/countries.csv;")
     });
     assert!(line.contains("is no longer the folder"), "{line}");
     std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(
-        crate::common::snapshot(&elsewhere).len(),
-        0,
-        "nothing is written through the link; printed:\n{}",
-        watch.seen.join("\n")
-    );
+    none_through_the_link(&watch, "a later edit");
     // Another build may claim the folder the link leads to.
     let run = crate::common::locref(root, &["build", "--out", "elsewhere"], "1767225600");
     assert!(run.status.success(), "{}", crate::common::text(&run.stderr));
     assert!(watch.child.try_wait().unwrap().is_none(), "still running");
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    releaser.join().unwrap();
 }
 
 /// While the sources have errors nothing new is built, yet an output deleted or defaced behind watch's
