@@ -259,7 +259,7 @@ pub(crate) fn sentence(
 
 #[cfg(test)]
 mod tests {
-    use super::{collapsed, joined, only_removed_or_added, sentence, Edit};
+    use super::{Edit, collapsed, joined, only_removed_or_added, sentence};
     use crate::resources::{ChangeKind, ChangeValue};
 
     #[test]
@@ -326,7 +326,10 @@ mod tests {
             "Norway: E-invoicing: adds “… or a certified provider”"
         );
         // Words replaced by others, and short texts, keep "now … (was …)".
-        assert_eq!(only_removed_or_added(before, &before.replace("Peppol", "PEPPOL")), None);
+        assert_eq!(
+            only_removed_or_added(before, &before.replace("Peppol", "PEPPOL")),
+            None
+        );
         assert_eq!(only_removed_or_added("yes, partly", "yes"), None);
     }
 

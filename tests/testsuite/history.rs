@@ -1086,7 +1086,10 @@ fn recorded(version: &str) -> Recorded {
         if let Some(code) = v["country"].as_str().filter(|_| v.get("toggles").is_some()) {
             current = code.to_string();
             let carries = v["answers"].as_array().map_or_else(BTreeSet::new, |kinds| {
-                kinds.iter().map(|k| k.as_str().unwrap().to_string()).collect()
+                kinds
+                    .iter()
+                    .map(|k| k.as_str().unwrap().to_string())
+                    .collect()
             });
             out.insert(
                 current.clone(),
@@ -1103,10 +1106,7 @@ fn recorded(version: &str) -> Recorded {
         } else {
             let id = v["id"].as_str().unwrap();
             let code = id.split('-').next().unwrap();
-            out.get_mut(code)
-                .unwrap()
-                .facts
-                .insert(id.to_string(), v);
+            out.get_mut(code).unwrap().facts.insert(id.to_string(), v);
         }
     }
     out
@@ -1167,7 +1167,12 @@ fn expected_changes(old: &Recorded, new: &Recorded) -> BTreeSet<Predicted> {
             ));
         };
         // A fact's or an answer's grade and sources (a grade is compared only where both record one).
-        fn graded(push: &mut impl FnMut(String, &str, &Value, &Value), what: &str, x: &Value, y: &Value) {
+        fn graded(
+            push: &mut impl FnMut(String, &str, &Value, &Value),
+            what: &str,
+            x: &Value,
+            y: &Value,
+        ) {
             let rank = |v: &Value| {
                 ["unverified", "secondary", "official"]
                     .iter()
@@ -1183,7 +1188,12 @@ fn expected_changes(old: &Recorded, new: &Recorded) -> BTreeSet<Predicted> {
                 push(what.into(), kind, gx, gy);
             }
             if x["source_urls"] != y["source_urls"] {
-                push(what.into(), "source_changed", &x["source_urls"], &y["source_urls"]);
+                push(
+                    what.into(),
+                    "source_changed",
+                    &x["source_urls"],
+                    &y["source_urls"],
+                );
             }
         }
         let empty = RecordedCountry::default();
@@ -1223,7 +1233,11 @@ fn expected_changes(old: &Recorded, new: &Recorded) -> BTreeSet<Predicted> {
             .filter(|(kind, _)| compared(kind))
             .collect();
         for key in keys {
-            let what = |field: &str| format!("{} {} {field}", key.0, key.1).trim_end().to_string();
+            let what = |field: &str| {
+                format!("{} {} {field}", key.0, key.1)
+                    .trim_end()
+                    .to_string()
+            };
             match (ra.answers.get(key), rb.answers.get(key)) {
                 (None, Some(x)) => push(what(""), "added", &Value::Null, &x["fields"]),
                 (Some(x), None) => push(what(""), "removed", &x["fields"], &Value::Null),
@@ -1297,7 +1311,11 @@ fn every_published_change_is_in_the_snapshots_and_every_date_in_the_record() {
                     )
                     .trim_end()
                     .to_string(),
-                    None => c["fact_id"].as_str().or(c["toggle"].as_str()).unwrap().to_string(),
+                    None => c["fact_id"]
+                        .as_str()
+                        .or(c["toggle"].as_str())
+                        .unwrap()
+                        .to_string(),
                 };
                 (
                     c["country"].as_str().unwrap().to_string(),
