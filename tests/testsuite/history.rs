@@ -1925,6 +1925,49 @@ fn said(value: &Value, kind: &str) -> String {
     }
 }
 
+/// A field's recorded value as a reader reads it: a phase's status in words, a vocabulary id by its
+/// label in `rules/vocabulary.toml` (several, space-separated, joined by ", "), anything else as it is.
+fn in_words(field: &str, value: &str) -> String {
+    let status = [
+        ("in-force", "in force"),
+        ("enacted", "enacted"),
+        ("enacted-date-pending", "enacted, start date pending"),
+        ("planned", "planned"),
+        ("none", "no such obligation"),
+        ("unclear", "unclear"),
+    ];
+    if field == "status" {
+        return status
+            .iter()
+            .find(|(id, _)| *id == value)
+            .map_or(value.to_string(), |(_, words)| words.to_string());
+    }
+    let set = match field {
+        "model" => "einvoicing_models",
+        "formats" => "einvoicing_formats",
+        "platforms" => "einvoicing_platforms",
+        "signature" => "signature_answers",
+        "archive_location" => "archive_locations",
+        _ => return value.to_string(),
+    };
+    let vocabulary: toml::Table = toml::from_str(&read(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        "rules/vocabulary.toml",
+    ))
+    .unwrap();
+    value
+        .split(' ')
+        .map(|id| {
+            vocabulary[set]
+                .get(id)
+                .and_then(|l| l.as_str())
+                .unwrap_or(id)
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The quoted texts of a sentence (between “ and ”).
 fn quoted(sentence: &str) -> Vec<&str> {
     sentence
@@ -1967,6 +2010,13 @@ fn every_sentence_says_the_change_it_describes_and_answers_lead_the_pages() {
             .strip_prefix(&format!("{country}: "))
             .unwrap_or_else(|| panic!("{sentence} names {country} first"));
         let (old, new) = (said(&c["old"], kind), said(&c["new"], kind));
+        // An answer's field that holds an id (a status, a model) is said by its words.
+        let (old, new) = match c["field"].as_str() {
+            Some(field) if kind == "value_changed" => {
+                (in_words(field, &old), in_words(field, &new))
+            }
+            _ => (old, new),
+        };
         if c["toggle"].is_null() {
             let label = c["label"].as_str().unwrap();
             assert!(rest.starts_with(label), "{sentence} names {label}");
