@@ -167,7 +167,7 @@ pub fn calendar_ics(db: &dyn salsa::Database) -> Rendered {
     let site = &site_rules(db).value;
     let name = format!("{}: obligation dates", site.title);
     let description = format!(
-        "Start dates of e-invoicing, real-time reporting, SAF-T and audit-file obligations, as {} records them. {}",
+        "Start dates of e-invoicing, real-time reporting, SAF-T and audit file obligations, as {} records them. {}",
         site.title, site.informational_notice
     );
     ics(db, &name, &description, calendar(db).iter())
@@ -187,7 +187,7 @@ pub(crate) fn country_calendar_ics(db: &dyn salsa::Database, code: &str) -> Rend
             .map_or_else(|| code.to_string(), |c| c.name.clone());
     let name = format!("{}: {country}: obligation dates", site.title);
     let description = format!(
-        "Start dates of {country}'s e-invoicing, real-time reporting, SAF-T and audit-file obligations, as {} records them. {}",
+        "Start dates of {country}'s e-invoicing, real-time reporting, SAF-T and audit file obligations, as {} records them. {}",
         site.title, site.informational_notice
     );
     // The country's own phases (in the same order as in `/calendar.ics`): an edit of another country's
@@ -237,7 +237,7 @@ fn with_no_dated_phase(
     event.text(
         "DESCRIPTION",
         &format!(
-            "None of {country}'s recorded e-invoicing, real-time reporting, SAF-T and audit-file \
+            "None of {country}'s recorded e-invoicing, real-time reporting, SAF-T and audit file \
              obligations has a date it applies from, {said}: the country page says what is known of \
              each. When one gets a date, its event replaces this one.\nInformational only; not tax or \
              legal advice."

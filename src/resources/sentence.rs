@@ -147,6 +147,49 @@ pub fn collapsed(before: &str, after: &str) -> (String, String) {
     (cut(&old), cut(&new))
 }
 
+/// What a long text's change did to its words, when it only took words out or only put words in:
+/// the words removed or added, with " … " on the side where the text goes on ("… bar baz" for
+/// "foo bar baz" become "foo"). `None` for short texts (shown whole) and for words replaced by others.
+pub fn only_removed_or_added(before: &str, after: &str) -> Option<(Edit, String)> {
+    if before.chars().count() <= LONG_TEXT && after.chars().count() <= LONG_TEXT {
+        return None;
+    }
+    let (old, new): (Vec<&str>, Vec<&str>) = (
+        before.split_whitespace().collect(),
+        after.split_whitespace().collect(),
+    );
+    let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let shortest = old.len().min(new.len());
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(shortest - prefix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (edit, longer) = match (prefix + suffix == new.len(), prefix + suffix == old.len()) {
+        (true, false) => (Edit::Removed, &old),
+        (false, true) => (Edit::Added, &new),
+        _ => return None,
+    };
+    let mut out = String::new();
+    if prefix > 0 {
+        out.push_str("… ");
+    }
+    out.push_str(&longer[prefix..longer.len() - suffix].join(" "));
+    if suffix > 0 {
+        out.push_str(" …");
+    }
+    Some((edit, out))
+}
+
+/// Whether a text's change only took words out or only put words in.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Edit {
+    Removed,
+    Added,
+}
+
 /// The sentence of a change: the country, what changed (a fact's label, a toggle's), the answer now and
 /// what it was.
 pub(crate) fn sentence(
@@ -172,8 +215,18 @@ pub(crate) fn sentence(
             let (gone, came) = changed_sentences(&before, &after);
             match (gone.is_empty(), came.is_empty()) {
                 (false, false) => {
-                    let (was, now) = collapsed(&joined(&gone, &before), &joined(&came, &after));
-                    format!("{country}: {label}: now “{now}” (was: “{was}”)")
+                    let (gone, came) = (joined(&gone, &before), joined(&came, &after));
+                    // Words only cut (or only added) read as the other one-sided changes do.
+                    match only_removed_or_added(&gone, &came) {
+                        Some((Edit::Removed, words)) => {
+                            format!("{country}: {label}: no longer says “{words}”")
+                        }
+                        Some((Edit::Added, words)) => format!("{country}: {label}: adds “{words}”"),
+                        None => {
+                            let (was, now) = collapsed(&gone, &came);
+                            format!("{country}: {label}: now “{now}” (was: “{was}”)")
+                        }
+                    }
                 }
                 (true, false) => format!("{country}: {label}: adds “{}”", joined(&came, &after)),
                 (false, true) => format!(
@@ -206,7 +259,8 @@ pub(crate) fn sentence(
 
 #[cfg(test)]
 mod tests {
-    use super::{collapsed, joined};
+    use super::{Edit, collapsed, joined, only_removed_or_added, sentence};
+    use crate::resources::{ChangeKind, ChangeValue};
 
     #[test]
     fn a_long_text_is_shown_by_the_words_that_changed() {
@@ -234,6 +288,49 @@ mod tests {
         let a = "x ".repeat(60);
         let b = "y ".repeat(60);
         assert_eq!(collapsed(&a, &b), (a.clone(), b.clone()));
+    }
+
+    #[test]
+    fn words_only_cut_from_a_long_text_read_as_no_longer_says() {
+        let before = "B2B e-invoicing mandate enacted for all VAT-registered businesses established \
+                      in Norway, issue and receive through the Peppol network or a certified provider";
+        let after = "B2B e-invoicing mandate enacted for all VAT-registered businesses established \
+                     in Norway, issue and receive through the Peppol network";
+        assert_eq!(
+            only_removed_or_added(before, after),
+            Some((Edit::Removed, "… or a certified provider".to_string()))
+        );
+        assert_eq!(
+            only_removed_or_added(after, before),
+            Some((Edit::Added, "… or a certified provider".to_string()))
+        );
+        let text = |s: &str| Some(ChangeValue::Text(s.into()));
+        assert_eq!(
+            sentence(
+                "Norway",
+                ChangeKind::ValueChanged,
+                "E-invoicing",
+                &text(before),
+                &text(after)
+            ),
+            "Norway: E-invoicing: no longer says “… or a certified provider”"
+        );
+        assert_eq!(
+            sentence(
+                "Norway",
+                ChangeKind::ValueChanged,
+                "E-invoicing",
+                &text(after),
+                &text(before)
+            ),
+            "Norway: E-invoicing: adds “… or a certified provider”"
+        );
+        // Words replaced by others, and short texts, keep "now … (was …)".
+        assert_eq!(
+            only_removed_or_added(before, &before.replace("Peppol", "PEPPOL")),
+            None
+        );
+        assert_eq!(only_removed_or_added("yes, partly", "yes"), None);
     }
 
     #[test]

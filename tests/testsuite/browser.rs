@@ -1739,28 +1739,81 @@ fn the_readiness_board_reads_at_desktop_and_phone_widths_without_scripts() {
     );
     assert!(html.contains("<form class=\"filters\" id=\"board-filters\" hidden>"));
     let browser = Browser::start();
-    // The ERP consultant's question on one screen: is Odoo ready for Belgium's mandates? The address
-    // keeps the choice; only Belgium's phases are shown, each with Odoo's answer alone.
-    for width in [1280, 390] {
-        browser.resize(width, 900);
-        browser.goto(&url(&served, "/readiness/?erp=odoo&country=be"));
-        browser.wait_for(
-            "/readiness/?erp=odoo&country=be",
-            "return document.readyState === 'complete' && !document.getElementById('board-filters').hidden",
-        );
-        let shown = browser.script(
-            "const rows = [...document.querySelectorAll('table.board tbody tr')].filter(r => !r.hidden); \
-             return [rows.length, rows.every(r => r.dataset.country === 'be'), \
-             [...document.querySelectorAll('li[data-erp]')].filter(li => !li.hidden).map(li => li.dataset.erp)]",
-        );
-        assert!(shown[0].as_u64().unwrap() > 0, "{shown}");
-        assert_eq!(shown[1], true, "{shown}");
-        let erps = shown[2].as_array().unwrap();
-        assert!(
-            !erps.is_empty() && erps.iter().all(|e| e == "odoo"),
-            "{shown}"
-        );
-        browser.screenshot(&format!("readiness-odoo-belgium-{width}"));
+    // The board filtered to one ERP, to one country, and the ERP consultant's question: is Odoo ready
+    // for Belgium's and Poland's mandates? The address keeps the choice; only the chosen countries'
+    // phases are shown, each with the chosen ERP's answer alone.
+    for (name, erp, countries) in [
+        ("odoo", "odoo", &[][..]),
+        ("belgium", "", &["be"][..]),
+        ("odoo-belgium-poland", "odoo", &["be", "pl"][..]),
+    ] {
+        let mut query = Vec::new();
+        if !erp.is_empty() {
+            query.push(format!("erp={erp}"));
+        }
+        if !countries.is_empty() {
+            query.push(format!("country={}", countries.join(",")));
+        }
+        let page = format!("/readiness/?{}", query.join("&"));
+        for width in [1280, 390] {
+            browser.resize(width, 900);
+            browser.goto(&url(&served, &page));
+            browser.wait_for(
+                &page,
+                "return document.readyState === 'complete' && !document.getElementById('board-filters').hidden",
+            );
+            let shown = browser.script(
+                "const rows = [...document.querySelectorAll('table.board tbody tr')].filter(r => r.checkVisibility()); \
+                 const last = rows[rows.length - 1]; \
+                 return [rows.map(r => r.dataset.country), \
+                 [...document.querySelectorAll('li[data-erp]')].filter(li => li.checkVisibility()).map(li => li.dataset.erp), \
+                 location.search, \
+                 last ? Math.round(last.getBoundingClientRect().bottom) : 0, innerHeight]",
+            );
+            let rows: Vec<&str> = shown[0]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap())
+                .collect();
+            assert!(!rows.is_empty(), "{page}: {shown}");
+            if countries.is_empty() {
+                assert_eq!(
+                    rows.len(),
+                    html.matches("<tr id=\"").count(),
+                    "{page}: every phase"
+                );
+            } else {
+                assert!(
+                    rows.iter().all(|c| countries.contains(c)),
+                    "{page}: {shown}"
+                );
+                // Each chosen country has a phase on the board.
+                assert!(
+                    countries.iter().all(|c| rows.contains(c)),
+                    "{page}: {shown}"
+                );
+            }
+            let erps = shown[1].as_array().unwrap();
+            if !erp.is_empty() {
+                assert!(
+                    !erps.is_empty() && erps.iter().all(|e| e == erp),
+                    "{page}: {shown}"
+                );
+            }
+            browser.screenshot(&format!("readiness-{name}-{width}"));
+            // The address keeps the choice, as the reader wrote it.
+            assert_eq!(shown[2], format!("?{}", query.join("&")));
+            if name == "odoo-belgium-poland" && width == 1280 {
+                // The answer on one screen: the last of Belgium's and Poland's phases ends above the
+                // bottom of a 1280 × 900 window.
+                assert!(
+                    shown[3].as_i64().unwrap() <= shown[4].as_i64().unwrap(),
+                    "{page}: the last phase ends at {} px, below the window",
+                    shown[3]
+                );
+            }
+        }
     }
     for (width, page) in [
         (1280, "/readiness/"),

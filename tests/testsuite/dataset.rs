@@ -660,3 +660,340 @@ fn a_whole_unknown_erp_column_says_what_was_searched() {
         "{stderr}"
     );
 }
+
+/// The site as a build of the shipped sources renders it (in memory): every output by its path.
+fn rendered_site() -> BTreeMap<String, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let project = locref::workspace::Project::load(root).unwrap();
+    locref::build::render_site(&project.db)
+        .unwrap()
+        .iter()
+        .filter_map(|(path, r)| Some((path.clone(), String::from_utf8(r.bytes().to_vec()).ok()?)))
+        .collect()
+}
+
+/// The text of a piece of HTML as a reader reads it: tags dropped, the usual entities decoded.
+fn html_text(html: &str) -> String {
+    let tags = regex::Regex::new(r"<[^>]*>").unwrap();
+    tags.replace_all(html, " ")
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+}
+
+/// The dates of a text a reader reads as a day or a month (`2026-04-01`, `2027-07`); a year alone is
+/// left out, as it is also a number in prose ("2024 gross sales").
+fn dates_in(text: &str) -> Vec<String> {
+    let date = regex::Regex::new(r"\b\d{4}-\d{2}(-\d{2})?\b").unwrap();
+    date.find_iter(text)
+        .map(|m| m.as_str().to_string())
+        .collect()
+}
+
+/// The element that starts at `at` (`<tr …`, `<a …`), up to its end tag (these do not nest in the
+/// pages).
+fn element_at<'a>(html: &'a str, at: usize, name: &str) -> &'a str {
+    let end = html[at..]
+        .find(&format!("</{name}>"))
+        .map_or(html.len(), |e| at + e);
+    &html[at..end]
+}
+
+/// The text of a row's first cell of class `date` or `answer`, without its grade (a check date).
+fn row_date_cell(row: &str) -> Option<String> {
+    let at = row
+        .find("<td class=\"date\"")
+        .or_else(|| row.find("<td class=\"answer\""))?;
+    let cell = element_at(row, at, "td");
+    let cell = cell.split("<span class=\"grade\"").next().unwrap();
+    Some(html_text(cell))
+}
+
+/// One answer, one date: wherever a page, the feeds or a calendar states the date of an obligation
+/// phase (its row on the readiness board, an ERP's upcoming obligations, its country page and the other
+/// phases it links, the calendar page, the home page's timeline, `calendar.ics` and each country's,
+/// `calendar.json`), it states the date `tables/obligations.csv` records for it, and no other.
+#[test]
+fn every_place_that_dates_an_obligation_phase_gives_the_date_its_row_records() {
+    let site = rendered_site();
+    // Phase id -> its date as recorded (a day or a month: a year alone is not told from prose).
+    let phases: BTreeMap<String, String> = table("obligations.csv")
+        .iter()
+        .filter(|r| r["applies_from"].len() >= 7)
+        .map(|r| {
+            (
+                format!("{}-{}-{}", r["country_code"], r["obligation"], r["phase"]),
+                r["applies_from"].clone(),
+            )
+        })
+        .collect();
+    assert!(!phases.is_empty());
+    // Phase id -> (where, the dates stated there).
+    let mut stated: BTreeMap<&str, Vec<(String, Vec<String>)>> = BTreeMap::new();
+    let phase_ref = regex::Regex::new(r#"(id|href)="(/[a-z]{2}/)?#?([a-z0-9-]+)""#).unwrap();
+    for (path, body) in site.iter().filter(|(p, _)| p.ends_with(".html")) {
+        for m in phase_ref.captures_iter(body) {
+            let id = m.get(3).unwrap().as_str();
+            let Some((id, _)) = phases.get_key_value(id) else {
+                continue;
+            };
+            let whole = m.get(0).unwrap();
+            let tag_start = body[..whole.start()].rfind('<').unwrap();
+            let tag = &body[tag_start..whole.start()];
+            let text = if tag.starts_with("<tr") && &m[1] == "id" {
+                // The phase's own row: its date cell.
+                row_date_cell(element_at(body, tag_start, "tr"))
+            } else if tag.starts_with("<a") && &m[1] == "href" {
+                // A link to the phase: what the link says, or (the link heading a row, as on the
+                // calendar) that row's date cell.
+                let link = html_text(element_at(body, tag_start, "a"));
+                let row_start = body[..tag_start].rfind("<tr");
+                let heads_row = row_start.is_some_and(|r| {
+                    let between = &body[r..tag_start];
+                    !between.contains("</tr>")
+                        && between.contains("<th scope=\"row\">")
+                        && !between.contains("</th>")
+                });
+                if dates_in(&link).is_empty() && heads_row {
+                    row_date_cell(element_at(body, row_start.unwrap(), "tr"))
+                } else {
+                    Some(link)
+                }
+            } else {
+                None
+            };
+            if let Some(text) = text.filter(|t| !dates_in(t).is_empty()) {
+                stated
+                    .entry(id.as_str())
+                    .or_default()
+                    .push((path.clone(), dates_in(&text)));
+            }
+        }
+    }
+    // The calendars: each event's start, by its UID.
+    let unfolded = |ics: &str| ics.replace("\r\n ", "").replace("\r\n", "\n");
+    for (path, body) in site.iter().filter(|(p, _)| p.ends_with(".ics")) {
+        for event in unfolded(body).split("BEGIN:VEVENT").skip(1) {
+            let field = |name: &str| {
+                event
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .map(str::to_string)
+            };
+            let uid = field("UID:").unwrap();
+            let id = uid.split('@').next().unwrap();
+            let Some((id, _)) = phases.get_key_value(id) else {
+                continue;
+            };
+            let start = field("DTSTART;VALUE=DATE:")
+                .or_else(|| field("DTSTART:"))
+                .unwrap();
+            let start = format!("{}-{}-{}", &start[..4], &start[4..6], &start[6..8]);
+            stated
+                .entry(id.as_str())
+                .or_default()
+                .push((format!("{path} DTSTART"), vec![start]));
+            // The summary and the description say the same date, if any.
+            for name in ["SUMMARY:", "DESCRIPTION:"] {
+                let said = field(name).unwrap_or_default();
+                let said = said.split("\\n").next().unwrap_or_default().to_string();
+                if !dates_in(&said).is_empty() {
+                    stated
+                        .entry(id.as_str())
+                        .or_default()
+                        .push((format!("{path} {name}"), dates_in(&said)));
+                }
+            }
+        }
+    }
+    let calendar: serde_json::Value = serde_json::from_str(&site["/api/v1/calendar.json"]).unwrap();
+    for entry in calendar["data"].as_array().unwrap() {
+        if let Some((id, _)) = phases.get_key_value(entry["id"].as_str().unwrap()) {
+            stated.entry(id.as_str()).or_default().push((
+                "/api/v1/calendar.json".into(),
+                vec![entry["date"].as_str().unwrap().to_string()],
+            ));
+        }
+    }
+    let mut disagree = Vec::new();
+    for (id, places) in &stated {
+        let recorded = &phases[*id];
+        for (place, dates) in places {
+            // A month is shown as its month; a day as its day: either way the text the row records.
+            // A month stands for its whole span: a day of it is no other date (an all-day event
+            // starts on its first; a country's next changes list its first day, when the answer
+            // becomes unknown, and its last, when it is in force).
+            let day_of_month = |d: &String| {
+                recorded.len() == 7 && d.len() == 10 && d.starts_with(recorded.as_str())
+            };
+            if dates.iter().any(|d| d != recorded && !day_of_month(d)) {
+                disagree.push(format!("{id} ({recorded}): {place} says {dates:?}"));
+            }
+        }
+    }
+    assert!(disagree.is_empty(), "{}", disagree.join("\n"));
+    // Every dated phase is dated somewhere (the calendars at least), and where a page dates it, on
+    // more than one kind of place: the test reads the places it claims to.
+    for id in phases.keys() {
+        let places = stated.get(id.as_str()).map_or(&[][..], |p| p.as_slice());
+        assert!(
+            places.iter().any(|(p, _)| p == "/api/v1/calendar.json")
+                && places.iter().any(|(p, _)| p.starts_with("/calendar.ics"))
+                && places.iter().any(|(p, _)| p.ends_with("index.html")),
+            "{id}: {places:?}"
+        );
+    }
+    for page in [
+        "/readiness/index.html",
+        "/calendar/index.html",
+        "/index.html",
+    ] {
+        assert!(
+            stated.values().flatten().any(|(p, _)| p == page),
+            "{page} dates no phase the test found"
+        );
+    }
+}
+
+/// The ids the data files carry where pages show words: obligation ids, phase ids and slugs, status ids,
+/// ERP ids and the ids of the vocabulary's labelled sets, each of more than one word (a one-word id such
+/// as `odoo` or `ubl` is also a word).
+fn slugs() -> BTreeSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    for r in table("obligations.csv") {
+        out.insert(r["obligation"].clone());
+        out.insert(r["status"].clone());
+        out.insert(format!(
+            "{}-{}-{}",
+            r["country_code"], r["obligation"], r["phase"]
+        ));
+    }
+    out.extend(erp_ids());
+    let vocabulary: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root.join("rules/vocabulary.toml")).unwrap())
+            .unwrap();
+    for set in [
+        "einvoicing_models",
+        "einvoicing_formats",
+        "einvoicing_platforms",
+        "signature_answers",
+        "archive_locations",
+    ] {
+        // An id its label says as it is ("post-audit" of "Post-audit only …") is a word, not a slug.
+        out.extend(
+            vocabulary[set]
+                .as_table()
+                .unwrap()
+                .iter()
+                .filter(|(id, label)| !label.as_str().unwrap().to_lowercase().contains(id.as_str()))
+                .map(|(id, _)| id.clone()),
+        );
+    }
+    out.retain(|s| s.contains('-'));
+    out
+}
+
+/// The first slug a reader's text says, with a few words around it.
+fn slug_in(text: &str, slugs: &BTreeSet<String>) -> Option<String> {
+    // URLs, anchors (`#saf-t-<code>-<n>`) and code (`b2b-e-invoicing`, written as code where a text
+    // names an id) are addresses, not words.
+    let urls = regex::Regex::new(r"(https?://|/|#)[^\s)\]]*|`[^`]*`").unwrap();
+    let text = urls.replace_all(text, " ");
+    let word = regex::Regex::new(r"[a-z0-9]+(-[a-z0-9]+)+").unwrap();
+    // A file's name (`real-time-reporting.json`) is not a slug either.
+    let file = |end: usize| {
+        let rest = &text[end..];
+        rest.starts_with('.') && rest[1..].starts_with(|c: char| c.is_ascii_lowercase())
+    };
+    word.find_iter(&text)
+        .find(|w| slugs.contains(w.as_str()) && !file(w.end()))
+        .map(|w| {
+            let (start, end) = (w.start().saturating_sub(60), (w.end() + 60).min(text.len()));
+            let (start, end) = (
+                (0..=start)
+                    .rev()
+                    .find(|&i| text.is_char_boundary(i))
+                    .unwrap(),
+                (end..=text.len())
+                    .find(|&i| text.is_char_boundary(i))
+                    .unwrap(),
+            );
+            format!("`{}` in “{}”", w.as_str(), &text[start..end])
+        })
+}
+
+/// No slug in any reader-facing text: the pages (their text, not their code samples or attributes),
+/// the Markdown twins (not their link targets or code), the feeds' titles and contents, the calendars'
+/// summaries, descriptions and categories, and the labels of the API (`label`, `*_label`, `sentence`).
+#[test]
+fn no_slug_reaches_a_page_a_twin_a_feed_a_calendar_or_an_api_label() {
+    let site = rendered_site();
+    let slugs = slugs();
+    assert!(slugs.contains("b2b-e-invoicing") && slugs.contains("in-force"));
+    let code = regex::Regex::new(
+        r"(?s)<(script|style|code|pre|svg:style)\b.*?</(script|style|code|pre|svg:style)>",
+    )
+    .unwrap();
+    let md_code = regex::Regex::new(r"(?s)```.*?```|`[^`]*`|\]\([^)]*\)").unwrap();
+    let mut found = Vec::new();
+    let mut read = 0;
+    // The API's documentation lists the identifiers as the values a path or a field takes; llms.txt
+    // and llms-full.txt are made of the twins (each read here) and that documentation.
+    let documents_ids = |path: &str| path.starts_with("/api/index.") || path.starts_with("/llms");
+    for (path, body) in site.iter().filter(|(p, _)| !documents_ids(p)) {
+        let text = if path.ends_with(".html") || path.ends_with(".xml") {
+            html_text(&code.replace_all(body, " "))
+        } else if path.ends_with(".md") || path.ends_with(".txt") {
+            md_code.replace_all(body, " ").into_owned()
+        } else if path.ends_with(".ics") {
+            body.replace("\r\n ", "")
+                .lines()
+                .filter(|l| {
+                    ["SUMMARY:", "DESCRIPTION:", "CATEGORIES:"]
+                        .iter()
+                        .any(|f| l.starts_with(f))
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else if path.ends_with(".json") && path.starts_with("/api/") {
+            let value: serde_json::Value = serde_json::from_str(body).unwrap();
+            let mut labels = Vec::new();
+            collect_labels(&value, &mut labels);
+            labels.join("\n")
+        } else {
+            continue;
+        };
+        read += 1;
+        if let Some(slug) = slug_in(&text, &slugs) {
+            found.push(format!("{path}: {slug}"));
+        }
+    }
+    assert!(read > 100);
+    assert!(
+        found.is_empty(),
+        "{} outputs:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+/// The strings a reader reads in an API body: every `label`, `*_label` and `sentence` member.
+fn collect_labels(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, v) in map {
+                if (key == "label" || key.ends_with("_label") || key == "sentence")
+                    && let Some(s) = v.as_str()
+                {
+                    out.push(s.to_string());
+                }
+                collect_labels(v, out);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| collect_labels(v, out)),
+        _ => {}
+    }
+}

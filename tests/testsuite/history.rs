@@ -1063,104 +1063,192 @@ fn json(path: &str) -> Value {
     serde_json::from_str(&published(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// A snapshot as the test reads it: country -> (toggles, facts by id).
-type Recorded = BTreeMap<String, (serde_json::Map<String, Value>, BTreeMap<String, Value>)>;
+/// A recorded country as the test reads it: its toggles, its facts by id, the kinds of answer its
+/// record carries (none in a record made before answers were recorded) and those answers by (kind, id).
+#[derive(Default)]
+struct RecordedCountry {
+    toggles: serde_json::Map<String, Value>,
+    facts: BTreeMap<String, Value>,
+    carries: BTreeSet<String>,
+    answers: BTreeMap<(String, String), Value>,
+}
+
+/// A snapshot as the test reads it: country -> what it recorded.
+type Recorded = BTreeMap<String, RecordedCountry>;
 
 fn recorded(version: &str) -> Recorded {
     let text =
         crate::common::release_snapshot(Path::new(env!("CARGO_MANIFEST_DIR")), version).unwrap();
     let mut out = Recorded::new();
+    let mut current = String::new();
     for line in text.lines() {
         let v: Value = serde_json::from_str(line).unwrap();
-        if v.get("answer").is_some() {
-            // An answer other than a fact: its changes are held by the tests of each table's edits.
-            continue;
-        }
-        if let Some(code) = v["country"].as_str() {
+        if let Some(code) = v["country"].as_str().filter(|_| v.get("toggles").is_some()) {
+            current = code.to_string();
+            let carries = v["answers"].as_array().map_or_else(BTreeSet::new, |kinds| {
+                kinds
+                    .iter()
+                    .map(|k| k.as_str().unwrap().to_string())
+                    .collect()
+            });
             out.insert(
-                code.to_string(),
-                (v["toggles"].as_object().unwrap().clone(), BTreeMap::new()),
+                current.clone(),
+                RecordedCountry {
+                    toggles: v["toggles"].as_object().unwrap().clone(),
+                    carries,
+                    ..Default::default()
+                },
             );
+        } else if let Some(kind) = v["answer"].as_str() {
+            // An answer line follows its country's line and facts.
+            let key = (kind.to_string(), v["id"].as_str().unwrap().to_string());
+            out.get_mut(&current).unwrap().answers.insert(key, v);
         } else {
             let id = v["id"].as_str().unwrap();
             let code = id.split('-').next().unwrap();
-            out.get_mut(code).unwrap().1.insert(id.to_string(), v);
+            out.get_mut(code).unwrap().facts.insert(id.to_string(), v);
         }
     }
     out
 }
 
-/// The changes between two snapshots, worked out here on their own: (country, fact or toggle, kind, old,
-/// new).
-fn expected_changes(
-    old: &Recorded,
-    new: &Recorded,
-) -> BTreeSet<(String, String, String, String, String)> {
-    let rank = |v: &Value| {
-        ["unverified", "secondary", "official"]
-            .iter()
-            .position(|r| v == r)
-    };
+/// A JSON value as text with every object's keys sorted, so two values compare by content.
+fn canonical(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let sorted: BTreeMap<&String, String> =
+                map.iter().map(|(k, v)| (k, canonical(v))).collect();
+            let members: Vec<String> = sorted
+                .iter()
+                .map(|(k, v)| format!("{}:{v}", Value::String((*k).clone())))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// One change as the model and the change set both name it: (country, what changed, kind, old, new).
+/// What changed is a toggle's name, a fact's id, or an answer's `<kind> <id>` with the field that
+/// changed (`phase pl-b2b-e-invoicing-main status`).
+type Predicted = (String, String, String, String, String);
+
+/// The changes between two snapshots, worked out here on their own, for the facts, the toggles and the
+/// other answers (of the kinds both records carry, field by field).
+fn expected_changes(old: &Recorded, new: &Recorded) -> BTreeSet<Predicted> {
     let mut out = BTreeSet::new();
     let codes: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     for code in codes {
         let (a, b) = (old.get(code), new.get(code));
-        if let (Some((ta, _)), Some((tb, _))) = (a, b) {
-            for (name, value) in tb {
-                if let Some(before) = ta.get(name).filter(|v| *v != value) {
+        if let (Some(a), Some(b)) = (a, b) {
+            for (name, value) in &b.toggles {
+                if let Some(before) = a.toggles.get(name).filter(|v| *v != value) {
                     out.insert((
                         code.clone(),
                         name.clone(),
                         "toggle_flipped".into(),
-                        before.to_string(),
-                        value.to_string(),
+                        canonical(before),
+                        canonical(value),
                     ));
                 }
             }
         }
-        let empty = BTreeMap::new();
-        let fa = a.map_or(&empty, |(_, f)| f);
-        let fb = b.map_or(&empty, |(_, f)| f);
-        let ids: BTreeSet<&String> = fa.keys().chain(fb.keys()).collect();
-        for id in ids {
-            let mut push = |kind: &str, old: Value, new: Value| {
-                out.insert((
-                    code.clone(),
-                    id.clone(),
-                    kind.into(),
-                    old.to_string(),
-                    new.to_string(),
-                ));
+        let mut push = |what: String, kind: &str, old: &Value, new: &Value| {
+            out.insert((
+                code.clone(),
+                what,
+                kind.into(),
+                canonical(old),
+                canonical(new),
+            ));
+        };
+        // A fact's or an answer's grade and sources (a grade is compared only where both record one).
+        fn graded(
+            push: &mut impl FnMut(String, &str, &Value, &Value),
+            what: &str,
+            x: &Value,
+            y: &Value,
+        ) {
+            let rank = |v: &Value| {
+                ["unverified", "secondary", "official"]
+                    .iter()
+                    .position(|r| v == r)
             };
-            match (fa.get(id), fb.get(id)) {
-                (None, Some(f)) => push("added", Value::Null, f["value"].clone()),
-                (Some(f), None) => push("removed", f["value"].clone(), Value::Null),
+            let (gx, gy) = (&x["verification"], &y["verification"]);
+            if gx != gy && !gx.is_null() && !gy.is_null() {
+                let kind = if rank(gy) > rank(gx) {
+                    "verification_raised"
+                } else {
+                    "verification_lowered"
+                };
+                push(what.into(), kind, gx, gy);
+            }
+            if x["source_urls"] != y["source_urls"] {
+                push(
+                    what.into(),
+                    "source_changed",
+                    &x["source_urls"],
+                    &y["source_urls"],
+                );
+            }
+        }
+        let empty = RecordedCountry::default();
+        let (ra, rb) = (a.unwrap_or(&empty), b.unwrap_or(&empty));
+        let ids: BTreeSet<&String> = ra.facts.keys().chain(rb.facts.keys()).collect();
+        for id in ids {
+            match (ra.facts.get(id), rb.facts.get(id)) {
+                (None, Some(f)) => push(id.clone(), "added", &Value::Null, &f["value"]),
+                (Some(f), None) => push(id.clone(), "removed", &f["value"], &Value::Null),
                 (Some(x), Some(y)) => {
                     if x["value"] != y["value"] {
-                        push("value_changed", x["value"].clone(), y["value"].clone());
+                        push(id.clone(), "value_changed", &x["value"], &y["value"]);
                     }
-                    if x["verification"] != y["verification"] {
-                        let kind = if rank(&y["verification"]) > rank(&x["verification"]) {
-                            "verification_raised"
-                        } else {
-                            "verification_lowered"
-                        };
-                        push(kind, x["verification"].clone(), y["verification"].clone());
-                    }
-                    if x["source_urls"] != y["source_urls"] {
-                        push(
-                            "source_changed",
-                            x["source_urls"].clone(),
-                            y["source_urls"].clone(),
-                        );
-                    }
+                    graded(&mut push, id, x, y);
                     if x["effective_date"] != y["effective_date"] {
                         push(
+                            id.clone(),
                             "effective_date_changed",
-                            x["effective_date"].clone(),
-                            y["effective_date"].clone(),
+                            &x["effective_date"],
+                            &y["effective_date"],
                         );
                     }
+                }
+                (None, None) => {}
+            }
+        }
+        // The other answers: only the kinds both records carry (or the one record that has the country).
+        let compared = |kind: &str| match (a, b) {
+            (Some(a), Some(b)) => a.carries.contains(kind) && b.carries.contains(kind),
+            (Some(one), None) | (None, Some(one)) => one.carries.contains(kind),
+            (None, None) => false,
+        };
+        let keys: BTreeSet<&(String, String)> = ra
+            .answers
+            .keys()
+            .chain(rb.answers.keys())
+            .filter(|(kind, _)| compared(kind))
+            .collect();
+        for key in keys {
+            let what = |field: &str| {
+                format!("{} {} {field}", key.0, key.1)
+                    .trim_end()
+                    .to_string()
+            };
+            match (ra.answers.get(key), rb.answers.get(key)) {
+                (None, Some(x)) => push(what(""), "added", &Value::Null, &x["fields"]),
+                (Some(x), None) => push(what(""), "removed", &x["fields"], &Value::Null),
+                (Some(x), Some(y)) => {
+                    for (field, value) in y["fields"].as_object().unwrap() {
+                        // A field the earlier record did not have is not compared.
+                        if let Some(was) = x["fields"].get(field).filter(|was| *was != value) {
+                            push(what(field), "value_changed", was, value);
+                        }
+                    }
+                    graded(&mut push, &what(""), x, y);
                 }
                 (None, None) => {}
             }
@@ -1193,6 +1281,7 @@ fn every_published_change_is_in_the_snapshots_and_every_date_in_the_record() {
     assert_eq!(listed, newest_first);
     let all = json("/api/v1/changes.json");
     let mut total = 0;
+    let mut answer_changes_modelled = 0;
     for (i, row) in rows.iter().enumerate() {
         let detail = json(&format!("/api/v1/releases/{}.json", row[0]));
         let data = &detail["data"];
@@ -1209,37 +1298,49 @@ fn every_published_change_is_in_the_snapshots_and_every_date_in_the_record() {
         }
         assert_eq!(data["previous"], rows[i - 1][0].as_str());
         assert_eq!(data["change_count"], changes.len());
-        let got: BTreeSet<(String, String, String, String, String)> = changes
+        let got: BTreeSet<Predicted> = changes
             .iter()
-            .filter(|c| c["answer"].is_null())
             .map(|c| {
                 assert_eq!(c["release"], row[0].as_str());
                 assert_eq!(c["released_at"], row[1].as_str());
-                let what = c["fact_id"].as_str().or(c["toggle"].as_str()).unwrap();
+                let what = match c["answer"].as_str() {
+                    Some(kind) => format!(
+                        "{kind} {} {}",
+                        c["answer_id"].as_str().unwrap(),
+                        c["field"].as_str().unwrap_or("")
+                    )
+                    .trim_end()
+                    .to_string(),
+                    None => c["fact_id"]
+                        .as_str()
+                        .or(c["toggle"].as_str())
+                        .unwrap()
+                        .to_string(),
+                };
                 (
                     c["country"].as_str().unwrap().to_string(),
-                    what.to_string(),
+                    what,
                     c["kind"].as_str().unwrap().to_string(),
-                    c["old"].to_string(),
-                    c["new"].to_string(),
+                    canonical(&c["old"]),
+                    canonical(&c["new"]),
                 )
             })
             .collect();
-        // The model below reads facts and toggles; the other answers' changes are held table by table
-        // (`one_row_of_each_table_edited_and_released_…`).
-        let of_facts_and_toggles = changes.iter().filter(|c| c["answer"].is_null()).count();
+        assert_eq!(got.len(), changes.len(), "{}: no change twice", row[0]);
+        let predicted = expected_changes(&recorded(&rows[i - 1][0]), &recorded(&row[0]));
         assert_eq!(
-            got.len(),
-            of_facts_and_toggles,
-            "{}: no change twice",
+            got.difference(&predicted).collect::<Vec<_>>(),
+            Vec::<&Predicted>::new(),
+            "{}: published but not in the snapshots",
             row[0]
         );
         assert_eq!(
-            got,
-            expected_changes(&recorded(&rows[i - 1][0]), &recorded(&row[0])),
-            "{}",
+            predicted.difference(&got).collect::<Vec<_>>(),
+            Vec::<&Predicted>::new(),
+            "{}: in the snapshots but not published",
             row[0]
         );
+        answer_changes_modelled += got.iter().filter(|c| c.1.contains(' ')).count();
         // changes.json holds the same change set, in the same order.
         let in_all: Vec<&Value> = all["data"]
             .as_array()
@@ -1250,6 +1351,9 @@ fn every_published_change_is_in_the_snapshots_and_every_date_in_the_record() {
         assert_eq!(in_all, changes.iter().collect::<Vec<_>>());
         total += changes.len();
     }
+    // The model is held on the answers too, not only on facts and toggles: the shipped releases
+    // changed some answers other than facts.
+    assert!(answer_changes_modelled > 0);
     // The shipped sources are the last release: nothing is unreleased.
     assert_eq!(all["meta"]["count"], total);
     assert!(
@@ -1821,6 +1925,49 @@ fn said(value: &Value, kind: &str) -> String {
     }
 }
 
+/// A field's recorded value as a reader reads it: a phase's status in words, a vocabulary id by its
+/// label in `rules/vocabulary.toml` (several, space-separated, joined by ", "), anything else as it is.
+fn in_words(field: &str, value: &str) -> String {
+    let status = [
+        ("in-force", "in force"),
+        ("enacted", "enacted"),
+        ("enacted-date-pending", "enacted, start date pending"),
+        ("planned", "planned"),
+        ("none", "no such obligation"),
+        ("unclear", "unclear"),
+    ];
+    if field == "status" {
+        return status
+            .iter()
+            .find(|(id, _)| *id == value)
+            .map_or(value.to_string(), |(_, words)| words.to_string());
+    }
+    let set = match field {
+        "model" => "einvoicing_models",
+        "formats" => "einvoicing_formats",
+        "platforms" => "einvoicing_platforms",
+        "signature" => "signature_answers",
+        "archive_location" => "archive_locations",
+        _ => return value.to_string(),
+    };
+    let vocabulary: toml::Table = toml::from_str(&read(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        "rules/vocabulary.toml",
+    ))
+    .unwrap();
+    value
+        .split(' ')
+        .map(|id| {
+            vocabulary[set]
+                .get(id)
+                .and_then(|l| l.as_str())
+                .unwrap_or(id)
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The quoted texts of a sentence (between “ and ”).
 fn quoted(sentence: &str) -> Vec<&str> {
     sentence
@@ -1863,6 +2010,13 @@ fn every_sentence_says_the_change_it_describes_and_answers_lead_the_pages() {
             .strip_prefix(&format!("{country}: "))
             .unwrap_or_else(|| panic!("{sentence} names {country} first"));
         let (old, new) = (said(&c["old"], kind), said(&c["new"], kind));
+        // An answer's field that holds an id (a status, a model) is said by its words.
+        let (old, new) = match c["field"].as_str() {
+            Some(field) if kind == "value_changed" => {
+                (in_words(field, &old), in_words(field, &new))
+            }
+            _ => (old, new),
+        };
         if c["toggle"].is_null() {
             let label = c["label"].as_str().unwrap();
             assert!(rest.starts_with(label), "{sentence} names {label}");

@@ -876,7 +876,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
         "de,b2b-e-invoicing,issue-large,enacted,2027-01-01,",
         "de,b2b-e-invoicing,issue-large,enacted,2027-01,",
         expect![[r#"
-            broken_links × 229
+            broken_links × 231
             calendar × 1
             calendar_timeline × 1
             change_days × 1
@@ -972,7 +972,7 @@ fn one_phase_date_rewrites_that_country_its_erp_support_facts_and_the_calendar()
             page_layout × 2
             page_links × 36
             page_part(changes) × 122
-            page_search_items × 41
+            page_search_items × 42
             page_skeleton × 2
             part_is_plain × 61
             part_links × 122
@@ -1713,7 +1713,7 @@ fn a_new_release_diffs_only_itself() {
     // the release's: it is made again, the same, and the page is not rendered again.
     expect![[r#"
         base_url × 1
-        broken_links × 237
+        broken_links × 239
         check_releases × 1
         check_releases_from_the_end × 1
         check_routes × 1
@@ -1724,13 +1724,13 @@ fn a_new_release_diffs_only_itself() {
         decoded_text × 4
         endpoints × 1
         erp_history_context × 11
-        feed_time × 18
-        file × 678
+        feed_time × 19
+        file × 681
         last_release × 1
         latest_release_rows × 1
         meta_base × 1
         openapi_document × 1
-        output_digest × 289
+        output_digest × 290
         output_file(api_calendar) × 1
         output_file(api_changes) × 1
         output_file(api_countries) × 1
@@ -1747,7 +1747,7 @@ fn a_new_release_diffs_only_itself() {
         output_file(api_partner_flags) × 1
         output_file(api_partners) × 1
         output_file(api_regimes) × 1
-        output_file(api_release) × 18
+        output_file(api_release) × 19
         output_file(api_releases) × 1
         output_file(api_sponsors) × 1
         output_file(api_toggles) × 1
@@ -1792,10 +1792,10 @@ fn a_new_release_diffs_only_itself() {
         page_ids × 2
         page_layout × 2
         page_links × 14
-        page_search_items × 44
+        page_search_items × 45
         page_skeleton × 2
         part_problems × 88
-        previous_release × 18
+        previous_release × 19
         published_csv × 9
         recent_releases × 1
         record_summary × 1
@@ -1808,8 +1808,8 @@ fn a_new_release_diffs_only_itself() {
         release_listing_json × 1
         release_register × 1
         release_subjects × 1
-        release_summary × 18
-        release_time × 18
+        release_summary × 19
+        release_time × 19
         release_versions × 1
         release_year_links × 1
         release_years × 1

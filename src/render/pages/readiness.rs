@@ -126,8 +126,8 @@ fn support_table<'db>(db: &'db dyn salsa::Database, entry: &CalendarEntry) -> Su
             }
         }
         _ => SupportTable::NotRecorded(format!(
-            "No table records ERP support for {}: the e-invoicing matrix and the SAF-T files answer \
-             other questions, so none of their answers is shown here.",
+            "No table records ERP support for {} (the e-invoicing matrix and the SAF-T files answer \
+             other questions).",
             entry.obligation_label.to_lowercase()
         )),
     }
