@@ -122,6 +122,16 @@ impl Drop for Browser {
 
 impl Browser {
     fn start() -> Browser {
+        Browser::launch(json!({}))
+    }
+
+    /// A browser that runs no page script (Chromium's content setting for JavaScript, blocked), as a
+    /// reader with scripts off sees the site. WebDriver's own scripts still run.
+    fn start_without_scripts() -> Browser {
+        Browser::launch(json!({"profile.managed_default_content_settings.javascript": 2}))
+    }
+
+    fn launch(prefs: Value) -> Browser {
         let driver = Driver::start();
         let profile = tempfile::tempdir().unwrap();
         let capabilities = json!({"capabilities": {"alwaysMatch": {
@@ -130,6 +140,7 @@ impl Browser {
             "timeouts": {"script": 120_000},
             "goog:chromeOptions": {
                 "binary": CHROMIUM,
+                "prefs": prefs,
                 "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
                          "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                          "--window-size=1280,900",
@@ -2010,6 +2021,341 @@ fn the_date_control_of_compare_shows_what_the_phases_say_on_the_chosen_day() {
         );
         let errors = browser.console_errors();
         assert!(errors.is_empty(), "console errors: {errors:#?}");
+    }
+}
+
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_date_control_of_home_shows_the_map_and_the_table_as_the_api_says_on_the_chosen_day() {
+    require_browser();
+    let served = serve();
+    let get = |path: &str| -> Value {
+        serde_json::from_str(&crate::common::http::get(&served.address, path).text()).unwrap()
+    };
+    let day = "2027-01-01";
+    let reference = crate::on_date::reference_date(served.project.path()).to_string();
+    let toggles_of = |answer: &Value| -> BTreeMap<String, Value> {
+        answer["data"]["countries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["code"].as_str().unwrap().to_string(),
+                    c["toggles"].clone(),
+                )
+            })
+            .collect()
+    };
+    let on = toggles_of(&get(&format!("/api/v1/on/{day}.json")));
+    let then = toggles_of(&get(&format!("/api/v1/on/{reference}.json")));
+    // The day must differ from the reference date somewhere, or the test could not fail.
+    let changed: Vec<&String> = on.keys().filter(|c| on[*c] != then[*c]).collect();
+    assert!(!changed.is_empty(), "nothing changes by {day}");
+    let word = |v: &Value| match v.as_bool() {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "unknown",
+    };
+    // What the page shows: each table row's cells by toggle (the first word of each), and each map
+    // country's value of each toggle, read from its classes (tN-true, tN-false, tN-unknown).
+    let shown = "const names = [...document.querySelectorAll('table.toggles-table thead th')].map(th => th.dataset.toggle); \
+        const table = Object.fromEntries([...document.querySelectorAll('table.toggles-table tbody tr')].map(tr => [tr.dataset.c, Object.fromEntries([...tr.cells].map((td, i) => [names[i], td.textContent.split(/[: (]/)[0]]).filter(e => e[0]))])); \
+        const toggles = Object.fromEntries([...document.querySelectorAll('input[name=map-toggle][id^=map-t]')].map(i => [i.id.slice(5), i.value])); \
+        const map = {}; document.querySelectorAll('svg.fig-map a.country').forEach(a => { const code = a.getAttribute('href').split('/')[1]; map[code] = Object.fromEntries(Object.entries(toggles).map(([n, name]) => [name, ['true', 'false', 'unknown'].find(v => a.classList.contains('t' + n + '-' + v))])); }); \
+        return {table, map}";
+    let check = |browser: &Browser, expected: &BTreeMap<String, Value>, when: &str| {
+        let page = browser.script(shown);
+        for (code, toggles) in expected {
+            for (name, value) in toggles.as_object().unwrap() {
+                assert_eq!(
+                    page["table"][code][name],
+                    json!(word(value)),
+                    "table: {code} {name} on {when}"
+                );
+                let class = match value.as_bool() {
+                    Some(b) => b.to_string(),
+                    None => "unknown".to_string(),
+                };
+                assert_eq!(
+                    page["map"][code][name],
+                    json!(class),
+                    "map: {code} {name} on {when}"
+                );
+            }
+        }
+    };
+    let built = |browser: &Browser| {
+        browser.script("return [document.querySelector('table.toggles-table tbody').innerHTML, document.querySelector('svg.fig-map').outerHTML.replace(/ class=\"focus-ring\"[^]*?<\\/g>/, '')]")
+    };
+    let browser = Browser::start();
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        browser.goto(&url(&served, "/"));
+        browser.wait_for("the date control", "return !document.getElementById('on-form').hidden && /applies on/.test(document.getElementById('on-status').textContent)");
+        let as_built = built(&browser);
+        check(&browser, &then, &reference);
+        browser.goto(&url(&served, &format!("/?on={day}")));
+        browser.wait_for(
+            "the answers of the day",
+            &format!(
+                "return /applies on {day}/.test(document.getElementById('on-status').textContent)"
+            ),
+        );
+        assert_eq!(
+            browser.script("return document.getElementById('on-day').value"),
+            json!(day)
+        );
+        check(&browser, &on, day);
+        assert_eq!(
+            browser.script("return !document.getElementById('on-table-status').hidden"),
+            true,
+            "the table says which day it shows"
+        );
+        browser.script("document.getElementById('map').scrollIntoView(); return null");
+        browser.screenshot(&format!("home-on-{day}-{width}"));
+        // The map's colouring is kept beside the day in the address.
+        browser.click("label[for='map-t1']");
+        assert_eq!(
+            browser.script("return location.search"),
+            browser.script(&format!(
+                "return '?on={day}&map=' + document.getElementById('map-t1').value"
+            ))
+        );
+        // Back to the reference date: the page as it was built, and the day leaves the address.
+        browser.click("#on-reset");
+        browser.wait_for(
+            "the reference date",
+            &format!("return /applies on {reference}/.test(document.getElementById('on-status').textContent)"),
+        );
+        assert_eq!(built(&browser), as_built, "the page as built at {width} px");
+        assert_eq!(
+            browser.script("return location.search"),
+            browser.script("return '?map=' + document.getElementById('map-t1').value")
+        );
+        assert_eq!(
+            browser.script("return document.documentElement.scrollWidth <= innerWidth"),
+            true,
+            "too wide at {width} px: {}",
+            browser.script(WIDER_THAN_THE_WINDOW)
+        );
+        let errors = browser.console_errors();
+        assert!(errors.is_empty(), "console errors: {errors:#?}");
+    }
+}
+
+/// The compare page's chooser and the follow list of `/changes/` narrow as the reader types (a country's
+/// name, its code, an alias of the register), and each country is one Tab stop: Tab from the filter box
+/// goes through the countries left in the list, one stop each, then out of it. At 1280 and 390 px, with
+/// axe's WCAG 2.1 A and AA rules on each filtered list.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_compare_and_follow_choosers_filter_as_the_reader_types_with_one_tab_stop_a_country() {
+    require_browser();
+    let served = serve();
+    let axe = axe_source();
+    let project = served.project.path();
+    let countries = crate::common::register_csv_rows(project, "sources/registers/countries.csv");
+    let aliases =
+        crate::common::register_csv_rows(project, "sources/registers/country_aliases.csv");
+    let fold = |s: &str| s.to_lowercase();
+    // The countries a typed word leaves, by the register: its name holds the word, or its code or an
+    // alias starts with it.
+    let left = |typed: &str| -> BTreeSet<String> {
+        countries
+            .iter()
+            .filter(|c| {
+                fold(&c["name"]).contains(typed)
+                    || fold(&c["code"]).starts_with(typed)
+                    || aliases
+                        .iter()
+                        .any(|a| a["code"] == c["code"] && fold(&a["alias"]).starts_with(typed))
+            })
+            .map(|c| c["code"].clone())
+            .collect()
+    };
+    let poland = countries
+        .iter()
+        .find(|c| c["name"] == "Poland")
+        .expect("Poland is in the register")["code"]
+        .clone();
+    let browser = Browser::start();
+    // (page, what makes it ready, the filter box, the list, how to open the list)
+    let choosers = [
+        (
+            "/compare/",
+            "return !document.getElementById('compare-form').hidden",
+            "#compare-filter",
+            "#compare-countries",
+            Some("#compare-choose summary"),
+        ),
+        (
+            "/changes/#follow",
+            "return document.querySelector('#follow-form.scripted') !== null",
+            "#follow-filter",
+            "#follow-countries",
+            None,
+        ),
+    ];
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        for (page, ready, filter, list, opener) in choosers {
+            browser.goto(&url(&served, page));
+            browser.wait_for(page, ready);
+            if let Some(opener) = opener {
+                if browser.script("return document.getElementById('compare-choose').open")
+                    != json!(true)
+                {
+                    browser.click(opener);
+                }
+            }
+            let shown = format!(
+                "return [...document.querySelectorAll('{list} > li')].filter(li => li.offsetParent !== null).map(li => li.querySelector('input').value)"
+            );
+            let all = browser.script(&shown);
+            assert_eq!(
+                all.as_array().unwrap().len(),
+                countries.len(),
+                "{page}: every country at first"
+            );
+            // Tab from the filter box: the stops inside the list, until the focus leaves it.
+            let tab_stops = || -> usize {
+                browser.script(&format!(
+                    "document.querySelector('{filter}').focus(); return null"
+                ));
+                let mut stops = 0;
+                loop {
+                    browser.press(TAB);
+                    let inside = browser.script(&format!(
+                        "return document.querySelector('{list}').contains(document.activeElement)"
+                    ));
+                    if inside != json!(true) {
+                        return stops;
+                    }
+                    stops += 1;
+                    assert!(
+                        stops <= 3 * countries.len(),
+                        "{page}: Tab never leaves the list"
+                    );
+                }
+            };
+            assert_eq!(
+                tab_stops(),
+                countries.len(),
+                "{page}: one Tab stop a country"
+            );
+            for typed in ["pol", "holland", "uk", "CZ"] {
+                browser.script(&format!(
+                    "const i = document.querySelector('{filter}'); i.value = ''; i.dispatchEvent(new Event('input')); return null"
+                ));
+                browser.type_into(filter, typed);
+                let expected = left(&fold(typed));
+                assert!(
+                    !expected.is_empty(),
+                    "{typed:?} leaves a country of the register"
+                );
+                let got: BTreeSet<String> = browser
+                    .script(&shown)
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap().to_string())
+                    .collect();
+                assert_eq!(got, expected, "{page}: {typed:?} at {width} px");
+                if typed == "pol" {
+                    assert!(got.contains(&poland), "{page}: \"pol\" leaves Poland");
+                    assert_eq!(
+                        tab_stops(),
+                        got.len(),
+                        "{page}: the Tab stops of the filtered list"
+                    );
+                    browser.screenshot(&format!(
+                        "filter-{}-{width}",
+                        page.trim_matches(|c| c == '/' || c == '#')
+                            .replace(['/', '#'], "-")
+                    ));
+                    let violations = browser.axe(&axe, &format!("{page} filtered at {width} px"));
+                    assert!(violations.is_empty(), "{}", violations.join("\n"));
+                }
+            }
+            // The box says how many are left, and an empty box lists every country again.
+            let count = browser.script(&format!(
+                "return document.getElementById(document.querySelector('{filter}').getAttribute('aria-describedby')).textContent"
+            ));
+            assert!(
+                count
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!(" of {} countries", countries.len())),
+                "{count}"
+            );
+            browser.script(&format!(
+                "const i = document.querySelector('{filter}'); i.value = ''; i.dispatchEvent(new Event('input')); return null"
+            ));
+            assert_eq!(browser.script(&shown), all, "{page}: every country again");
+        }
+    }
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+/// Without JavaScript (Chromium's content setting, so no page script runs) the home page, a country page
+/// and the comparison page read as built: no date control (the forms scripts show stay hidden), the next
+/// changes as a table, the comparison's note in its `<noscript>`, no sideways scroll; screenshots at 1280
+/// and 390 px for review.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn without_scripts_home_a_country_and_compare_show_the_reference_date_and_the_next_changes() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start_without_scripts();
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        for (page, name) in [
+            ("/", "home"),
+            ("/pl/", "country-pl"),
+            ("/compare/?c=pl,be,es", "compare"),
+        ] {
+            browser.goto(&url(&served, page));
+            browser.wait_for(page, "return document.readyState === 'complete'");
+            // No page script ran: the search box's script gives it its combobox role.
+            assert_eq!(
+                browser.script("return document.getElementById('site-q').getAttribute('role')"),
+                Value::Null,
+                "{page}: a script ran"
+            );
+            assert_eq!(
+                browser.script("const f = document.getElementById('on-form'); return !!f && f.offsetParent === null"),
+                true,
+                "{page}: the date control is for scripts only"
+            );
+            if page != "/" {
+                assert_eq!(
+                    browser.script("const t = document.querySelector('[aria-labelledby=next-changes] table'); return !!t && t.offsetParent !== null && t.tBodies[0].rows.length > 0"),
+                    true,
+                    "{page}: the next changes, as a table"
+                );
+            }
+            if name == "compare" {
+                assert_eq!(
+                    browser.script("const n = document.querySelector('.compare-noscript'); return !!n && n.offsetParent !== null"),
+                    true,
+                    "{page}: the note for readers without scripts"
+                );
+            }
+            assert_eq!(
+                browser.script("return document.documentElement.scrollWidth <= innerWidth"),
+                true,
+                "{page} too wide at {width} px: {}",
+                browser.script(WIDER_THAN_THE_WINDOW)
+            );
+            browser.screenshot(&format!("noscript-{name}-{width}"));
+            // The part a script would change: the date section (the next changes), or the home table.
+            browser.script(
+                "const at = document.getElementById('next-changes') || document.getElementById('countries'); at.scrollIntoView(); return null",
+            );
+            browser.screenshot(&format!("noscript-{name}-{width}-dates"));
+        }
     }
 }
 

@@ -2753,6 +2753,101 @@ fn every_page_that_shows_a_grade_has_the_grade_legend() {
     assert!(text(&files, "data/index.html").contains("<section id=\"grades\">"));
 }
 
+/// The Markdown twin of every page that shows the grade legend says it too, in the same words (its link
+/// to the data page's twin). The readiness board's twin is another change's.
+#[test]
+fn the_twin_of_every_page_with_the_grade_legend_has_it_in_the_same_words() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let tags = regex::Regex::new(r"<[^>]+>").unwrap();
+    let mut checked = 0;
+    for (path, bytes) in &files {
+        let Some(stem) = path.strip_suffix("index.html") else {
+            continue;
+        };
+        if stem.starts_with("readiness/") {
+            continue;
+        }
+        let html = std::str::from_utf8(bytes).unwrap();
+        let Some(at) = html.find("<p class=\"grade-legend\">") else {
+            continue;
+        };
+        let legend = &html[at..at + html[at..].find("</p>").unwrap()];
+        let words = tags.replace_all(legend, "").into_owned();
+        let link = "What the grades mean";
+        assert!(words.ends_with(link), "{path}: {words}");
+        let expected = format!(
+            "{}[{link}](/data/index.md)",
+            words.strip_suffix(link).unwrap()
+        );
+        let twin = text(&files, &format!("{stem}index.md"));
+        assert!(
+            twin.lines().any(|l| l == expected),
+            "{stem}index.md has no line {expected:?}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 10, "pages with the legend: {checked}");
+}
+
+/// A cell that lists sources names each host once: a host's further pages follow it as numbers ("ec.europa.eu
+/// (2, 3)"), each a link named by its host and number. Checked in every table cell of every page and twin;
+/// the shipped data has cells with two pages of one host, so the grouping is seen.
+#[test]
+fn every_cell_names_each_source_host_once() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    // A source's name as the pages show it (`source_name`): a host, or github.com/<owner>; before the
+    // grouping, a host's second page was "<host> (2)".
+    let host =
+        regex::Regex::new(r"^[a-z0-9-]+(\.[a-z0-9-]+)+(/[A-Za-z0-9_.-]+)?( \(\d+\))?$").unwrap();
+    let number = regex::Regex::new(r" \(\d+\)$").unwrap();
+    let html_link = regex::Regex::new(r"<a [^>]*>([^<]*)</a>").unwrap();
+    let md_link = regex::Regex::new(r"\[([^\]]*)\]\(").unwrap();
+    let mut grouped = 0;
+    for (path, bytes) in &files {
+        let (cells, link): (Vec<&str>, &regex::Regex) = if path.ends_with(".html") {
+            let html = std::str::from_utf8(bytes).unwrap();
+            (
+                html.split("<td")
+                    .skip(1)
+                    .map(|c| c.split("</td>").next().unwrap())
+                    .collect(),
+                &html_link,
+            )
+        } else if path.ends_with(".md") {
+            let md = std::str::from_utf8(bytes).unwrap();
+            (
+                md.lines()
+                    .filter(|l| l.starts_with('|'))
+                    .flat_map(|l| l.split(" | "))
+                    .collect(),
+                &md_link,
+            )
+        } else {
+            continue;
+        };
+        for cell in cells {
+            let hosts: Vec<String> = link
+                .captures_iter(cell)
+                .map(|c| c[1].to_string())
+                .filter(|t| host.is_match(t))
+                .map(|t| number.replace(&t, "").into_owned())
+                .collect();
+            let unique: BTreeSet<&String> = hosts.iter().collect();
+            assert_eq!(
+                unique.len(),
+                hosts.len(),
+                "{path}: a cell names a host twice: {cell}"
+            );
+            if cell.contains(", page 2\"") {
+                grouped += 1;
+            }
+        }
+    }
+    assert!(grouped > 0, "no cell lists two pages of one host");
+}
+
 /// Without JavaScript the comparison page cannot read `?c=`: it says so where scripts do not run, and
 /// links every country's row of its table (each row's id), so a reader without scripts reaches the
 /// countries asked for in one step each.
