@@ -2532,6 +2532,55 @@ fn search_forgives_typos_and_finds_countries_by_their_other_names_and_codes_firs
         browser.resize(width, height);
         browser.screenshot(&format!("search-forgiving-page-{width}"));
     }
+    // A word of many items ("peppol") lists them by relevance, not by name: the item that says it most
+    // often comes before every item that says it once, and the list is not in A–Z order.
+    let word = "peppol";
+    let said = |i: &Value| {
+        fold(&format!(
+            "{} {}",
+            i["t"].as_str().unwrap(),
+            i["s"].as_str().unwrap()
+        ))
+        .matches(word)
+        .count()
+    };
+    let saying: Vec<&Value> = items.iter().filter(|i| said(i) > 0).collect();
+    let most = saying.iter().max_by_key(|i| said(i)).unwrap();
+    let most_url = format!("/{}", most["u"].as_str().unwrap());
+    let once: BTreeSet<String> = saying
+        .iter()
+        .filter(|i| said(i) == 1)
+        .map(|i| format!("/{}", i["u"].as_str().unwrap()))
+        .collect();
+    assert!(
+        said(most) > 1 && !once.is_empty(),
+        "{word}: {} items",
+        saying.len()
+    );
+    browser.goto(&url(&served, &format!("/search/?q={word}")));
+    browser.wait_for("the results", "return !!document.getElementById('results')");
+    let listed = browser.script(
+        "return [...document.querySelectorAll('#search-page-results a.result')].map(a => [new URL(a.href).pathname + new URL(a.href).hash, a.textContent])",
+    );
+    let listed = listed.as_array().unwrap();
+    let at = |url: &str| listed.iter().position(|l| l[0] == json!(url));
+    let first_once = listed
+        .iter()
+        .position(|l| once.contains(l[0].as_str().unwrap()))
+        .expect("an item saying it once is listed");
+    assert!(
+        at(&most_url).is_some_and(|p| p < first_once),
+        "{word}: {most_url} ({} times) is listed at {:?}, an item saying it once at {first_once}: {listed:?}",
+        said(most),
+        at(&most_url)
+    );
+    let titles: Vec<String> = listed
+        .iter()
+        .map(|l| l[1].as_str().unwrap().to_string())
+        .collect();
+    let mut sorted = titles.clone();
+    sorted.sort();
+    assert_ne!(titles, sorted, "{word}: listed in A–Z order");
     browser.resize(WIDTHS[0].0, WIDTHS[0].1);
     // A misspelling near a word of the index, of a word found nowhere else: nothing found, then the
     // nearest words, each a link to its own results.
