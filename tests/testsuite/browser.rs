@@ -2359,6 +2359,73 @@ fn without_scripts_home_a_country_and_compare_show_the_reference_date_and_the_ne
     }
 }
 
+/// The header's sections on a phone: at 390 and 320 px they take two rows at most, the sections that do
+/// not fit under "More" (a details panel, so it opens without scripts), and every section of the desktop
+/// header is reachable there; "More" opens, Escape closes it with the focus back on it, axe finds no
+/// violation with it open. At 1280 px every section is in the row and "More" is not shown.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_phone_header_is_two_rows_with_the_other_sections_under_more() {
+    require_browser();
+    let served = serve();
+    let axe = axe_source();
+    let browser = Browser::start();
+    // The sections the header links (both its row and its "More"), by address.
+    let sections = "return [...new Set([...document.querySelectorAll('.site-header nav > a, .site-header nav .nav-more a')].map(a => a.getAttribute('href')))].sort()";
+    // What the reader can reach now: the links shown in the row, and those of a shown "More".
+    let reachable = "const more = document.querySelector('.nav-more'); const shown = [...document.querySelectorAll('.site-header nav > a')].filter(a => a.offsetParent !== null).map(a => a.getAttribute('href')); \
+        const under = more.offsetParent !== null ? [...more.querySelectorAll('a')].map(a => a.getAttribute('href')) : []; return [...new Set(shown.concat(under))].sort()";
+    let rows = "return new Set([...document.querySelector('.site-header nav').children].filter(e => e.offsetParent !== null).map(e => Math.round(e.getBoundingClientRect().top))).size";
+    for (width, height) in [(1280, 900), (390, 844), (320, 700)] {
+        browser.resize(width, height);
+        browser.goto(&url(&served, "/calendar/"));
+        browser.wait_for("the page", "return document.readyState === 'complete'");
+        let all = browser.script(sections);
+        assert!(all.as_array().unwrap().len() > 8, "{all}");
+        assert_eq!(
+            browser.script(reachable),
+            all,
+            "{width} px: every section reachable"
+        );
+        let rows = browser.script(rows).as_u64().unwrap();
+        let more_shown =
+            browser.script("return document.querySelector('.nav-more').offsetParent !== null");
+        if width >= 1280 {
+            assert_eq!(rows, 1, "{width} px: one row");
+            assert_eq!(more_shown, false);
+            continue;
+        }
+        assert!(rows <= 2, "{width} px: {rows} rows of sections");
+        assert_eq!(more_shown, true, "{width} px: More is shown");
+        browser.screenshot(&format!("header-{width}"));
+        browser.click(".nav-more > summary");
+        browser.screenshot(&format!("header-more-open-{width}"));
+        let violations = browser.axe(&axe, &format!("/calendar/ with More open at {width} px"));
+        assert!(violations.is_empty(), "{}", violations.join("\n"));
+        browser.script("document.querySelector('.nav-more > summary').focus()");
+        browser.press(TAB);
+        assert_eq!(
+            browser.script("return document.querySelector('.nav-more').contains(document.activeElement) && document.activeElement.tagName === 'A'"),
+            true,
+            "{width} px: Tab goes into More"
+        );
+        browser.press(ESCAPE);
+        assert_eq!(
+            browser.script("const p = document.querySelector('.nav-more'); return !p.open && document.activeElement === p.querySelector('summary')"),
+            true,
+            "{width} px: Escape closes More and focuses its summary"
+        );
+        assert_eq!(
+            browser.script("return document.documentElement.scrollWidth <= innerWidth"),
+            true,
+            "too wide at {width} px: {}",
+            browser.script(WIDER_THAN_THE_WINDOW)
+        );
+    }
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
 /// The edits (insertions, deletions, substitutions) from one word to another.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
