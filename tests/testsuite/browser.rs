@@ -2202,12 +2202,11 @@ fn the_compare_and_follow_choosers_filter_as_the_reader_types_with_one_tab_stop_
         for (page, ready, filter, list, opener) in choosers {
             browser.goto(&url(&served, page));
             browser.wait_for(page, ready);
-            if let Some(opener) = opener {
-                if browser.script("return document.getElementById('compare-choose').open")
+            if let Some(opener) = opener
+                && browser.script("return document.getElementById('compare-choose').open")
                     != json!(true)
-                {
-                    browser.click(opener);
-                }
+            {
+                browser.click(opener);
             }
             let shown = format!(
                 "return [...document.querySelectorAll('{list} > li')].filter(li => li.offsetParent !== null).map(li => li.querySelector('input').value)"

@@ -2815,6 +2815,9 @@ fn every_cell_names_each_source_host_once() {
     let number = regex::Regex::new(r" \(\d+\)$").unwrap();
     let html_link = regex::Regex::new(r"<a [^>]*>([^<]*)</a>").unwrap();
     let md_link = regex::Regex::new(r"\[([^\]]*)\]\(").unwrap();
+    // The sentence an answer rests on names its source's host again after the quote: that is the quote's
+    // attribution, not the cell's list of sources.
+    let said = regex::Regex::new(r#"<span class="said">.*?</span>"#).unwrap();
     let mut grouped = 0;
     for (path, bytes) in &files {
         let (cells, link): (Vec<&str>, &regex::Regex) = if path.ends_with(".html") {
@@ -2841,9 +2844,6 @@ fn every_cell_names_each_source_host_once() {
         } else {
             continue;
         };
-        // The sentence an answer rests on names its source's host again after the quote: that is the
-        // quote's attribution, not the cell's list of sources.
-        let said = regex::Regex::new(r#"<span class="said">.*?</span>"#).unwrap();
         for cell in cells {
             let cell = said.replace_all(cell, "");
             let cell = cell.as_ref();
