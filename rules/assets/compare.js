@@ -40,9 +40,31 @@
     }
     span.appendChild(document.createTextNode("; source: "));
     if (!sources.length) span.appendChild(document.createTextNode("none"));
-    sources.forEach(function (s, i) {
+    // Each host once, as the pages name it ("ec.europa.eu (2, 3)"): a host's further pages are named
+    // "<host> (2)" in the column, and shown by their number.
+    var hosts = [];
+    var pages = {};
+    sources.forEach(function (s) {
+      var host = s.name.replace(/ \(\d+\)$/, "");
+      if (!pages[host]) {
+        pages[host] = [];
+        hosts.push(host);
+      }
+      pages[host].push(s);
+    });
+    hosts.forEach(function (host, i) {
       if (i) span.appendChild(document.createTextNode(", "));
-      span.appendChild(link(s.url, s.name));
+      span.appendChild(link(pages[host][0].url, host));
+      var more = pages[host].slice(1);
+      if (!more.length) return;
+      span.appendChild(document.createTextNode(" ("));
+      more.forEach(function (s, j) {
+        if (j) span.appendChild(document.createTextNode(", "));
+        var a = link(s.url, String(j + 2));
+        a.setAttribute("aria-label", host + ", page " + (j + 2));
+        span.appendChild(a);
+      });
+      span.appendChild(document.createTextNode(")"));
     });
     return span;
   }
@@ -111,6 +133,42 @@
     }
   };
 
+  // The chooser's filter: as the reader types, a country stays in the list when its name holds what is
+  // typed, or one of its other names (its <li data-terms>: the code, the aliases register's names)
+  // starts with it; case and accents folded. The choice of a country hidden by the filter is kept.
+  function filterList(input, list, count) {
+    var items = Array.prototype.slice.call(list.children);
+    function fold(text) {
+      return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().trim();
+    }
+    var names = items.map(function (li) {
+      return fold(li.querySelector("label").textContent);
+    });
+    var terms = items.map(function (li) {
+      return (li.getAttribute("data-terms") || "").split("|").map(fold);
+    });
+    function update() {
+      var typed = fold(input.value);
+      var shown = 0;
+      items.forEach(function (li, i) {
+        var hit = !typed || names[i].indexOf(typed) >= 0 || terms[i].some(function (t) {
+          return t && t.indexOf(typed) === 0;
+        });
+        li.hidden = !hit;
+        if (hit) shown += 1;
+      });
+      count.textContent = typed ? shown + " of " + items.length + " countries" : "";
+    }
+    input.addEventListener("input", update);
+    // Enter in the box is no submission, and its change is no change of the choice.
+    input.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") event.preventDefault();
+    });
+    input.addEventListener("change", function (event) {
+      event.stopPropagation();
+    });
+    update();
+  }
   function start() {
     var form = document.getElementById("compare-form");
     var side = document.getElementById("side");
@@ -255,6 +313,7 @@
     form.addEventListener("submit", function (event) {
       event.preventDefault();
     });
+    filterList(document.getElementById("compare-filter"), document.getElementById("compare-countries"), document.getElementById("compare-filter-count"));
     choose.open = chosen.length < MIN;
     form.hidden = false;
     show();

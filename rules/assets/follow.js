@@ -1,10 +1,47 @@
 // The follow section of /changes/: tick countries, get their feeds as one subscription list (OPML 2.0)
 // that a feed reader imports as one subscription per country, and their feed and calendar links.
-// Without this script the section is a list of every country's feed and calendar links.
+// With it, a box a country (one Tab stop each) and a filter of the list; without it the section is a list
+// of every country's feed and calendar links.
 "use strict";
 (function () {
   function escapeXml(text) {
     return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  }
+  // The follow list's filter: as the reader types, a country stays in the list when its name holds what is
+  // typed, or one of its other names (its <li data-terms>: the code, the aliases register's names)
+  // starts with it; case and accents folded. The choice of a country hidden by the filter is kept.
+  function filterList(input, list, count) {
+    var items = Array.prototype.slice.call(list.children);
+    function fold(text) {
+      return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().trim();
+    }
+    var names = items.map(function (li) {
+      return fold(li.querySelector("label").textContent);
+    });
+    var terms = items.map(function (li) {
+      return (li.getAttribute("data-terms") || "").split("|").map(fold);
+    });
+    function update() {
+      var typed = fold(input.value);
+      var shown = 0;
+      items.forEach(function (li, i) {
+        var hit = !typed || names[i].indexOf(typed) >= 0 || terms[i].some(function (t) {
+          return t && t.indexOf(typed) === 0;
+        });
+        li.hidden = !hit;
+        if (hit) shown += 1;
+      });
+      count.textContent = typed ? shown + " of " + items.length + " countries" : "";
+    }
+    input.addEventListener("input", update);
+    // Enter in the box is no submission, and its change is no change of the choice.
+    input.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") event.preventDefault();
+    });
+    input.addEventListener("change", function (event) {
+      event.stopPropagation();
+    });
+    update();
   }
   function start() {
     var form = document.getElementById("follow-form");
@@ -67,6 +104,14 @@
       box.hidden = false;
       box.addEventListener("change", update);
     });
+    // One Tab stop a country, its box: its feed and calendar stay links for the pointer, and are listed
+    // (in the Tab order) under the list once it is ticked.
+    form.querySelectorAll(".follow-list a").forEach(function (a) {
+      a.tabIndex = -1;
+    });
+    var filter = document.getElementById("follow-filter");
+    filterList(filter, document.getElementById("follow-countries"), document.getElementById("follow-filter-count"));
+    filter.closest(".list-filter").hidden = false;
     form.classList.add("scripted");
     update();
   }

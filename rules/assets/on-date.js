@@ -1,5 +1,7 @@
-// The date control of the comparison page (/compare/) and of each country page: what applies on a chosen
-// day, for the countries of the address (?c=pl,be,es; every country when none is chosen) or the page's own. The address keeps the day (?on=2027-01-01),
+// The date control of the comparison page (/compare/), of each country page and of the home page: what
+// applies on a chosen day, for the countries of the address (?c=pl,be,es; every country when none is
+// chosen) or the page's own; on the home page (its form marked data-home) the map and the table of
+// countries are shown as they stand on that day, in place. The address keeps the day (?on=2027-01-01),
 // so a link shares the view. The answers are the site's own: /api/v1/on/index.json lists the days answered
 // (the answer on any day is the one of the latest listed day on or before it) and /api/v1/on/<day>.json
 // gives every country's toggles and phases on it; this script does no date arithmetic of its own. The table
@@ -42,12 +44,139 @@
   }
   var WORD = { "true": "yes", "false": "no", "null": "unknown" };
 
+  // The home page's map and table of countries on a day. A cell (and a country's colour on the map) whose
+  // toggle has the value and the reason (the phase that sets it) of the reference date keeps what the page
+  // was built with (its limit, its absence check); any other shows the day's value in a word. Each part is
+  // put back as built on the reference date.
+  function homePainter() {
+    var table = document.querySelector("table.toggles-table");
+    var columns = table ? Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+      return th.getAttribute("data-toggle");
+    }) : [];
+    var countries = document.querySelectorAll("svg.fig-map a.country");
+    // The map's toggles by their index N (its classes tN-true, tN-qualified, its legend .map-legend-tN).
+    var mapToggles = Array.prototype.map.call(document.querySelectorAll("input[name='map-toggle'][id^='map-t']"), function (input) {
+      return { index: input.id.slice(5), name: input.value, label: input.labels[0].textContent };
+    });
+    var desc = document.getElementById("map-desc");
+    var tableStatus = document.getElementById("on-table-status");
+    var built = new Map();
+    function keepBuilt(node, what) {
+      if (!built.has(node)) built.set(node, what(node));
+      return built.get(node);
+    }
+    function byCode(answer) {
+      var out = {};
+      answer.countries.forEach(function (c) {
+        out[c.code] = c;
+      });
+      return out;
+    }
+    function reason(c, name) {
+      var found = null;
+      c.reasons.forEach(function (r) {
+        if (r.toggle === name) found = r.phase_id;
+      });
+      return found;
+    }
+    // The code of a country's link (its page is <root><code>/).
+    function codeOf(href) {
+      var parts = href.split("/").filter(Boolean);
+      return parts[parts.length - 1];
+    }
+    function paint(answer, referenceAnswer, day, reference) {
+      var on = byCode(answer);
+      var then = byCode(referenceAnswer);
+      function same(code, name) {
+        var c = on[code];
+        var r = then[code];
+        return !c || !r || (c.toggles[name] === r.toggles[name] && reason(c, name) === reason(r, name));
+      }
+      if (table) {
+        table.querySelectorAll("tbody tr[data-c]").forEach(function (tr) {
+          var code = tr.getAttribute("data-c");
+          Array.prototype.forEach.call(tr.cells, function (td, i) {
+            var name = columns[i];
+            if (!name) return;
+            var was = keepBuilt(td, function (node) {
+              return { className: node.className, html: node.innerHTML };
+            });
+            if (same(code, name)) {
+              td.className = was.className;
+              td.innerHTML = was.html;
+            } else {
+              var word = WORD[String(on[code].toggles[name])];
+              td.className = word;
+              td.textContent = word;
+            }
+          });
+        });
+      }
+      var counts = {};
+      mapToggles.forEach(function (t) {
+        counts[t.index] = { yes: 0, limited: 0, no: 0, unknown: 0 };
+      });
+      countries.forEach(function (link) {
+        var code = codeOf(link.getAttribute("href"));
+        var was = keepBuilt(link, function (node) {
+          return { className: node.getAttribute("class"), title: node.querySelector("title").textContent };
+        });
+        var classes = was.className.split(" ");
+        var lines = was.title.split("\n");
+        mapToggles.forEach(function (t, i) {
+          var prefix = "t" + t.index + "-";
+          var value;
+          if (same(code, t.name)) {
+            value = classes.indexOf(prefix + "true") >= 0 ? (classes.indexOf(prefix + "qualified") >= 0 ? "limited" : "yes") : classes.indexOf(prefix + "false") >= 0 ? "no" : "unknown";
+          } else {
+            var v = on[code].toggles[t.name];
+            classes = classes.filter(function (c) {
+              return c.indexOf(prefix) !== 0;
+            }).concat([prefix + String(v === null ? "unknown" : v)]);
+            value = WORD[String(v)];
+            lines[i + 1] = lines[i + 1].split(": ")[0] + ": " + value;
+          }
+          counts[t.index][value] += 1;
+        });
+        link.setAttribute("class", classes.join(" "));
+        link.querySelector("title").textContent = lines.join("\n");
+      });
+      // The legends' counts, and the map's description, which says them too.
+      var words = [];
+      mapToggles.forEach(function (t) {
+        var n = counts[t.index];
+        document.querySelectorAll(".map-legend-t" + t.index + " [data-count]").forEach(function (span) {
+          span.textContent = String(n[span.getAttribute("data-count")]);
+        });
+        words.push(t.label + ": " + (n.yes + n.limited) + " yes" + (n.limited ? " (" + n.limited + " of them limited)" : "") + ", " + n.no + " no, " + n.unknown + " unknown.");
+      });
+      if (desc) {
+        var text = keepBuilt(desc, function (node) {
+          return node.textContent;
+        });
+        // The counts follow the drawing's sentences, from the first toggle's label on.
+        var cut = mapToggles.length ? text.indexOf(mapToggles[0].label + ": ") : -1;
+        desc.textContent = day === reference ? text : (cut >= 0 ? text.slice(0, cut) : text + " ") + "On " + day + ": " + words.join(" ");
+      }
+      if (tableStatus) {
+        tableStatus.hidden = day === reference;
+        tableStatus.textContent = "Shown as they stand on " + day + " (chosen above the map); an answer that changed since " + reference + " is in a word, without its limit or basis.";
+      }
+    }
+    function words(day, reference, since) {
+      return "The map and the table of countries show what applies on " + day + "." + (since !== day ? " The answers are the same every day from " + since + "." : "") +
+        (day !== reference ? " The map's e-invoicing model stays that of " + reference + "." : "");
+    }
+    return { paint: paint, words: words };
+  }
+
   function start() {
     var form = document.getElementById("on-form");
     var input = document.getElementById("on-day");
     var result = document.getElementById("on-result");
     var status = document.getElementById("on-status");
-    if (!form || !input || !result) return;
+    var home = form && form.hasAttribute("data-home") ? homePainter() : null;
+    if (!form || !input || !(result || home)) return;
     var reference = input.getAttribute("data-reference");
     var toggles = Array.prototype.slice.call(document.querySelectorAll("#on-toggles li")).map(function (li) {
       return { name: li.getAttribute("data-name"), label: li.textContent };
@@ -154,13 +283,13 @@
     }
     var turn = 0;
     // A country page shows its own country; the comparison page the countries of its address.
-    var own = result.getAttribute("data-country");
-    var heading = result.getAttribute("data-heading") || "h3";
+    var own = result && result.getAttribute("data-country");
+    var heading = (result && result.getAttribute("data-heading")) || "h3";
     function show(day, notes) {
       var mine = ++turn;
       var codes = own ? [own] : chosenCodes();
       keep(day);
-      result.setAttribute("aria-busy", "true");
+      if (result) result.setAttribute("aria-busy", "true");
       status.textContent = notes.concat(["Loading what applies on " + day + "…"]).join(" ");
       (index ? Promise.resolve(index) : getJson("/api/v1/on/index.json"))
         .then(function (got) {
@@ -171,10 +300,17 @@
             if (e.date <= day) entry = e;
           });
           if (!entry) throw new Error("no answer listed for " + day);
-          return load("/api/v1/on/" + entry.date + ".json");
+          // The home page keeps the reference date's cells where nothing changed since: it loads that day too.
+          return Promise.all([load("/api/v1/on/" + entry.date + ".json"), home ? load("/api/v1/on/" + reference + ".json") : null]);
         })
-        .then(function (answer) {
+        .then(function (answers) {
           if (mine !== turn) return;
+          var answer = answers[0];
+          if (home) {
+            home.paint(answer.data, answers[1].data, day, reference);
+            status.textContent = notes.concat([home.words(day, reference, answer.data.same_since)]).join(" ");
+            return;
+          }
           var shown = draw(answer.data, day, codes);
           result.removeAttribute("aria-busy");
           var since = answer.data.same_since;
@@ -186,7 +322,7 @@
         })
         .catch(function (error) {
           if (mine !== turn) return;
-          result.removeAttribute("aria-busy");
+          if (result) result.removeAttribute("aria-busy");
           status.textContent = notes.concat(["Could not load the answers for " + day + " (" + String(error.message || error) + "); choose the day again to retry."]).join(" ");
         });
     }

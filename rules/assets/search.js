@@ -80,7 +80,15 @@
       },
       tokenize: textWords,
       processTerm: same,
-      searchOptions: { tokenize: queryWords, processTerm: same, boost: { t: 3, a: 3 }, prefix: true }
+      // Relevance: a fact that names a word more often ranks higher. Two changes from the library's defaults
+      // ("peppol" listed Japan's "Peppol-based … is optional" before Belgium's Peppol mandate): a word found
+      // only as the start of a longer one counts for little (prefix 0.1, not 0.375: "peppol-based" is
+      // indexed whole as well as in parts, so its text matched "peppol" twice), and a text's length for
+      // less (BM25's b 0.3, not 0.7). Prefixes still find a word as the reader types it.
+      searchOptions: {
+        tokenize: queryWords, processTerm: same, boost: { t: 3, a: 3 }, prefix: true,
+        weights: { fuzzy: 0.45, prefix: 0.1 }, bm25: { k: 1.2, b: 0.3, d: 0.5 }
+      }
     });
   }
 

@@ -122,6 +122,41 @@ pub(crate) fn named_source_list(urls: &[impl AsRef<str>]) -> Vec<NamedSource> {
         .collect()
 }
 
+/// The sources of one cell grouped by their publisher's name, in the order each first comes: a cell
+/// names each host once (`ec.europa.eu`, then its further pages as `2`, `3`), so a reader sees who
+/// published its sources, and every page stays a link.
+#[derive(Serialize)]
+pub(crate) struct SourceGroup {
+    /// The host's name, the text of the link to its first page.
+    pub(crate) name: String,
+    pub(crate) url: String,
+    /// The host's further pages, each named by its number among them (`2`, `3`).
+    pub(crate) more: Vec<NamedSource>,
+}
+
+/// [`named_sources`], one group per host (see [`SourceGroup`]).
+pub(crate) fn source_groups(urls: &Value) -> Vec<SourceGroup> {
+    let mut groups: Vec<SourceGroup> = Vec::new();
+    for source in named_sources(urls) {
+        let host = source_name(&source.url);
+        match groups.iter_mut().find(|g| g.name == host) {
+            Some(group) => {
+                let number = group.more.len() + 2;
+                group.more.push(NamedSource {
+                    url: source.url,
+                    name: number.to_string(),
+                });
+            }
+            None => groups.push(SourceGroup {
+                name: host,
+                url: source.url,
+                more: Vec::new(),
+            }),
+        }
+    }
+    groups
+}
+
 /// The fact texts' clause convention (`SAF-T: no.`, `Real-time reporting: yes (…)`), written for curators
 /// and the consistency check, said in words on the pages. The data and the API keep the text as it is.
 ///

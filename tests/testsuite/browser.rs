@@ -122,6 +122,16 @@ impl Drop for Browser {
 
 impl Browser {
     fn start() -> Browser {
+        Browser::launch(json!({}))
+    }
+
+    /// A browser that runs no page script (Chromium's content setting for JavaScript, blocked), as a
+    /// reader with scripts off sees the site. WebDriver's own scripts still run.
+    fn start_without_scripts() -> Browser {
+        Browser::launch(json!({"profile.managed_default_content_settings.javascript": 2}))
+    }
+
+    fn launch(prefs: Value) -> Browser {
         let driver = Driver::start();
         let profile = tempfile::tempdir().unwrap();
         let capabilities = json!({"capabilities": {"alwaysMatch": {
@@ -130,6 +140,7 @@ impl Browser {
             "timeouts": {"script": 120_000},
             "goog:chromeOptions": {
                 "binary": CHROMIUM,
+                "prefs": prefs,
                 "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
                          "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                          "--window-size=1280,900",
@@ -2066,6 +2077,407 @@ fn the_date_control_of_compare_shows_what_the_phases_say_on_the_chosen_day() {
     }
 }
 
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_date_control_of_home_shows_the_map_and_the_table_as_the_api_says_on_the_chosen_day() {
+    require_browser();
+    let served = serve();
+    let get = |path: &str| -> Value {
+        serde_json::from_str(&crate::common::http::get(&served.address, path).text()).unwrap()
+    };
+    let day = "2027-01-01";
+    let reference = crate::on_date::reference_date(served.project.path()).to_string();
+    let toggles_of = |answer: &Value| -> BTreeMap<String, Value> {
+        answer["data"]["countries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["code"].as_str().unwrap().to_string(),
+                    c["toggles"].clone(),
+                )
+            })
+            .collect()
+    };
+    let on = toggles_of(&get(&format!("/api/v1/on/{day}.json")));
+    let then = toggles_of(&get(&format!("/api/v1/on/{reference}.json")));
+    // The day must differ from the reference date somewhere, or the test could not fail.
+    let changed: Vec<&String> = on.keys().filter(|c| on[*c] != then[*c]).collect();
+    assert!(!changed.is_empty(), "nothing changes by {day}");
+    let word = |v: &Value| match v.as_bool() {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "unknown",
+    };
+    // What the page shows: each table row's cells by toggle (the first word of each), and each map
+    // country's value of each toggle, read from its classes (tN-true, tN-false, tN-unknown).
+    let shown = "const names = [...document.querySelectorAll('table.toggles-table thead th')].map(th => th.dataset.toggle); \
+        const table = Object.fromEntries([...document.querySelectorAll('table.toggles-table tbody tr')].map(tr => [tr.dataset.c, Object.fromEntries([...tr.cells].map((td, i) => [names[i], td.textContent.split(/[: (]/)[0]]).filter(e => e[0]))])); \
+        const toggles = Object.fromEntries([...document.querySelectorAll('input[name=map-toggle][id^=map-t]')].map(i => [i.id.slice(5), i.value])); \
+        const map = {}; document.querySelectorAll('svg.fig-map a.country').forEach(a => { const code = a.getAttribute('href').split('/')[1]; map[code] = Object.fromEntries(Object.entries(toggles).map(([n, name]) => [name, ['true', 'false', 'unknown'].find(v => a.classList.contains('t' + n + '-' + v))])); }); \
+        return {table, map}";
+    let check = |browser: &Browser, expected: &BTreeMap<String, Value>, when: &str| {
+        let page = browser.script(shown);
+        for (code, toggles) in expected {
+            for (name, value) in toggles.as_object().unwrap() {
+                assert_eq!(
+                    page["table"][code][name],
+                    json!(word(value)),
+                    "table: {code} {name} on {when}"
+                );
+                let class = match value.as_bool() {
+                    Some(b) => b.to_string(),
+                    None => "unknown".to_string(),
+                };
+                assert_eq!(
+                    page["map"][code][name],
+                    json!(class),
+                    "map: {code} {name} on {when}"
+                );
+            }
+        }
+    };
+    let built = |browser: &Browser| {
+        browser.script("return [document.querySelector('table.toggles-table tbody').innerHTML, document.querySelector('svg.fig-map').outerHTML.replace(/ class=\"focus-ring\"[^]*?<\\/g>/, '')]")
+    };
+    let browser = Browser::start();
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        browser.goto(&url(&served, "/"));
+        browser.wait_for("the date control", "return !document.getElementById('on-form').hidden && /applies on/.test(document.getElementById('on-status').textContent)");
+        let as_built = built(&browser);
+        check(&browser, &then, &reference);
+        browser.goto(&url(&served, &format!("/?on={day}")));
+        browser.wait_for(
+            "the answers of the day",
+            &format!(
+                "return /applies on {day}/.test(document.getElementById('on-status').textContent)"
+            ),
+        );
+        assert_eq!(
+            browser.script("return document.getElementById('on-day').value"),
+            json!(day)
+        );
+        check(&browser, &on, day);
+        assert_eq!(
+            browser.script("return !document.getElementById('on-table-status').hidden"),
+            true,
+            "the table says which day it shows"
+        );
+        browser.script("document.getElementById('map').scrollIntoView(); return null");
+        browser.screenshot(&format!("home-on-{day}-{width}"));
+        // The map's colouring is kept beside the day in the address.
+        browser.click("label[for='map-t1']");
+        assert_eq!(
+            browser.script("return location.search"),
+            browser.script(&format!(
+                "return '?on={day}&map=' + document.getElementById('map-t1').value"
+            ))
+        );
+        // Back to the reference date: the page as it was built, and the day leaves the address.
+        browser.click("#on-reset");
+        browser.wait_for(
+            "the reference date",
+            &format!("return /applies on {reference}/.test(document.getElementById('on-status').textContent)"),
+        );
+        assert_eq!(built(&browser), as_built, "the page as built at {width} px");
+        assert_eq!(
+            browser.script("return location.search"),
+            browser.script("return '?map=' + document.getElementById('map-t1').value")
+        );
+        assert_eq!(
+            browser.script("return document.documentElement.scrollWidth <= innerWidth"),
+            true,
+            "too wide at {width} px: {}",
+            browser.script(WIDER_THAN_THE_WINDOW)
+        );
+        let errors = browser.console_errors();
+        assert!(errors.is_empty(), "console errors: {errors:#?}");
+    }
+}
+
+/// The compare page's chooser and the follow list of `/changes/` narrow as the reader types (a country's
+/// name, its code, an alias of the register), and each country is one Tab stop: Tab from the filter box
+/// goes through the countries left in the list, one stop each, then out of it. At 1280 and 390 px, with
+/// axe's WCAG 2.1 A and AA rules on each filtered list.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_compare_and_follow_choosers_filter_as_the_reader_types_with_one_tab_stop_a_country() {
+    require_browser();
+    let served = serve();
+    let axe = axe_source();
+    let project = served.project.path();
+    let countries = crate::common::register_csv_rows(project, "sources/registers/countries.csv");
+    let aliases =
+        crate::common::register_csv_rows(project, "sources/registers/country_aliases.csv");
+    let fold = |s: &str| s.to_lowercase();
+    // The countries a typed word leaves, by the register: its name holds the word, or its code or an
+    // alias starts with it.
+    let left = |typed: &str| -> BTreeSet<String> {
+        countries
+            .iter()
+            .filter(|c| {
+                fold(&c["name"]).contains(typed)
+                    || fold(&c["code"]).starts_with(typed)
+                    || aliases
+                        .iter()
+                        .any(|a| a["code"] == c["code"] && fold(&a["alias"]).starts_with(typed))
+            })
+            .map(|c| c["code"].clone())
+            .collect()
+    };
+    let poland = countries
+        .iter()
+        .find(|c| c["name"] == "Poland")
+        .expect("Poland is in the register")["code"]
+        .clone();
+    let browser = Browser::start();
+    // (page, what makes it ready, the filter box, the list, how to open the list)
+    let choosers = [
+        (
+            "/compare/",
+            "return !document.getElementById('compare-form').hidden",
+            "#compare-filter",
+            "#compare-countries",
+            Some("#compare-choose summary"),
+        ),
+        (
+            "/changes/#follow",
+            "return document.querySelector('#follow-form.scripted') !== null",
+            "#follow-filter",
+            "#follow-countries",
+            None,
+        ),
+    ];
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        for (page, ready, filter, list, opener) in choosers {
+            browser.goto(&url(&served, page));
+            browser.wait_for(page, ready);
+            if let Some(opener) = opener
+                && browser.script("return document.getElementById('compare-choose').open")
+                    != json!(true)
+            {
+                browser.click(opener);
+            }
+            let shown = format!(
+                "return [...document.querySelectorAll('{list} > li')].filter(li => li.offsetParent !== null).map(li => li.querySelector('input').value)"
+            );
+            let all = browser.script(&shown);
+            assert_eq!(
+                all.as_array().unwrap().len(),
+                countries.len(),
+                "{page}: every country at first"
+            );
+            // Tab from the filter box: the stops inside the list, until the focus leaves it.
+            let tab_stops = || -> usize {
+                browser.script(&format!(
+                    "document.querySelector('{filter}').focus(); return null"
+                ));
+                let mut stops = 0;
+                loop {
+                    browser.press(TAB);
+                    let inside = browser.script(&format!(
+                        "return document.querySelector('{list}').contains(document.activeElement)"
+                    ));
+                    if inside != json!(true) {
+                        return stops;
+                    }
+                    stops += 1;
+                    assert!(
+                        stops <= 3 * countries.len(),
+                        "{page}: Tab never leaves the list"
+                    );
+                }
+            };
+            assert_eq!(
+                tab_stops(),
+                countries.len(),
+                "{page}: one Tab stop a country"
+            );
+            for typed in ["pol", "holland", "uk", "CZ"] {
+                browser.script(&format!(
+                    "const i = document.querySelector('{filter}'); i.value = ''; i.dispatchEvent(new Event('input')); return null"
+                ));
+                browser.type_into(filter, typed);
+                let expected = left(&fold(typed));
+                assert!(
+                    !expected.is_empty(),
+                    "{typed:?} leaves a country of the register"
+                );
+                let got: BTreeSet<String> = browser
+                    .script(&shown)
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap().to_string())
+                    .collect();
+                assert_eq!(got, expected, "{page}: {typed:?} at {width} px");
+                if typed == "pol" {
+                    assert!(got.contains(&poland), "{page}: \"pol\" leaves Poland");
+                    assert_eq!(
+                        tab_stops(),
+                        got.len(),
+                        "{page}: the Tab stops of the filtered list"
+                    );
+                    browser.screenshot(&format!(
+                        "filter-{}-{width}",
+                        page.trim_matches(|c| c == '/' || c == '#')
+                            .replace(['/', '#'], "-")
+                    ));
+                    let violations = browser.axe(&axe, &format!("{page} filtered at {width} px"));
+                    assert!(violations.is_empty(), "{}", violations.join("\n"));
+                }
+            }
+            // The box says how many are left, and an empty box lists every country again.
+            let count = browser.script(&format!(
+                "return document.getElementById(document.querySelector('{filter}').getAttribute('aria-describedby')).textContent"
+            ));
+            assert!(
+                count
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!(" of {} countries", countries.len())),
+                "{count}"
+            );
+            browser.script(&format!(
+                "const i = document.querySelector('{filter}'); i.value = ''; i.dispatchEvent(new Event('input')); return null"
+            ));
+            assert_eq!(browser.script(&shown), all, "{page}: every country again");
+        }
+    }
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+/// Without JavaScript (Chromium's content setting, so no page script runs) the home page, a country page
+/// and the comparison page read as built: no date control (the forms scripts show stay hidden), the next
+/// changes as a table, the comparison's note in its `<noscript>`, no sideways scroll; screenshots at 1280
+/// and 390 px for review.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn without_scripts_home_a_country_and_compare_show_the_reference_date_and_the_next_changes() {
+    require_browser();
+    let served = serve();
+    let browser = Browser::start_without_scripts();
+    for (width, height) in WIDTHS {
+        browser.resize(width, height);
+        for (page, name) in [
+            ("/", "home"),
+            ("/pl/", "country-pl"),
+            ("/compare/?c=pl,be,es", "compare"),
+        ] {
+            browser.goto(&url(&served, page));
+            browser.wait_for(page, "return document.readyState === 'complete'");
+            // No page script ran: the search box's script gives it its combobox role.
+            assert_eq!(
+                browser.script("return document.getElementById('site-q').getAttribute('role')"),
+                Value::Null,
+                "{page}: a script ran"
+            );
+            assert_eq!(
+                browser.script("const f = document.getElementById('on-form'); return !!f && f.offsetParent === null"),
+                true,
+                "{page}: the date control is for scripts only"
+            );
+            if page != "/" {
+                assert_eq!(
+                    browser.script("const t = document.querySelector('[aria-labelledby=next-changes] table'); return !!t && t.offsetParent !== null && t.tBodies[0].rows.length > 0"),
+                    true,
+                    "{page}: the next changes, as a table"
+                );
+            }
+            if name == "compare" {
+                assert_eq!(
+                    browser.script("const n = document.querySelector('.compare-noscript'); return !!n && n.offsetParent !== null"),
+                    true,
+                    "{page}: the note for readers without scripts"
+                );
+            }
+            assert_eq!(
+                browser.script("return document.documentElement.scrollWidth <= innerWidth"),
+                true,
+                "{page} too wide at {width} px: {}",
+                browser.script(WIDER_THAN_THE_WINDOW)
+            );
+            browser.screenshot(&format!("noscript-{name}-{width}"));
+            // The part a script would change: the date section (the next changes), or the home table.
+            browser.script(
+                "const at = document.getElementById('next-changes') || document.getElementById('countries'); at.scrollIntoView(); return null",
+            );
+            browser.screenshot(&format!("noscript-{name}-{width}-dates"));
+        }
+    }
+}
+
+/// The header's sections on a phone: at 390 and 320 px they take two rows at most, the sections that do
+/// not fit under "More" (a details panel, so it opens without scripts), and every section of the desktop
+/// header is reachable there; "More" opens, Escape closes it with the focus back on it, axe finds no
+/// violation with it open. At 1280 px every section is in the row and "More" is not shown.
+#[test]
+#[ignore = "needs Chromium and chromedriver"]
+fn the_phone_header_is_two_rows_with_the_other_sections_under_more() {
+    require_browser();
+    let served = serve();
+    let axe = axe_source();
+    let browser = Browser::start();
+    // The sections the header links (both its row and its "More"), by address.
+    let sections = "return [...new Set([...document.querySelectorAll('.site-header nav > a, .site-header nav .nav-more a')].map(a => a.getAttribute('href')))].sort()";
+    // What the reader can reach now: the links shown in the row, and those of a shown "More".
+    let reachable = "const more = document.querySelector('.nav-more'); const shown = [...document.querySelectorAll('.site-header nav > a')].filter(a => a.offsetParent !== null).map(a => a.getAttribute('href')); \
+        const under = more.offsetParent !== null ? [...more.querySelectorAll('a')].map(a => a.getAttribute('href')) : []; return [...new Set(shown.concat(under))].sort()";
+    let rows = "return new Set([...document.querySelector('.site-header nav').children].filter(e => e.offsetParent !== null).map(e => Math.round(e.getBoundingClientRect().top))).size";
+    for (width, height) in [(1280, 900), (390, 844), (320, 700)] {
+        browser.resize(width, height);
+        browser.goto(&url(&served, "/calendar/"));
+        browser.wait_for("the page", "return document.readyState === 'complete'");
+        let all = browser.script(sections);
+        assert!(all.as_array().unwrap().len() > 8, "{all}");
+        assert_eq!(
+            browser.script(reachable),
+            all,
+            "{width} px: every section reachable"
+        );
+        let rows = browser.script(rows).as_u64().unwrap();
+        let more_shown =
+            browser.script("return document.querySelector('.nav-more').offsetParent !== null");
+        if width >= 1280 {
+            assert_eq!(rows, 1, "{width} px: one row");
+            assert_eq!(more_shown, false);
+            continue;
+        }
+        assert!(rows <= 2, "{width} px: {rows} rows of sections");
+        assert_eq!(more_shown, true, "{width} px: More is shown");
+        browser.screenshot(&format!("header-{width}"));
+        browser.click(".nav-more > summary");
+        browser.screenshot(&format!("header-more-open-{width}"));
+        let violations = browser.axe(&axe, &format!("/calendar/ with More open at {width} px"));
+        assert!(violations.is_empty(), "{}", violations.join("\n"));
+        browser.script("document.querySelector('.nav-more > summary').focus()");
+        browser.press(TAB);
+        assert_eq!(
+            browser.script("return document.querySelector('.nav-more').contains(document.activeElement) && document.activeElement.tagName === 'A'"),
+            true,
+            "{width} px: Tab goes into More"
+        );
+        browser.press(ESCAPE);
+        assert_eq!(
+            browser.script("const p = document.querySelector('.nav-more'); return !p.open && document.activeElement === p.querySelector('summary')"),
+            true,
+            "{width} px: Escape closes More and focuses its summary"
+        );
+        assert_eq!(
+            browser.script("return document.documentElement.scrollWidth <= innerWidth"),
+            true,
+            "too wide at {width} px: {}",
+            browser.script(WIDER_THAN_THE_WINDOW)
+        );
+    }
+    let errors = browser.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
 /// The edits (insertions, deletions, substitutions) from one word to another.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -2239,6 +2651,55 @@ fn search_forgives_typos_and_finds_countries_by_their_other_names_and_codes_firs
         browser.resize(width, height);
         browser.screenshot(&format!("search-forgiving-page-{width}"));
     }
+    // A word of many items ("peppol") lists them by relevance, not by name: the item that says it most
+    // often comes before every item that says it once, and the list is not in A–Z order.
+    let word = "peppol";
+    let said = |i: &Value| {
+        fold(&format!(
+            "{} {}",
+            i["t"].as_str().unwrap(),
+            i["s"].as_str().unwrap()
+        ))
+        .matches(word)
+        .count()
+    };
+    let saying: Vec<&Value> = items.iter().filter(|i| said(i) > 0).collect();
+    let most = saying.iter().max_by_key(|i| said(i)).unwrap();
+    let most_url = format!("/{}", most["u"].as_str().unwrap());
+    let once: BTreeSet<String> = saying
+        .iter()
+        .filter(|i| said(i) == 1)
+        .map(|i| format!("/{}", i["u"].as_str().unwrap()))
+        .collect();
+    assert!(
+        said(most) > 1 && !once.is_empty(),
+        "{word}: {} items",
+        saying.len()
+    );
+    browser.goto(&url(&served, &format!("/search/?q={word}")));
+    browser.wait_for("the results", "return !!document.getElementById('results')");
+    let listed = browser.script(
+        "return [...document.querySelectorAll('#search-page-results a.result')].map(a => [new URL(a.href).pathname + new URL(a.href).hash, a.textContent])",
+    );
+    let listed = listed.as_array().unwrap();
+    let at = |url: &str| listed.iter().position(|l| l[0] == json!(url));
+    let first_once = listed
+        .iter()
+        .position(|l| once.contains(l[0].as_str().unwrap()))
+        .expect("an item saying it once is listed");
+    assert!(
+        at(&most_url).is_some_and(|p| p < first_once),
+        "{word}: {most_url} ({} times) is listed at {:?}, an item saying it once at {first_once}: {listed:?}",
+        said(most),
+        at(&most_url)
+    );
+    let titles: Vec<String> = listed
+        .iter()
+        .map(|l| l[1].as_str().unwrap().to_string())
+        .collect();
+    let mut sorted = titles.clone();
+    sorted.sort();
+    assert_ne!(titles, sorted, "{word}: listed in A–Z order");
     browser.resize(WIDTHS[0].0, WIDTHS[0].1);
     // A misspelling near a word of the index, of a word found nowhere else: nothing found, then the
     // nearest words, each a link to its own results.

@@ -2399,7 +2399,9 @@ fn toggles_agree_in_the_api_the_data_files_and_the_pages_and_absence_is_marked_i
     // The home page's table shows the same answers, row by row (a country per row, toggles in order).
     for code in COUNTRY_CODES.split(' ') {
         let start = home
-            .find(&format!("<tr><th scope=\"row\"><a href=\"/{code}/\">"))
+            .find(&format!(
+                "<tr data-c=\"{code}\"><th scope=\"row\"><a href=\"/{code}/\">"
+            ))
             .unwrap_or_else(|| panic!("home has no row for {code}"));
         let row = &home[start..start + home[start..].find("</tr>").unwrap()];
         let cells: Vec<String> = row

@@ -381,7 +381,14 @@ fn matrix_home_and_404_pages() {
     let home = text(&files, "index.html");
     assert!(home.contains("not tax or legal advice"));
     assert!(home.contains("/api/openapi.json") && home.contains("/api/v1/index.json"));
-    assert_eq!(home.matches("<tr><th scope=\"row\">").count(), 61);
+    // Each row keyed by its country's code (the date control repaints it).
+    assert_eq!(
+        regex::Regex::new(r#"<tr data-c="[a-z]{2}"><th scope="row">"#)
+            .unwrap()
+            .find_iter(home)
+            .count(),
+        61
+    );
     let home_md = text(&files, "index.md");
     assert!(
         home_md.contains(
@@ -1095,7 +1102,9 @@ fn home_links_every_section_and_the_machine_readable_files() {
     }
     // Toggle columns are headed by their labels from rules/toggles.toml, each defined in words under the
     // table.
-    assert!(home.contains("<th scope=\"col\">B2B e-invoicing mandate</th>"));
+    assert!(home.contains(
+        "<th scope=\"col\" data-toggle=\"e_invoicing_mandatory_b2b\">B2B e-invoicing mandate</th>"
+    ));
     assert!(home.contains("<dt>B2B e-invoicing mandate</dt><dd>Domestic B2B e-invoicing mandate in force, or enacted with a date.</dd>"));
     // The header of every page: the site's name back home, the search box, the sections.
     let odoo = text(&files, "erp/odoo/index.html");
@@ -1529,7 +1538,8 @@ fn the_home_page_draws_the_map_and_the_timeline_with_their_data_as_tables() {
         1
     );
     // A yes limited to part of its scope is counted apart, where there is one.
-    let legend = regex::Regex::new(r"yes: (\d+) countries</li>(?:<li class=.legend-limited.>yes, limited \(to part of its scope\): (\d+)</li>)?<li class=.legend-false.>no: (\d+)</li><li class=.legend-unknown.>not established: (\d+)").unwrap();
+    // Each count in a span of its own (data-count), which the date control rewrites.
+    let legend = regex::Regex::new(r#"yes: <span data-count="yes">(\d+)</span> countries</li>(?:<li class=.legend-limited.>yes, limited \(to part of its scope\): <span data-count="limited">(\d+)</span></li>)?<li class=.legend-false.>no: <span data-count="no">(\d+)</span></li><li class=.legend-unknown.>not established: <span data-count="unknown">(\d+)</span>"#).unwrap();
     let legends: Vec<_> = legend.captures_iter(home).collect();
     assert_eq!(legends.len(), toggles);
     for l in &legends {
@@ -2751,6 +2761,110 @@ fn every_page_that_shows_a_grade_has_the_grade_legend() {
         missing.join("\n")
     );
     assert!(text(&files, "data/index.html").contains("<section id=\"grades\">"));
+}
+
+/// The Markdown twin of every page that shows the grade legend says it too, in the same words (its link
+/// to the data page's twin). The readiness board's twin is another change's.
+#[test]
+fn the_twin_of_every_page_with_the_grade_legend_has_it_in_the_same_words() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    let tags = regex::Regex::new(r"<[^>]+>").unwrap();
+    let mut checked = 0;
+    for (path, bytes) in &files {
+        let Some(stem) = path.strip_suffix("index.html") else {
+            continue;
+        };
+        if stem.starts_with("readiness/") {
+            continue;
+        }
+        let html = std::str::from_utf8(bytes).unwrap();
+        let Some(at) = html.find("<p class=\"grade-legend\">") else {
+            continue;
+        };
+        let legend = &html[at..at + html[at..].find("</p>").unwrap()];
+        let words = tags.replace_all(legend, "").into_owned();
+        let link = "What the grades mean";
+        assert!(words.ends_with(link), "{path}: {words}");
+        let expected = format!(
+            "{}[{link}](/data/index.md)",
+            words.strip_suffix(link).unwrap()
+        );
+        let twin = text(&files, &format!("{stem}index.md"));
+        assert!(
+            twin.lines().any(|l| l == expected),
+            "{stem}index.md has no line {expected:?}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 10, "pages with the legend: {checked}");
+}
+
+/// A cell that lists sources names each host once: a host's further pages follow it as numbers ("ec.europa.eu
+/// (2, 3)"), each a link named by its host and number. Checked in every table cell of every page and twin
+/// (in a cell of several answers, each answer's list);
+/// the shipped data has cells with two pages of one host, so the grouping is seen.
+#[test]
+fn every_cell_names_each_source_host_once() {
+    let dir = copy_project();
+    let files = build(dir.path());
+    // A source's name as the pages show it (`source_name`): a host, or github.com/<owner>; before the
+    // grouping, a host's second page was "<host> (2)".
+    let host =
+        regex::Regex::new(r"^[a-z0-9-]+(\.[a-z0-9-]+)+(/[A-Za-z0-9_.-]+)?( \(\d+\))?$").unwrap();
+    let number = regex::Regex::new(r" \(\d+\)$").unwrap();
+    let html_link = regex::Regex::new(r"<a [^>]*>([^<]*)</a>").unwrap();
+    let md_link = regex::Regex::new(r"\[([^\]]*)\]\(").unwrap();
+    // The sentence an answer rests on names its source's host again after the quote: that is the quote's
+    // attribution, not the cell's list of sources.
+    let said = regex::Regex::new(r#"<span class="said">.*?</span>"#).unwrap();
+    let mut grouped = 0;
+    for (path, bytes) in &files {
+        let (cells, link): (Vec<&str>, &regex::Regex) = if path.ends_with(".html") {
+            let html = std::str::from_utf8(bytes).unwrap();
+            (
+                // A cell of several answers (each ERP's) lists each one's sources in its own item.
+                html.split("<td")
+                    .skip(1)
+                    .map(|c| c.split("</td>").next().unwrap())
+                    .flat_map(|c| c.split("<li"))
+                    .collect(),
+                &html_link,
+            )
+        } else if path.ends_with(".md") {
+            let md = std::str::from_utf8(bytes).unwrap();
+            (
+                md.lines()
+                    .filter(|l| l.starts_with('|'))
+                    .flat_map(|l| l.split(" | "))
+                    .flat_map(|c| c.split("; "))
+                    .collect(),
+                &md_link,
+            )
+        } else {
+            continue;
+        };
+        for cell in cells {
+            let cell = said.replace_all(cell, "");
+            let cell = cell.as_ref();
+            let hosts: Vec<String> = link
+                .captures_iter(cell)
+                .map(|c| c[1].to_string())
+                .filter(|t| host.is_match(t))
+                .map(|t| number.replace(&t, "").into_owned())
+                .collect();
+            let unique: BTreeSet<&String> = hosts.iter().collect();
+            assert_eq!(
+                unique.len(),
+                hosts.len(),
+                "{path}: a cell names a host twice: {cell}"
+            );
+            if cell.contains(", page 2\"") {
+                grouped += 1;
+            }
+        }
+    }
+    assert!(grouped > 0, "no cell lists two pages of one host");
 }
 
 /// Without JavaScript the comparison page cannot read `?c=`: it says so where scripts do not run, and

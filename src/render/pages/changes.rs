@@ -310,6 +310,8 @@ pub fn latest_release_rows(db: &dyn salsa::Database) -> Option<LatestRelease> {
 pub struct FollowCountry {
     code: String,
     name: String,
+    /// The other names the follow list's filter finds it by (its code in capitals, the aliases register's).
+    aliases: Vec<String>,
     feed: String,
     calendar: String,
 }
@@ -322,6 +324,7 @@ pub fn follow_countries(db: &dyn salsa::Database) -> Vec<FollowCountry> {
         .map(|c| FollowCountry {
             feed: crate::render::history::country_feed_path(&c.code),
             calendar: crate::render::calendar::country_calendar_path(&c.code),
+            aliases: crate::render::search::country_aliases(db, &c.code),
             code: c.code.clone(),
             name: c.name.clone(),
         })

@@ -62,6 +62,8 @@ struct CompareCountry<'a> {
     code: &'a str,
     name: &'a str,
     region: &'a str,
+    /// The other names the chooser's filter finds it by (its code in capitals, the aliases register's).
+    aliases: Vec<String>,
     /// The country page's "How invoices are handled": one row per question, in the order of `questions`.
     glance: Vec<GlanceRow<'a>>,
     /// The first dated phase that starts after the reference date (or in a month or year holding it).
@@ -413,6 +415,7 @@ pub fn compare_context(db: &dyn salsa::Database) -> Json {
                 code: &c.code,
                 name: &c.name,
                 region: &c.region,
+                aliases: crate::render::search::country_aliases(db, &c.code),
                 glance,
                 next,
                 established: support_cells(db, key)

@@ -13,7 +13,7 @@ use crate::kinds::Format;
 use crate::parse::source_text;
 use crate::render::escape::write_escaped_html;
 use crate::render::rendered::{Rendered, RenderedFile};
-use crate::render::text::{md_cell, md_url, named_sources, plain_clauses};
+use crate::render::text::{md_cell, md_url, named_sources, plain_clauses, source_groups};
 
 /// The folder of the page templates.
 pub(crate) const TEMPLATES: &str = "rules/templates";
@@ -151,6 +151,9 @@ pub fn compiled_templates<'db>(
     env.add_filter("slug", |value: String| crate::ids::slugify(&value));
     env.add_filter("sources", |urls: Value| {
         Value::from_serialize(named_sources(&urls))
+    });
+    env.add_filter("source_groups", |urls: Value| {
+        Value::from_serialize(source_groups(&urls))
     });
     env.add_filter("plain", |value: String| plain_clauses(&value));
     for name in set.names(db) {
