@@ -2764,7 +2764,7 @@ fn every_page_that_shows_a_grade_has_the_grade_legend() {
 }
 
 /// The Markdown twin of every page that shows the grade legend says it too, in the same words (its link
-/// to the data page's twin). The readiness board's twin is another change's.
+/// to the data page's twin).
 #[test]
 fn the_twin_of_every_page_with_the_grade_legend_has_it_in_the_same_words() {
     let dir = copy_project();
@@ -2775,9 +2775,6 @@ fn the_twin_of_every_page_with_the_grade_legend_has_it_in_the_same_words() {
         let Some(stem) = path.strip_suffix("index.html") else {
             continue;
         };
-        if stem.starts_with("readiness/") {
-            continue;
-        }
         let html = std::str::from_utf8(bytes).unwrap();
         let Some(at) = html.find("<p class=\"grade-legend\">") else {
             continue;
