@@ -106,6 +106,39 @@ const LONG_TEXT: usize = 100;
 /// Words of unchanged text kept on each side of the words that changed.
 const CONTEXT_WORDS: usize = 3;
 
+/// Two versions of a text as words, with how many words they share at the start and, after those, at
+/// the end.
+struct Words<'t> {
+    old: Vec<&'t str>,
+    new: Vec<&'t str>,
+    prefix: usize,
+    suffix: usize,
+}
+
+impl<'t> Words<'t> {
+    fn of(before: &'t str, after: &'t str) -> Words<'t> {
+        let (old, new): (Vec<&str>, Vec<&str>) = (
+            before.split_whitespace().collect(),
+            after.split_whitespace().collect(),
+        );
+        let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+        let shortest = old.len().min(new.len());
+        let suffix = old
+            .iter()
+            .rev()
+            .zip(new.iter().rev())
+            .take(shortest - prefix)
+            .take_while(|(a, b)| a == b)
+            .count();
+        Words {
+            old,
+            new,
+            prefix,
+            suffix,
+        }
+    }
+}
+
 /// Two long versions of a text, each cut to the words that changed and a few words around them, with
 /// " … " where text was cut ("… mandate enacted, from 2027-01-01 …" for "… mandate planned …"), so a
 /// reader sees the few words a long sentence changed, not the sentence twice. Short texts, and texts
@@ -115,19 +148,12 @@ pub fn collapsed(before: &str, after: &str) -> (String, String) {
     if before.chars().count() <= LONG_TEXT && after.chars().count() <= LONG_TEXT {
         return whole();
     }
-    let (old, new): (Vec<&str>, Vec<&str>) = (
-        before.split_whitespace().collect(),
-        after.split_whitespace().collect(),
-    );
-    let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
-    let shortest = old.len().min(new.len());
-    let suffix = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take(shortest - prefix)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let Words {
+        old,
+        new,
+        prefix,
+        suffix,
+    } = Words::of(before, after);
     if prefix + suffix == 0 {
         return whole();
     }
@@ -154,19 +180,12 @@ pub fn only_removed_or_added(before: &str, after: &str) -> Option<(Edit, String)
     if before.chars().count() <= LONG_TEXT && after.chars().count() <= LONG_TEXT {
         return None;
     }
-    let (old, new): (Vec<&str>, Vec<&str>) = (
-        before.split_whitespace().collect(),
-        after.split_whitespace().collect(),
-    );
-    let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
-    let shortest = old.len().min(new.len());
-    let suffix = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take(shortest - prefix)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let Words {
+        old,
+        new,
+        prefix,
+        suffix,
+    } = Words::of(before, after);
     let (edit, longer) = match (prefix + suffix == new.len(), prefix + suffix == old.len()) {
         (true, false) => (Edit::Removed, &old),
         (false, true) => (Edit::Added, &new),
