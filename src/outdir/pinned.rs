@@ -58,10 +58,7 @@ fn plain(rel: &Path) -> io::Result<()> {
     if rel.components().all(|c| matches!(c, Component::Normal(_))) && rel.file_name().is_some() {
         Ok(())
     } else {
-        Err(io::Error::other(format!(
-            "refusing to touch {}: it is outside the output folder",
-            rel.display()
-        )))
+        Err(super::outside(rel))
     }
 }
 
