@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::outdir::FileStamp;
 use crate::outdir::manifest::{InputRecord, Manifest, ManifestEntry, load_manifest};
-use crate::render::{GENERATED_AT_JSON, GENERATED_AT_MARK, Piece, Rendered};
+use crate::output::{GENERATED_AT_JSON, GENERATED_AT_MARK, Piece, Rendered};
 use crate::replace::{Lifetime, Replacer};
 
 /// The number of outputs in `out` when a `locref build` of the project at `root` would write nothing
@@ -512,7 +512,7 @@ impl Publish<'_> {
     /// Gives one output of the build: stamped and staged now if its content changed (or its file is
     /// missing).
     pub fn offer(&mut self, path: &str, rendered: &Rendered) -> io::Result<()> {
-        let digest = crate::render::Digest {
+        let digest = crate::output::Digest {
             hash: rendered.hash,
             len: rendered.len(),
             error: None,
@@ -527,7 +527,7 @@ impl Publish<'_> {
     pub fn offer_digest(
         &mut self,
         path: &str,
-        digest: &crate::render::Digest,
+        digest: &crate::output::Digest,
         rendered: impl FnOnce() -> Rendered,
     ) -> io::Result<()> {
         self.current.insert(path.to_string());

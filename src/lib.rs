@@ -32,6 +32,7 @@ pub mod linkcheck;
 pub(crate) mod memory;
 pub mod model;
 pub mod outdir;
+pub mod output;
 pub mod parse;
 pub mod render;
 pub mod replace;

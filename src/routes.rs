@@ -9,6 +9,7 @@ use crate::model::{countries, erps};
 use crate::parse::rules::{ROUTES, RouteRule, filter_rules, route_rules};
 
 pub use crate::kinds::{Param, Renderer};
+pub use crate::output::Output;
 
 /// The file stems of the flat data tables, in the SPEC's order (declared by [`FlatTable`]).
 pub(crate) const STEMS: [&str; FlatTable::ALL.len()] = FlatTable::STEMS;
@@ -20,18 +21,6 @@ pub fn output_paths(db: &dyn salsa::Database) -> BTreeMap<String, Output> {
         .iter()
         .map(|o| (o.path.clone(), o.clone()))
         .collect()
-}
-
-/// One output file.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Output {
-    /// Site-relative path (`/api/v1/countries/it.json`).
-    pub path: String,
-    pub renderer: Renderer,
-    /// The value the route's placeholder took (`it`).
-    pub param: Option<String>,
-    /// Index of the route in `rules/routes.toml`.
-    pub route: usize,
 }
 
 /// The values a placeholder expands to.

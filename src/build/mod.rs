@@ -27,8 +27,9 @@
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::model::{checks, evidence};
+use crate::output::Rendered;
 use crate::parse::{json_sources, rules, tables};
-use crate::render::{Rendered, render};
+use crate::render::render;
 use crate::routes::{Output, check_routes, outputs};
 
 mod profile;
@@ -157,7 +158,7 @@ pub(crate) trait Sink {
         &mut self,
         db: &Db,
         output: &Output,
-        digest: &crate::render::Digest,
+        digest: &crate::output::Digest,
     ) -> std::io::Result<usize>;
 }
 
@@ -176,7 +177,7 @@ impl<F: FnMut(&str)> Sink for Discard<F> {
         &mut self,
         _: &Db,
         output: &Output,
-        _: &crate::render::Digest,
+        _: &crate::output::Digest,
     ) -> std::io::Result<usize> {
         (self.0)(&output.path);
         Ok(0)
@@ -190,7 +191,7 @@ impl Sink for crate::emit::Publish<'_> {
         &mut self,
         db: &Db,
         output: &Output,
-        digest: &crate::render::Digest,
+        digest: &crate::output::Digest,
     ) -> std::io::Result<usize> {
         let mut taken = 0;
         self.offer_digest(&output.path, digest, || {

@@ -13,10 +13,11 @@ use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::helper::Helper;
 use crate::linkcheck::is_checked;
+use crate::output::{Piece, Rendered};
 use crate::parse::{json_sources, tables};
+use crate::render::render;
 use crate::render::{FileKind, PageKind};
 use crate::render::{ListStream, digest, stream_list};
-use crate::render::{Piece, Rendered, render};
 use crate::routes::{Output, Renderer, outputs};
 
 mod parted;
@@ -389,7 +390,7 @@ fn stream_lists(
     sink: &mut impl StreamingSink,
 ) -> std::io::Result<()> {
     for (list, stream) in lists {
-        let mut hasher = crate::render::PieceHasher::default();
+        let mut hasher = crate::output::PieceHasher::default();
         let mut written = Ok(());
         stream(db, list, &mut |piece| {
             hasher.update(&piece);

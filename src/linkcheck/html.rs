@@ -22,7 +22,7 @@ use html5ever::{Attribute, ParseOpts, QualName, local_name, ns, parse_document, 
 use super::resolve::resolve;
 use super::{Link, PageLinks};
 use crate::diagnostics::{Diagnostic, LineIndex};
-use crate::render::GENERATED_AT_MARK;
+use crate::output::GENERATED_AT_MARK;
 
 /// The attributes that name another resource, per element: `<a href>`, `<link href>`, `<script src>`,
 /// `<img src>`.

@@ -74,7 +74,7 @@ pub fn page_links<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> Pa
         return parted.page_links(db);
     }
     let bytes = render(db, output).bytes();
-    let text = crate::render::text_of(&bytes);
+    let text = crate::output::text_of(&bytes);
     if is_markdown(&output.path) {
         scan_markdown(&output.path, &text, base_url(db))
     } else {

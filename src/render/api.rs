@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::envelope::{json_bytes, json_items, list_head, meta, splice_items_into, spliced_list};
 use super::openapi::schema_of;
-use super::rendered::{CountFn, Piece, RenderFn, Rendered, param_of};
+use super::rendered::{CountFn, RenderFn, param_of};
 use crate::derive::facts::{country_facts, erp_other_facts, erp_support_facts};
 use crate::derive::filters::{FilterKey, filter_members};
 /// The lists the API and the pages share (the search index reads the sponsors here too).
@@ -18,6 +18,7 @@ use crate::model::{
     CountryKey, ErpKey, base_url, countries, country_local_erps, country_partner_flags,
     country_partners, erp_connectors, erp_partner_flags, erps, partner_order,
 };
+use crate::output::{Piece, Rendered};
 use crate::parse::json_sources::{news_rows, sponsor_rows};
 use crate::parse::rules::site_rules;
 use crate::parse::tables::{

@@ -1,8 +1,8 @@
 //! Static files of `rules/assets/` (the stylesheet, small scripts), served as they are. Each is its own
 //! query over its own file, so editing the stylesheet re-runs this query and nothing else.
 
-use super::rendered::Rendered;
 use crate::diagnostics::Diagnostic;
+use crate::output::Rendered;
 use crate::parse::source_text;
 use crate::routes::asset_source;
 

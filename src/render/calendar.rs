@@ -8,9 +8,9 @@
 //! property is derived from the data (DTSTAMP is the date the phase was checked, else the reference
 //! date), so the file changes only when a phase does.
 
-use super::rendered::Rendered;
 use crate::derive::obligations::{calendar, country_calendar};
 use crate::model::{base_url, reference_date};
+use crate::output::Rendered;
 use crate::parse::rules::site_rules;
 use crate::parse::tables::PartialDate;
 use crate::resources::CalendarEntry;

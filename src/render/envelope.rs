@@ -2,7 +2,7 @@
 //! a list spliced from cached fragments of its items, and the API's envelope (`meta` and `data`) around
 //! them.
 
-use super::rendered::{GENERATED_AT_MARK, Piece, Rendered};
+use crate::output::{GENERATED_AT_MARK, Piece, Rendered};
 use crate::parse::rules::site_rules;
 use crate::resources::{Envelope, Licence, Meta};
 

@@ -1,7 +1,7 @@
 //! `/_headers`: response headers for static hosts (the Netlify / Cloudflare Pages form), so a deployed
 //! site sends the same CORS header and media types as the dev server. One rule per route of the table.
 
-use super::rendered::Rendered;
+use crate::output::Rendered;
 use crate::parse::rules::site_rules;
 use crate::routes::{media_type, valid_routes};
 

@@ -10,12 +10,12 @@
 use super::envelope::{json_bytes, json_items, list_head, meta, splice_items_into, spliced_list};
 use super::figures::xml::escape as escape_xml;
 use super::pages::shared::toggle_labels;
-use super::rendered::{GENERATED_AT_MARK, Piece, Rendered};
 use crate::history::{
     ReleaseKey, last_release, previous_release, release_changes, release_versions, releases,
     snapshot_size, unreleased_codes, unreleased_country_changes, unreleased_counts,
 };
 use crate::model::{CountryKey, base_url, countries};
+use crate::output::{GENERATED_AT_MARK, Piece, Rendered};
 use crate::parse::rules::site_rules;
 use crate::resources::{
     Change, ChangeCounts, ChangeKind, Envelope, Release, ReleaseDetail, Substance, changes_counted,

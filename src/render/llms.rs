@@ -12,13 +12,14 @@
 //! footer every page repeats (notice, reference date, licences, and the time *that page* last changed,
 //! which the file could only show as its own); the file's heading says it once, with the file's time.
 
-#[cfg(feature = "streaming")]
-use super::rendered::PieceHasher;
-use super::rendered::{GENERATED_AT_MARK, OutputKey, Piece, Rendered};
+use super::rendered::OutputKey;
 use crate::kinds::Format;
 #[cfg(feature = "streaming")]
 use crate::kinds::{FileKind, Renderer};
 use crate::model::base_url;
+#[cfg(feature = "streaming")]
+use crate::output::PieceHasher;
+use crate::output::{GENERATED_AT_MARK, Piece, Rendered};
 use crate::parse::rules::{route_rules, site_rules};
 use crate::routes::{Output, Param, outputs};
 
@@ -638,7 +639,7 @@ mod tests {
 
     #[test]
     fn a_twin_is_carried_without_its_footer_and_a_twin_without_a_build_time_whole() {
-        let mark = crate::render::rendered::GENERATED_AT_MARK;
+        let mark = crate::output::GENERATED_AT_MARK;
         let cut = |text: &str| {
             let pieces = vec![
                 Piece::new(b"# Head\n".to_vec()),

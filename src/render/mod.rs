@@ -26,14 +26,10 @@ use serde_json::{Value, json};
 
 use crate::diagnostics::Diagnostic;
 pub use crate::kinds::{ApiKind, FileKind, FlatTable, Format, PageKind, Renderer};
+pub use crate::output::{Digest, Piece, Rendered, RenderedFile};
 use crate::routes::Output;
 use envelope::json_bytes;
-#[cfg(feature = "streaming")]
-pub(crate) use rendered::PieceHasher;
-pub(crate) use rendered::{
-    CheckFn, CountFn, GENERATED_AT_JSON, GENERATED_AT_MARK, OutputKey, RenderFn, param_of, text_of,
-};
-pub use rendered::{Piece, Rendered, RenderedFile};
+pub(crate) use rendered::{CheckFn, CountFn, OutputKey, RenderFn, param_of};
 
 /// The one memoized query per output file: only outputs whose inputs changed are rendered again.
 ///
@@ -54,19 +50,6 @@ pub(crate) fn output_file<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>
             }
         }
     }
-}
-
-/// What a rebuild compares of an output without its bytes: its content hash, and why it could not be
-/// rendered. A small value kept for every output, so a session
-/// can let [`output_file`]'s bytes go once they are written and still tell which outputs an edit
-/// changed: an output whose inputs did not change is verified by its dependencies, and its bytes are
-/// never asked for again.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Digest {
-    pub hash: blake3::Hash,
-    /// The number of bytes.
-    pub len: usize,
-    pub error: Option<Diagnostic>,
 }
 
 #[salsa::tracked(returns(ref))]

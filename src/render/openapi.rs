@@ -6,9 +6,9 @@ use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 
 use super::envelope::json_bytes;
-use super::rendered::Rendered;
 use crate::kinds::{ApiKind, FileKind};
 use crate::model::{base_url, reference_date};
+use crate::output::Rendered;
 use crate::parse::rules::{OpenapiMode, route_rules, site_rules, toggle_rules};
 use crate::resources::ApiError;
 use crate::routes::{Output, Param, Renderer, outputs, param_values};

@@ -20,11 +20,11 @@ use records::{
 };
 
 use super::envelope::{json_bytes, splice_items, splice_items_into};
-use super::rendered::{Piece, Rendered};
 use crate::model::{
     CountryKey, countries, country_facts_of, country_info, country_local_erps, country_mandate,
     country_matrix, country_partner_flags, country_reporting, erp_rank, reporting_erps,
 };
+use crate::output::{Piece, Rendered};
 use crate::parse::rules::site_rules;
 use crate::parse::tables::{ConnectorRow, connector_rows};
 

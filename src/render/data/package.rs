@@ -346,7 +346,7 @@ const FRICTIONLESS_JSON: &str = "Validating the JSON resources with Frictionless
 pub(crate) fn datapackage(
     db: &dyn salsa::Database,
     csv_digest: CsvDigest,
-) -> crate::render::rendered::Rendered {
+) -> crate::output::Rendered {
     let site = &site_rules(db).value;
     let licence = &site.data_licence;
     let mut resources: Vec<Value> = Vec::new();
@@ -395,7 +395,7 @@ pub(crate) fn datapackage(
         "sources": [{"title": licence.attribution}],
         "resources": resources,
     });
-    crate::render::rendered::Rendered::new(crate::render::envelope::json_bytes(&package))
+    crate::output::Rendered::new(crate::render::envelope::json_bytes(&package))
 }
 
 /// The JSON Schema of a flat JSON file (openapi.json): an array of records with exactly the columns, each

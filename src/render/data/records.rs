@@ -273,7 +273,7 @@ macro_rules! flat_records {
             }
 
             /// The records as items of the file's top-level JSON array (see [`crate::render::envelope::json_items`]).
-            pub(crate) fn json_items(&self) -> crate::render::rendered::Piece {
+            pub(crate) fn json_items(&self) -> crate::output::Piece {
                 match self {
                     $(FlatRecords::$table(records) => crate::render::envelope::json_items(records, 2),)*
                 }

@@ -284,10 +284,7 @@ fn support_cells<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Vec
 }
 
 /// `/compare/{code}.json` (see [`CompareColumn`]).
-pub(crate) fn compare_column(
-    db: &dyn salsa::Database,
-    code: &str,
-) -> crate::render::rendered::Rendered {
+pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::output::Rendered {
     let reference = crate::model::reference_date(db);
     let rules = obligation_rules(db);
     let key = CountryKey::new(db, code.to_string());
@@ -379,7 +376,7 @@ pub(crate) fn compare_column(
             },
         })
         .collect();
-    crate::render::rendered::Rendered::new(crate::render::envelope::json_bytes(&CompareColumn {
+    crate::output::Rendered::new(crate::render::envelope::json_bytes(&CompareColumn {
         code,
         name: &name,
         href: format!("/{code}/"),

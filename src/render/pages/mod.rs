@@ -38,7 +38,7 @@ pub(crate) mod templates;
 mod topics;
 
 use crate::kinds::{Format, PageKind};
-use crate::render::rendered::{Rendered, RenderedFile};
+use crate::output::{Rendered, RenderedFile};
 use crate::routes::Output;
 use context::{PageContextKey, PageSpec, context_of};
 use templates::{prefix_site_links, render_page, template_names};

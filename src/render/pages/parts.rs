@@ -22,7 +22,8 @@ use super::templates::{
 };
 use crate::diagnostics::Diagnostic;
 use crate::kinds::{Format, PageKind};
-use crate::render::rendered::{OutputKey, Piece, Rendered, RenderedFile, text_of};
+use crate::output::{Piece, Rendered, RenderedFile, text_of};
+use crate::render::rendered::OutputKey;
 use crate::routes::Output;
 
 /// One part of a page kind in one format, as a query key.

@@ -9,8 +9,8 @@ use serde_json::Value as Json;
 
 use crate::derive::toggles::ToggleMark;
 use crate::model::{countries, countries_by_name};
+use crate::output::GENERATED_AT_MARK;
 use crate::parse::rules::{site_rules, toggle_rules};
-use crate::render::rendered::GENERATED_AT_MARK;
 use crate::resources::{Fact, FactTopic, Toggles};
 
 /// A page's typed context as the JSON value the page pipeline takes ([`super::context::page_context`]

@@ -10,9 +10,9 @@ use serde::Serialize;
 use super::context::PageContext;
 use crate::diagnostics::Diagnostic;
 use crate::kinds::Format;
+use crate::output::{Rendered, RenderedFile};
 use crate::parse::source_text;
 use crate::render::escape::write_escaped_html;
-use crate::render::rendered::{Rendered, RenderedFile};
 use crate::render::text::{md_cell, md_url, named_sources, plain_clauses, source_groups};
 
 /// The folder of the page templates.
