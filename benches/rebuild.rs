@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use locref::build::render_site_with;
 use locref::helper::Helper;
+use locref::locref_site::SITE;
 use locref::session::{Outcome, Session};
 
 const TIME: &str = "2026-01-01T00:00:00Z";
@@ -178,7 +179,7 @@ fn bench_scale(scale: u32, runs: usize) {
 
     let dir = project(scale);
     let root = dir.path();
-    let mut session = Session::load(root, &root.join("public"))
+    let mut session = Session::load(root, &root.join("public"), &SITE)
         .unwrap()
         .with_fixed_time(TIME);
     session.build();
@@ -265,7 +266,9 @@ fn bench_scale(scale: u32, runs: usize) {
     for i in 0..clean_runs {
         let out = root.join(format!("clean{i}"));
         let started = Instant::now();
-        let mut session = Session::load(root, &out).unwrap().with_fixed_time(TIME);
+        let mut session = Session::load(root, &out, &SITE)
+            .unwrap()
+            .with_fixed_time(TIME);
         let r = session.build();
         samples.push(started.elapsed());
         assert!(r.written().len() > 300, "a clean build writes every output");
@@ -311,7 +314,7 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
     let mut helper = Helper::new();
     publisher
         .publish(
-            &render_site_with(&session.project.db, &mut helper).unwrap(),
+            &render_site_with(&SITE, &session.project.db, &mut helper).unwrap(),
             TIME,
         )
         .unwrap();
@@ -325,7 +328,7 @@ fn vat_breakdown(session: &mut Session, root: &Path, runs: usize) {
             .sync_paths(std::slice::from_ref(&path))
             .unwrap();
         let t1 = Instant::now();
-        let outputs = render_site_with(&session.project.db, &mut helper).unwrap();
+        let outputs = render_site_with(&SITE, &session.project.db, &mut helper).unwrap();
         let t2 = Instant::now();
         publisher.publish(&outputs, TIME).unwrap();
         let t3 = Instant::now();
@@ -351,7 +354,7 @@ fn first_edit(root: &Path, runs: usize) {
     let mut samples = Vec::new();
     let mut written = 0;
     for i in 0..runs {
-        let mut session = Session::load(root, &root.join(format!("first{i}")))
+        let mut session = Session::load(root, &root.join(format!("first{i}")), &SITE)
             .unwrap()
             .with_fixed_time(TIME);
         session.build();

@@ -28,6 +28,7 @@ pub mod history;
 pub mod ids;
 pub mod kinds;
 pub mod linkcheck;
+pub mod locref_site;
 #[cfg(feature = "streaming")]
 pub(crate) mod memory;
 pub mod model;
@@ -40,5 +41,6 @@ pub mod resources;
 pub mod routes;
 pub mod serve;
 pub mod session;
+pub mod site;
 pub mod watch;
 pub mod workspace;

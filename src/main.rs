@@ -1,5 +1,6 @@
 //! The `locref` command line.
 
+use locref::locref_site::SITE;
 use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -211,7 +212,7 @@ fn build(
     }
     // Each output is staged as it is rendered, and put in place only when the whole site checked out.
     let published = match profile
-        .plan()
+        .plan(&SITE)
         .publish(&mut project.db, &mut publisher, &time)
     {
         Ok(Err(diagnostics)) => {
@@ -290,7 +291,7 @@ fn check(profile: Profile) -> ExitCode {
         Err(code) => return code,
     };
     // Rendered and checked as a build does, holding no more of the site; nothing is written.
-    match profile.plan().check(&mut project.db, |_| ()) {
+    match profile.plan(&SITE).check(&mut project.db, |_| ()) {
         Ok(outputs) => {
             let (pages, links) = locref::linkcheck::coverage(&project.db);
             println!(
@@ -558,12 +559,13 @@ fn main() -> ExitCode {
             base_url,
         } => build(profile, &out, clean, force, base_url),
         Command::Check => check(profile),
-        Command::Watch { out } => exit_with(locref::watch::run(Path::new("."), &out)),
+        Command::Watch { out } => exit_with(locref::watch::run(Path::new("."), &out, &SITE)),
         Command::Serve { bind, port, host } => exit_with(locref::serve::run(
             Path::new("."),
             &bind,
             port,
             host.as_deref(),
+            &SITE,
         )),
         Command::Release { undo: true, .. } => undo_release(),
         Command::Release {

@@ -10,6 +10,7 @@ use crate::parse::rules::{ROUTES, RouteRule, filter_rules, route_rules};
 
 pub use crate::kinds::{Param, Renderer};
 pub use crate::output::Output;
+pub use crate::site::DetailRoute;
 
 /// The file stems of the flat data tables, in the SPEC's order (declared by [`FlatTable`]).
 pub(crate) const STEMS: [&str; FlatTable::ALL.len()] = FlatTable::STEMS;
@@ -148,18 +149,6 @@ pub fn outputs(db: &dyn salsa::Database) -> Vec<Output> {
         }
     }
     out
-}
-
-/// A detail route: `/api/v1/countries/` + id + `.json`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DetailRoute {
-    pub prefix: String,
-    pub suffix: String,
-    /// What the id names, for the error message (`country code`).
-    pub what: String,
-    /// Whether openapi.json describes the route: its unknown ids are answered with the JSON error body
-    /// the document declares (`/{code}/changes.xml` too); a page's, with the site's 404 page.
-    pub described: bool,
 }
 
 /// The detail routes of the route table (`{code}`, `{id}` and `{version}` placeholders), whose unknown

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use crate::build::{Plan, Profile};
 use crate::diagnostics::Diagnostic;
 use crate::emit::{EmitReport, Publisher, Stamped};
+use crate::site::Site;
 use crate::workspace::Project;
 use crate::workspace::build_time;
 
@@ -262,7 +263,7 @@ pub struct Session {
 
 impl Session {
     /// Loads every input file under `root`. Nothing is built yet: call [`Session::build`].
-    pub fn load(root: &Path, out: &Path) -> io::Result<Session> {
+    pub fn load(root: &Path, out: &Path, site: &'static Site) -> io::Result<Session> {
         let project = Project::load(root)?;
         Ok(Session {
             project,
@@ -270,7 +271,7 @@ impl Session {
             publisher: Profile::Session.publisher(Some(out)),
             fixed_time: None,
             stale: true,
-            plan: Profile::Session.plan(),
+            plan: Profile::Session.plan(site),
             failed: false,
             repair_pending: false,
             ran_once: false,
@@ -279,7 +280,7 @@ impl Session {
     }
 
     /// Like [`Session::load`], but publishing only in memory: nothing is written to disk.
-    pub fn in_memory(root: &Path) -> io::Result<Session> {
+    pub fn in_memory(root: &Path, site: &'static Site) -> io::Result<Session> {
         let project = Project::load(root)?;
         Ok(Session {
             project,
@@ -287,7 +288,7 @@ impl Session {
             publisher: Profile::InMemory.publisher(None),
             fixed_time: None,
             stale: true,
-            plan: Profile::InMemory.plan(),
+            plan: Profile::InMemory.plan(site),
             failed: false,
             repair_pending: false,
             ran_once: false,
@@ -415,7 +416,7 @@ impl Session {
         self.failed = true;
         RebuildReport {
             changed_inputs: Vec::new(),
-            executed: crate::render::take_executed(&self.project.db),
+            executed: (self.plan.site().take_executed)(&self.project.db),
             outcome: Outcome::Internal(message),
             elapsed: started.elapsed(),
             recovered: false,
@@ -434,7 +435,7 @@ impl Session {
     ) -> RebuildReport {
         self.stale = true;
         self.failed = true;
-        let executed = crate::render::take_executed(&self.project.db);
+        let executed = (self.plan.site().take_executed)(&self.project.db);
         RebuildReport {
             changed_inputs: changed,
             executed,
@@ -457,7 +458,7 @@ impl Session {
                 report.put_back = put_back;
                 report
                     .executed
-                    .extend(crate::render::take_executed(&self.project.db));
+                    .extend((self.plan.site().take_executed)(&self.project.db));
                 report.executed.sort();
             }
             report.not_repaired = self.publisher.outputs_not_in_place();
@@ -516,7 +517,7 @@ impl Session {
                 Outcome::IoError(format!("writing {}: {e}", out.display()))
             }
         };
-        let executed = crate::render::take_executed(&self.project.db);
+        let executed = (self.plan.site().take_executed)(&self.project.db);
         let built = matches!(outcome, Outcome::Built(_));
         if built && self.out.is_some() {
             self.last_good = Some((self.project.inputs(), time.clone()));

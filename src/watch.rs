@@ -353,14 +353,14 @@ fn time_of_day() -> String {
 }
 
 /// Runs `locref watch` in `root` until the watcher fails. Errors in the sources never end it.
-pub fn run(root: &Path, out: &Path) -> io::Result<()> {
+pub fn run(root: &Path, out: &Path, site: &'static crate::site::Site) -> io::Result<()> {
     let root = root.canonicalize()?;
     if let Some(reason) = crate::outdir::output_refusal(out, &root) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, reason));
     }
     run_with(
         &root,
-        |root| Session::load(root, out),
+        |root| Session::load(root, out, site),
         |_, report| print_report(report),
     )
 }

@@ -26,11 +26,8 @@
 
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
-use crate::model::{checks, evidence};
-use crate::output::Rendered;
-use crate::parse::{json_sources, rules, tables};
-use crate::render::render;
-use crate::routes::{Output, check_routes, outputs};
+use crate::output::{Digest, Output, Rendered};
+use crate::site::Site;
 
 mod profile;
 mod serial;
@@ -41,79 +38,18 @@ pub use profile::Profile;
 
 /// Every problem in the sources and rules, then (when there is none) in the rendered pages, sorted by
 /// file and position.
-pub fn diagnostics(db: &Db) -> Vec<Diagnostic> {
-    let mut all = source_diagnostics(db);
+pub fn diagnostics(site: &Site, db: &Db) -> Vec<Diagnostic> {
+    let mut all = (site.source_diagnostics)(db);
     if all.is_empty() {
-        all = page_diagnostics(db);
+        all = page_diagnostics(site, db);
     }
     all
 }
 
-/// Every problem in the sources and rules, sorted by file and position.
-fn source_diagnostics(db: &Db) -> Vec<Diagnostic> {
-    let mut all: Vec<Diagnostic> = Vec::new();
-    all.extend_from_slice(crate::db::link_diagnostics(db));
-    all.extend_from_slice(&tables::country_register_rows(db).diagnostics);
-    all.extend_from_slice(&json_sources::erp_register_rows(db).diagnostics);
-    all.extend_from_slice(&tables::country_fact_runs(db).diagnostics);
-    for rows in tables::country_fact_rows_by_key(db) {
-        all.extend_from_slice(&rows.diagnostics);
-    }
-    all.extend_from_slice(&tables::vat_rows(db).diagnostics);
-    all.extend_from_slice(&tables::mandate_rows(db).diagnostics);
-    all.extend_from_slice(&tables::matrix_rows(db).diagnostics);
-    all.extend_from_slice(&tables::reporting_table(db).diagnostics);
-    all.extend_from_slice(&tables::reporting_support_rows(db).diagnostics);
-    all.extend_from_slice(&tables::connector_rows(db).diagnostics);
-    all.extend_from_slice(&tables::local_erp_rows(db).diagnostics);
-    all.extend_from_slice(&tables::partner_flag_rows(db).diagnostics);
-    all.extend_from_slice(&tables::partner_rows(db).diagnostics);
-    all.extend_from_slice(&tables::obligation_rows(db).diagnostics);
-    all.extend_from_slice(&tables::regime_rows(db).diagnostics);
-    all.extend_from_slice(&json_sources::news_rows(db).diagnostics);
-    all.extend_from_slice(&json_sources::sponsor_rows(db).diagnostics);
-    all.extend_from_slice(&rules::site_rules(db).diagnostics);
-    all.extend_from_slice(&rules::route_rules(db).diagnostics);
-    all.extend_from_slice(&rules::toggle_rules(db).diagnostics);
-    all.extend_from_slice(&rules::filter_rules(db).diagnostics);
-    all.extend_from_slice(&rules::fact_labels(db).diagnostics);
-    all.extend_from_slice(&rules::vocabulary(db).diagnostics);
-    all.extend_from_slice(checks::check_registers(db));
-    all.extend_from_slice(checks::check_country_facts(db));
-    all.extend_from_slice(checks::check_vat_and_mandates(db));
-    all.extend_from_slice(checks::check_matrix(db));
-    all.extend_from_slice(checks::check_reporting(db));
-    all.extend_from_slice(checks::check_erp_tables(db));
-    all.extend_from_slice(checks::check_news_and_sponsors(db));
-    all.extend_from_slice(checks::check_rules(db));
-    all.extend_from_slice(checks::check_obligations(db));
-    all.extend_from_slice(checks::check_regimes(db));
-    all.extend_from_slice(checks::check_fact_clauses(db));
-    all.extend_from_slice(checks::check_vat_rates(db));
-    all.extend_from_slice(crate::model::agreement::check_agreement(db));
-    all.extend_from_slice(&tables::publisher_rows(db).diagnostics);
-    all.extend_from_slice(&tables::country_alias_rows(db).diagnostics);
-    all.extend_from_slice(evidence::check_publishers(db));
-    all.extend_from_slice(evidence::check_obligation_evidence(db));
-    all.extend_from_slice(evidence::check_regime_and_vat_evidence(db));
-    all.extend_from_slice(evidence::check_erp_evidence(db));
-    all.extend_from_slice(evidence::check_fact_evidence(db));
-    all.extend_from_slice(evidence::check_news_and_sponsor_evidence(db));
-    all.extend_from_slice(check_routes(db));
-    all.extend_from_slice(crate::model::unread::check_unread_files(db));
-    // Releases and changes.
-    all.extend_from_slice(&crate::history::release_register(db).diagnostics);
-    all.extend_from_slice(crate::history::check_releases(db));
-    all.sort();
-    all.dedup();
-    crate::history::register_first(&mut all);
-    crate::diagnostics::cap_per_file(all)
-}
-
 /// The problems of the rendered pages, from valid sources: template errors at their file and line, then
 /// (when the pages render) HTML errors and internal links or anchors that do not resolve.
-fn page_diagnostics(db: &Db) -> Vec<Diagnostic> {
-    let mut all = crate::render::render_errors(db);
+fn page_diagnostics(site: &Site, db: &Db) -> Vec<Diagnostic> {
+    let mut all = (site.render_errors)(db);
     if all.is_empty() {
         all = crate::linkcheck::problems(db);
     }
@@ -125,14 +61,17 @@ fn page_diagnostics(db: &Db) -> Vec<Diagnostic> {
 /// Every output of the route table with its rendered bytes, or every diagnostic when there is any: the
 /// whole site in memory, checked on this thread (what the tests compare; [`render_site_with`] checks
 /// on two).
-pub fn render_site(db: &Db) -> Result<Vec<(String, &Rendered)>, Vec<Diagnostic>> {
-    let diagnostics = diagnostics(db);
+pub fn render_site<'db>(
+    site: &Site,
+    db: &'db Db,
+) -> Result<Vec<(String, &'db Rendered)>, Vec<Diagnostic>> {
+    let diagnostics = diagnostics(site, db);
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
-    Ok(outputs(db)
+    Ok((site.outputs)(db)
         .iter()
-        .map(|output| (output.path.clone(), render(db, output)))
+        .map(|output| (output.path.clone(), (site.render)(db, output)))
         .collect())
 }
 
@@ -156,9 +95,10 @@ pub(crate) trait Sink {
     /// many bytes it took (0 when it did not ask).
     fn output(
         &mut self,
+        site: &Site,
         db: &Db,
         output: &Output,
-        digest: &crate::output::Digest,
+        digest: &Digest,
     ) -> std::io::Result<usize>;
 }
 
@@ -173,12 +113,7 @@ use streaming::StreamingSink as PlanSink;
 struct Discard<F: FnMut(&str)>(F);
 
 impl<F: FnMut(&str)> Sink for Discard<F> {
-    fn output(
-        &mut self,
-        _: &Db,
-        output: &Output,
-        _: &crate::output::Digest,
-    ) -> std::io::Result<usize> {
+    fn output(&mut self, _: &Site, _: &Db, output: &Output, _: &Digest) -> std::io::Result<usize> {
         (self.0)(&output.path);
         Ok(0)
     }
@@ -189,13 +124,14 @@ impl<F: FnMut(&str)> Sink for Discard<F> {
 impl Sink for crate::emit::Publish<'_> {
     fn output(
         &mut self,
+        site: &Site,
         db: &Db,
         output: &Output,
-        digest: &crate::output::Digest,
+        digest: &Digest,
     ) -> std::io::Result<usize> {
         let mut taken = 0;
         self.offer_digest(&output.path, digest, || {
-            let rendered = render(db, output).clone();
+            let rendered = (site.render)(db, output).clone();
             taken = rendered.len();
             rendered
         })?;
@@ -205,8 +141,13 @@ impl Sink for crate::emit::Publish<'_> {
 
 /// The end of every plan: the pages' figure errors, then (when nothing failed to render) the link check
 /// of every page, which reads what rendering the pages kept; `made` outputs when all is well.
-fn checked(db: &Db, mut render_errors: Vec<Diagnostic>, made: usize) -> Result<usize, BuildError> {
-    render_errors.extend(crate::render::page_figures::figure_errors(db));
+fn checked(
+    site: &Site,
+    db: &Db,
+    mut render_errors: Vec<Diagnostic>,
+    made: usize,
+) -> Result<usize, BuildError> {
+    render_errors.extend((site.figure_errors)(db));
     let mut diagnostics = if render_errors.is_empty() {
         crate::linkcheck::problems(db)
     } else {
@@ -226,7 +167,10 @@ fn checked(db: &Db, mut render_errors: Vec<Diagnostic>, made: usize) -> Result<u
 /// the state it keeps from one build to the next (a session's second thread and its outputs' sizes).
 /// A command gets its plan from its [`Profile`]; [`Plan::serial`] is the reference the tests hold the
 /// others to.
-pub struct Plan(Strategy);
+pub struct Plan {
+    site: &'static Site,
+    strategy: Strategy,
+}
 
 enum Strategy {
     Serial,
@@ -240,29 +184,40 @@ enum Strategy {
 
 impl Plan {
     /// The reference plan: one thread, route order, everything kept (see [`serial`]).
-    pub fn serial() -> Plan {
-        Plan(Strategy::Serial)
+    pub fn serial(site: &'static Site) -> Plan {
+        Plan {
+            site,
+            strategy: Strategy::Serial,
+        }
+    }
+
+    /// The site this plan builds.
+    pub fn site(&self) -> &'static Site {
+        self.site
     }
 
     /// Whether this is the serial reference plan.
     #[cfg(test)]
     pub(crate) fn is_serial(&self) -> bool {
-        matches!(self.0, Strategy::Serial)
+        matches!(self.strategy, Strategy::Serial)
     }
 
     /// The plan of a profile (see [`Profile::plan`]): the streaming plan in its mode, or the serial
     /// plan when locref is built without the speed machinery.
-    fn of(profile: Profile) -> Plan {
+    fn of(profile: Profile, site: &'static Site) -> Plan {
         #[cfg(feature = "streaming")]
-        return Plan(Strategy::Streaming {
-            profile,
-            helper: crate::helper::Helper::new(),
-            sizes: streaming::OutputSizes::default(),
-        });
+        return Plan {
+            site,
+            strategy: Strategy::Streaming {
+                profile,
+                helper: crate::helper::Helper::new(),
+                sizes: streaming::OutputSizes::default(),
+            },
+        };
         #[cfg(not(feature = "streaming"))]
         {
             let _ = profile;
-            Plan::serial()
+            Plan::serial(site)
         }
     }
 
@@ -270,26 +225,27 @@ impl Plan {
     /// must discard what the sink received. Returns how many outputs were made. What the database
     /// keeps afterwards is the profile's ([`crate::memory`]).
     fn run(&mut self, db: &mut Db, sink: &mut impl PlanSink) -> Result<usize, BuildError> {
-        match &mut self.0 {
+        let site = self.site;
+        match &mut self.strategy {
             // Without the table of made contexts: each render makes its page's context itself, so
             // the serial plan's bytes are those of pure queries, and the byte-for-byte comparison
             // with the streaming plans holds that the table changes no byte.
-            Strategy::Serial => serial::run(db, sink),
+            Strategy::Serial => serial::run(site, db, sink),
             #[cfg(feature = "streaming")]
             Strategy::Streaming {
                 profile,
                 helper,
                 sizes,
             } => {
-                crate::render::pages::context::share_made_contexts(db);
+                (site.share_made_contexts)(db);
                 // What the database keeps (salsa keeps every value unless told: what the dev server
                 // serves from).
                 match profile {
-                    Profile::OneOff => crate::memory::for_single_build(db),
-                    Profile::Session => crate::memory::for_session(db),
+                    Profile::OneOff => crate::memory::for_single_build(site, db),
+                    Profile::Session => crate::memory::for_session(site, db),
                     Profile::InMemory => {}
                 }
-                let result = streaming::run(db, *profile, helper, sizes, sink);
+                let result = streaming::run(site, db, *profile, helper, sizes, sink);
                 crate::memory::evict(db);
                 result
             }

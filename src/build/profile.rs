@@ -22,10 +22,10 @@ pub enum Profile {
 }
 
 impl Profile {
-    /// The plan a build of this profile takes ([`Plan`]). Without the `streaming` feature it is the
-    /// serial plan, whatever the profile.
-    pub fn plan(self) -> Plan {
-        Plan::of(self)
+    /// The plan a build of `site` in this profile takes ([`Plan`]). Without the `streaming` feature it
+    /// is the serial plan, whatever the profile.
+    pub fn plan(self, site: &'static crate::site::Site) -> Plan {
+        Plan::of(self, site)
     }
 
     /// The publisher of this profile's builds: into `out`, or only in memory when `out` is `None`.
@@ -62,7 +62,7 @@ mod tests {
     fn every_profile_streams_exactly_when_the_speed_machinery_is_compiled() {
         for profile in [Profile::OneOff, Profile::Session, Profile::InMemory] {
             assert_eq!(
-                profile.plan().is_serial(),
+                profile.plan(&crate::locref_site::SITE).is_serial(),
                 !cfg!(feature = "streaming"),
                 "{profile:?}"
             );

@@ -5,26 +5,26 @@
 //! pure queries would. Slower and larger than [`super::streaming`], and the measure of it: both hand
 //! over the same outputs with the same bytes (`tests/testsuite/build.rs`).
 
-use super::{BuildError, Sink, checked, source_diagnostics};
+use super::{BuildError, Sink, checked};
 use crate::db::Db;
-use crate::render::digest;
-use crate::routes::outputs;
+use crate::site::Site;
 
-pub(super) fn run(db: &mut Db, sink: &mut impl Sink) -> Result<usize, BuildError> {
+pub(super) fn run(site: &Site, db: &mut Db, sink: &mut impl Sink) -> Result<usize, BuildError> {
     let db: &Db = db;
-    let diagnostics = source_diagnostics(db);
+    let diagnostics = (site.source_diagnostics)(db);
     if !diagnostics.is_empty() {
         return Err(BuildError::Invalid(diagnostics));
     }
     let mut render_errors = Vec::new();
-    let all = outputs(db);
+    let all = (site.outputs)(db);
     for output in all {
-        let digest = digest(db, output);
+        let digest = (site.digest)(db, output);
         if let Some(error) = &digest.error {
             render_errors.push(error.clone());
         } else if render_errors.is_empty() {
-            sink.output(db, output, digest).map_err(BuildError::Io)?;
+            sink.output(site, db, output, digest)
+                .map_err(BuildError::Io)?;
         }
     }
-    checked(db, render_errors, all.len())
+    checked(site, db, render_errors, all.len())
 }

@@ -8,17 +8,14 @@
 
 use std::sync::Arc;
 
-use super::{BuildError, Discard, Profile, Sink, checked, page_diagnostics, source_diagnostics};
+use super::{BuildError, Discard, Profile, Sink, checked, page_diagnostics};
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::helper::Helper;
 use crate::linkcheck::is_checked;
-use crate::output::{Piece, Rendered};
-use crate::parse::{json_sources, tables};
-use crate::render::render;
-use crate::render::{FileKind, PageKind};
-use crate::render::{ListStream, digest, stream_list};
-use crate::routes::{Output, Renderer, outputs};
+use crate::output::{Output, Piece, Rendered};
+use crate::render::{FileKind, ListStream, PageKind, Renderer, stream_list};
+use crate::site::Site;
 
 mod parted;
 
@@ -93,52 +90,46 @@ impl StreamingSink for crate::emit::Publish<'_> {
     }
 }
 
-/// [`source_diagnostics`] on two threads: the helper reads the release snapshots (every release's,
-/// the largest check at the shipped scale) and the news (the largest source read whole at x100), then
-/// parses the facts table's countries from the last one on, while this thread checks the tables and
-/// rules from the first country on; each takes what the other made as it reaches it.
-fn source_diagnostics_beside(db: &Db, helper: &mut Helper) -> Vec<Diagnostic> {
+/// The site's source checks on two threads: the helper does the site's warm-up ([`Site::warm_up`]:
+/// its largest reads, from the end this thread reaches last) while this thread runs the checks; each
+/// takes what the other made as it reaches it.
+fn source_diagnostics_beside(site: &'static Site, db: &Db, helper: &mut Helper) -> Vec<Diagnostic> {
     let worker_db = db.clone();
-    let theirs = move || {
-        crate::history::check_releases_from_the_end(&worker_db);
-        crate::history::check_releases(&worker_db);
-        json_sources::news_rows(&worker_db);
-        // The facts table is most of the sources at scale (24 of 44 MB at x100), parsed country by
-        // country: the two threads meet in its middle. A country the other thread is parsing is
-        // waited for, one it parsed is found done.
-        tables::country_fact_rows_by_key(&worker_db)
-            .rev()
-            .for_each(drop);
-    };
-    helper.run_beside(theirs, || source_diagnostics(db))
+    let theirs = move || (site.warm_up)(&worker_db);
+    helper.run_beside(theirs, || (site.source_diagnostics)(db))
 }
 
 /// [`render_site`] with a session's [`Helper`] as the second thread.
 pub fn render_site_with<'db>(
+    site: &'static Site,
     db: &'db Db,
     helper: &mut Helper,
 ) -> Result<Vec<(String, &'db Rendered)>, Vec<Diagnostic>> {
-    check_site_with(db, helper)?;
-    Ok(outputs(db)
+    check_site_with(site, db, helper)?;
+    Ok((site.outputs)(db)
         .iter()
-        .map(|output| (output.path.clone(), render(db, output)))
+        .map(|output| (output.path.clone(), (site.render)(db, output)))
         .collect())
 }
 
 /// Every diagnostic of the site, or none when every output rendered (what a session's rebuild runs
 /// before it publishes): each output is rendered as far as its [`digest`], so a session can publish
 /// from the digests and ask for the bytes of only the outputs that changed.
-pub fn check_site_with(db: &Db, helper: &mut Helper) -> Result<(), Vec<Diagnostic>> {
-    let diagnostics = source_diagnostics_beside(db, helper);
+pub fn check_site_with(
+    site: &'static Site,
+    db: &Db,
+    helper: &mut Helper,
+) -> Result<(), Vec<Diagnostic>> {
+    let diagnostics = source_diagnostics_beside(site, db, helper);
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
     let worker_db = db.clone();
     let worker = move || {
-        let all = outputs(&worker_db);
+        let all = (site.outputs)(&worker_db);
         // First the outputs that read no page: the API, the data files, the headers, the assets.
         for output in all.iter().filter(|o| !reads_pages(o)) {
-            digest(&worker_db, output);
+            (site.digest)(&worker_db, output);
         }
         // Then a share of the page work, which the other thread finds done: the Markdown twins' link
         // check, and the llms files made from the twins.
@@ -151,17 +142,17 @@ pub fn check_site_with(db: &Db, helper: &mut Helper) -> Result<(), Vec<Diagnosti
             crate::linkcheck::broken_links(&worker_db, page);
         }
         for output in all.iter().filter(|o| is_made_from_twins(o)) {
-            digest(&worker_db, output);
+            (site.digest)(&worker_db, output);
         }
     };
     let diagnostics = helper.run_beside(worker, || {
-        let diagnostics = page_diagnostics(db);
+        let diagnostics = page_diagnostics(site, db);
         if diagnostics.is_empty() {
             // Meet the helper from the other end of its list: when it starts late, this thread does
             // its share instead of waiting.
-            let all = outputs(db);
+            let all = (site.outputs)(db);
             for output in all.iter().rev().filter(|o| !is_checked(&o.path)) {
-                digest(db, output);
+                (site.digest)(db, output);
             }
         }
         diagnostics
@@ -345,12 +336,12 @@ impl Batch {
     }
 
     /// Renders outputs of the batch until it ends (both threads run this).
-    fn render(&self, db: &dyn salsa::Database) {
+    fn render(&self, site: &Site, db: &Db) {
         while let Some(i) = self.take() {
             let output = &self.outputs[i];
-            render_with_parts(db, output);
+            render_with_parts(site, db, output);
             if !self.sizes.contains_key(&output.path) {
-                self.quota.made(digest(db, output).len);
+                self.quota.made((site.digest)(db, output).len);
             }
         }
     }
@@ -366,20 +357,13 @@ impl Batch {
 /// `llms-full.txt`, the search index), a CSV file's size and SHA-256 (the data package). These are kept
 /// (a one-off build keeps a condensed twin only until `llms-full.txt` has it); the bytes are evicted
 /// after the batch.
-fn render_with_parts(db: &dyn salsa::Database, output: &Output) {
+fn render_with_parts(site: &Site, db: &Db, output: &Output) {
     // The digest too: what a watch session's later rebuilds compare without the bytes.
-    digest(db, output);
+    (site.digest)(db, output);
     if is_checked(&output.path) {
         crate::linkcheck::page_links(db, crate::render::OutputKey::new(db, output.clone()));
     }
-    match output.renderer {
-        Renderer::Page(..) => crate::render::llms::remember_page(db, output),
-        Renderer::File(FileKind::DataCsv) => {
-            let stem = crate::render::param_of(output);
-            crate::render::published::csv_digest(db, crate::render::data::StemKey::new(db, stem));
-        }
-        Renderer::Api(_) | Renderer::File(_) => {}
-    }
+    (site.remember_what_others_read)(db, output);
 }
 
 /// Hands each of `lists` to `sink` piece by piece as its parts are made (see
@@ -408,6 +392,7 @@ fn stream_lists(
 /// only if the sink needs them), then `llms-full.txt` the pieces that follow them; a render error is
 /// kept instead, and nothing is handed over after the first.
 fn hand_over(
+    site: &Site,
     db: &Db,
     outputs: &[Output],
     sink: &mut impl StreamingSink,
@@ -416,11 +401,13 @@ fn hand_over(
     render_errors: &mut Vec<Diagnostic>,
 ) -> Result<(), BuildError> {
     for output in outputs {
-        let digest = digest(db, output);
+        let digest = (site.digest)(db, output);
         if let Some(error) = &digest.error {
             render_errors.push(error.clone());
         } else if render_errors.is_empty() {
-            let bytes = sink.output(db, output, digest).map_err(BuildError::Io)?;
+            let bytes = sink
+                .output(site, db, output, digest)
+                .map_err(BuildError::Io)?;
             // An output whose bytes were not needed (unchanged) keeps its last size.
             if bytes > 0 {
                 sizes.0.insert(output.path.clone(), bytes);
@@ -462,6 +449,7 @@ fn grow(
 /// is handed over after the first render error; the errors, or the pages' link problems, are returned
 /// at the end: on any, the caller must discard what the sink received.
 pub(super) fn run(
+    site: &'static Site,
     db: &mut Db,
     profile: Profile,
     helper: &mut Helper,
@@ -469,11 +457,11 @@ pub(super) fn run(
     sink: &mut impl StreamingSink,
 ) -> Result<usize, BuildError> {
     let once = profile == Profile::OneOff;
-    let diagnostics = source_diagnostics_beside(db, helper);
+    let diagnostics = source_diagnostics_beside(site, db, helper);
     if !diagnostics.is_empty() {
         return Err(BuildError::Invalid(diagnostics));
     }
-    let mut ordered = render_order(outputs(db), once);
+    let mut ordered = render_order((site.outputs)(db), once);
     let mut llms_full = match once {
         true => crate::render::llms::LlmsFullGrowth::new(db),
         false => None,
@@ -511,11 +499,19 @@ pub(super) fn run(
     while start < ordered.len() {
         if parted[start] {
             let output = &ordered[start];
-            parted::stream_parted(db, helper, output, sink, &mut llms_full, &mut render_errors)?;
+            parted::stream_parted(
+                site,
+                db,
+                helper,
+                output,
+                sink,
+                &mut llms_full,
+                &mut render_errors,
+            )?;
             start += 1;
             if start == ordered.len() || starts_unit(&ordered, start) {
                 crate::memory::evict(db);
-                crate::render::pages::context::forget_made_contexts(db);
+                (site.forget_made_contexts)(db);
             }
             continue;
         }
@@ -531,16 +527,17 @@ pub(super) fn run(
         let shared: &Db = db;
         let streaming = std::mem::take(&mut lists);
         let streamed = helper.run_beside(
-            move || theirs.render(&worker_db),
+            move || theirs.render(site, &worker_db),
             || {
                 let streamed = stream_lists(shared, &streaming, sink);
-                batch.render(shared);
+                batch.render(site, shared);
                 streamed
             },
         );
         streamed.map_err(BuildError::Io)?;
         let end = batch.end();
         hand_over(
+            site,
             shared,
             &ordered[start..end],
             sink,
@@ -549,7 +546,7 @@ pub(super) fn run(
             &mut render_errors,
         )?;
         crate::memory::evict(db);
-        crate::render::pages::context::forget_made_contexts(db);
+        (site.forget_made_contexts)(db);
         start = end;
     }
     // Lists left only when there was no batch to stream them beside.
@@ -559,7 +556,7 @@ pub(super) fn run(
     {
         grow(db, growth, &[], sink).map_err(BuildError::Io)?;
     }
-    checked(db, render_errors, made)
+    checked(site, db, render_errors, made)
 }
 
 #[cfg(test)]

@@ -70,7 +70,10 @@ pub enum ReleaseError {
 
 /// The whole check of a build (rendering every output, holding no more of the site than a build).
 fn check(db: &mut crate::db::Db) -> Result<(), ReleaseError> {
-    match crate::build::Profile::OneOff.plan().check(db, |_| ()) {
+    match crate::build::Profile::OneOff
+        .plan(&crate::locref_site::SITE)
+        .check(db, |_| ())
+    {
         Ok(_) => Ok(()),
         Err(crate::build::BuildError::Invalid(diagnostics)) => {
             Err(ReleaseError::Invalid(diagnostics))

@@ -37,7 +37,7 @@ use crate::emit::Stamped;
 use crate::session::{Outcome, Session};
 use crate::watch::print_report;
 
-pub use crate::routes::{DetailRoute, detail_routes};
+pub use crate::site::DetailRoute;
 
 /// An immutable build as served.
 #[derive(Debug, Default)]
@@ -140,21 +140,15 @@ impl Shared {
 /// The path of the live-reload event stream.
 pub(crate) const LIVE_RELOAD_PATH: &str = "/__livereload";
 
-/// The headers every page is sent with (the site's Content-Security-Policy).
-pub(crate) fn page_headers(db: &dyn salsa::Database) -> Vec<(String, String)> {
-    let site = &crate::parse::rules::site_rules(db).value;
-    site.content_security_policy
-        .iter()
-        .map(|csp| {
-            let value = crate::render::headers::header_value(csp);
-            ("Content-Security-Policy".to_string(), value)
-        })
-        .collect()
-}
-
 /// Runs `locref serve`: binds the server, then watches the project and publishes every build from memory
 /// (with the server's own address as base URL; nothing is written to disk).
-pub fn run(root: &Path, bind: &str, port: u16, host: Option<&str>) -> io::Result<()> {
+pub fn run(
+    root: &Path,
+    bind: &str,
+    port: u16,
+    host: Option<&str>,
+    site: &'static crate::site::Site,
+) -> io::Result<()> {
     let root = root.canonicalize()?;
     let shared = Shared::new();
     let server = start(bind, port, host, shared.clone(), 4)?;
@@ -163,7 +157,7 @@ pub fn run(root: &Path, bind: &str, port: u16, host: Option<&str>) -> io::Result
     crate::watch::run_with(
         &root,
         |root| {
-            let mut session = Session::in_memory(root)?;
+            let mut session = Session::in_memory(root, site)?;
             session.project.set_base_url(Some(base.clone()));
             Ok(session)
         },
@@ -172,7 +166,11 @@ pub fn run(root: &Path, bind: &str, port: u16, host: Option<&str>) -> io::Result
             match &report.outcome {
                 Outcome::Built(_) => {
                     let db = &session.project.db;
-                    shared.publish(session.site().values(), detail_routes(db), page_headers(db))
+                    shared.publish(
+                        session.site().values(),
+                        (site.detail_routes)(db),
+                        (site.page_headers)(db),
+                    )
                 }
                 Outcome::Invalid(diagnostics) => {
                     let text: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();

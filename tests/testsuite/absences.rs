@@ -47,9 +47,9 @@ fn refused_paths(named: &[(String, String)], refused: &[&str], allowed: &[&str])
         .collect()
 }
 
-/// `serve` knows no dataset: it serves the bytes a session published and reads, of the site, only the
-/// route table's detail routes (to answer an unknown id with JSON), the CSP of `rules/site.toml` and
-/// the API's error type; it names no source table, model, derived data, history or page renderer.
+/// `serve` knows no dataset: it serves the bytes a session published and reads, of the site, only what
+/// the `Site` value hands it (the detail routes, the pages' headers), a path's media type and the API's
+/// error type; it names no source table, model, derived data, history, route table or page renderer.
 #[test]
 fn serve_knows_no_dataset() {
     let found = refused_paths(
@@ -65,8 +65,10 @@ fn serve_knows_no_dataset() {
             "linkcheck",
             "build",
             "cmd",
+            "routes",
+            "locref_site",
         ],
-        &["parse::rules::site_rules", "render::headers"],
+        &["routes::media_type"],
     );
     assert!(
         found.is_empty(),

@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::served::{Served, serve};
+use locref::locref_site::SITE;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -463,7 +464,7 @@ fn an_old_home_page_link_lands_on_the_matrix_row() {
 fn no_page_logs_a_console_error_under_the_sites_csp() {
     require_browser();
     let served = serve();
-    let mut session = locref::session::Session::in_memory(served.project.path()).unwrap();
+    let mut session = locref::session::Session::in_memory(served.project.path(), &SITE).unwrap();
     session.build();
     let pages: Vec<String> = session
         .site()

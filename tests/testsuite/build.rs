@@ -14,6 +14,7 @@ use crate::common::{COUNTRY_CODES, ERP_IDS, locref, replace_once, text};
 const EPOCH: &str = "1790000000"; // 2026-09-21T14:13:20Z
 
 use crate::common::copy_project as scratch_project;
+use locref::locref_site::SITE;
 
 /// A scratch project already built once into `site/` (at build time [`EPOCH`]).
 fn built_project() -> tempfile::TempDir {
@@ -1667,7 +1668,7 @@ fn clean_refuses_folders_locref_did_not_create() {
 /// A session that writes `<root>/site` at a fixed time, and that folder.
 fn site_session(root: &Path) -> (std::path::PathBuf, locref::session::Session) {
     let out = root.join("site");
-    let session = locref::session::Session::load(root, &out)
+    let session = locref::session::Session::load(root, &out, &SITE)
         .unwrap()
         // Later the same day as the build it follows (a later day would move the calendar's windows).
         .with_fixed_time("2026-09-21T20:00:00Z");
@@ -2484,14 +2485,14 @@ fn no_yes_or_no_contradicts_its_reason_or_its_limit() {
 fn the_serial_plan_and_the_streaming_plans_publish_the_same_site() {
     use locref::build::{Plan, Profile};
     let dir = crate::common::copy_project();
-    let serial = crate::common::built_with(dir.path(), "serial", Plan::serial());
+    let serial = crate::common::built_with(dir.path(), "serial", Plan::serial(&SITE));
     let expected =
         locref::routes::outputs(&locref::workspace::Project::load(dir.path()).unwrap().db).len();
     assert_eq!(serial.len(), expected, "every output of the route table");
     for (folder, plan) in [
-        ("single", Profile::OneOff.plan()),
-        ("session", Profile::Session.plan()),
-        ("in-memory", Profile::InMemory.plan()),
+        ("single", Profile::OneOff.plan(&SITE)),
+        ("session", Profile::Session.plan(&SITE)),
+        ("in-memory", Profile::InMemory.plan(&SITE)),
     ] {
         let streaming = crate::common::built_with(dir.path(), folder, plan);
         crate::common::assert_same_site(&serial, &streaming);

@@ -2,6 +2,7 @@
 //! country and ERP, reporting rows carry all ten ERP values, URLs are http(s), ids are unique, and nothing
 //! claims a check it does not cite.
 
+use locref::locref_site::SITE;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -372,7 +373,7 @@ fn the_readme_dataset_section_counts_what_a_build_publishes() {
     use serde_json::Value;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let project = locref::workspace::Project::load(root).unwrap();
-    let site: BTreeMap<String, Vec<u8>> = locref::build::render_site(&project.db)
+    let site: BTreeMap<String, Vec<u8>> = locref::build::render_site(&SITE, &project.db)
         .unwrap()
         .iter()
         .map(|(path, r)| (path.clone(), r.bytes().to_vec()))
@@ -665,7 +666,7 @@ fn a_whole_unknown_erp_column_says_what_was_searched() {
 fn rendered_site() -> BTreeMap<String, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let project = locref::workspace::Project::load(root).unwrap();
-    locref::build::render_site(&project.db)
+    locref::build::render_site(&SITE, &project.db)
         .unwrap()
         .iter()
         .filter_map(|(path, r)| Some((path.clone(), String::from_utf8(r.bytes().to_vec()).ok()?)))

@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::common::copy_project;
 
 use locref::build::{diagnostics, render_site};
+use locref::locref_site::SITE;
 use locref::workspace::Project;
 
 /// Diagnostics after replacing `file` with `bytes`, as displayed.
@@ -13,7 +14,7 @@ fn diagnostics_with(file: &str, bytes: &[u8]) -> Vec<String> {
     let dir = copy_project();
     std::fs::write(dir.path().join(file), bytes).unwrap();
     let project = Project::load(dir.path()).unwrap();
-    diagnostics(&project.db)
+    diagnostics(&SITE, &project.db)
         .iter()
         .map(ToString::to_string)
         .collect()
@@ -26,14 +27,14 @@ fn shipped(file: &str) -> String {
 #[test]
 fn shipped_sources_have_no_diagnostics() {
     let project = Project::load(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
-    assert_eq!(diagnostics(&project.db), []);
+    assert_eq!(diagnostics(&SITE, &project.db), []);
 }
 
 #[test]
 fn a_bom_and_crlf_line_ends_are_normalized_to_the_same_output() {
     let dir = copy_project();
     let project = Project::load(dir.path()).unwrap();
-    let before: Vec<Vec<u8>> = render_site(&project.db)
+    let before: Vec<Vec<u8>> = render_site(&SITE, &project.db)
         .unwrap()
         .iter()
         .map(|(_, r)| r.bytes().to_vec())
@@ -42,7 +43,7 @@ fn a_bom_and_crlf_line_ends_are_normalized_to_the_same_output() {
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("\u{feff}{}", text.replace('\n', "\r\n"))).unwrap();
     let project = Project::load(dir.path()).unwrap();
-    let after: Vec<Vec<u8>> = render_site(&project.db)
+    let after: Vec<Vec<u8>> = render_site(&SITE, &project.db)
         .unwrap()
         .iter()
         .map(|(_, r)| r.bytes().to_vec())
@@ -71,7 +72,7 @@ fn empty_and_missing_files_are_errors() {
     let dir = copy_project();
     std::fs::remove_file(dir.path().join("sources/tables/local_erps.csv")).unwrap();
     let project = Project::load(dir.path()).unwrap();
-    let shown: Vec<String> = diagnostics(&project.db)
+    let shown: Vec<String> = diagnostics(&SITE, &project.db)
         .iter()
         .map(ToString::to_string)
         .collect();
@@ -416,9 +417,9 @@ proptest::proptest! {
             eprintln!("case: {file} damaged by {damage:?}: {:?}", String::from_utf8_lossy(&bytes));
             std::fs::write(&path, &bytes).unwrap();
             project.sync_paths(std::slice::from_ref(&path)).unwrap();
-            let found = diagnostics(&project.db);
+            let found = diagnostics(&SITE, &project.db);
             if found.is_empty() {
-                render_site(&project.db).expect("no diagnostics, so the site renders");
+                render_site(&SITE, &project.db).expect("no diagnostics, so the site renders");
             } else {
                 for d in &found {
                     assert!(d.line >= 1 && d.column >= 1, "{d}");
@@ -716,7 +717,7 @@ fn regimes_are_checked_against_the_vocabulary_the_obligations_and_the_honesty_ru
     )
     .unwrap();
     let project = Project::load(dir.path()).unwrap();
-    let shown: Vec<String> = diagnostics(&project.db)
+    let shown: Vec<String> = diagnostics(&SITE, &project.db)
         .iter()
         .map(ToString::to_string)
         .collect();

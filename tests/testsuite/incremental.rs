@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{FIXED_TIME, atomic_save, copy_project, read, replace_once, snapshot};
 use expect_test::expect;
+use locref::locref_site::SITE;
 use locref::session::{Outcome, RebuildReport, Session};
 use proptest::prelude::*;
 
 fn session(root: &Path) -> Session {
-    let mut session = Session::load(root, &root.join("public"))
+    let mut session = Session::load(root, &root.join("public"), &SITE)
         .expect("load")
         .with_fixed_time(FIXED_TIME);
     let first = session.build();
@@ -2574,7 +2575,7 @@ pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
     let mut project = locref::workspace::Project::load(root).expect("load");
     let mut handed_over: Vec<String> = Vec::new();
     let built = locref::build::Profile::OneOff
-        .plan()
+        .plan(&SITE)
         .check(&mut project.db, |path| {
             handed_over.push(path.to_string());
         });

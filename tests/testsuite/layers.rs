@@ -186,7 +186,7 @@ fn every_import_runs_down_the_layers() {
                 continue;
             };
             if target != own && layer >= own_layer {
-                upward.push(format!(
+                let shown = format!(
                     "{file}: crate::{} ({target} is {} {own})",
                     import.join("::"),
                     if layer == own_layer {
@@ -194,16 +194,48 @@ fn every_import_runs_down_the_layers() {
                     } else {
                         "above"
                     }
-                ));
+                );
+                upward.push((file.clone(), target.clone(), shown));
             }
         }
     }
     assert!(checked > 0, "no crate:: path was read");
+    // The engine's imports of the site still to be moved behind the `Site` value, each listed with its
+    // reason: one that is not listed fails, and so does a listed one the code no longer makes.
+    let allowed = engine_upward();
+    let mut made = BTreeSet::new();
+    upward.retain(|(file, target, _)| {
+        let listed = allowed.contains(&(file.clone(), target.clone()));
+        if listed {
+            made.insert((file.clone(), target.clone()));
+        }
+        !listed
+    });
+    let stale: Vec<String> = allowed
+        .difference(&made)
+        .map(|(file, target)| format!("{file}  {target}"))
+        .collect();
+    let upward: Vec<String> = upward.into_iter().map(|(.., shown)| shown).collect();
     assert!(
         upward.is_empty(),
         "imports that run up (or across) the layers of ARCHITECTURE.md:\n{}",
         upward.join("\n")
     );
+    assert!(
+        stale.is_empty(),
+        "ARCHITECTURE.md's engine-upward block lists imports the code no longer makes (remove them):\n{}",
+        stale.join("\n")
+    );
+}
+
+/// The engine's imports of the site that are still made, from ARCHITECTURE.md's
+/// `<!-- engine-upward -->` block: each line a file (under the project), the module of the site it
+/// imports, and why.
+fn engine_upward() -> BTreeSet<(String, String)> {
+    architecture_block("<!-- engine-upward -->")
+        .into_iter()
+        .map(|line| (line[0].clone(), line.get(1).expect("the module").clone()))
+        .collect()
 }
 
 /// The render layer's leaves: the SVG figures and the one HTML escape table, which the page renderers,

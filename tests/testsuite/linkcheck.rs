@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::Output;
 
 use crate::common::{FIXED_TIME, atomic_save, copy_project, read, replace_once, snapshot};
+use locref::locref_site::SITE;
 use locref::session::{Outcome, Session};
 
 const EPOCH: &str = "1790000000";
@@ -503,7 +504,7 @@ fn link_queries(executed: &[String]) -> Vec<&str> {
 }
 
 fn session(root: &Path) -> Session {
-    let mut session = Session::load(root, &root.join("public"))
+    let mut session = Session::load(root, &root.join("public"), &SITE)
         .expect("load")
         .with_fixed_time(FIXED_TIME);
     let first = session.build();

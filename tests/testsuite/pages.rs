@@ -7,6 +7,7 @@ use std::path::Path;
 use crate::common::{
     COUNTRY_CODES, ERP_IDS, FIXED_TIME, copy_project, replace_line, replace_once, snapshot,
 };
+use locref::locref_site::SITE;
 use locref::session::{Outcome, Session};
 
 fn build(root: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -521,7 +522,7 @@ fn a_misspelled_template_variable_is_a_located_diagnostic() {
         "<h1>{{ erp.name }}</h1>",
         "<h1>{{ erp.nmae }}</h1>",
     );
-    let mut session = Session::load(root, &root.join("public"))
+    let mut session = Session::load(root, &root.join("public"), &SITE)
         .expect("load")
         .with_fixed_time(FIXED_TIME);
     let report = session.build();
@@ -599,7 +600,7 @@ fn a_broken_template_is_a_located_diagnostic() {
         "<h2 id=\"toggles\">Obligations at a glance</h2>",
         "<h2 id=\"toggles\">{% if %}</h2>",
     );
-    let mut session = Session::load(root, &root.join("public"))
+    let mut session = Session::load(root, &root.join("public"), &SITE)
         .expect("load")
         .with_fixed_time(FIXED_TIME);
     let report = session.build();
@@ -623,7 +624,7 @@ fn a_broken_template_is_a_located_diagnostic() {
 
 /// The diagnostics of a build of `root` that must fail.
 fn failed_build(root: &Path) -> Vec<String> {
-    let mut session = Session::load(root, &root.join("public"))
+    let mut session = Session::load(root, &root.join("public"), &SITE)
         .expect("load")
         .with_fixed_time(FIXED_TIME);
     let report = session.build();

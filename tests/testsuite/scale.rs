@@ -9,6 +9,7 @@ use std::process::Output;
 
 use crate::common::scale::{Grown, grow, scaled_project};
 use crate::common::{FIXED_TIME, copy_dir, copy_project, snapshot};
+use locref::locref_site::SITE;
 use locref::session::{Outcome, Session};
 use proptest::prelude::*;
 
@@ -282,7 +283,7 @@ fn a_watch_session_in_the_folder_drops_the_record() {
     // A session publishes into the folder (as `locref watch --out site` does) and edits are made and
     // undone there; the next one-off build cannot know the folder from its record and renders.
     // The build's own time (the same day: the calendar's windows stay where the one-off build put them).
-    let mut session = Session::load(root, &site)
+    let mut session = Session::load(root, &site, &SITE)
         .unwrap()
         .with_fixed_time("2026-09-21T14:13:20Z");
     assert!(matches!(session.build().outcome, Outcome::Built(_)));
@@ -313,9 +314,12 @@ fn the_serial_plan_and_the_streaming_plan_publish_the_same_x10_site() {
     for sub in ["sources", "rules"] {
         crate::common::copy_dir(&x10_template().join(sub), &dir.path().join(sub));
     }
-    let serial = crate::common::built_with(dir.path(), "serial", Plan::serial());
-    let streaming =
-        crate::common::built_with(dir.path(), "single", locref::build::Profile::OneOff.plan());
+    let serial = crate::common::built_with(dir.path(), "serial", Plan::serial(&SITE));
+    let streaming = crate::common::built_with(
+        dir.path(),
+        "single",
+        locref::build::Profile::OneOff.plan(&SITE),
+    );
     crate::common::assert_same_site(&serial, &streaming);
 }
 
@@ -534,7 +538,7 @@ proptest! {
         for sub in ["sources", "rules"] {
             copy_dir(&x10_template().join(sub), &root.join(sub));
         }
-        let mut session = Session::load(root, &root.join("public")).unwrap().with_fixed_time(FIXED_TIME);
+        let mut session = Session::load(root, &root.join("public"), &SITE).unwrap().with_fixed_time(FIXED_TIME);
         prop_assert!(matches!(session.build().outcome, Outcome::Built(_)));
         let mut pending = Vec::new();
         for (edit, batch_with_next) in &steps {

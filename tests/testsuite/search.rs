@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::common::copy_project;
 use locref::build::diagnostics;
+use locref::locref_site::SITE;
 use locref::workspace::Project;
 
 fn build(root: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -148,7 +149,7 @@ fn diagnostics_with(file: &str, text: &str) -> Vec<String> {
     let dir = copy_project();
     std::fs::write(dir.path().join(file), text).unwrap();
     let project = Project::load(dir.path()).unwrap();
-    diagnostics(&project.db)
+    diagnostics(&SITE, &project.db)
         .iter()
         .map(ToString::to_string)
         .collect()

@@ -19,16 +19,19 @@ use super::{
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::helper::Helper;
+use crate::output::Output;
 use crate::output::{Piece, PieceHasher};
 use crate::render::OutputKey;
+use crate::render::Renderer;
 use crate::render::llms::{LlmsFullGrowth, TwinShare, is_twin, part_is_plain};
 use crate::render::pages::parts::{PartKey, page_part, page_skeleton, parts_spec};
-use crate::routes::{Output, Renderer};
+use crate::site::Site;
 
 /// Hands the page at `output` (made of parts) to `sink` part by part (see the module documentation).
 /// Like a batch's outputs: a render error is kept in `render_errors` instead, and nothing is handed
 /// over after the first.
 pub(super) fn stream_parted(
+    site: &'static Site,
     db: &mut Db,
     helper: &mut Helper,
     output: &Output,
@@ -48,9 +51,10 @@ pub(super) fn stream_parted(
     };
     let Some(tail) = skeleton.tail else {
         // The template prints no parts: the page is its head, handed over as a batch's output is.
-        render_with_parts(&*db, output);
+        render_with_parts(site, &*db, output);
         let sizes = &mut OutputSizes::default();
         return hand_over(
+            site,
             db,
             std::slice::from_ref(output),
             sink,

@@ -7,6 +7,7 @@ pub mod releases;
 pub mod scale;
 pub mod served;
 
+use locref::locref_site::SITE;
 use std::path::{Path, PathBuf};
 
 /// The 61 country codes of the service, in the register's order.
@@ -370,7 +371,7 @@ pub fn established_matrix_cells() -> usize {
 /// The site of the project at `root` as a watch session's first build publishes it into
 /// `<root>/public` (at [`FIXED_TIME`]), every output by its site-relative path.
 pub fn session_built(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut session = locref::session::Session::load(root, &root.join("public"))
+    let mut session = locref::session::Session::load(root, &root.join("public"), &SITE)
         .expect("load")
         .with_fixed_time(FIXED_TIME);
     let report = session.build();
