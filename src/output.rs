@@ -21,6 +21,26 @@ pub struct Output {
     pub route: usize,
 }
 
+/// The media type of an output, from its extension (what the dev server and `_headers` send).
+pub(crate) fn media_type(path: &str) -> &'static str {
+    let name = path.rsplit('/').next().unwrap_or("");
+    match name.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("json") => "application/json; charset=utf-8",
+        Some("csv") => "text/csv; charset=utf-8",
+        Some("md") => "text/markdown; charset=utf-8",
+        Some("txt") => "text/plain; charset=utf-8",
+        Some("html") => "text/html; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("js") => "text/javascript; charset=utf-8",
+        Some("svg") => "image/svg+xml",
+        Some("ics") => "text/calendar; charset=utf-8",
+        // The Atom feed and the sitemap (a feed reader takes the Atom feed as XML).
+        Some("xml") => "application/xml; charset=utf-8",
+        _ if name == "_headers" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
 /// A piece of an output's bytes, made once and shared, never copied, by every output made of it: most
 /// outputs are one piece (a page, an API detail), a list spliced from per-country parts holds each part
 /// as its own memoized query made it (`facts.json`, the flat files), `llms-full.txt` holds each twin's

@@ -10,6 +10,7 @@ use crate::parse::rules::{ROUTES, RouteRule, filter_rules, route_rules};
 
 pub use crate::kinds::{Param, Renderer};
 pub use crate::output::Output;
+pub(crate) use crate::output::media_type;
 pub use crate::site::DetailRoute;
 
 /// The file stems of the flat data tables, in the SPEC's order (declared by [`FlatTable`]).
@@ -269,24 +270,4 @@ pub fn check_routes(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         }
     }
     diagnostics
-}
-
-/// The media type of an output, from its extension (what the dev server and `_headers` send).
-pub(crate) fn media_type(path: &str) -> &'static str {
-    let name = path.rsplit('/').next().unwrap_or("");
-    match name.rsplit_once('.').map(|(_, ext)| ext) {
-        Some("json") => "application/json; charset=utf-8",
-        Some("csv") => "text/csv; charset=utf-8",
-        Some("md") => "text/markdown; charset=utf-8",
-        Some("txt") => "text/plain; charset=utf-8",
-        Some("html") => "text/html; charset=utf-8",
-        Some("css") => "text/css; charset=utf-8",
-        Some("js") => "text/javascript; charset=utf-8",
-        Some("svg") => "image/svg+xml",
-        Some("ics") => "text/calendar; charset=utf-8",
-        // The Atom feed and the sitemap (a feed reader takes the Atom feed as XML).
-        Some("xml") => "application/xml; charset=utf-8",
-        _ if name == "_headers" => "text/plain; charset=utf-8",
-        _ => "application/octet-stream",
-    }
 }

@@ -9,8 +9,8 @@ use bytes::Bytes;
 use super::http::{Method, Request, Response, path_of};
 use super::{LIVE_RELOAD_PATH, Snapshot};
 use crate::emit::Stamped;
+use crate::output::media_type;
 use crate::resources::ApiError;
-use crate::routes::media_type;
 
 /// Where the dev server serves [`RELOAD_SCRIPT`].
 pub const RELOAD_SCRIPT_PATH: &str = "/__livereload.js";

@@ -68,7 +68,7 @@ fn serve_knows_no_dataset() {
             "routes",
             "locref_site",
         ],
-        &["routes::media_type"],
+        &[],
     );
     assert!(
         found.is_empty(),
