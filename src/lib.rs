@@ -15,7 +15,6 @@
 
 pub mod allocator;
 pub mod build;
-pub mod bytescan;
 pub mod cmd;
 pub mod db;
 pub mod derive;

@@ -328,7 +328,7 @@ fn has_bad_character(text: &str) -> bool {
         _ => true,
     };
     let mut from = 0;
-    while let Some(found) = crate::bytescan::find_byte(&bytes[from..], may_begin_one) {
+    while let Some(found) = locref_escape::bytescan::find_byte(&bytes[from..], may_begin_one) {
         if is_one(from + found) {
             return true;
         }

@@ -8,7 +8,6 @@
 //! that lists it) and splices it with them.
 
 use super::envelope::{json_bytes, json_items, list_head, meta, splice_items_into, spliced_list};
-use super::figures::xml::escape as escape_xml;
 use super::pages::shared::toggle_labels;
 use crate::history::{
     ReleaseKey, last_release, previous_release, release_changes, release_versions, releases,
@@ -21,6 +20,7 @@ use crate::resources::{
     Change, ChangeCounts, ChangeKind, Envelope, Release, ReleaseDetail, Substance, changes_counted,
 };
 use crate::routes::Output;
+use locref_figures::xml::escape as escape_xml;
 
 /// Site-relative path of a release's change set.
 pub(crate) fn release_api_path(version: &str) -> String {
@@ -265,12 +265,12 @@ fn feed_content<'a>(
         {
             html.push_str(&format!(
                 "<li>{}</li>",
-                crate::render::escape::escape_html(&super::text::plain_clauses(&change.sentence()))
+                locref_escape::escape::escape_html(&super::text::plain_clauses(&change.sentence()))
             ));
         }
         html.push_str("</ul>");
     }
-    let more_at = crate::render::escape::escape_html(more_at);
+    let more_at = locref_escape::escape::escape_html(more_at);
     if answers > FEED_CHANGES {
         html.push_str(&format!(
             "<p>… and {} more answer changes: <a href=\"{more_at}\">all changes</a>.</p>",
@@ -293,7 +293,7 @@ fn note_html(note: &str) -> String {
     } else {
         format!(
             "<p>Release note: {}</p>",
-            crate::render::escape::escape_html(note)
+            locref_escape::escape::escape_html(note)
         )
     }
 }

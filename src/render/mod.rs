@@ -8,8 +8,6 @@ pub mod assets;
 pub mod calendar;
 pub mod data;
 pub mod envelope;
-pub mod escape;
-pub mod figures;
 pub mod headers;
 pub mod history;
 pub mod llms;

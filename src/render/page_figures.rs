@@ -6,10 +6,6 @@
 //! A figure that cannot be drawn (a country without a shape, a malformed shapes file) is a diagnostic of
 //! the build ([`figure_errors`]), never a page without its figure.
 
-use super::figures::{
-    MapCountry, MapFigure, Shapes, Texture, TextureKind, TimelineEvent, TimelineFigure, map,
-    timeline,
-};
 use super::pages::shared::toggle_labels;
 use crate::derive::obligations::calendar;
 use crate::derive::toggles::country_toggle_marks;
@@ -17,6 +13,10 @@ use crate::diagnostics::Diagnostic;
 use crate::model::{CountryKey, countries_by_name, reference_date};
 use crate::parse::source_text;
 use crate::resources::CalendarEntry;
+use locref_figures::{
+    MapCountry, MapFigure, Shapes, Texture, TextureKind, TimelineEvent, TimelineFigure, map,
+    timeline,
+};
 
 /// The committed country shapes (see `rules/geo/README.md`).
 pub(crate) const SHAPES: &str = "rules/geo/countries.json";

@@ -1,12 +1,12 @@
 //! The crawler files: `/sitemap.xml` (every page, `lastmod` the day its content last changed as the data
 //! dates it) and `/robots.txt`, which names it.
 
-use super::figures::xml::escape as escape_xml;
 use crate::history::releases;
 use crate::kinds::{Format, PageKind};
 use crate::model::{CountryKey, base_url, countries};
 use crate::output::Rendered;
 use crate::routes::outputs;
+use locref_figures::xml::escape as escape_xml;
 /// `/sitemap.xml`: every HTML page (the 404 page aside), with `lastmod` the day its content last
 /// changed as the data dates it ([`content_day`]), not the time of a build: a clean build in CI would
 /// otherwise date every page the day it ran.

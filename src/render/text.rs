@@ -23,7 +23,7 @@ pub(crate) fn md_cell(value: Value) -> String {
             | (b == b'\n')
             | (b == b'\r')
     };
-    crate::bytescan::write_replacing(&mut out, &text, escaped, |rest| match rest {
+    locref_escape::bytescan::write_replacing(&mut out, &text, escaped, |rest| match rest {
         // `\r\n` is one line break: its `\r` is dropped and its `\n` makes the `<br>`.
         [b'\r', b'\n', ..] => Some(("", 1)),
         _ => md_escape_of(rest[0]).map(|with| (with, 1)),

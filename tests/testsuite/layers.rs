@@ -23,8 +23,8 @@ fn layers() -> Vec<Vec<String>> {
     layers
 }
 
-/// Every `.rs` file under `src/`, with its module path (`render/figures/xml.rs` is
-/// `["render", "figures", "xml"]`, `render/mod.rs` is `["render"]`).
+/// Every `.rs` file under `src/`, with its module path (`render/pages/home.rs` is
+/// `["render", "pages", "home"]`, `render/mod.rs` is `["render"]`).
 pub(crate) fn source_files() -> Vec<(PathBuf, Vec<String>)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -236,51 +236,6 @@ fn engine_upward() -> BTreeSet<(String, String)> {
         .into_iter()
         .map(|line| (line[0].clone(), line.get(1).expect("the module").clone()))
         .collect()
-}
-
-/// The render layer's leaves: the SVG figures and the one HTML escape table, which the page renderers,
-/// the feeds and the figures share, import nothing else of `render`.
-#[test]
-fn the_figures_and_the_escape_table_are_leaves_of_render() {
-    const LEAVES: [&str; 2] = ["figures", "escape"];
-    let mut wrong = Vec::new();
-    for (file, module, imports) in crate_imports() {
-        if module.first().map(String::as_str) != Some("render")
-            || !module.get(1).is_some_and(|m| LEAVES.contains(&m.as_str()))
-        {
-            continue;
-        }
-        for import in imports {
-            let inside_render_leaves = import[0] == "render"
-                && import.get(1).is_some_and(|m| LEAVES.contains(&m.as_str()));
-            if import[0] == "render" && !inside_render_leaves {
-                wrong.push(format!("{file}: crate::{}", import.join("::")));
-            }
-        }
-        // A `super::` path of the file's own code (not of its tests' module) that climbs out of the
-        // leaf: from `render/figures/xml.rs`, `super::super::` is `render` itself.
-        let code = code_of(&std::fs::read_to_string(project().join(&file)).unwrap());
-        let code = code.split("#[cfg(test)]").next().unwrap();
-        for (at, _) in code.match_indices("super::") {
-            let before = code[..at].chars().next_back();
-            if before.is_some_and(|c| c == ':' || c.is_ascii_alphanumeric() || c == '_') {
-                continue;
-            }
-            let ups = 1 + code[at + "super::".len()..]
-                .split("::")
-                .take_while(|s| *s == "super")
-                .count();
-            if module.len().saturating_sub(ups) < 2 {
-                let line = code[at..].lines().next().unwrap_or("");
-                wrong.push(format!("{file}: {line}"));
-            }
-        }
-    }
-    assert!(
-        wrong.is_empty(),
-        "the render layer's leaves import the rest of it:\n{}",
-        wrong.join("\n")
-    );
 }
 
 /// A fenced block of `ARCHITECTURE.md` after `marker`: its lines that are not blank or indented (an

@@ -112,8 +112,8 @@ mod tests {
     use super::context::{ContextFingerprint, template_value};
     use super::templates::prefix_site_links;
     use crate::kinds::Format;
-    use crate::render::escape::escape_html;
     use crate::render::text::{md_cell, named_sources, plain_clauses, source_name};
+    use locref_escape::escape::escape_html;
     use minijinja::Value;
     use serde_json::json;
     use std::collections::HashMap;

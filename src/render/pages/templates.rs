@@ -12,8 +12,8 @@ use crate::diagnostics::Diagnostic;
 use crate::kinds::Format;
 use crate::output::{Rendered, RenderedFile};
 use crate::parse::source_text;
-use crate::render::escape::write_escaped_html;
 use crate::render::text::{md_cell, md_url, named_sources, plain_clauses, source_groups};
+use locref_escape::escape::write_escaped_html;
 
 /// The folder of the page templates.
 pub(crate) const TEMPLATES: &str = "rules/templates";
@@ -107,7 +107,7 @@ fn auto_escape(name: &str) -> AutoEscape {
     }
 }
 
-/// Writes every value of an `.html` template escaped by [`crate::render::escape::escape_html`], except values marked safe
+/// Writes every value of an `.html` template escaped by [`locref_escape::escape::escape_html`], except values marked safe
 /// (macro output, already escaped). A string value is escaped from where it is, not from a copy.
 fn html_formatter(out: &mut minijinja::Output, state: &State, value: &Value) -> Result<(), Error> {
     if state.auto_escape() != HTML || value.is_safe() {

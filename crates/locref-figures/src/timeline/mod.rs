@@ -83,7 +83,7 @@ pub(crate) enum Status {
 
 impl Status {
     /// Reads a status text loosely ("in force", "In-force", "in_force" are one).
-    pub fn of(text: &str) -> Status {
+    pub(crate) fn of(text: &str) -> Status {
         match slug(text).as_str() {
             "in-force" => Status::InForce,
             "enacted" => Status::Enacted,

@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 /// `value` as XML character data or attribute text: the five markup characters become entities, and
 /// characters XML 1.0 forbids (most C0 controls) are dropped, so any input string stays text.
-pub(crate) fn escape(value: &str) -> String {
-    use crate::render::escape::{html_escape_of, is_html_special};
+pub fn escape(value: &str) -> String {
+    use locref_escape::escape::{html_escape_of, is_html_special};
     let mut out = String::with_capacity(value.len());
     // Read as UTF-8 bytes and copied in runs: what is replaced or dropped is ASCII, or U+FFFE / U+FFFF
     // (`EF BF BE` / `EF BF BF`), so every run is whole characters.
@@ -17,7 +17,7 @@ pub(crate) fn escape(value: &str) -> String {
         0xEF if rest[1] == 0xBF && matches!(rest[2], 0xBE | 0xBF) => Some(("", 3)),
         byte => html_escape_of(byte).map(|with| (with, 1)),
     };
-    crate::bytescan::write_replacing(&mut out, value, may_change, replacement)
+    locref_escape::bytescan::write_replacing(&mut out, value, may_change, replacement)
         .expect("writing to a String cannot fail");
     out
 }

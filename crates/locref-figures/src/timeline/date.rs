@@ -20,7 +20,7 @@ pub(crate) struct When {
 
 impl When {
     /// Parses `YYYY-MM-DD`, `YYYY-MM` or `YYYY` (four-digit years); anything else is `None`.
-    pub fn parse(text: &str) -> Option<When> {
+    pub(crate) fn parse(text: &str) -> Option<When> {
         let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
         let mut parts = text.split('-');
         let year = parts.next().filter(|y| digits(y, 4))?.parse::<i16>().ok()?;
@@ -47,7 +47,7 @@ impl When {
         Some(When { start, precision })
     }
 
-    pub fn year(&self) -> i16 {
+    pub(crate) fn year(&self) -> i16 {
         self.start.year()
     }
 

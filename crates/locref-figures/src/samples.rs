@@ -18,7 +18,7 @@ const TOGGLES: [(&str, &str); 5] = [
 ];
 
 fn project() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn read_csv(relative: &str) -> Vec<BTreeMap<String, String>> {

@@ -18,14 +18,14 @@ fn advance(c: char) -> f64 {
 }
 
 /// The estimated width of `text` at `font_size`, bold faces being about 7% wider.
-pub fn width(text: &str, font_size: f64, bold: bool) -> f64 {
+pub(crate) fn width(text: &str, font_size: f64, bold: bool) -> f64 {
     let ems: f64 = text.chars().map(advance).sum();
     ems * font_size * if bold { 1.07 } else { 1.0 }
 }
 
 /// `text` broken into lines no wider than `max_width`, at spaces; a word too long for a line is cut.
 /// Always at least one line.
-pub fn wrap(text: &str, max_width: f64, font_size: f64, bold: bool) -> Vec<String> {
+pub(crate) fn wrap(text: &str, max_width: f64, font_size: f64, bold: bool) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {

@@ -6,12 +6,14 @@
 //! colours that depend on the reader's choice come from `rules/assets/site.css` (its "Figures" section).
 //! Neither function panics: bad input is an error value.
 
+#![warn(unreachable_pub)]
+
 pub mod map;
 pub mod shapes;
 pub mod timeline;
 
 mod text;
-pub(crate) mod xml;
+pub mod xml;
 
 #[cfg(test)]
 mod samples;

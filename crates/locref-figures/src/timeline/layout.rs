@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use super::date::{Precision, When, year_fraction};
 use super::{Status, TimelineError, TimelineFigure};
-use crate::render::figures::text;
-use crate::render::figures::xml::slug;
+use crate::text;
+use crate::xml::slug;
 
 /// The figure's width in user units. Narrow on purpose: the SVG scales to the page, and at 390 px a
 /// 400-unit figure keeps 13-unit text at about 12 px.
@@ -47,7 +47,7 @@ pub(crate) struct Band {
 }
 
 impl Band {
-    pub fn folded(&self) -> bool {
+    pub(crate) fn folded(&self) -> bool {
         self.first_year != self.last_year
     }
 
@@ -59,7 +59,7 @@ impl Band {
 
 /// One run of text in a label line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Run {
+pub(crate) enum Run {
     /// The country's name (bold).
     Name(String),
     /// Date and status (muted).
@@ -106,7 +106,7 @@ impl Label {
 
 /// Where an event's date is on the axis: a point (`y_start == y_end`) or a month's or year's span.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Mark {
+pub(crate) struct Mark {
     pub x: f64,
     pub y_start: f64,
     pub y_end: f64,

@@ -3,7 +3,7 @@ use proptest::prelude::*;
 use super::date::{When, year_fraction};
 use super::layout::{Band, LABEL_WIDTH, Layout, WIDTH, layout};
 use super::*;
-use crate::render::figures::test_support::{assert_csp_safe, parse_xml, title_of};
+use crate::test_support::{assert_csp_safe, parse_xml, title_of};
 
 fn event(date: &str, code: &str, label: &str, status: &str) -> TimelineEvent {
     TimelineEvent {

@@ -256,7 +256,7 @@ fn check_path(location: &str, path: &str) -> Result<(), ShapesError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::figures::test_support::{TINY_SHAPES, committed_shapes};
+    use crate::test_support::{TINY_SHAPES, committed_shapes};
     use proptest::prelude::*;
 
     #[test]

@@ -424,7 +424,7 @@ fn description(figure: &MapFigure) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::figures::test_support::{
+    use crate::test_support::{
         TINY_SHAPES, assert_csp_safe, committed_shapes, parse_xml, title_of,
     };
     use proptest::prelude::*;
