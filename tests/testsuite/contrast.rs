@@ -1,7 +1,7 @@
 //! Contrast that a page checker cannot measure: the matrix's "–" (text drawn in a colour of the
 //! stylesheet) and the home page's map (an SVG whose fills come from the stylesheet and whose hatching and
 //! borders come from the figure code). The colours are read from `rules/assets/*.css` and from the map as
-//! `src/render/figures/map.rs` draws it on the built home page, never copied here; the ratios are WCAG 2.1's
+//! `crates/locref-figures/src/map.rs` draws it on the built home page, never copied here; the ratios are WCAG 2.1's
 //! (relative luminance of sRGB), and each is printed with what it is held to.
 //!
 //! Held to: text 4.5:1 against its background (1.4.3); each fill of the map (yes, no, the hatching's
