@@ -2143,17 +2143,20 @@ fn the_date_control_of_home_shows_the_map_and_the_table_as_the_api_says_on_the_c
         browser.script("return [document.querySelector('table.toggles-table tbody').innerHTML, document.querySelector('svg.fig-map').outerHTML.replace(/ class=\"focus-ring\"[^]*?<\\/g>/, '')]")
     };
     let browser = Browser::start();
+    // Each wait is for the status the page writes once it has painted the day's answers ("… show what
+    // applies on DAY."), not for "Loading what applies on DAY…", which it writes before the fetch: on a
+    // loaded machine the table was read between the two.
     for (width, height) in WIDTHS {
         browser.resize(width, height);
         browser.goto(&url(&served, "/"));
-        browser.wait_for("the date control", "return !document.getElementById('on-form').hidden && /applies on/.test(document.getElementById('on-status').textContent)");
+        browser.wait_for("the date control", "return !document.getElementById('on-form').hidden && /show what applies on /.test(document.getElementById('on-status').textContent)");
         let as_built = built(&browser);
         check(&browser, &then, &reference);
         browser.goto(&url(&served, &format!("/?on={day}")));
         browser.wait_for(
             "the answers of the day",
             &format!(
-                "return /applies on {day}/.test(document.getElementById('on-status').textContent)"
+                "return /show what applies on {day}/.test(document.getElementById('on-status').textContent)"
             ),
         );
         assert_eq!(
@@ -2180,7 +2183,7 @@ fn the_date_control_of_home_shows_the_map_and_the_table_as_the_api_says_on_the_c
         browser.click("#on-reset");
         browser.wait_for(
             "the reference date",
-            &format!("return /applies on {reference}/.test(document.getElementById('on-status').textContent)"),
+            &format!("return /show what applies on {reference}/.test(document.getElementById('on-status').textContent)"),
         );
         assert_eq!(built(&browser), as_built, "the page as built at {width} px");
         assert_eq!(
