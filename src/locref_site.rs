@@ -30,7 +30,7 @@ pub static SITE: Site = Site {
     #[cfg(feature = "streaming")]
     keep_for_session,
     take_executed: crate::render::take_executed,
-    page_headers: |db| page_headers(db),
+    page_headers,
     detail_routes: |db| crate::routes::detail_routes(db),
 };
 

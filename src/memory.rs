@@ -10,30 +10,19 @@
 //! the same batch, and the fingerprint is the early cutoff between data and templates.
 //!
 //! - A one-off build (`locref build`, `locref check`, the check of `locref release`) never renders
-//!   anything twice, so the outputs and parts keep one value ([`for_single_build`]): each output is
+//!   anything twice, so the outputs and parts keep one value
+//!   ([`crate::site::Site::keep_for_single_build`]): each output is
 //!   handed over as soon as it is rendered and the batch evicted, so the build holds the parsed sources,
 //!   the derived data and a few outputs, not the site (`build::Profile::OneOff`).
 //! - A `watch` session writes each output to its folder and keeps only its digest (content hash): an
 //!   edit streams as a one-off build does, comparing digests and staging the bytes of the outputs that
 //!   changed, batch by batch, so it holds one batch of what it made, not every changed output
-//!   ([`for_session`]). It keeps the parts of the spliced lists and pages (`changes.json`'s and the
+//!   ([`crate::site::Site::keep_for_session`]). It keeps the parts of the spliced lists and pages (`changes.json`'s and the
 //!   `/changes/` page's per-country parts among them): an edit splices the parts it did not touch as
 //!   they were, and parts let go would all be rendered again. It lets go of the History sections'
 //!   contexts, which only a page's context reads.
 
 use crate::db::Db;
-use crate::site::Site;
-
-/// A one-off build's capacities (see the module documentation): the site names its queries
-/// ([`Site::keep_for_single_build`]).
-pub(crate) fn for_single_build(site: &Site, db: &mut Db) {
-    (site.keep_for_single_build)(db);
-}
-
-/// A `watch` session's capacities (see the module documentation).
-pub(crate) fn for_session(site: &Site, db: &mut Db) {
-    (site.keep_for_session)(db);
-}
 
 /// Drops the values beyond each query's capacity now.
 pub(crate) fn evict(db: &mut Db) {

@@ -238,11 +238,11 @@ impl Plan {
                 sizes,
             } => {
                 (site.share_made_contexts)(db);
-                // What the database keeps (salsa keeps every value unless told: what the dev server
-                // serves from).
+                // What the database keeps of the site's bulk queries (`crate::memory`: salsa keeps
+                // every value unless told, which is what the dev server serves from).
                 match profile {
-                    Profile::OneOff => crate::memory::for_single_build(site, db),
-                    Profile::Session => crate::memory::for_session(site, db),
+                    Profile::OneOff => (site.keep_for_single_build)(db),
+                    Profile::Session => (site.keep_for_session)(db),
                     Profile::InMemory => {}
                 }
                 let result = streaming::run(site, db, *profile, helper, sizes, sink);

@@ -19,12 +19,10 @@ use super::{
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::helper::Helper;
-use crate::output::Output;
-use crate::output::{Piece, PieceHasher};
-use crate::render::OutputKey;
-use crate::render::Renderer;
+use crate::output::{Output, Piece, PieceHasher};
 use crate::render::llms::{LlmsFullGrowth, TwinShare, is_twin, part_is_plain};
 use crate::render::pages::parts::{PartKey, page_part, page_skeleton, parts_spec};
+use crate::render::{OutputKey, Renderer};
 use crate::site::Site;
 
 /// Hands the page at `output` (made of parts) to `sink` part by part (see the module documentation).
