@@ -320,7 +320,7 @@ impl RenderedFile {
 
 /// What a rebuild compares of an output without its bytes: its content hash, and why it could not be
 /// rendered. A small value kept for every output, so a session
-/// can let [`output_file`]'s bytes go once they are written and still tell which outputs an edit
+/// can let an output's rendered bytes go once they are written and still tell which outputs an edit
 /// changed: an output whose inputs did not change is verified by its dependencies, and its bytes are
 /// never asked for again.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! The figures as the pages show them: tracked queries that gather the data and call the plain renderers
-//! of [`super::figures`]. The home page shows the map of the countries coloured by their toggles and the
+//! of [`locref_figures`]. The home page shows the map of the countries coloured by their toggles and the
 //! timeline of recent and coming e-invoicing mandate start dates; the calendar page shows the timeline of
 //! every dated mandate phase.
 //!

@@ -1,6 +1,6 @@
 //! The render layer's own view of an output: the query key every output is memoized by, the types of
 //! a kind's render, count and check functions, and an output's placeholder value. What the bytes of an
-//! output are ([`Piece`], [`Rendered`], [`RenderedFile`]) is the engine's core, [`crate::output`].
+//! output are ([`crate::output::Piece`], [`Rendered`], [`crate::output::RenderedFile`]) is the engine's core, [`crate::output`].
 
 use crate::diagnostics::Diagnostic;
 use crate::output::Rendered;

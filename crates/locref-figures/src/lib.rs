@@ -1,5 +1,5 @@
 //! Static SVG figures drawn at build time from data: a world map of the countries coloured by a toggle
-//! ([`map`]) and a timeline of dated obligations ([`timeline`]).
+//! ([`map()`]) and a timeline of dated obligations ([`timeline()`]).
 //!
 //! Both are plain functions from typed input to SVG text (no salsa: the page queries call them). The SVG
 //! carries no `style` attribute and no script, so it holds under the site's Content-Security-Policy;
