@@ -10,7 +10,11 @@
 //! names of the route table are derived from the variant names (`ApiKind::LocalErps` is
 //! `api_local_erps`, `Page(Country, Markdown)` is `page_country_md`), never kept in a second list.
 
+use std::sync::LazyLock;
+
 use strum::{EnumIter, IntoEnumIterator, IntoStaticStr};
+
+use crate::output::{Kind, Output};
 
 /// What a route's placeholder expands over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -410,6 +414,42 @@ impl Renderer {
     pub fn is_envelope(self) -> bool {
         matches!(self, Renderer::Api(_))
     }
+
+    /// The engine's opaque number of this renderer ([`Kind`]): its place in [`Renderer::all`].
+    pub fn kind(self) -> Kind {
+        NUMBERS[&self]
+    }
+
+    /// The renderer the engine's `kind` numbers.
+    pub fn of_kind(kind: Kind) -> Renderer {
+        RENDERERS[kind.index()]
+    }
+}
+
+/// Every renderer in [`Renderer::all`]'s order: [`Kind`] `i` is the `i`th.
+static RENDERERS: LazyLock<Vec<Renderer>> = LazyLock::new(|| Renderer::all().collect());
+
+/// Each renderer's [`Kind`].
+static NUMBERS: LazyLock<std::collections::HashMap<Renderer, Kind>> = LazyLock::new(|| {
+    RENDERERS
+        .iter()
+        .enumerate()
+        .map(|(i, renderer)| {
+            let index = u16::try_from(i).expect("fewer than 65,536 renderers");
+            (*renderer, Kind::new(index))
+        })
+        .collect()
+});
+
+/// An output's renderer, read back from the engine's opaque [`Kind`].
+pub trait RendererOf {
+    fn renderer(&self) -> Renderer;
+}
+
+impl RendererOf for Output {
+    fn renderer(&self) -> Renderer {
+        Renderer::of_kind(self.kind)
+    }
 }
 
 #[cfg(test)]
@@ -431,5 +471,12 @@ mod tests {
         );
         assert_eq!(Renderer::File(FileKind::LlmsFull).name(), "llms_full");
         assert_eq!(Renderer::from_name("page_not_found_md"), None);
+    }
+
+    #[test]
+    fn every_renderer_reads_back_from_its_kind() {
+        for renderer in Renderer::all() {
+            assert_eq!(Renderer::of_kind(renderer.kind()), renderer);
+        }
     }
 }

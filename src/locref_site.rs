@@ -115,8 +115,8 @@ fn warm_up(db: &Db) {
 /// `llms-full.txt`, the search index), a CSV file's size and SHA-256 (the data package).
 #[cfg(feature = "streaming")]
 fn remember_what_others_read(db: &Db, output: &crate::output::Output) {
-    use crate::kinds::{FileKind, Renderer};
-    match output.renderer {
+    use crate::kinds::{FileKind, Renderer, RendererOf};
+    match output.renderer() {
         Renderer::Page(..) => crate::render::llms::remember_page(db, output),
         Renderer::File(FileKind::DataCsv) => {
             let stem = crate::render::param_of(output);

@@ -1,5 +1,5 @@
 //! The engine's core: what an output is and what a build hands over of it. An [`Output`] (its path in
-//! the site, its renderer, its placeholder's value), its bytes as [`Piece`]s making a [`Rendered`]
+//! the site, its opaque [`Kind`], its placeholder's value), its bytes as [`Piece`]s making a [`Rendered`]
 //! output, the [`RenderedFile`] (bytes or the problem that stopped it), the [`Digest`] a rebuild
 //! compares, and the `generated_at` placeholder the publisher stamps. The renderers of a site make these;
 //! the build, the publisher and the link check read them, and none of them knows how they were made.
@@ -7,14 +7,31 @@
 use std::sync::Arc;
 
 use crate::diagnostics::Diagnostic;
-use crate::kinds::Renderer;
+
+/// What renders an output, opaque to the engine: the site numbers its renderers and reads an output's
+/// own back from this number, so the engine carries it without knowing what kinds of output there are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Kind(u16);
+
+impl Kind {
+    /// The kind the site numbers `index`.
+    pub const fn new(index: u16) -> Kind {
+        Kind(index)
+    }
+
+    /// The site's number of this kind.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// One output file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Output {
     /// Site-relative path (`/api/v1/countries/it.json`).
     pub path: String,
-    pub renderer: Renderer,
+    /// Its renderer, as the site numbers it.
+    pub kind: Kind,
     /// The value the route's placeholder took (`it`).
     pub param: Option<String>,
     /// Index of the route in `rules/routes.toml`.

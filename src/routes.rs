@@ -143,7 +143,7 @@ pub fn outputs(db: &dyn salsa::Database) -> Vec<Output> {
             }
             out.push(Output {
                 path,
-                renderer: *renderer,
+                kind: renderer.kind(),
                 param: param.placeholder().map(|_| value),
                 route: *i,
             });

@@ -6,6 +6,7 @@
 //! which thread renders what and how much is held; what it hands over is what [`super::serial`] hands
 //! over, byte for byte.
 
+use crate::kinds::RendererOf;
 use std::sync::Arc;
 
 use super::{BuildError, Discard, Profile, Sink, checked, page_diagnostics};
@@ -22,7 +23,7 @@ mod parted;
 /// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
 fn is_made_from_twins(output: &Output) -> bool {
     matches!(
-        output.renderer,
+        output.renderer(),
         Renderer::File(FileKind::Llms | FileKind::LlmsFull)
     )
 }
@@ -194,13 +195,13 @@ const ONE_OFF_BATCH_BYTES: usize = 8 << 20;
 fn render_order(all: &[Output], once: bool) -> Vec<Output> {
     let mut first = std::collections::HashMap::new();
     for (i, output) in all.iter().enumerate() {
-        if let Renderer::Page(kind, _) = output.renderer {
+        if let Renderer::Page(kind, _) = output.renderer() {
             first.entry((kind, output.param.as_deref())).or_insert(i);
         }
     }
     let mut ordered: Vec<(usize, &Output)> = all.iter().enumerate().collect();
     // Stable: outputs that are not pages keep their route order.
-    ordered.sort_by_key(|(i, output)| match output.renderer {
+    ordered.sort_by_key(|(i, output)| match output.renderer() {
         _ if is_made_from_pages(output) => (3, 0, None),
         Renderer::File(_) if !once => (4, 0, None),
         Renderer::Api(_) | Renderer::File(_) => (0, 0, None),
@@ -216,12 +217,12 @@ fn render_order(all: &[Output], once: bool) -> Vec<Output> {
 /// Whether an output reads what the pages rendered: the llms files (the twins), the search index (the
 /// twins' titles).
 fn is_made_from_pages(output: &Output) -> bool {
-    is_made_from_twins(output) || output.renderer == Renderer::File(FileKind::SearchIndex)
+    is_made_from_twins(output) || output.renderer() == Renderer::File(FileKind::SearchIndex)
 }
 
 /// Whether a batch may end before `outputs[i]`: not between a page and its twin.
 fn starts_unit(outputs: &[Output], i: usize) -> bool {
-    let page = |output: &Output| match output.renderer {
+    let page = |output: &Output| match output.renderer() {
         Renderer::Page(kind, _) => Some((kind, output.param.clone())),
         Renderer::Api(_) | Renderer::File(_) => None,
     };
@@ -567,7 +568,7 @@ mod tests {
     fn output(path: &str, renderer: Renderer, param: Option<&str>) -> Output {
         Output {
             path: path.to_string(),
-            renderer,
+            kind: renderer.kind(),
             param: param.map(str::to_string),
             route: 0,
         }

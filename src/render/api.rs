@@ -1,5 +1,6 @@
 //! The versioned API under `/api/v1/`: every response is an [`Envelope`] of `meta` and `data`.
 
+use crate::kinds::RendererOf;
 use serde::Serialize;
 
 use super::envelope::{json_bytes, json_items, list_head, meta, splice_items_into, spliced_list};
@@ -456,7 +457,7 @@ impl ApiKind {
 
 /// Number of items an output lists, for `index.json`; `None` for detail and non-list outputs.
 pub(crate) fn item_count(db: &dyn salsa::Database, output: &Output) -> Option<u64> {
-    match output.renderer {
+    match output.renderer() {
         Renderer::Api(kind) => kind.spec().count.and_then(|count| count(db, output)),
         Renderer::File(kind) => kind.spec().count.and_then(|count| count(db, output)),
         Renderer::Page(..) => None,
@@ -488,7 +489,7 @@ pub fn endpoints(db: &dyn salsa::Database) -> Vec<Endpoint> {
             }
             continue;
         }
-        let description = if output.renderer == Renderer::Api(ApiKind::Filter) {
+        let description = if output.renderer() == Renderer::Api(ApiKind::Filter) {
             filters
                 .iter()
                 .find(|f| Some(&f.slug) == output.param.as_ref())

@@ -13,6 +13,7 @@ use crate::history::{
     ReleaseKey, last_release, previous_release, release_changes, release_versions, releases,
     snapshot_size, unreleased_codes, unreleased_country_changes, unreleased_counts,
 };
+use crate::kinds::RendererOf;
 use crate::model::{CountryKey, base_url, countries};
 use crate::output::{GENERATED_AT_MARK, Piece, Rendered};
 use crate::parse::rules::site_rules;
@@ -93,8 +94,8 @@ pub fn recent_releases(db: &dyn salsa::Database) -> Vec<String> {
 /// published, but the files that list pages (`llms.txt`, `llms-full.txt`, the search index) leave it to
 /// its year's archive page.
 pub(crate) fn is_archived_release_page(db: &dyn salsa::Database, output: &Output) -> bool {
-    output.renderer.param() == crate::routes::Param::Release
-        && output.renderer.is_page()
+    output.renderer().param() == crate::routes::Param::Release
+        && output.renderer().is_page()
         && output
             .param
             .as_ref()

@@ -14,6 +14,7 @@
 
 use super::rendered::OutputKey;
 use crate::kinds::Format;
+use crate::kinds::RendererOf;
 #[cfg(feature = "streaming")]
 use crate::kinds::{FileKind, Renderer};
 use crate::model::base_url;
@@ -25,7 +26,7 @@ use crate::routes::{Output, Param, outputs};
 
 /// Whether an output is a page's Markdown twin (`<page>/index.md`).
 pub(crate) fn is_twin(output: &Output) -> bool {
-    output.renderer.is_page() && output.path.ends_with("/index.md")
+    output.renderer().is_page() && output.path.ends_with("/index.md")
 }
 
 /// Whether `llms.txt` and `llms-full.txt` list a twin: every twin but those of the releases older than
@@ -131,7 +132,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
         .enumerate()
         .map(|(i, c)| (c.code.as_str(), i))
         .collect();
-    twins.sort_by_key(|o| match o.renderer.param() {
+    twins.sort_by_key(|o| match o.renderer().param() {
         Param::Country => by_name
             .get(o.param.as_deref().unwrap_or_default())
             .copied()
@@ -140,7 +141,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
     });
     for output in twins {
         let title = twin_title(db, OutputKey::new(db, output.clone()));
-        let param = output.renderer.param();
+        let param = output.renderer().param();
         let html = output.path.replace("/index.md", "/index.html");
         let description = rules
             .iter()
@@ -171,7 +172,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
         let mut lines = Vec::new();
         for output in outputs(db).iter().filter(|o| o.route == i) {
             let description = super::openapi::output_description(db, output);
-            let line = match output.renderer.param() {
+            let line = match output.renderer().param() {
                 Param::Country | Param::Erp | Param::Release | Param::Year | Param::Date => {
                     format!(
                         "- [{}]({base}{}): {description} Example: {}.",
@@ -187,7 +188,7 @@ pub fn llms_txt(db: &dyn salsa::Database) -> Rendered {
             };
             lines.push(line);
             if matches!(
-                output.renderer.param(),
+                output.renderer().param(),
                 Param::Country | Param::Erp | Param::Release | Param::Year | Param::Date
             ) {
                 break;
@@ -250,7 +251,7 @@ impl LlmsFullGrowth {
         let all = outputs(db);
         let output = all
             .iter()
-            .find(|o| o.renderer == Renderer::File(FileKind::LlmsFull))?
+            .find(|o| o.renderer() == Renderer::File(FileKind::LlmsFull))?
             .clone();
         let twins: Vec<Output> = all
             .iter()

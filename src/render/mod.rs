@@ -20,6 +20,7 @@ pub mod search;
 pub mod sitemap;
 pub mod text;
 
+use crate::kinds::RendererOf;
 use serde_json::{Value, json};
 
 use crate::diagnostics::Diagnostic;
@@ -37,7 +38,7 @@ pub(crate) use rendered::{CheckFn, CountFn, OutputKey, RenderFn, param_of};
 #[salsa::tracked(returns(ref), lru = 0)]
 pub(crate) fn output_file<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>) -> RenderedFile {
     let output = key.output(db);
-    match output.renderer {
+    match output.renderer() {
         Renderer::Api(kind) => RenderedFile::of((kind.spec().render)(db, output)),
         Renderer::Page(kind, format) => pages::render_kind(db, kind, format, output),
         Renderer::File(kind) => {
@@ -99,7 +100,7 @@ pub(crate) fn render_errors(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 
 /// Whether rendering an output can fail: a page (its templates) or a file with a check (an asset).
 pub(crate) fn can_fail(output: &Output) -> bool {
-    match output.renderer {
+    match output.renderer() {
         Renderer::Api(_) => false,
         Renderer::Page(..) => true,
         Renderer::File(kind) => kind.spec().check.is_some(),
@@ -261,7 +262,7 @@ impl FileKind {
             },
             // Subscriptions per country and per ERP (history.rs, calendar.rs).
             FileKind::CountryFeed | FileKind::ErpFeed => FileSpec {
-                render: |db, output| match output.renderer {
+                render: |db, output| match output.renderer() {
                     Renderer::File(FileKind::ErpFeed) => history::erp_feed(db, &param_of(output)),
                     _ => history::country_feed(db, &param_of(output)),
                 },
@@ -548,7 +549,7 @@ pub(crate) type ListStream = fn(&dyn salsa::Database, &Output, &mut dyn FnMut(Pi
 /// an output it renders whole: the site-wide lists spliced from one part per country (at scale, tens
 /// of megabytes each), which nothing else in the build reads.
 pub(crate) fn stream_list(output: &Output) -> Option<ListStream> {
-    match output.renderer {
+    match output.renderer() {
         Renderer::Api(ApiKind::Facts) => Some(api::stream_facts),
         Renderer::Api(ApiKind::Changes) => Some(history::stream_changes),
         Renderer::File(FileKind::DataJson) => Some(data::stream_json),
@@ -584,7 +585,7 @@ fn named_keys(db: &crate::db::Db, keys: Vec<salsa::DatabaseKeyIndex>) -> Vec<Str
             match &*name {
                 "output_file" => {
                     let output = OutputKey::from_id(key.key_index());
-                    format!("output_file({})", output.output(db).renderer.name())
+                    format!("output_file({})", output.output(db).renderer().name())
                 }
                 "page_context" => {
                     let page = pages::context::PageContextKey::from_id(key.key_index());

@@ -1,6 +1,7 @@
 //! `/api/openapi.json`: OpenAPI 3.1. Paths come from the route table; schemas come from the Rust resource
 //! types through schemars, so the document describes exactly what the build emits.
 
+use crate::kinds::RendererOf;
 use schemars::JsonSchema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
@@ -35,7 +36,7 @@ fn response_schema(
     generator: &mut SchemaGenerator,
     output: &Output,
 ) -> (String, Value) {
-    match output.renderer {
+    match output.renderer() {
         Renderer::Api(kind) => ("application/json".into(), (kind.spec().schema)(generator)),
         Renderer::File(kind) => (kind.spec().response)(db, generator, output),
         // Pages and their twins: text of the media type their path names.
@@ -123,7 +124,7 @@ pub fn openapi_document(db: &dyn salsa::Database) -> Value {
     for output in outputs(db) {
         let rule = &rules[output.route];
         let Some(mode) = rule.openapi else { continue };
-        let param = output.renderer.param();
+        let param = output.renderer().param();
         let templated = mode == OpenapiMode::Template && param != Param::None;
         if templated && !described_routes.insert(output.route) {
             continue;
@@ -203,7 +204,7 @@ pub(crate) fn output_description(db: &dyn salsa::Database, output: &Output) -> S
     let rules = &crate::parse::rules::route_rules(db).value;
     let rule_description = rules[output.route].description.clone().unwrap_or_default();
     let param = output.param.as_deref().unwrap_or_default();
-    match output.renderer {
+    match output.renderer() {
         Renderer::Api(ApiKind::Filter) => crate::parse::rules::filter_rules(db)
             .value
             .iter()

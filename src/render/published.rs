@@ -2,6 +2,7 @@
 //! hash of each CSV file. Read through the dispatcher's query ([`crate::render::render`]), so it ranks with
 //! the dispatch; `data/package.rs` is handed [`csv_digest`] and imports nothing above it.
 
+use crate::kinds::RendererOf;
 use sha2::{Digest, Sha256};
 
 use super::data::{FileDigest, StemKey, data_csv};
@@ -15,7 +16,7 @@ fn published_csv<'db>(
     crate::routes::outputs(db)
         .iter()
         .find(|o| {
-            o.renderer == crate::kinds::Renderer::File(crate::kinds::FileKind::DataCsv)
+            o.renderer() == crate::kinds::Renderer::File(crate::kinds::FileKind::DataCsv)
                 && o.param.as_deref() == Some(key.stem(db).as_str())
         })
         .cloned()

@@ -26,6 +26,7 @@
 //! country and its facts, an ERP page its product, any other page its title), so an edit of Italy's facts
 //! re-serializes Italy's lines only.
 
+use crate::kinds::RendererOf;
 use serde_json::json;
 
 use super::api::country_detail;
@@ -152,7 +153,7 @@ pub fn page_search_items<'db>(db: &'db dyn salsa::Database, key: OutputKey<'db>)
 
 fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
     let output = key.output(db);
-    let Renderer::Page(kind, Format::Html) = output.renderer else {
+    let Renderer::Page(kind, Format::Html) = output.renderer() else {
         return Vec::new();
     };
     let param = output.param.as_deref().unwrap_or_default();
@@ -260,7 +261,7 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
                 .cloned()
                 .unwrap_or_else(|| Output {
                     path: twin_path,
-                    renderer: Renderer::Page(kind, Format::Markdown),
+                    kind: Renderer::Page(kind, Format::Markdown).kind(),
                     param: output.param.clone(),
                     route: output.route,
                 });
@@ -280,12 +281,12 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
 pub(crate) fn indexed_pages(db: &dyn salsa::Database) -> Vec<Output> {
     let html: Vec<&Output> = outputs(db)
         .iter()
-        .filter(|o| matches!(o.renderer, Renderer::Page(_, Format::Html)))
+        .filter(|o| matches!(o.renderer(), Renderer::Page(_, Format::Html)))
         .collect();
     let by_param = |kind: PageKind, value: &str| {
         html.iter()
             .find(|o| {
-                o.renderer == Renderer::Page(kind, Format::Html)
+                o.renderer() == Renderer::Page(kind, Format::Html)
                     && o.param.as_deref() == Some(value)
             })
             .map(|o| (*o).clone())
@@ -308,7 +309,7 @@ pub(crate) fn indexed_pages(db: &dyn salsa::Database) -> Vec<Output> {
         html.iter()
             .filter(|o| {
                 !matches!(
-                    o.renderer,
+                    o.renderer(),
                     Renderer::Page(PageKind::Country | PageKind::Erp, _)
                 ) && !super::history::is_archived_release_page(db, o)
             })

@@ -2,6 +2,7 @@
 //! dates it) and `/robots.txt`, which names it.
 
 use crate::history::releases;
+use crate::kinds::RendererOf;
 use crate::kinds::{Format, PageKind};
 use crate::model::{CountryKey, base_url, countries};
 use crate::output::Rendered;
@@ -16,7 +17,7 @@ pub fn sitemap(db: &dyn salsa::Database) -> Rendered {
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );
     for output in outputs(db) {
-        let crate::routes::Renderer::Page(kind, Format::Html) = output.renderer else {
+        let crate::routes::Renderer::Page(kind, Format::Html) = output.renderer() else {
             continue;
         };
         if kind == PageKind::NotFound {

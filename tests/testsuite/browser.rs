@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::served::{Served, serve};
+use locref::kinds::RendererOf;
 use locref::locref_site::SITE;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -1040,7 +1041,7 @@ fn one_page_per_kind(project: &Path) -> Vec<String> {
     let mut kinds = BTreeSet::new();
     let mut pages = Vec::new();
     for output in locref::routes::outputs(&project.db) {
-        let Renderer::Page(kind, Format::Html) = output.renderer else {
+        let Renderer::Page(kind, Format::Html) = output.renderer() else {
             continue;
         };
         if kinds.insert(kind) {

@@ -8,6 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use locref::kinds::RendererOf;
+
 use crate::common::{FIXED_TIME, atomic_save, copy_project, read, replace_once, snapshot};
 use expect_test::expect;
 use locref::locref_site::SITE;
@@ -2612,8 +2614,8 @@ pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
         // piece by piece, never made whole.
         let whole = !locref::render::is_streamed_list(output)
             && !locref::render::pages::parts::prints_its_parts(db, output);
-        *renderers.entry(output.renderer.name()).or_default() += usize::from(whole);
-        if let locref::render::Renderer::Page(kind, _) = output.renderer {
+        *renderers.entry(output.renderer().name()).or_default() += usize::from(whole);
+        if let locref::render::Renderer::Page(kind, _) = output.renderer() {
             let kind: &str = kind.into();
             pages
                 .entry(kind.to_string())

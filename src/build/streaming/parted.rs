@@ -10,6 +10,7 @@
 //! a row; the first that has one ends the trust: what the file took of the twin is taken back, and the
 //! twin is condensed whole after it is handed over, as a session does (its parts made again).
 
+use crate::kinds::RendererOf;
 use std::sync::Arc;
 
 use super::{
@@ -37,7 +38,7 @@ pub(super) fn stream_parted(
     llms_full: &mut Option<LlmsFullGrowth>,
     render_errors: &mut Vec<Diagnostic>,
 ) -> Result<(), BuildError> {
-    let (Renderer::Page(kind, format), Some(spec)) = (output.renderer, parts_spec(output)) else {
+    let (Renderer::Page(kind, format), Some(spec)) = (output.renderer(), parts_spec(output)) else {
         return Ok(());
     };
     let skeleton = match page_skeleton(&*db, OutputKey::new(&*db, output.clone())) {
@@ -183,7 +184,7 @@ impl PartWork {
     /// Makes parts until the batch is full (both threads run this): each part's bytes, its links for the
     /// link check and, for a twin, whether it has a row to condense.
     fn make(&self, db: &dyn salsa::Database) {
-        let Renderer::Page(kind, format) = self.output.renderer else {
+        let Renderer::Page(kind, format) = self.output.renderer() else {
             return;
         };
         let page = OutputKey::new(db, self.output.clone());

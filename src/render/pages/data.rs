@@ -2,6 +2,7 @@
 //! files in pandas and DuckDB, and what the grades mean (the legend of every page that shows grades links
 //! here).
 
+use crate::kinds::RendererOf;
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -53,7 +54,7 @@ pub fn data_context(db: &dyn salsa::Database) -> Json {
     let mut files = Vec::new();
     let mut package = None;
     for output in outputs(db) {
-        let Renderer::File(kind) = output.renderer else {
+        let Renderer::File(kind) = output.renderer() else {
             continue;
         };
         let Some(name) = output.path.strip_prefix("/data/") else {

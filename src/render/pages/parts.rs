@@ -13,6 +13,7 @@
 //! output = head, part, part, ..., tail
 //! ```
 
+use crate::kinds::RendererOf;
 use minijinja::Value;
 
 use super::context::{PARTS_MARK, PageContextKey, PartsSpec, context_of};
@@ -52,7 +53,7 @@ pub(crate) fn page_skeleton<'db>(
     key: OutputKey<'db>,
 ) -> Result<Skeleton, Diagnostic> {
     let output = key.output(db);
-    let crate::routes::Renderer::Page(kind, format) = output.renderer else {
+    let crate::routes::Renderer::Page(kind, format) = output.renderer() else {
         return Ok(Skeleton {
             head: Piece::new(Vec::new()),
             tail: None,
@@ -151,7 +152,7 @@ pub fn parts_per_format(db: &dyn salsa::Database, kind: PageKind) -> usize {
 
 /// A page made of parts: its skeleton's head, each part, its tail, as shared pieces.
 pub(crate) fn render_parted(db: &dyn salsa::Database, output: &Output) -> RenderedFile {
-    let crate::routes::Renderer::Page(kind, format) = output.renderer else {
+    let crate::routes::Renderer::Page(kind, format) = output.renderer() else {
         return RenderedFile::of(Rendered::new(Vec::new()));
     };
     let skeleton = match page_skeleton(db, OutputKey::new(db, output.clone())) {
@@ -174,7 +175,7 @@ pub(crate) fn render_parted(db: &dyn salsa::Database, output: &Output) -> Render
 
 /// How the page at `output` is made of parts, when it is.
 pub(crate) fn parts_spec(output: &Output) -> Option<PartsSpec> {
-    match output.renderer {
+    match output.renderer() {
         crate::routes::Renderer::Page(kind, _) => kind.spec().parts,
         _ => None,
     }
@@ -202,7 +203,7 @@ pub(crate) fn parts_of<'db>(
     db: &'db dyn salsa::Database,
     output: &Output,
 ) -> Option<Vec<PartKey<'db>>> {
-    let crate::routes::Renderer::Page(kind, format) = output.renderer else {
+    let crate::routes::Renderer::Page(kind, format) = output.renderer() else {
         return None;
     };
     parts_spec(output).map(|_| part_keys(db, kind, format))

@@ -2,6 +2,7 @@
 //! instead), the results of a query being drawn there by `/assets/search.js`. The index itself is made in
 //! `render/search.rs`.
 
+use crate::kinds::RendererOf;
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -100,7 +101,7 @@ pub fn search_context(db: &dyn salsa::Database) -> Json {
         .into_iter()
         .filter(|o| {
             !matches!(
-                o.renderer,
+                o.renderer(),
                 Renderer::Page(PageKind::Country | PageKind::Erp, _)
             )
         })
