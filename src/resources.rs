@@ -577,19 +577,6 @@ pub(crate) struct FilterItem {
     pub api_url: String,
 }
 
-/// The body of an error answer under `/api/` (the dev server; a static host gives its own 404).
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ApiError {
-    /// The HTTP status: 404 for an unknown path or id; 400, 405, 408, 431 or 503 for a request the
-    /// server does not answer.
-    pub status: u16,
-    /// The status as a word: `not_found`, `bad_request`, `method_not_allowed`, `request_timeout`,
-    /// `request_header_fields_too_large`, `service_unavailable`.
-    pub error: String,
-    pub message: String,
-}
-
 /// How one toggle of one country got its value (`/api/v1/toggles.json`): the rule of
 /// `rules/toggles.toml` and the phase of `tables/obligations.csv` that set it, or why it is null.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

@@ -197,8 +197,7 @@ impl Plan {
     }
 
     /// Whether this is the serial reference plan.
-    #[cfg(test)]
-    pub(crate) fn is_serial(&self) -> bool {
+    pub fn is_serial(&self) -> bool {
         matches!(self.strategy, Strategy::Serial)
     }
 

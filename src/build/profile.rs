@@ -51,21 +51,3 @@ impl Profile {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::Profile;
-
-    /// The speed machinery is a feature: with it every profile streams, without it every profile takes
-    /// the serial plan (and the same publisher and memory calls compile either way).
-    #[test]
-    fn every_profile_streams_exactly_when_the_speed_machinery_is_compiled() {
-        for profile in [Profile::OneOff, Profile::Session, Profile::InMemory] {
-            assert_eq!(
-                profile.plan(&crate::locref_site::SITE).is_serial(),
-                !cfg!(feature = "streaming"),
-                "{profile:?}"
-            );
-        }
-    }
-}

@@ -11,8 +11,8 @@ use crate::kinds::{ApiKind, FileKind};
 use crate::model::{base_url, reference_date};
 use crate::output::Rendered;
 use crate::parse::rules::{OpenapiMode, route_rules, site_rules, toggle_rules};
-use crate::resources::ApiError;
 use crate::routes::{Output, Param, Renderer, outputs, param_values};
+use crate::serve::ApiError;
 
 /// A schema generator whose `$ref`s point into `#/components/schemas/` (OpenAPI 3.1 = JSON Schema 2020-12).
 pub fn generator() -> SchemaGenerator {

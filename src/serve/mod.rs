@@ -31,7 +31,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 pub use events::{MAX_STREAMS, STALL};
 pub use server::{DevServer, HEAD_TIMEOUT, MAX_CONNECTIONS, WRITE_TIMEOUT, start};
-pub use site::RELOAD_SCRIPT_PATH;
+pub use site::{ApiError, RELOAD_SCRIPT_PATH};
 
 use crate::emit::Stamped;
 use crate::session::{Outcome, Session};

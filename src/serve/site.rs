@@ -5,12 +5,13 @@
 //! ([`same_origin`]).
 
 use bytes::Bytes;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::http::{Method, Request, Response, path_of};
 use super::{LIVE_RELOAD_PATH, Snapshot};
 use crate::emit::Stamped;
 use crate::output::media_type;
-use crate::resources::ApiError;
 
 /// Where the dev server serves [`RELOAD_SCRIPT`].
 pub const RELOAD_SCRIPT_PATH: &str = "/__livereload.js";
@@ -22,6 +23,20 @@ const RELOAD_SCRIPT: &str = include_str!("livereload.js");
 
 /// What is injected before `</body>` of served HTML.
 const RELOAD_TAG: &str = r#"<script src="/__livereload.js"></script>"#;
+
+/// The body of an error answer under `/api/` and `/data/` (the dev server; a static host gives its own
+/// 404). The site's openapi.json declares this type's schema as its error body.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApiError {
+    /// The HTTP status: 404 for an unknown path or id; 400, 405, 408, 431 or 503 for a request the
+    /// server does not answer.
+    pub status: u16,
+    /// The status as a word: `not_found`, `bad_request`, `method_not_allowed`, `request_timeout`,
+    /// `request_header_fields_too_large`, `service_unavailable`.
+    pub error: String,
+    pub message: String,
+}
 
 /// Paths whose errors are JSON [`ApiError`] bodies, as the API and data files are read by programs.
 fn machine_readable(path: &str) -> bool {

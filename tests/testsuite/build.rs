@@ -2481,6 +2481,20 @@ fn no_yes_or_no_contradicts_its_reason_or_its_limit() {
 /// The build's strategy is behind one seam: the serial reference plan (one thread, route order,
 /// everything kept) and the streaming plans (two threads, batches let go, lists and pages handed over
 /// piece by piece) publish the same files, byte for byte.
+/// The speed machinery is a feature: with it every profile streams, without it every profile takes
+/// the serial plan (and the same publisher and memory calls compile either way).
+#[test]
+fn every_profile_streams_exactly_when_the_speed_machinery_is_compiled() {
+    use locref::build::Profile;
+    for profile in [Profile::OneOff, Profile::Session, Profile::InMemory] {
+        assert_eq!(
+            profile.plan(&SITE).is_serial(),
+            !cfg!(feature = "streaming"),
+            "{profile:?}"
+        );
+    }
+}
+
 #[test]
 fn the_serial_plan_and_the_streaming_plans_publish_the_same_site() {
     use locref::build::{Plan, Profile};
