@@ -5,7 +5,11 @@
 
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
+#[cfg(feature = "streaming")]
+use crate::kinds::{FileKind, PageKind, Renderer, RendererOf};
 use crate::model::{checks, evidence};
+#[cfg(feature = "streaming")]
+use crate::output::Output;
 use crate::parse::{json_sources, rules, tables};
 use crate::routes::check_routes;
 use crate::site::Site;
@@ -17,6 +21,12 @@ pub static SITE: Site = Site {
     outputs: |db| crate::routes::outputs(db),
     digest: |db, output| crate::render::digest(db, output),
     render: |db, output| crate::render::render(db, output),
+    base_url: |db| crate::model::base_url(db),
+    is_made_of_parts: crate::render::pages::parts::is_made_of_parts,
+    parts_of: crate::render::pages::parts::parts_of,
+    skeleton: |db, page| crate::render::pages::parts::page_skeleton(db, page),
+    part: |db, part| crate::render::pages::parts::page_part(db, part),
+    part_enclosing: crate::render::pages::parts::part_enclosing,
     #[cfg(feature = "streaming")]
     share_made_contexts: |db| crate::render::pages::context::share_made_contexts(db),
     #[cfg(feature = "streaming")]
@@ -25,6 +35,18 @@ pub static SITE: Site = Site {
     remember_what_others_read,
     render_errors: |db| crate::render::render_errors(db),
     figure_errors: |db| crate::render::page_figures::figure_errors(db),
+    #[cfg(feature = "streaming")]
+    render_order,
+    #[cfg(feature = "streaming")]
+    same_unit,
+    #[cfg(feature = "streaming")]
+    made_from_twins,
+    #[cfg(feature = "streaming")]
+    list_stream: crate::render::stream_list,
+    #[cfg(feature = "streaming")]
+    growth: crate::render::llms::growth,
+    #[cfg(feature = "streaming")]
+    part_is_plain: crate::render::llms::part_goes_as_it_comes,
     #[cfg(feature = "streaming")]
     keep_for_single_build,
     #[cfg(feature = "streaming")]
@@ -162,4 +184,163 @@ fn page_headers(db: &Db) -> Vec<(String, String)> {
             ("Content-Security-Policy".to_string(), value)
         })
         .collect()
+}
+
+/// The outputs of a build in the order it renders them: the pages in route order (the order of
+/// `llms-full.txt`, which a one-off build writes as the twins come), each page beside its twin (they
+/// share a context), and the search page after the pages it lists (by their twins' titles); then the
+/// outputs made from the pages (the search index, the llms files), which find what they read of each
+/// page without rendering it again. The outputs that read no page (the API's envelopes, the data files,
+/// the assets), in route order, come:
+///
+/// - in a one-off build, first, made while the build holds least (before the pages' links and search
+///   lines are gathered);
+/// - in a session, the API's first and the data files and assets last. An edit's API lists are
+///   spliced from the parts the session keeps, made in a few milliseconds, so the writing thread starts
+///   on them (`facts.json` and `changes.json`, 25 MB each at x100) while the pages are made; the data
+///   files come after `llms-full.txt` (113 MB), so that the data package's SHA-256 of a changed CSV
+///   runs while it is written (BENCHMARKS.md).
+#[cfg(feature = "streaming")]
+fn render_order(all: &[Output], once: bool) -> Vec<Output> {
+    let mut first = std::collections::HashMap::new();
+    for (i, output) in all.iter().enumerate() {
+        if let Renderer::Page(kind, _) = output.renderer() {
+            first.entry((kind, output.param.as_deref())).or_insert(i);
+        }
+    }
+    let mut ordered: Vec<(usize, &Output)> = all.iter().enumerate().collect();
+    // Stable: outputs that are not pages keep their route order.
+    ordered.sort_by_key(|(i, output)| match output.renderer() {
+        _ if is_made_from_pages(output) => (3, 0, None),
+        Renderer::File(_) if !once => (4, 0, None),
+        Renderer::Api(_) | Renderer::File(_) => (0, 0, None),
+        Renderer::Page(PageKind::Search, format) => (2, *i, Some(format)),
+        Renderer::Page(kind, format) => (1, first[&(kind, output.param.as_deref())], Some(format)),
+    });
+    ordered
+        .into_iter()
+        .map(|(_, output)| output.clone())
+        .collect()
+}
+
+/// Whether an output reads what the pages rendered: the llms files (the twins), the search index (the
+/// twins' titles).
+#[cfg(feature = "streaming")]
+fn is_made_from_pages(output: &Output) -> bool {
+    made_from_twins(output) || output.renderer() == Renderer::File(FileKind::SearchIndex)
+}
+
+/// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
+#[cfg(feature = "streaming")]
+fn made_from_twins(output: &Output) -> bool {
+    matches!(
+        output.renderer(),
+        Renderer::File(FileKind::Llms | FileKind::LlmsFull)
+    )
+}
+
+/// A page and its twin, one after the other, are one unit of the streaming plan: they share a context,
+/// made once.
+#[cfg(feature = "streaming")]
+fn same_unit(before: &Output, output: &Output) -> bool {
+    let page = |output: &Output| match output.renderer() {
+        Renderer::Page(kind, _) => Some((kind, output.param.clone())),
+        Renderer::Api(_) | Renderer::File(_) => None,
+    };
+    page(output).is_some() && page(output) == page(before)
+}
+
+#[cfg(all(test, feature = "streaming"))]
+mod tests {
+    use super::*;
+    use crate::kinds::{ApiKind, Format, PageKind};
+
+    fn output(path: &str, renderer: Renderer, param: Option<&str>) -> Output {
+        Output {
+            path: path.to_string(),
+            kind: renderer.kind(),
+            param: param.map(str::to_string),
+            route: 0,
+        }
+    }
+
+    #[test]
+    fn pages_beside_their_twins_then_what_reads_them_and_the_outputs_without_pages_around_them() {
+        let page = |path: &str, kind: PageKind, param: Option<&str>, format: Format| {
+            output(path, Renderer::Page(kind, format), param)
+        };
+        // Route order: every country page, then every twin; the search page's routes come first here.
+        let all = vec![
+            page("/search/index.html", PageKind::Search, None, Format::Html),
+            page("/search/index.md", PageKind::Search, None, Format::Markdown),
+            output("/api/v1/index.json", Renderer::Api(ApiKind::Index), None),
+            page(
+                "/ad/index.html",
+                PageKind::Country,
+                Some("ad"),
+                Format::Html,
+            ),
+            page(
+                "/de/index.html",
+                PageKind::Country,
+                Some("de"),
+                Format::Html,
+            ),
+            page(
+                "/ad/index.md",
+                PageKind::Country,
+                Some("ad"),
+                Format::Markdown,
+            ),
+            page(
+                "/de/index.md",
+                PageKind::Country,
+                Some("de"),
+                Format::Markdown,
+            ),
+            page("/index.html", PageKind::Home, None, Format::Html),
+            page("/index.md", PageKind::Home, None, Format::Markdown),
+            output("/llms.txt", Renderer::File(FileKind::Llms), None),
+            output(
+                "/search-index.json",
+                Renderer::File(FileKind::SearchIndex),
+                None,
+            ),
+            output("/api/v1/facts.json", Renderer::Api(ApiKind::Facts), None),
+            output(
+                "/data/countries.csv",
+                Renderer::File(FileKind::DataCsv),
+                Some("countries"),
+            ),
+        ];
+        let order = |one_off: bool| -> Vec<String> {
+            render_order(&all, one_off)
+                .into_iter()
+                .map(|o| o.path)
+                .collect()
+        };
+        let pages_and_what_reads_them = [
+            "/ad/index.html",
+            "/ad/index.md",
+            "/de/index.html",
+            "/de/index.md",
+            "/index.html",
+            "/index.md",
+            "/search/index.html",
+            "/search/index.md",
+            "/llms.txt",
+            "/search-index.json",
+        ];
+        let api = ["/api/v1/index.json", "/api/v1/facts.json"];
+        let files = ["/data/countries.csv"];
+        assert_eq!(
+            order(true),
+            [&api[..], &files, &pages_and_what_reads_them].concat()
+        );
+        // A session makes the API's outputs first and the files that read no page last.
+        assert_eq!(
+            order(false),
+            [&api[..], &pages_and_what_reads_them, &files].concat()
+        );
+    }
 }

@@ -147,7 +147,7 @@ fn print_diagnostics(diagnostics: &[Diagnostic]) {
 }
 
 fn load(root: &Path) -> Result<Project, ExitCode> {
-    Project::load(root).map_err(|e| {
+    Project::load(root, &SITE).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(EXIT_IO)
     })

@@ -38,6 +38,33 @@ pub struct Output {
     pub route: usize,
 }
 
+/// One output file as a query key: what the site's output queries and the link check are memoized by.
+#[salsa::interned(debug)]
+pub struct OutputKey<'db> {
+    #[returns(ref)]
+    pub output: Output,
+}
+
+/// One part of a page made of parts (a page whose bulk is a long list of rows, rendered as a skeleton
+/// and one part per country), as a query key: the page's kind and the part's value (`it`). The site
+/// says which pages are made of parts and makes each part ([`crate::site::Site::part`]); the link check
+/// and the streaming plan read them part by part.
+#[salsa::interned(debug)]
+pub struct PartKey<'db> {
+    pub page: Kind,
+    #[returns(ref)]
+    pub param: String,
+}
+
+/// A page made of parts without them: its template's output split where the parts go into what comes
+/// before them and what comes after (`None` when the template does not print them: the page then shows
+/// no parts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skeleton {
+    pub head: Piece,
+    pub tail: Option<Piece>,
+}
+
 /// The media type of an output, from its extension (what the dev server and `_headers` send).
 pub(crate) fn media_type(path: &str) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or("");
@@ -144,7 +171,7 @@ impl Piece {
 /// The content hash of an output made of pieces (see [`Rendered::hash`]), fed one piece at a time: what
 /// a one-off build computes of an output it hands over piece by piece, never holding them all.
 #[derive(Default, Clone)]
-pub(crate) struct PieceHasher {
+pub struct PieceHasher {
     pieces: usize,
     first: Option<blake3::Hash>,
     all: blake3::Hasher,

@@ -16,14 +16,7 @@ pub use crate::site::DetailRoute;
 /// The file stems of the flat data tables, in the SPEC's order (declared by [`FlatTable`]).
 pub(crate) const STEMS: [&str; FlatTable::ALL.len()] = FlatTable::STEMS;
 
-/// Every output by site path.
-#[salsa::tracked(returns(ref))]
-pub fn output_paths(db: &dyn salsa::Database) -> BTreeMap<String, Output> {
-    outputs(db)
-        .iter()
-        .map(|o| (o.path.clone(), o.clone()))
-        .collect()
-}
+pub use crate::site::output_paths;
 
 /// The values a placeholder expands to.
 pub(crate) fn param_values(db: &dyn salsa::Database, param: Param) -> Vec<String> {

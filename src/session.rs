@@ -264,7 +264,7 @@ pub struct Session {
 impl Session {
     /// Loads every input file under `root`. Nothing is built yet: call [`Session::build`].
     pub fn load(root: &Path, out: &Path, site: &'static Site) -> io::Result<Session> {
-        let project = Project::load(root)?;
+        let project = Project::load(root, site)?;
         Ok(Session {
             project,
             out: Some(out.to_path_buf()),
@@ -281,7 +281,7 @@ impl Session {
 
     /// Like [`Session::load`], but publishing only in memory: nothing is written to disk.
     pub fn in_memory(root: &Path, site: &'static Site) -> io::Result<Session> {
-        let project = Project::load(root)?;
+        let project = Project::load(root, site)?;
         Ok(Session {
             project,
             out: None,

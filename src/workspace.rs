@@ -57,7 +57,7 @@ pub struct Project {
 
 impl Project {
     /// Reads every input file under `root`.
-    pub fn load(root: &Path) -> io::Result<Project> {
+    pub fn load(root: &Path, site: &'static crate::site::Site) -> io::Result<Project> {
         let root = root.canonicalize()?;
         for dir in INPUT_DIRS {
             // The input folders themselves are the project's own, never links to elsewhere.
@@ -86,6 +86,9 @@ impl Project {
             .new(&db);
         let day = day_of(&build_time());
         let _ = BuildOptions::new(&db, None, day.clone(), last_check_day(&day));
+        let _ = crate::site::SiteInput::builder(crate::site::SiteRef(site))
+            .site_durability(Durability::HIGH)
+            .new(&db);
         let mut project = Project {
             root,
             db,

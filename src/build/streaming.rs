@@ -6,7 +6,6 @@
 //! which thread renders what and how much is held; what it hands over is what [`super::serial`] hands
 //! over, byte for byte.
 
-use crate::kinds::RendererOf;
 use std::sync::Arc;
 
 use super::{BuildError, Discard, Profile, Sink, checked, page_diagnostics};
@@ -14,24 +13,15 @@ use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::helper::Helper;
 use crate::linkcheck::is_checked;
-use crate::output::{Output, Piece, Rendered};
-use crate::render::{FileKind, ListStream, PageKind, Renderer, stream_list};
-use crate::site::Site;
+use crate::output::{Output, OutputKey, Piece, Rendered};
+use crate::site::{Growth, ListStream, Site};
 
 mod parted;
 
-/// Whether an output is made from the Markdown twins (`llms.txt`, `llms-full.txt`).
-fn is_made_from_twins(output: &Output) -> bool {
-    matches!(
-        output.renderer(),
-        Renderer::File(FileKind::Llms | FileKind::LlmsFull)
-    )
-}
-
 /// Whether an output is a page or twin, or is made from them: the work of the thread that renders and
 /// checks the pages.
-fn reads_pages(output: &Output) -> bool {
-    is_checked(&output.path) || is_made_from_twins(output)
+fn reads_pages(site: &Site, output: &Output) -> bool {
+    is_checked(&output.path) || (site.made_from_twins)(output)
 }
 
 /// A sink that also takes outputs piece by piece: what the streaming plan hands over besides whole
@@ -129,7 +119,7 @@ pub fn check_site_with(
     let worker = move || {
         let all = (site.outputs)(&worker_db);
         // First the outputs that read no page: the API, the data files, the headers, the assets.
-        for output in all.iter().filter(|o| !reads_pages(o)) {
+        for output in all.iter().filter(|o| !reads_pages(site, o)) {
             (site.digest)(&worker_db, output);
         }
         // Then a share of the page work, which the other thread finds done: the Markdown twins' link
@@ -138,11 +128,11 @@ pub fn check_site_with(
             .iter()
             .filter(|o| crate::linkcheck::is_markdown(&o.path))
         {
-            let page = crate::render::OutputKey::new(&worker_db, output.clone());
+            let page = OutputKey::new(&worker_db, output.clone());
             crate::linkcheck::page_links(&worker_db, page);
             crate::linkcheck::broken_links(&worker_db, page);
         }
-        for output in all.iter().filter(|o| is_made_from_twins(o)) {
+        for output in all.iter().filter(|o| (site.made_from_twins)(o)) {
             (site.digest)(&worker_db, output);
         }
     };
@@ -178,55 +168,10 @@ const BATCH_BYTES: usize = 16 << 20;
 /// build to the next (the last History context made, for one) live until an edit's pages are made again.
 const ONE_OFF_BATCH_BYTES: usize = 8 << 20;
 
-/// The outputs of a build in the order it renders them: the pages in route order (the order of
-/// `llms-full.txt`, which a one-off build writes as the twins come), each page beside its twin (they
-/// share a context), and the search page after the pages it lists (by their twins' titles); then the
-/// outputs made from the pages (the search index, the llms files), which find what they read of each
-/// page without rendering it again. The outputs that read no page (the API's envelopes, the data files,
-/// the assets), in route order, come:
-///
-/// - in a one-off build, first, made while the build holds least (before the pages' links and search
-///   lines are gathered);
-/// - in a session, the API's first and the data files and assets last. An edit's API lists are
-///   spliced from the parts the session keeps, made in a few milliseconds, so the writing thread starts
-///   on them (`facts.json` and `changes.json`, 25 MB each at x100) while the pages are made; the data
-///   files come after `llms-full.txt` (113 MB), so that the data package's SHA-256 of a changed CSV
-///   runs while it is written (BENCHMARKS.md).
-fn render_order(all: &[Output], once: bool) -> Vec<Output> {
-    let mut first = std::collections::HashMap::new();
-    for (i, output) in all.iter().enumerate() {
-        if let Renderer::Page(kind, _) = output.renderer() {
-            first.entry((kind, output.param.as_deref())).or_insert(i);
-        }
-    }
-    let mut ordered: Vec<(usize, &Output)> = all.iter().enumerate().collect();
-    // Stable: outputs that are not pages keep their route order.
-    ordered.sort_by_key(|(i, output)| match output.renderer() {
-        _ if is_made_from_pages(output) => (3, 0, None),
-        Renderer::File(_) if !once => (4, 0, None),
-        Renderer::Api(_) | Renderer::File(_) => (0, 0, None),
-        Renderer::Page(PageKind::Search, format) => (2, *i, Some(format)),
-        Renderer::Page(kind, format) => (1, first[&(kind, output.param.as_deref())], Some(format)),
-    });
-    ordered
-        .into_iter()
-        .map(|(_, output)| output.clone())
-        .collect()
-}
-
-/// Whether an output reads what the pages rendered: the llms files (the twins), the search index (the
-/// twins' titles).
-fn is_made_from_pages(output: &Output) -> bool {
-    is_made_from_twins(output) || output.renderer() == Renderer::File(FileKind::SearchIndex)
-}
-
-/// Whether a batch may end before `outputs[i]`: not between a page and its twin.
-fn starts_unit(outputs: &[Output], i: usize) -> bool {
-    let page = |output: &Output| match output.renderer() {
-        Renderer::Page(kind, _) => Some((kind, output.param.clone())),
-        Renderer::Api(_) | Renderer::File(_) => None,
-    };
-    i == 0 || page(&outputs[i]).is_none() || page(&outputs[i]) != page(&outputs[i - 1])
+/// Whether a batch may end before `outputs[i]`: not inside a unit of the site's (a page and its twin,
+/// [`Site::same_unit`]).
+fn starts_unit(same_unit: fn(&Output, &Output) -> bool, outputs: &[Output], i: usize) -> bool {
+    i == 0 || !same_unit(&outputs[i - 1], &outputs[i])
 }
 
 /// The size of each output when it was last rendered, by site path: what a session's rebuild counts
@@ -303,6 +248,7 @@ impl Quota {
 /// when it was last made.
 struct Batch {
     outputs: Arc<[Output]>,
+    same_unit: fn(&Output, &Output) -> bool,
     quota: Quota,
     sizes: Arc<std::collections::HashMap<String, usize>>,
 }
@@ -310,6 +256,7 @@ struct Batch {
 impl Batch {
     fn new(
         outputs: Arc<[Output]>,
+        same_unit: fn(&Output, &Output) -> bool,
         start: usize,
         sizes: Arc<std::collections::HashMap<String, usize>>,
         limit: usize,
@@ -317,6 +264,7 @@ impl Batch {
         Batch {
             quota: Quota::new(start, outputs.len(), limit),
             outputs,
+            same_unit,
             sizes,
         }
     }
@@ -331,7 +279,7 @@ impl Batch {
     /// boundary.
     fn take(&self) -> Option<usize> {
         self.quota.take(
-            |i| starts_unit(&self.outputs, i),
+            |i| starts_unit(self.same_unit, &self.outputs, i),
             |i| self.sizes.get(&self.outputs[i].path).copied().unwrap_or(0),
         )
     }
@@ -362,13 +310,13 @@ fn render_with_parts(site: &Site, db: &Db, output: &Output) {
     // The digest too: what a watch session's later rebuilds compare without the bytes.
     (site.digest)(db, output);
     if is_checked(&output.path) {
-        crate::linkcheck::page_links(db, crate::render::OutputKey::new(db, output.clone()));
+        crate::linkcheck::page_links(db, OutputKey::new(db, output.clone()));
     }
     (site.remember_what_others_read)(db, output);
 }
 
 /// Hands each of `lists` to `sink` piece by piece as its parts are made (see
-/// [`crate::render::stream_list`]): a part is written and let go before the next is made.
+/// [`Site::list_stream`]): a part is written and let go before the next is made.
 fn stream_lists(
     db: &Db,
     lists: &[(Output, ListStream)],
@@ -398,7 +346,7 @@ fn hand_over(
     outputs: &[Output],
     sink: &mut impl StreamingSink,
     sizes: &mut OutputSizes,
-    llms_full: &mut Option<crate::render::llms::LlmsFullGrowth>,
+    llms_full: &mut Option<Box<dyn Growth>>,
     render_errors: &mut Vec<Diagnostic>,
 ) -> Result<(), BuildError> {
     for output in outputs {
@@ -418,7 +366,7 @@ fn hand_over(
     if let Some(growth) = llms_full
         && render_errors.is_empty()
     {
-        grow(db, growth, outputs, sink).map_err(BuildError::Io)?;
+        grow(db, growth.as_mut(), outputs, sink).map_err(BuildError::Io)?;
     }
     Ok(())
 }
@@ -427,7 +375,7 @@ fn hand_over(
 /// every twin is in.
 fn grow(
     db: &Db,
-    growth: &mut crate::render::llms::LlmsFullGrowth,
+    growth: &mut dyn Growth,
     batch: &[Output],
     sink: &mut impl StreamingSink,
 ) -> std::io::Result<()> {
@@ -443,8 +391,8 @@ fn grow(
 
 /// Renders every output of the route table in batches (see [`BATCH_BYTES`], [`render_order`]) and hands
 /// each to `sink` with its digest. In a one-off build ([`Profile::OneOff`]) `llms-full.txt` is handed
-/// over piece by piece as the twins are rendered, the site-wide lists piece by piece as their parts
-/// are made, never whole (see [`crate::render::stream_list`]), and the pages made of parts part by part
+/// over piece by piece as the twins are rendered ([`Site::growth`]), the site-wide lists piece by piece
+/// as their parts are made, never whole ([`Site::list_stream`]), and the pages made of parts part by part
 /// between batches ([`parted`]). The pages are checked as they come
 /// (their HTML, ids and links are kept, not their bytes), and the links resolved at the end. Nothing
 /// is handed over after the first render error; the errors, or the pages' link problems, are returned
@@ -462,19 +410,19 @@ pub(super) fn run(
     if !diagnostics.is_empty() {
         return Err(BuildError::Invalid(diagnostics));
     }
-    let mut ordered = render_order((site.outputs)(db), once);
+    let mut ordered = (site.render_order)((site.outputs)(db), once);
     let mut llms_full = match once {
-        true => crate::render::llms::LlmsFullGrowth::new(db),
+        true => (site.growth)(db),
         false => None,
     };
     if let Some(growth) = &llms_full {
         ordered.retain(|output| output != growth.output());
     }
     // A one-off build hands the site-wide lists over piece by piece, on this thread while the helper
-    // renders the first batch (see `crate::render::stream_list`).
+    // renders the first batch (see `Site::list_stream`).
     let mut lists: Vec<(Output, ListStream)> = Vec::new();
     if once {
-        ordered.retain(|output| match stream_list(output) {
+        ordered.retain(|output| match (site.list_stream)(output) {
             Some(stream) => {
                 lists.push((output.clone(), stream));
                 false
@@ -494,7 +442,7 @@ pub(super) fn run(
     // `parted::stream_parted`).
     let parted: Vec<bool> = ordered
         .iter()
-        .map(|output| once && crate::render::pages::parts::is_made_of_parts(output))
+        .map(|output| once && (site.is_made_of_parts)(output))
         .collect();
     let mut start = 0;
     while start < ordered.len() {
@@ -510,7 +458,7 @@ pub(super) fn run(
                 &mut render_errors,
             )?;
             start += 1;
-            if start == ordered.len() || starts_unit(&ordered, start) {
+            if start == ordered.len() || starts_unit(site.same_unit, &ordered, start) {
                 crate::memory::evict(db);
                 (site.forget_made_contexts)(db);
             }
@@ -520,7 +468,8 @@ pub(super) fn run(
             .find(|&i| parted[i])
             .unwrap_or(ordered.len());
         let batch = Arc::new(
-            Batch::new(ordered.clone(), start, known.clone(), limit).ending_before(before_parted),
+            Batch::new(ordered.clone(), site.same_unit, start, known.clone(), limit)
+                .ending_before(before_parted),
         );
         // The helper thread has its own handle on the database, dropped when its share is done, before
         // the eviction below.
@@ -555,7 +504,7 @@ pub(super) fn run(
     if let Some(growth) = &mut llms_full
         && render_errors.is_empty()
     {
-        grow(db, growth, &[], sink).map_err(BuildError::Io)?;
+        grow(db, growth.as_mut(), &[], sink).map_err(BuildError::Io)?;
     }
     checked(site, db, render_errors, made)
 }
@@ -563,35 +512,37 @@ pub(super) fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{ApiKind, Format};
+    use crate::output::Kind;
 
-    fn output(path: &str, renderer: Renderer, param: Option<&str>) -> Output {
+    /// The kinds of this test's site: a page, its twin, an API file.
+    const PAGE: Kind = Kind::new(0);
+    const TWIN: Kind = Kind::new(1);
+    const API: Kind = Kind::new(2);
+
+    fn output(path: &str, kind: Kind, param: Option<&str>) -> Output {
         Output {
             path: path.to_string(),
-            kind: renderer.kind(),
+            kind,
             param: param.map(str::to_string),
             route: 0,
         }
+    }
+
+    /// A page and its twin are one unit: a twin after the page of the same value.
+    fn same_unit(before: &Output, output: &Output) -> bool {
+        before.kind == PAGE && output.kind == TWIN && before.param == output.param
     }
 
     /// A site of four country pages with their twins, then three API files.
     fn site() -> Vec<Output> {
         let mut all = Vec::new();
         for code in ["ad", "de", "fr", "it"] {
-            for (file, format) in [("index.html", Format::Html), ("index.md", Format::Markdown)] {
-                all.push(output(
-                    &format!("/{code}/{file}"),
-                    Renderer::Page(PageKind::Country, format),
-                    Some(code),
-                ));
+            for (file, kind) in [("index.html", PAGE), ("index.md", TWIN)] {
+                all.push(output(&format!("/{code}/{file}"), kind, Some(code)));
             }
         }
         for name in ["index", "facts", "changes"] {
-            all.push(output(
-                &format!("/api/v1/{name}.json"),
-                Renderer::Api(ApiKind::Index),
-                None,
-            ));
+            all.push(output(&format!("/api/v1/{name}.json"), API, None));
         }
         all
     }
@@ -602,7 +553,13 @@ mod tests {
         let mut batches = Vec::new();
         let mut start = 0;
         while start < all.len() {
-            let batch = Batch::new(all.clone(), start, Default::default(), BATCH_BYTES);
+            let batch = Batch::new(
+                all.clone(),
+                same_unit,
+                start,
+                Default::default(),
+                BATCH_BYTES,
+            );
             while let Some(i) = batch.take() {
                 batch.quota.made(size(&all[i].path));
             }
@@ -623,7 +580,7 @@ mod tests {
             .iter()
             .map(|o| (o.path.clone(), BATCH_BYTES / 3))
             .collect();
-        let batch = Batch::new(all.clone(), 0, Arc::new(sizes), BATCH_BYTES);
+        let batch = Batch::new(all.clone(), same_unit, 0, Arc::new(sizes), BATCH_BYTES);
         // Nothing is made while the outputs are taken (`made` is never called).
         let taken: Vec<usize> = std::iter::from_fn(|| batch.take()).collect();
         let one_by_one = &batches(&all, |_| BATCH_BYTES / 3)[0];
@@ -689,85 +646,5 @@ mod tests {
             _ => 1000,
         };
         assert_eq!(batches(&all, size)[0], ["/ad/index.html", "/ad/index.md"]);
-    }
-
-    #[test]
-    fn pages_beside_their_twins_then_what_reads_them_and_the_outputs_without_pages_around_them() {
-        let page = |path: &str, kind: PageKind, param: Option<&str>, format: Format| {
-            output(path, Renderer::Page(kind, format), param)
-        };
-        // Route order: every country page, then every twin; the search page's routes come first here.
-        let all = vec![
-            page("/search/index.html", PageKind::Search, None, Format::Html),
-            page("/search/index.md", PageKind::Search, None, Format::Markdown),
-            output("/api/v1/index.json", Renderer::Api(ApiKind::Index), None),
-            page(
-                "/ad/index.html",
-                PageKind::Country,
-                Some("ad"),
-                Format::Html,
-            ),
-            page(
-                "/de/index.html",
-                PageKind::Country,
-                Some("de"),
-                Format::Html,
-            ),
-            page(
-                "/ad/index.md",
-                PageKind::Country,
-                Some("ad"),
-                Format::Markdown,
-            ),
-            page(
-                "/de/index.md",
-                PageKind::Country,
-                Some("de"),
-                Format::Markdown,
-            ),
-            page("/index.html", PageKind::Home, None, Format::Html),
-            page("/index.md", PageKind::Home, None, Format::Markdown),
-            output("/llms.txt", Renderer::File(FileKind::Llms), None),
-            output(
-                "/search-index.json",
-                Renderer::File(FileKind::SearchIndex),
-                None,
-            ),
-            output("/api/v1/facts.json", Renderer::Api(ApiKind::Facts), None),
-            output(
-                "/data/countries.csv",
-                Renderer::File(FileKind::DataCsv),
-                Some("countries"),
-            ),
-        ];
-        let order = |one_off: bool| -> Vec<String> {
-            render_order(&all, one_off)
-                .into_iter()
-                .map(|o| o.path)
-                .collect()
-        };
-        let pages_and_what_reads_them = [
-            "/ad/index.html",
-            "/ad/index.md",
-            "/de/index.html",
-            "/de/index.md",
-            "/index.html",
-            "/index.md",
-            "/search/index.html",
-            "/search/index.md",
-            "/llms.txt",
-            "/search-index.json",
-        ];
-        let api = ["/api/v1/index.json", "/api/v1/facts.json"];
-        let files = ["/data/countries.csv"];
-        assert_eq!(
-            order(true),
-            [&api[..], &files, &pages_and_what_reads_them].concat()
-        );
-        // A session makes the API's outputs first and the files that read no page last.
-        assert_eq!(
-            order(false),
-            [&api[..], &pages_and_what_reads_them, &files].concat()
-        );
     }
 }

@@ -98,7 +98,8 @@ fn locked_and_checked(root: &Path) -> Result<(impl Sized, Project), ReleaseError
     if let Some(interrupted) = interrupted(root) {
         return Err(ReleaseError::Refused(interrupted));
     }
-    let mut project = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
+    let mut project = Project::load(root, &crate::locref_site::SITE)
+        .map_err(|e| ReleaseError::Io(e.to_string()))?;
     check(&mut project.db)?;
     Ok((lock, project))
 }
@@ -244,7 +245,8 @@ pub fn release(
     // The project with its new release must check clean (the snapshot reads back, its hash matches, the
     // chain follows, the version increases): otherwise nothing of it stays.
     let checked = written.and_then(|()| {
-        let mut after = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
+        let mut after = Project::load(root, &crate::locref_site::SITE)
+            .map_err(|e| ReleaseError::Io(e.to_string()))?;
         check(&mut after.db)
     });
     if let Err(e) = checked {
@@ -372,7 +374,8 @@ pub fn migrate_releases(root: &Path) -> Result<Migrated, ReleaseError> {
             journal.remove(&whole, &bytes)?;
             migrated.releases.push(row.version.clone());
         }
-        let mut after = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
+        let mut after = Project::load(root, &crate::locref_site::SITE)
+            .map_err(|e| ReleaseError::Io(e.to_string()))?;
         check(&mut after.db)
     })();
     match result {
@@ -489,7 +492,8 @@ pub fn undo(root: &Path) -> Result<Undone, ReleaseError> {
             journal.remove(&path, &bytes)?;
             removed.push(rel.clone());
         }
-        let mut after = Project::load(root).map_err(|e| ReleaseError::Io(e.to_string()))?;
+        let mut after = Project::load(root, &crate::locref_site::SITE)
+            .map_err(|e| ReleaseError::Io(e.to_string()))?;
         check(&mut after.db)
     })();
     match result {

@@ -26,16 +26,15 @@ mod resolve;
 use std::collections::BTreeSet;
 
 use crate::diagnostics::Diagnostic;
-use crate::model::base_url;
-use crate::render::{OutputKey, render};
-use crate::routes::{Output, outputs};
+use crate::output::{Output, OutputKey};
+use crate::site::{output_paths, site_of};
 
 pub use html::{scan, scan_exact, scan_fragment};
 pub use markdown::scan_markdown;
 #[cfg(feature = "streaming")]
 pub(crate) use parts::check_part;
 use resolve::fragment_resolves;
-pub use resolve::{outside_base, resolve};
+pub use resolve::{outside_base, resolve, url_path};
 
 /// An internal link of a page, resolved to a site path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +72,7 @@ pub fn page_links<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> Pa
     if let Some(parted) = parts::Parted::of(db, page) {
         return parted.page_links(db);
     }
-    let bytes = render(db, output).bytes();
+    let bytes = (site_of(db).render)(db, output).bytes();
     let text = crate::output::text_of(&bytes);
     if is_markdown(&output.path) {
         scan_markdown(&output.path, &text, base_url(db))
@@ -86,6 +85,11 @@ pub fn page_links<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> Pa
 #[salsa::tracked(returns(ref))]
 pub fn page_ids<'db>(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> BTreeSet<String> {
     page_links(db, page).ids.clone()
+}
+
+/// The URL the site is published at (the site's, or `--base-url`): what absolute links resolve under.
+fn base_url(db: &dyn salsa::Database) -> &str {
+    (site_of(db).base_url)(db)
 }
 
 /// Whether an output is an HTML page (parsed as HTML5; its ids are what `#fragment`s can point at).
@@ -122,13 +126,13 @@ fn diagnose_links<'a>(
     links: &[Link],
     own_ids: impl Fn() -> &'a BTreeSet<String>,
 ) -> Vec<Diagnostic> {
-    let paths = crate::routes::output_paths(db);
+    let paths = output_paths(db);
     let mut broken = Vec::new();
     for link in links {
         let problem = match paths.get(&link.target) {
             _ if link.outside_base => Some(format!(
                 "the site is published under {}/, and this link leaves it (a site-relative link starts with that path)",
-                crate::model::base_path(db)
+                url_path(base_url(db))
             )),
             None => {
                 let dir = format!("{}/index.html", link.target);
@@ -173,7 +177,10 @@ fn diagnose_links<'a>(
 /// The link and HTML problems of every page and twin of the site: a loop over the per-page queries.
 pub fn problems(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut all = Vec::new();
-    for output in outputs(db).iter().filter(|o| is_checked(&o.path)) {
+    for output in (site_of(db).outputs)(db)
+        .iter()
+        .filter(|o| is_checked(&o.path))
+    {
         let page = OutputKey::new(db, output.clone());
         all.extend_from_slice(&page_links(db, page).errors);
         all.extend_from_slice(broken_links(db, page));
@@ -184,7 +191,9 @@ pub fn problems(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 /// How many pages (HTML and Markdown twins) and internal links the check covers (`locref check` prints
 /// it).
 pub fn coverage(db: &dyn salsa::Database) -> (usize, usize) {
-    let pages = outputs(db).iter().filter(|o| is_checked(&o.path));
+    let pages = (site_of(db).outputs)(db)
+        .iter()
+        .filter(|o| is_checked(&o.path));
     pages.fold((0, 0), |(pages, links), output| {
         let page = OutputKey::new(db, output.clone());
         let in_parts = parts::Parted::of(db, page).map_or(0, |parted| parted.link_count(db));

@@ -1,4 +1,4 @@
-//! The check of a page made of parts (`crate::render::pages::parts`): its skeleton (the page without its parts)
+//! The check of a page made of parts ([`crate::site::Site::parts_of`]): its skeleton (the page without its parts)
 //! is parsed as a page, and each part on its own, within the markup that encloses it in the page (a
 //! Markdown part as Markdown), so an edit that renders one part again parses that part, not the page.
 //!
@@ -15,14 +15,12 @@
 //! skeleton's own problems after the parts are moved past them. Only what is reported is placed.
 
 use super::{
-    Link, PageLinks, diagnose_links, is_markdown, page_ids, scan, scan_fragment, scan_markdown,
+    Link, PageLinks, base_url, diagnose_links, is_markdown, page_ids, scan, scan_fragment,
+    scan_markdown,
 };
 use crate::diagnostics::Diagnostic;
-use crate::model::base_url;
-use crate::render::OutputKey;
-use crate::render::pages::parts::{
-    PartKey, Skeleton, page_part, page_skeleton, parts_of, parts_spec,
-};
+use crate::output::{OutputKey, PartKey, Skeleton};
+use crate::site::site_of;
 
 /// One part of one page, as a query key.
 #[salsa::interned(debug)]
@@ -94,7 +92,7 @@ pub(crate) struct PartLinks {
 #[salsa::tracked(returns(ref))]
 pub(crate) fn part_links<'db>(db: &'db dyn salsa::Database, key: PagePart<'db>) -> PartLinks {
     let page = key.page(db).output(db);
-    let Ok(piece) = page_part(db, *key.part(db)) else {
+    let Ok(piece) = (site_of(db).part)(db, *key.part(db)) else {
         // A part that failed to render is reported as a template error; there is nothing to check.
         return PartLinks::default();
     };
@@ -103,7 +101,7 @@ pub(crate) fn part_links<'db>(db: &'db dyn salsa::Database, key: PagePart<'db>) 
         scan_markdown(&page.path, &text, base_url(db))
     } else {
         // Within the markup that encloses it in the page, so the parser is in the state it is in there.
-        let (open, close) = parts_spec(page).map_or(("", ""), |spec| spec.enclosing);
+        let (open, close) = (site_of(db).part_enclosing)(page);
         let mut links = scan_fragment(
             &page.path,
             &format!("{open}{text}{close}"),
@@ -167,8 +165,9 @@ pub(crate) fn page_layout<'db>(
     db: &'db dyn salsa::Database,
     page: OutputKey<'db>,
 ) -> Option<Layout<'db>> {
-    let keys = parts_of(db, page.output(db))?;
-    let skeleton = page_skeleton(db, page).as_ref().ok()?;
+    let site = site_of(db);
+    let keys = (site.parts_of)(db, page.output(db))?;
+    let skeleton = (site.skeleton)(db, page).as_ref().ok()?;
     skeleton.tail.as_ref()?;
     Some(Layout {
         head: Shape::of(&skeleton.head.text()),
@@ -189,7 +188,9 @@ impl<'db> Parted<'db> {
     /// The page at `page` when it is made of parts and its skeleton rendered with a place for them.
     pub(crate) fn of(db: &'db dyn salsa::Database, page: OutputKey<'db>) -> Option<Parted<'db>> {
         // Only the page kinds made of parts have a layout to ask for.
-        parts_spec(page.output(db))?;
+        if !(site_of(db).is_made_of_parts)(page.output(db)) {
+            return None;
+        }
         let layout = page_layout(db, page).as_ref()?;
         Some(Parted { page, layout })
     }
@@ -212,7 +213,7 @@ impl<'db> Parted<'db> {
         let Ok(Skeleton {
             head,
             tail: Some(tail),
-        }) = page_skeleton(db, self.page)
+        }) = (site_of(db).skeleton)(db, self.page)
         else {
             return PageLinks::default();
         };

@@ -14,6 +14,14 @@ pub(super) fn fragment_resolves(fragment: &str, ids: &BTreeSet<String>) -> bool 
         || fragment.eq_ignore_ascii_case("top")
 }
 
+/// The path part of an absolute URL, without its trailing `/` (`""` for none).
+pub fn url_path(url: &str) -> String {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    path.trim_end_matches('/').to_string()
+}
+
 /// `%XX` escapes decoded (invalid escapes and non-UTF-8 results are kept as written).
 fn percent_decode(text: &str) -> Cow<'_, str> {
     percent_encoding::percent_decode_str(text)
@@ -25,7 +33,7 @@ fn percent_decode(text: &str) -> Cow<'_, str> {
 /// the check does not follow (another host, `mailto:`, `data:`, `javascript:`, an empty `href`).
 pub fn resolve(page: &str, href: &str, base_url: &str) -> Option<(String, Option<String>)> {
     let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
-    let prefix = crate::model::url_path(base_url);
+    let prefix = url_path(base_url);
     let under_base;
     let local = if let Some(rest) = href.strip_prefix(base_url)
         && (rest.is_empty() || rest.starts_with(['/', '?', '#']))
@@ -86,7 +94,7 @@ fn strip_base_path(href: &str, prefix: &str) -> Option<String> {
 /// published under `https://example.github.io/locref`, that link leaves the site.
 pub fn outside_base(href: &str, base_url: &str) -> bool {
     let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
-    let prefix = crate::model::url_path(base_url);
+    let prefix = url_path(base_url);
     !prefix.is_empty()
         && href.starts_with('/')
         && !href.starts_with("//")
@@ -133,6 +141,15 @@ mod tests {
 
     fn target(page: &str, href: &str) -> Option<(String, Option<String>)> {
         resolve(page, href, BASE)
+    }
+
+    #[test]
+    fn a_base_urls_path_has_no_trailing_slash() {
+        assert_eq!(url_path("https://locref.example.org"), "");
+        assert_eq!(url_path("https://locref.example.org/"), "");
+        assert_eq!(url_path("https://example.github.io/locref"), "/locref");
+        assert_eq!(url_path("https://example.github.io/locref/"), "/locref");
+        assert_eq!(url_path("http://127.0.0.1:8000"), "");
     }
 
     #[test]

@@ -12,17 +12,19 @@
 //! footer every page repeats (notice, reference date, licences, and the time *that page* last changed,
 //! which the file could only show as its own); the file's heading says it once, with the file's time.
 
-use super::rendered::OutputKey;
 use crate::kinds::Format;
 use crate::kinds::RendererOf;
 #[cfg(feature = "streaming")]
 use crate::kinds::{FileKind, Renderer};
 use crate::model::base_url;
+use crate::output::OutputKey;
 #[cfg(feature = "streaming")]
 use crate::output::PieceHasher;
 use crate::output::{GENERATED_AT_MARK, Piece, Rendered};
 use crate::parse::rules::{route_rules, site_rules};
 use crate::routes::{Output, Param, outputs};
+#[cfg(feature = "streaming")]
+use crate::site::{Growth, GrowthShare};
 
 /// Whether an output is a page's Markdown twin (`<page>/index.md`).
 pub(crate) fn is_twin(output: &Output) -> bool {
@@ -275,13 +277,24 @@ impl LlmsFullGrowth {
         })
     }
 
-    pub(crate) fn output(&self) -> &Output {
+    /// Moves the twins waiting for their turn, from the next one on, to `pieces`.
+    fn take_waiting(&mut self, pieces: &mut Vec<Piece>) {
+        while let Some(twin) = self.waiting.remove(&self.next) {
+            pieces.extend(twin);
+            self.next += 1;
+        }
+    }
+}
+
+#[cfg(feature = "streaming")]
+impl Growth for LlmsFullGrowth {
+    fn output(&self) -> &Output {
         &self.output
     }
 
     /// The pieces that follow once `rendered` (outputs whose bytes are at hand) are made: the heading
     /// first, then each twin's pieces in turn.
-    pub(crate) fn after(&mut self, db: &dyn salsa::Database, rendered: &[Output]) -> Vec<Piece> {
+    fn after(&mut self, db: &dyn salsa::Database, rendered: &[Output]) -> Vec<Piece> {
         let mut pieces = Vec::new();
         if !self.started {
             self.started = true;
@@ -297,30 +310,25 @@ impl LlmsFullGrowth {
         pieces
     }
 
-    /// Moves the twins waiting for their turn, from the next one on, to `pieces`.
-    fn take_waiting(&mut self, pieces: &mut Vec<Piece>) {
-        while let Some(twin) = self.waiting.remove(&self.next) {
-            pieces.extend(twin);
-            self.next += 1;
-        }
-    }
-
     /// Starts handing on a twin made of parts as a one-off build makes them (`build::parted`),
     /// on trust that none of its parts has a row to condense: its source line, to follow what was
-    /// handed on. None when it cannot be: the file has not started, another twin comes first, or the
-    /// skeleton (`head`, `tail`) has such a row or cuts a line at the parts.
-    pub(crate) fn begin_twin(
+    /// handed on. None when it cannot be: the page is not a twin, the file has not started, another
+    /// twin comes first, or the skeleton (`head`, `tail`) has such a row or cuts a line at the parts.
+    fn begin_parted(
         &mut self,
         db: &dyn salsa::Database,
         twin: &Output,
         head: &Piece,
         tail: &Piece,
-    ) -> Option<(TwinShare, Piece)> {
+    ) -> Option<(GrowthShare, Piece)> {
+        if !is_twin(twin) {
+            return None;
+        }
         let next = self.twins.get(self.next)?;
         if !self.started || next != twin || !skeleton_is_plain(head, tail) {
             return None;
         }
-        let share = TwinShare {
+        let share = GrowthShare {
             before: self.hasher.clone(),
             held: None,
         };
@@ -331,7 +339,7 @@ impl LlmsFullGrowth {
 
     /// The next piece of a twin being handed on: what can be handed on now (the piece before it; the
     /// last is held back, the twin's footer is cut from it).
-    pub(crate) fn twin_piece(&mut self, share: &mut TwinShare, piece: Piece) -> Option<Piece> {
+    fn parted_piece(&mut self, share: &mut GrowthShare, piece: Piece) -> Option<Piece> {
         if piece.is_empty() {
             return None;
         }
@@ -344,7 +352,7 @@ impl LlmsFullGrowth {
 
     /// The end of a twin handed on: its last piece without the footer, then the twins that waited for
     /// it. The same pieces as [`twin_pieces`] and [`condensed_twin`] of a twin with nothing to condense.
-    pub(crate) fn end_twin(&mut self, share: TwinShare) -> Vec<Piece> {
+    fn end_parted(&mut self, share: GrowthShare) -> Vec<Piece> {
         let mut pieces = without_footer(share.held.into_iter().collect());
         pieces.iter().for_each(|piece| self.hasher.update(piece));
         self.next += 1;
@@ -356,27 +364,18 @@ impl LlmsFullGrowth {
     }
 
     /// Takes back a twin being handed on (a part had a row to condense): the file is as before it, and
-    /// the twin is to be handed on whole ([`LlmsFullGrowth::after`]); the caller takes its pieces back
+    /// the twin is to be handed on whole ([`Growth::after`]); the caller takes its pieces back
     /// from where they went.
-    pub(crate) fn take_back_twin(&mut self, share: TwinShare) {
+    fn take_back_parted(&mut self, share: GrowthShare) {
         self.hasher = share.before;
     }
 
     /// The content hash, the first time it is asked after every twin was handed on.
-    pub(crate) fn finish(&mut self) -> Option<blake3::Hash> {
+    fn finish(&mut self) -> Option<blake3::Hash> {
         let done = self.started && self.next == self.twins.len() && !self.finished;
         self.finished |= done;
         done.then(|| self.hasher.finalize())
     }
-}
-
-#[cfg(feature = "streaming")]
-/// A twin being handed on to `llms-full.txt` as its parts are made ([`LlmsFullGrowth::begin_twin`]).
-pub(crate) struct TwinShare {
-    /// The file's hash before the twin, to go back to.
-    before: PieceHasher,
-    /// The last piece handed in, held back.
-    held: Option<Piece>,
 }
 
 /// The start of `llms-full.txt`: what the file is, then the footer the twins are carried without, once
@@ -513,6 +512,23 @@ fn has_unknown_only_line(text: &str) -> bool {
 /// Whether a text is empty or ends at a line end.
 fn ends_a_line(bytes: &[u8]) -> bool {
     bytes.last().is_none_or(|&b| b == b'\n')
+}
+
+/// Whether a part of the page `page` can go to `llms-full.txt` as it comes: the page is not a twin, or
+/// the part is plain ([`part_is_plain`]).
+#[cfg(feature = "streaming")]
+pub(crate) fn part_goes_as_it_comes<'db>(
+    db: &'db dyn salsa::Database,
+    page: &Output,
+    part: super::pages::parts::PartKey<'db>,
+) -> bool {
+    !is_twin(page) || *part_is_plain(db, part)
+}
+
+/// `llms-full.txt` as a one-off build grows it, when the route table publishes it.
+#[cfg(feature = "streaming")]
+pub(crate) fn growth(db: &dyn salsa::Database) -> Option<Box<dyn Growth>> {
+    LlmsFullGrowth::new(db).map(|growth| Box::new(growth) as Box<dyn Growth>)
 }
 
 /// Whether one part of a twin ends at a line end and has no unknown-only row (see

@@ -25,10 +25,11 @@ use serde_json::{Value, json};
 
 use crate::diagnostics::Diagnostic;
 pub use crate::kinds::{ApiKind, FileKind, FlatTable, Format, PageKind, Renderer};
+pub use crate::output::OutputKey;
 pub use crate::output::{Digest, Piece, Rendered, RenderedFile};
 use crate::routes::Output;
 use envelope::json_bytes;
-pub(crate) use rendered::{CheckFn, CountFn, OutputKey, RenderFn, param_of};
+pub(crate) use rendered::{CheckFn, CountFn, RenderFn, param_of};
 
 /// The one memoized query per output file: only outputs whose inputs changed are rendered again.
 ///
@@ -543,7 +544,7 @@ fn nojekyll(_db: &dyn salsa::Database) -> Rendered {
 /// Hands the pieces of a site-wide list to `emit` as they are made, each part made for the occasion
 /// rather than kept by its query (a one-off build makes each once): the same pieces as [`render`], so
 /// the same bytes and content hash, but only one part is held at a time.
-pub(crate) type ListStream = fn(&dyn salsa::Database, &Output, &mut dyn FnMut(Piece));
+pub(crate) use crate::site::ListStream;
 
 /// How a one-off build hands `output` over piece by piece instead of rendering it whole, or `None` for
 /// an output it renders whole: the site-wide lists spliced from one part per country (at scale, tens
@@ -593,7 +594,8 @@ fn named_keys(db: &crate::db::Db, keys: Vec<salsa::DatabaseKeyIndex>) -> Vec<Str
                 }
                 "page_part" => {
                     let part = pages::parts::PartKey::from_id(key.key_index());
-                    format!("page_part({})", <&str>::from(part.kind(db)))
+                    let (kind, _) = pages::parts::page_of_part(db, part);
+                    format!("page_part({})", <&str>::from(kind))
                 }
                 _ => name.into_owned(),
             }

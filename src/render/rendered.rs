@@ -16,13 +16,6 @@ pub type CountFn = fn(&dyn salsa::Database, &Output) -> Option<u64>;
 /// Why a file cannot be rendered (a missing asset).
 pub(crate) type CheckFn = fn(&dyn salsa::Database, &Output) -> Option<Diagnostic>;
 
-/// One output file as a query key.
-#[salsa::interned(debug)]
-pub(crate) struct OutputKey<'db> {
-    #[returns(ref)]
-    pub output: Output,
-}
-
 /// The value of an output's placeholder (`it`, `odoo`, `matrix`), or `""` for an output without one.
 pub(crate) fn param_of(output: &Output) -> String {
     output.param.clone().unwrap_or_default()

@@ -31,10 +31,10 @@ use serde_json::json;
 
 use super::api::country_detail;
 use super::llms::twin_title;
-use super::rendered::OutputKey;
 use crate::derive::regimes::country_regime_records;
 use crate::kinds::{Format, PageKind, Renderer};
 use crate::model::{CountryKey, ErpKey, countries_by_name, country_obligations, erp_info, erps};
+use crate::output::OutputKey;
 use crate::output::{Piece, Rendered};
 use crate::parse::rules::{obligation_rules, route_rules};
 use crate::parse::tables::country_alias_rows;

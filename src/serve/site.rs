@@ -24,8 +24,8 @@ const RELOAD_SCRIPT: &str = include_str!("livereload.js");
 /// What is injected before `</body>` of served HTML.
 const RELOAD_TAG: &str = r#"<script src="/__livereload.js"></script>"#;
 
-/// The body of an error answer under `/api/` and `/data/` (the dev server; a static host gives its own
-/// 404). The site's openapi.json declares this type's schema as its error body.
+// openapi.json declares this type's schema as its error body, with the doc line below as its description.
+/// The body of an error answer under `/api/` (the dev server; a static host gives its own 404).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ApiError {

@@ -1037,7 +1037,8 @@ fn one_page_per_kind(project: &Path) -> Vec<String> {
     use locref::kinds::{Format, PageKind};
     use locref::routes::Renderer;
     let codes = register_codes(project);
-    let project = locref::workspace::Project::load(project).expect("the project");
+    let project =
+        locref::workspace::Project::load(project, &locref::locref_site::SITE).expect("the project");
     let mut kinds = BTreeSet::new();
     let mut pages = Vec::new();
     for output in locref::routes::outputs(&project.db) {

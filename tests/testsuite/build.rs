@@ -2500,8 +2500,12 @@ fn the_serial_plan_and_the_streaming_plans_publish_the_same_site() {
     use locref::build::{Plan, Profile};
     let dir = crate::common::copy_project();
     let serial = crate::common::built_with(dir.path(), "serial", Plan::serial(&SITE));
-    let expected =
-        locref::routes::outputs(&locref::workspace::Project::load(dir.path()).unwrap().db).len();
+    let expected = locref::routes::outputs(
+        &locref::workspace::Project::load(dir.path(), &locref::locref_site::SITE)
+            .unwrap()
+            .db,
+    )
+    .len();
     assert_eq!(serial.len(), expected, "every output of the route table");
     for (folder, plan) in [
         ("single", Profile::OneOff.plan(&SITE)),

@@ -181,8 +181,11 @@ fn stylesheet() -> Stylesheet {
 
 /// The home page of the shipped project as the library renders it.
 fn home_page() -> String {
-    let project = locref::workspace::Project::load(Path::new(env!("CARGO_MANIFEST_DIR")))
-        .expect("the shipped project");
+    let project = locref::workspace::Project::load(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &locref::locref_site::SITE,
+    )
+    .expect("the shipped project");
     let db = &project.db;
     let output = locref::routes::outputs(db)
         .iter()

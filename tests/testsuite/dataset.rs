@@ -372,7 +372,7 @@ fn every_reporting_erp_cell_but_unknown_has_its_own_evidence() {
 fn the_readme_dataset_section_counts_what_a_build_publishes() {
     use serde_json::Value;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let project = locref::workspace::Project::load(root).unwrap();
+    let project = locref::workspace::Project::load(root, &locref::locref_site::SITE).unwrap();
     let site: BTreeMap<String, Vec<u8>> = locref::build::render_site(&SITE, &project.db)
         .unwrap()
         .iter()
@@ -665,7 +665,7 @@ fn a_whole_unknown_erp_column_says_what_was_searched() {
 /// The site as a build of the shipped sources renders it (in memory): every output by its path.
 fn rendered_site() -> BTreeMap<String, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let project = locref::workspace::Project::load(root).unwrap();
+    let project = locref::workspace::Project::load(root, &locref::locref_site::SITE).unwrap();
     locref::build::render_site(&SITE, &project.db)
         .unwrap()
         .iter()

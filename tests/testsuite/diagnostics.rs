@@ -13,7 +13,7 @@ use locref::workspace::Project;
 fn diagnostics_with(file: &str, bytes: &[u8]) -> Vec<String> {
     let dir = copy_project();
     std::fs::write(dir.path().join(file), bytes).unwrap();
-    let project = Project::load(dir.path()).unwrap();
+    let project = Project::load(dir.path(), &locref::locref_site::SITE).unwrap();
     diagnostics(&SITE, &project.db)
         .iter()
         .map(ToString::to_string)
@@ -26,14 +26,18 @@ fn shipped(file: &str) -> String {
 
 #[test]
 fn shipped_sources_have_no_diagnostics() {
-    let project = Project::load(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let project = Project::load(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &locref::locref_site::SITE,
+    )
+    .unwrap();
     assert_eq!(diagnostics(&SITE, &project.db), []);
 }
 
 #[test]
 fn a_bom_and_crlf_line_ends_are_normalized_to_the_same_output() {
     let dir = copy_project();
-    let project = Project::load(dir.path()).unwrap();
+    let project = Project::load(dir.path(), &locref::locref_site::SITE).unwrap();
     let before: Vec<Vec<u8>> = render_site(&SITE, &project.db)
         .unwrap()
         .iter()
@@ -42,7 +46,7 @@ fn a_bom_and_crlf_line_ends_are_normalized_to_the_same_output() {
     let path = dir.path().join("sources/tables/partners.csv");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("\u{feff}{}", text.replace('\n', "\r\n"))).unwrap();
-    let project = Project::load(dir.path()).unwrap();
+    let project = Project::load(dir.path(), &locref::locref_site::SITE).unwrap();
     let after: Vec<Vec<u8>> = render_site(&SITE, &project.db)
         .unwrap()
         .iter()
@@ -71,7 +75,7 @@ fn empty_and_missing_files_are_errors() {
     );
     let dir = copy_project();
     std::fs::remove_file(dir.path().join("sources/tables/local_erps.csv")).unwrap();
-    let project = Project::load(dir.path()).unwrap();
+    let project = Project::load(dir.path(), &locref::locref_site::SITE).unwrap();
     let shown: Vec<String> = diagnostics(&SITE, &project.db)
         .iter()
         .map(ToString::to_string)
@@ -398,7 +402,7 @@ proptest::proptest! {
             let mut cell = cell.borrow_mut();
             let (dir, project, files) = cell.get_or_insert_with(|| {
                 let dir = copy_project();
-                let project = Project::load(dir.path()).unwrap();
+                let project = Project::load(dir.path(), &locref::locref_site::SITE).unwrap();
                 let files = input_files(dir.path());
                 (dir, project, files)
             });
@@ -716,7 +720,7 @@ fn regimes_are_checked_against_the_vocabulary_the_obligations_and_the_honesty_ru
         format!("{table}it,saf-t,,,,,,,,,unverified,,looked at,\n"),
     )
     .unwrap();
-    let project = Project::load(dir.path()).unwrap();
+    let project = Project::load(dir.path(), &locref::locref_site::SITE).unwrap();
     let shown: Vec<String> = diagnostics(&SITE, &project.db)
         .iter()
         .map(ToString::to_string)

@@ -2574,7 +2574,8 @@ fn a_twin_made_of_parts_with_a_row_to_condense_is_condensed_in_a_one_off_build_t
 /// by piece as `llms-full.txt` is. The shipped site is one batch; the
 /// x10 dataset's is several (`scale::`).
 pub(crate) fn assert_one_off_build_makes_everything_once(root: &Path) {
-    let mut project = locref::workspace::Project::load(root).expect("load");
+    let mut project =
+        locref::workspace::Project::load(root, &locref::locref_site::SITE).expect("load");
     let mut handed_over: Vec<String> = Vec::new();
     let built = locref::build::Profile::OneOff
         .plan(&SITE)

@@ -148,7 +148,7 @@ fn the_names_come_before_the_facts_and_every_phase_is_found_by_its_scope() {
 fn diagnostics_with(file: &str, text: &str) -> Vec<String> {
     let dir = copy_project();
     std::fs::write(dir.path().join(file), text).unwrap();
-    let project = Project::load(dir.path()).unwrap();
+    let project = Project::load(dir.path(), &locref::locref_site::SITE).unwrap();
     diagnostics(&SITE, &project.db)
         .iter()
         .map(ToString::to_string)

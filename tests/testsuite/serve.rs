@@ -170,8 +170,11 @@ fn every_documented_404_is_the_json_error_the_openapi_declares() {
         checked += 1;
     }
     // Every templated route of the route table that openapi.json describes.
-    let project =
-        locref::workspace::Project::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let project = locref::workspace::Project::load(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")),
+        &locref::locref_site::SITE,
+    )
+    .unwrap();
     let templated = locref::routes::detail_routes(&project.db)
         .into_iter()
         .filter(|route| route.described)

@@ -1,7 +1,7 @@
 //! A page made of parts handed over part by part in a one-off build (the `/changes/` page and twin, 24
 //! MB each at x100; the partners, local ERPs and news pages): its skeleton's head, then each part as the
 //! two threads make them, a batch's worth ([`ONE_OFF_BATCH_BYTES`]) at a time, let go once handed over,
-//! then its tail. The same pieces as [`crate::render::pages::parts::render_parted`], so the same bytes and
+//! then its tail. The same pieces as the site renders the page whole ([`Site::render`]), so the same bytes and
 //! content hash; the page is never held whole.
 //!
 //! What later outputs read of the page is kept as each part is made: the link check's value of each part
@@ -10,7 +10,6 @@
 //! a row; the first that has one ends the trust: what the file took of the twin is taken back, and the
 //! twin is condensed whole after it is handed over, as a session does (its parts made again).
 
-use crate::kinds::RendererOf;
 use std::sync::Arc;
 
 use super::{
@@ -20,11 +19,8 @@ use super::{
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
 use crate::helper::Helper;
-use crate::output::{Output, Piece, PieceHasher};
-use crate::render::llms::{LlmsFullGrowth, TwinShare, is_twin, part_is_plain};
-use crate::render::pages::parts::{PartKey, page_part, page_skeleton, parts_spec};
-use crate::render::{OutputKey, Renderer};
-use crate::site::Site;
+use crate::output::{Output, OutputKey, PartKey, Piece, PieceHasher};
+use crate::site::{Growth, GrowthShare, Site};
 
 /// Hands the page at `output` (made of parts) to `sink` part by part (see the module documentation).
 /// Like a batch's outputs: a render error is kept in `render_errors` instead, and nothing is handed
@@ -35,13 +31,16 @@ pub(super) fn stream_parted(
     helper: &mut Helper,
     output: &Output,
     sink: &mut impl StreamingSink,
-    llms_full: &mut Option<LlmsFullGrowth>,
+    llms_full: &mut Option<Box<dyn Growth>>,
     render_errors: &mut Vec<Diagnostic>,
 ) -> Result<(), BuildError> {
-    let (Renderer::Page(kind, format), Some(spec)) = (output.renderer(), parts_spec(output)) else {
+    let Some(params) = (site.parts_of)(&*db, output).map(|parts| {
+        let params: Arc<[String]> = parts.iter().map(|part| part.param(&*db).clone()).collect();
+        params
+    }) else {
         return Ok(());
     };
-    let skeleton = match page_skeleton(&*db, OutputKey::new(&*db, output.clone())) {
+    let skeleton = match (site.skeleton)(&*db, OutputKey::new(&*db, output.clone())) {
         Ok(skeleton) => skeleton.clone(),
         Err(error) => {
             render_errors.push(error.clone());
@@ -70,9 +69,8 @@ pub(super) fn stream_parted(
         share: None,
     };
     if stream.handing
-        && is_twin(output)
         && let Some(growth) = llms_full.as_mut()
-        && let Some((share, source_line)) = growth.begin_twin(&*db, output, &skeleton.head, &tail)
+        && let Some((share, source_line)) = growth.begin_parted(&*db, output, &skeleton.head, &tail)
     {
         let before = sink.taken(growth.output());
         sink.pieces(growth.output(), &[source_line]).map_err(io)?;
@@ -81,10 +79,10 @@ pub(super) fn stream_parted(
     stream
         .piece(&skeleton.head, true, sink, llms_full)
         .map_err(io)?;
-    let params: Arc<[String]> = (spec.params)(&*db).into();
     let mut start = 0;
     while start < params.len() {
         let work = Arc::new(PartWork {
+            site,
             output: output.clone(),
             params: params.clone(),
             quota: Quota::new(start, params.len(), ONE_OFF_BATCH_BYTES),
@@ -93,10 +91,10 @@ pub(super) fn stream_parted(
         helper.run_beside(move || theirs.make(&worker_db), || work.make(&*db));
         let end = work.end();
         for param in &params[start..end] {
-            let part = PartKey::new(&*db, kind, format, param.clone());
-            match page_part(&*db, part) {
+            let part = PartKey::new(&*db, output.kind, param.clone());
+            match (site.part)(&*db, part) {
                 Ok(piece) => {
-                    let plain = !is_twin(output) || *part_is_plain(&*db, part);
+                    let plain = (site.part_is_plain)(&*db, output, part);
                     stream.piece(piece, plain, sink, llms_full).map_err(io)?;
                 }
                 Err(error) => {
@@ -122,12 +120,12 @@ pub(super) fn stream_parted(
     };
     match stream.share {
         Some((share, _)) => {
-            let pieces = growth.end_twin(share);
+            let pieces = growth.end_parted(share);
             sink.pieces(growth.output(), &pieces).map_err(io)?;
-            grow(db, growth, &[], sink).map_err(io)
+            grow(db, growth.as_mut(), &[], sink).map_err(io)
         }
         // Not a twin, or a twin condensed whole.
-        None => grow(db, growth, std::slice::from_ref(output), sink).map_err(io),
+        None => grow(db, growth.as_mut(), std::slice::from_ref(output), sink).map_err(io),
     }
 }
 
@@ -139,7 +137,7 @@ struct PartedStream<'a> {
     handing: bool,
     /// A twin's share of `llms-full.txt` while it goes there as it comes, with how much of the file
     /// the sink had taken before it.
-    share: Option<(TwinShare, u64)>,
+    share: Option<(GrowthShare, u64)>,
 }
 
 impl PartedStream<'_> {
@@ -149,7 +147,7 @@ impl PartedStream<'_> {
         piece: &Piece,
         plain: bool,
         sink: &mut impl StreamingSink,
-        llms_full: &mut Option<LlmsFullGrowth>,
+        llms_full: &mut Option<Box<dyn Growth>>,
     ) -> std::io::Result<()> {
         self.hasher.update(piece);
         if !self.handing {
@@ -160,11 +158,11 @@ impl PartedStream<'_> {
             return Ok(());
         };
         if !plain && let Some((share, before)) = self.share.take() {
-            growth.take_back_twin(share);
+            growth.take_back_parted(share);
             sink.take_back(growth.output(), before)?;
         }
         if let Some((share, _)) = &mut self.share
-            && let Some(ready) = growth.twin_piece(share, piece.clone())
+            && let Some(ready) = growth.parted_piece(share, piece.clone())
         {
             sink.pieces(growth.output(), &[ready])?;
         }
@@ -175,6 +173,7 @@ impl PartedStream<'_> {
 /// The parts of one page both threads make, from where the last batch of them ended until they reach
 /// [`ONE_OFF_BATCH_BYTES`].
 struct PartWork {
+    site: &'static Site,
     output: Output,
     params: Arc<[String]>,
     quota: Quota,
@@ -184,18 +183,13 @@ impl PartWork {
     /// Makes parts until the batch is full (both threads run this): each part's bytes, its links for the
     /// link check and, for a twin, whether it has a row to condense.
     fn make(&self, db: &dyn salsa::Database) {
-        let Renderer::Page(kind, format) = self.output.renderer() else {
-            return;
-        };
         let page = OutputKey::new(db, self.output.clone());
         // A batch of parts may end before any part; no part's size is known before it is made.
         while let Some(i) = self.quota.take(|_| true, |_| 0) {
-            let part = PartKey::new(db, kind, format, self.params[i].clone());
-            let size = page_part(db, part).as_ref().map_or(0, Piece::len);
+            let part = PartKey::new(db, self.output.kind, self.params[i].clone());
+            let size = (self.site.part)(db, part).as_ref().map_or(0, Piece::len);
             crate::linkcheck::check_part(db, page, part);
-            if is_twin(&self.output) {
-                part_is_plain(db, part);
-            }
+            (self.site.part_is_plain)(db, &self.output, part);
             self.quota.made(size);
         }
     }

@@ -22,27 +22,17 @@ use super::templates::{
     rendering_error, template_names,
 };
 use crate::diagnostics::Diagnostic;
-use crate::kinds::{Format, PageKind};
+use crate::kinds::{Format, PageKind, Renderer};
+pub use crate::output::{OutputKey, PartKey, Skeleton};
 use crate::output::{Piece, Rendered, RenderedFile, text_of};
-use crate::render::rendered::OutputKey;
 use crate::routes::Output;
 
-/// One part of a page kind in one format, as a query key.
-#[salsa::interned(debug)]
-pub struct PartKey<'db> {
-    pub kind: PageKind,
-    pub format: Format,
-    #[returns(ref)]
-    pub param: String,
-}
-
-/// A page made of parts without them: its template's output split at [`PARTS_MARK`] into what comes
-/// before the parts and what comes after (`None` when the template does not print them: the page then
-/// shows no parts).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Skeleton {
-    pub head: Piece,
-    pub tail: Option<Piece>,
+/// The page kind and format of a part's page.
+pub(crate) fn page_of_part(db: &dyn salsa::Database, key: PartKey<'_>) -> (PageKind, Format) {
+    match Renderer::of_kind(*key.page(db)) {
+        Renderer::Page(kind, format) => (kind, format),
+        other => unreachable!("a part belongs to a page, not to {}", other.name()),
+    }
 }
 
 /// The skeleton of a page made of parts (memoized: the link check reads it too). Evicted like the outputs
@@ -101,7 +91,7 @@ pub(crate) fn page_part<'db>(
     db: &'db dyn salsa::Database,
     key: PartKey<'db>,
 ) -> Result<Piece, Diagnostic> {
-    let (kind, format) = (key.kind(db), *key.format(db));
+    let (kind, format) = page_of_part(db, key);
     let spec = kind.spec();
     let Some(parts) = spec.parts else {
         return Ok(Piece::new(Vec::new()));
@@ -138,7 +128,7 @@ pub(crate) fn part_keys<'db>(
     kind.spec().parts.map_or_else(Vec::new, |parts| {
         (parts.params)(db)
             .iter()
-            .map(|param| PartKey::new(db, kind, format, param.clone()))
+            .map(|param| PartKey::new(db, Renderer::Page(kind, format).kind(), param.clone()))
             .collect()
     })
 }
@@ -179,6 +169,11 @@ pub(crate) fn parts_spec(output: &Output) -> Option<PartsSpec> {
         crate::routes::Renderer::Page(kind, _) => kind.spec().parts,
         _ => None,
     }
+}
+
+/// The markup that encloses the parts of the page at `output` (`("", "")` for a page not made of parts).
+pub(crate) fn part_enclosing(output: &Output) -> (&'static str, &'static str) {
+    parts_spec(output).map_or(("", ""), |spec| spec.enclosing)
 }
 
 /// Whether the page at `output` is made of parts (a one-off build hands it over part by part, see

@@ -10,7 +10,7 @@ use super::context::{PageSpec, page};
 use super::shared::{SiteContext, site_context, to_json};
 use crate::kinds::{PageKind, Renderer};
 use crate::model::{countries_by_name, erps};
-use crate::render::rendered::OutputKey;
+use crate::output::OutputKey;
 use crate::render::search::{INDEX, country_aliases, indexed_pages, page_search_items};
 
 /// The `/search/` page: the index as an A–Z list (what a reader without scripts browses instead), the

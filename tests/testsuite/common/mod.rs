@@ -63,8 +63,11 @@ pub fn shipped_releases() -> &'static ShippedReleases {
 fn shipped_route_table() -> &'static [String] {
     static PATHS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     PATHS.get_or_init(|| {
-        let project = locref::workspace::Project::load(Path::new(env!("CARGO_MANIFEST_DIR")))
-            .expect("the shipped project");
+        let project = locref::workspace::Project::load(
+            Path::new(env!("CARGO_MANIFEST_DIR")),
+            &locref::locref_site::SITE,
+        )
+        .expect("the shipped project");
         locref::routes::outputs(&project.db)
             .iter()
             .map(|output| output.path.clone())
@@ -120,7 +123,8 @@ pub fn built_with(
     folder: &str,
     mut plan: locref::build::Plan,
 ) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut project = locref::workspace::Project::load(root).expect("load");
+    let mut project =
+        locref::workspace::Project::load(root, &locref::locref_site::SITE).expect("load");
     project.set_build_time(FIXED_TIME);
     let out = root.join(folder);
     let mut publisher = locref::build::Profile::OneOff.publisher(Some(&out));
