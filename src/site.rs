@@ -163,6 +163,14 @@ pub fn output_paths(db: &dyn salsa::Database) -> std::collections::BTreeMap<Stri
         .collect()
 }
 
+/// The path part of an absolute URL, without its trailing `/` (`""` for none).
+pub fn url_path(url: &str) -> String {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    path.trim_end_matches('/').to_string()
+}
+
 /// The site a database builds, as its input: how the engine's own queries (the link check) reach the
 /// site's functions. Set once, when the project is loaded ([`crate::workspace::Project::load`]).
 #[salsa::input(singleton)]

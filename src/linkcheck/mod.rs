@@ -27,14 +27,14 @@ use std::collections::BTreeSet;
 
 use crate::diagnostics::Diagnostic;
 use crate::output::{Output, OutputKey};
-use crate::site::{output_paths, site_of};
+use crate::site::{output_paths, site_of, url_path};
 
 pub use html::{scan, scan_exact, scan_fragment};
 pub use markdown::scan_markdown;
 #[cfg(feature = "streaming")]
 pub(crate) use parts::check_part;
 use resolve::fragment_resolves;
-pub use resolve::{outside_base, resolve, url_path};
+pub use resolve::{outside_base, resolve};
 
 /// An internal link of a page, resolved to a site path.
 #[derive(Debug, Clone, PartialEq, Eq)]

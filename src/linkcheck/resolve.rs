@@ -3,6 +3,8 @@
 //! table. Links to other hosts and to other schemes are not followed.
 
 use std::borrow::Cow;
+
+use crate::site::url_path;
 use std::collections::BTreeSet;
 
 /// Whether `#fragment` selects something on a page with `ids` (HTML's "indicated part of the document":
@@ -12,14 +14,6 @@ pub(super) fn fragment_resolves(fragment: &str, ids: &BTreeSet<String>) -> bool 
         || ids.contains(fragment)
         || ids.contains(percent_decode(fragment).as_ref())
         || fragment.eq_ignore_ascii_case("top")
-}
-
-/// The path part of an absolute URL, without its trailing `/` (`""` for none).
-pub fn url_path(url: &str) -> String {
-    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
-    let path = path.split(['?', '#']).next().unwrap_or_default();
-    path.trim_end_matches('/').to_string()
 }
 
 /// `%XX` escapes decoded (invalid escapes and non-UTF-8 results are kept as written).

@@ -161,7 +161,7 @@ pub fn base_url(db: &dyn salsa::Database) -> String {
 /// site-relative links with it.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn base_path(db: &dyn salsa::Database) -> String {
-    crate::linkcheck::url_path(base_url(db))
+    crate::site::url_path(base_url(db))
 }
 
 /// Whether a URL's host is reserved for examples (RFC 2606: `example.org` and the like, `.test`,
