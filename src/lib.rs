@@ -13,33 +13,25 @@
 //! emit       manifest, generated_at, atomic writes (replace: spares exchanged into place), stale removal
 //! ```
 
-pub mod allocator;
-pub mod build;
+#![warn(unreachable_pub)]
+
 pub mod cmd;
-pub mod db;
 pub mod derive;
-pub mod diagnostics;
-pub mod emit;
-pub mod failpoint;
-#[cfg(feature = "streaming")]
-pub mod helper;
 pub mod history;
 pub mod ids;
 pub mod kinds;
-pub mod linkcheck;
 pub mod locref_site;
-#[cfg(feature = "streaming")]
-pub(crate) mod memory;
 pub mod model;
-pub mod outdir;
-pub mod output;
 pub mod parse;
 pub mod render;
-pub mod replace;
 pub mod resources;
 pub mod routes;
-pub mod serve;
-pub mod session;
-pub mod site;
-pub mod watch;
-pub mod workspace;
+
+// The engine's modules, under the names the site has always used (`crate::db`, `crate::output`): the
+// site reaches the engine through them, and the engine cannot name the site (Cargo holds it).
+#[cfg(feature = "streaming")]
+pub use locref_engine::helper;
+pub use locref_engine::{
+    allocator, build, db, diagnostics, emit, failpoint, linkcheck, outdir, output, replace, serve,
+    session, site, watch, workspace,
+};

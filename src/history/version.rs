@@ -15,7 +15,7 @@ pub(crate) struct Version {
 
 impl Version {
     /// Parses `text`, or says why it is not a version.
-    pub fn parse(text: &str) -> Result<Version, String> {
+    pub(crate) fn parse(text: &str) -> Result<Version, String> {
         let expected = "expected numbers separated by `.` or `-`, for example `2026.11.23-1`";
         if text.is_empty() {
             return Err(format!("a release version must not be empty; {expected}"));

@@ -23,13 +23,13 @@ pub(crate) struct Pos {
 impl Pos {
     /// A diagnostic pointing at the row's `index`-th cell (0-based, in header order; at the row's start
     /// if it has none): for the columns a `Pos` does not name, such as the reporting table's ERP columns.
-    pub fn error_at(&self, index: usize, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn error_at(&self, index: usize, message: impl Into<String>) -> Diagnostic {
         let (line, column) = self.cells.get(index).copied().unwrap_or((self.line, 1));
         Diagnostic::new(self.path, line, column, message)
     }
 
     /// A diagnostic pointing at the cell of `column` in this row (at the row's start if it has none).
-    pub fn error(&self, column: &str, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn error(&self, column: &str, message: impl Into<String>) -> Diagnostic {
         let (line, column) = self
             .columns
             .iter()

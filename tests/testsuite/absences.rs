@@ -28,11 +28,11 @@ fn paths_named_by(module: &str) -> Vec<(String, String)> {
 }
 
 fn shown(file: &Path) -> String {
-    let text = file.display().to_string();
-    match text.find("src/") {
-        Some(at) => text[at..].to_string(),
-        None => text,
-    }
+    let project = Path::new(env!("CARGO_MANIFEST_DIR"));
+    file.strip_prefix(project)
+        .unwrap_or(file)
+        .display()
+        .to_string()
 }
 
 /// The paths of `named` that start with one of `refused` and with none of `allowed`.

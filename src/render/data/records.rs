@@ -28,7 +28,7 @@ use crate::resources::ToggleDerivation;
 /// column holds strings and nulls, never an empty string that a loader would read as a value).
 /// A fact's value is shared with the parsed row, not copied (see `CountryFactRow::value`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Text(Arc<str>);
+pub(super) struct Text(Arc<str>);
 
 impl Text {
     /// URLs, separated by single spaces.
@@ -87,7 +87,7 @@ impl JsonSchema for Text {
 
 /// An ISO calendar date (`YYYY-MM-DD`), or no date (an empty CSV cell, `null` in JSON): the check dates.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Date(Option<String>);
+pub(super) struct Date(Option<String>);
 
 impl From<&Option<String>> for Date {
     fn from(date: &Option<String>) -> Self {
@@ -118,7 +118,7 @@ impl JsonSchema for Date {
 /// A yes-or-no cell: `true` or `false` in the CSV, a JSON boolean; none when not established (an empty
 /// CSV cell, `null` in JSON), as the API writes it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Flag(Option<bool>);
+pub(super) struct Flag(Option<bool>);
 
 impl Serialize for Flag {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -143,7 +143,7 @@ impl JsonSchema for Flag {
 
 /// A whole number: digits in the CSV, a JSON number; none when not known (an empty CSV cell, `null`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Count(Option<u64>);
+pub(super) struct Count(Option<u64>);
 
 impl Serialize for Count {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -136,7 +136,7 @@ fn value_label(db: &dyn salsa::Database, value: &str) -> String {
 /// values of its parameter), and the resource schemas with their fields. Values taken from the OpenAPI
 /// document as they are there (a summary, a parameter's name) are its JSON values.
 #[derive(Serialize)]
-pub struct ApiDocsContext<'a> {
+pub(super) struct ApiDocsContext<'a> {
     site: &'a SiteContext,
     base_url: &'a str,
     openapi_version: &'a Json,
@@ -185,7 +185,7 @@ struct Resource<'a> {
 }
 
 /// The API docs page's context (see [`ApiDocsContext`]).
-pub fn api_docs_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn api_docs_context(db: &dyn salsa::Database) -> Json {
     let document = openapi_document(db);
     let schemas = document["components"]["schemas"]
         .as_object()

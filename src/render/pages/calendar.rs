@@ -28,7 +28,7 @@ pub(crate) fn build_day(db: &dyn salsa::Database) -> jiff::civil::Date {
 /// the later ones, then the past ones (newest first), each with its source and verification. The window
 /// starts at the build's day, not the reference date: a reader looks ahead from today.
 #[derive(Serialize)]
-pub struct CalendarContext<'a> {
+pub(super) struct CalendarContext<'a> {
     site: &'a SiteContext,
     /// A timeline that cannot be drawn is a build error (page_figures::figure_errors).
     timeline: Option<&'a String>,
@@ -41,7 +41,7 @@ pub struct CalendarContext<'a> {
 }
 
 /// The `/calendar/` page's context (see [`CalendarContext`]).
-pub fn calendar_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn calendar_context(db: &dyn salsa::Database) -> Json {
     let reference: jiff::civil::Date = reference_date(db).parse().unwrap_or_default();
     let today = build_day(db);
     let horizon = today

@@ -32,7 +32,7 @@ pub(crate) fn keep_last_contexts_only(db: &mut dyn salsa::Database) {
 /// One change for a template: the country and its name, what changed, and the values before and after as
 /// text (source URLs too: a source a later release dropped is shown, never linked).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ChangeRow {
+pub(crate) struct ChangeRow {
     country: String,
     country_name: String,
     fact_id: Option<String>,
@@ -83,7 +83,7 @@ fn change_rows(db: &dyn salsa::Database, changes: &[Change]) -> Vec<ChangeRow> {
 /// (sources and grades), which the pages count and keep one click away. A set larger than
 /// [`PAGE_CHANGES`] is not listed: it is counted by country (`counted`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SplitRows {
+pub(crate) struct SplitRows {
     answers: Vec<ChangeRow>,
     curation: Vec<ChangeRow>,
     counted: Option<CountedChanges>,
@@ -92,7 +92,7 @@ pub struct SplitRows {
 /// A change set too large to list on a page: its counts, by country, and where every change is listed
 /// as data (`data`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CountedChanges {
+pub(crate) struct CountedChanges {
     answers: u64,
     curation: u64,
     limit: usize,
@@ -167,7 +167,7 @@ fn counted_changes(db: &dyn salsa::Database, changes: &[Change], data: &str) -> 
 
 /// How many changes of one kind a change set holds, and that count in words (`5 toggles flipped`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct KindCount {
+pub(crate) struct KindCount {
     count: u64,
     text: String,
 }
@@ -189,7 +189,7 @@ fn kind_counts_of(counts: &ChangeCounts) -> Vec<KindCount> {
 
 /// One release as the `/changes/` page lists it: its time, note and counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ReleaseListing {
+pub(crate) struct ReleaseListing {
     version: String,
     released_at: String,
     date: String,
@@ -236,7 +236,7 @@ pub fn release_listing_json<'db>(
 /// A release's page `/changes/<version>/`: its listing and every change it made. Frozen: a new release
 /// or an edit of the sources does not render it again.
 #[derive(Serialize)]
-pub struct ReleaseContext<'a> {
+pub(crate) struct ReleaseContext<'a> {
     site: &'a SiteContext,
     release: &'a ReleaseListing,
     changes: SplitRows,
@@ -259,7 +259,7 @@ pub(crate) fn release_context<'db>(db: &'db dyn salsa::Database, key: ReleaseKey
 /// holds their counts and the mark where the template prints their rows, and each country's rows are
 /// rendered on their own from [`unreleased_rows`].
 #[derive(Serialize)]
-pub struct ChangesContext<'a> {
+pub(crate) struct ChangesContext<'a> {
     site: &'a SiteContext,
     last_release: &'a Option<String>,
     unreleased: Unreleased,
@@ -276,7 +276,7 @@ pub struct ChangesContext<'a> {
 
 /// The newest release's answer changes, as the `/changes/` page leads with them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LatestRelease {
+pub(crate) struct LatestRelease {
     version: String,
     page: String,
     date: String,
@@ -307,7 +307,7 @@ pub fn latest_release_rows(db: &dyn salsa::Database) -> Option<LatestRelease> {
 
 /// A country a reader may follow on the `/changes/` page: its name, its feed and its calendar.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FollowCountry {
+pub(crate) struct FollowCountry {
     code: String,
     name: String,
     /// The other names the follow list's filter finds it by (its code in capitals, the aliases register's).
@@ -345,7 +345,7 @@ struct Unreleased {
 }
 
 /// The `/changes/` page's context (see [`ChangesContext`]).
-pub fn changes_context(db: &dyn salsa::Database) -> Json {
+pub(crate) fn changes_context(db: &dyn salsa::Database) -> Json {
     let counts = unreleased_counts(db);
     let releases: Vec<&ReleaseListing> = newest_first(db)
         .take(RECENT_RELEASES)
@@ -418,7 +418,7 @@ pub(crate) fn unreleased_parts(db: &dyn salsa::Database) -> &[String] {
 /// release is the last is named only in the unreleased group, so a new release re-renders only the
 /// sections whose changes it releases.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct HistoryContext {
+pub(crate) struct HistoryContext {
     released: bool,
     /// The unreleased changes and those of the newest [`HISTORY_RELEASES`] releases that made any.
     groups: Vec<HistoryGroup>,
@@ -516,7 +516,7 @@ fn erp_anchor(id: &str) -> String {
 
 /// A year of releases as `/changes/` and the archive pages link it: how many releases it holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct YearLink {
+pub(crate) struct YearLink {
     year: String,
     page: String,
     releases: u64,
@@ -552,7 +552,7 @@ struct SubjectRelease {
 /// The countries and the ERPs one release changed, each with its count of changes: frozen, like the
 /// release's change set.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ReleaseSubjects {
+pub(crate) struct ReleaseSubjects {
     countries: Vec<(String, u64)>,
     erps: Vec<(String, u64)>,
 }
@@ -591,7 +591,7 @@ struct SubjectReleases {
 
 /// The archive page of a year's releases, `/changes/archive/{year}/`.
 #[derive(Serialize)]
-pub struct ReleaseYearContext<'a> {
+pub(crate) struct ReleaseYearContext<'a> {
     site: &'a SiteContext,
     year: &'a str,
     releases: Vec<&'a ReleaseListing>,

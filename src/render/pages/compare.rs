@@ -23,7 +23,7 @@ use crate::resources::Verification;
 
 /// The comparison page: the questions, obligations and ERPs its rows name, and every country's answers.
 #[derive(Serialize)]
-pub struct CompareContext<'a> {
+pub(crate) struct CompareContext<'a> {
     site: &'a SiteContext,
     reference_date: &'a str,
     /// The questions a regime answers ("E-invoicing model", …), in the order of each country's `glance`.
@@ -387,7 +387,7 @@ pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::out
 }
 
 /// The comparison page's context (see [`CompareContext`]).
-pub fn compare_context(db: &dyn salsa::Database) -> Json {
+pub(crate) fn compare_context(db: &dyn salsa::Database) -> Json {
     let reference = crate::model::reference_date(db);
     let rules = obligation_rules(db);
     let erp_list = erps(db);

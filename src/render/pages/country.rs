@@ -382,7 +382,7 @@ pub(super) fn regime_views<'a>(
 /// One country page: its facts by section, toggles with the fact text that set them, local ERPs,
 /// partner flags and partners.
 #[derive(Serialize)]
-pub struct CountryContext<'a> {
+pub(super) struct CountryContext<'a> {
     site: &'a SiteContext,
     country: &'a Country,
     toggles: Vec<ToggleExplained<'a>>,

@@ -35,7 +35,7 @@ struct FolderFile {
 /// The data page: every file the build publishes under `/data/`, the licence and the base URL the
 /// loading examples read from.
 #[derive(Serialize)]
-pub struct DataContext<'a> {
+pub(super) struct DataContext<'a> {
     site: &'a SiteContext,
     licence: &'a DataLicence,
     api_licence: &'a str,
@@ -48,7 +48,7 @@ pub struct DataContext<'a> {
 }
 
 /// The data page's context, read from the route table and `rules/site.toml`.
-pub fn data_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn data_context(db: &dyn salsa::Database) -> Json {
     let site = &site_rules(db).value;
     let mut tables: Vec<TableFiles> = Vec::new();
     let mut files = Vec::new();

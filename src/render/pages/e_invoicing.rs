@@ -86,7 +86,7 @@ const MANDATE_STATUSES: [(&str, &str); 5] = [
 /// The e-invoicing matrix page: a row per country (by name) with its B2B mandate, a cell per ERP with its
 /// support type, verification and source, the legend and the filters' values.
 #[derive(Serialize)]
-pub struct EInvoicingContext<'a> {
+pub(super) struct EInvoicingContext<'a> {
     site: &'a SiteContext,
     erps: Vec<MatrixColumn<'a>>,
     rows: Vec<MatrixCountry<'a>>,
@@ -205,7 +205,7 @@ struct MandateStatus {
 }
 
 /// The e-invoicing matrix page's context (see [`EInvoicingContext`]).
-pub fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn e_invoicing_context(db: &dyn salsa::Database) -> Json {
     let erp_list = erps(db);
     let columns: Vec<MatrixColumn> = erp_list
         .iter()

@@ -15,7 +15,7 @@ use crate::resources::{Erp, Fact};
 
 /// The ERP index: each ERP's name, vendor, category, website and counts (not its per-country data).
 #[derive(Serialize)]
-pub struct ErpsContext<'a> {
+pub(super) struct ErpsContext<'a> {
     site: &'a SiteContext,
     erps: Vec<ErpRow<'a>>,
     countries: usize,
@@ -30,7 +30,7 @@ struct ErpRow<'a> {
 }
 
 /// The ERP index's context (see [`ErpsContext`]).
-pub fn erps_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn erps_context(db: &dyn salsa::Database) -> Json {
     let rows: Vec<ErpRow> = erps(db)
         .iter()
         .filter_map(|e| {
@@ -114,7 +114,7 @@ fn support_breakdown(db: &dyn salsa::Database, key: ErpKey<'_>) -> SupportBreakd
 /// One ERP page: its profile, its e-invoicing support in every country of the register (a row per country,
 /// "not recorded" where the matrix has none), its providers, partner flags and other facts.
 #[derive(Serialize)]
-pub struct ErpContext<'a> {
+pub(super) struct ErpContext<'a> {
     site: &'a SiteContext,
     erp: &'a Erp,
     support: SupportBreakdown,

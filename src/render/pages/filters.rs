@@ -51,13 +51,13 @@ fn filter_view<'a>(
 
 /// The filters index: each filter's definition and how many countries it lists.
 #[derive(Serialize)]
-pub struct FiltersContext<'a> {
+pub(super) struct FiltersContext<'a> {
     site: &'a SiteContext,
     filters: Vec<FilterView<'a>>,
 }
 
 /// The filters index's context (see [`FiltersContext`]).
-pub fn filters_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn filters_context(db: &dyn salsa::Database) -> Json {
     let filters: Vec<FilterView> = filter_rules(db)
         .value
         .iter()
@@ -74,7 +74,7 @@ pub fn filters_context(db: &dyn salsa::Database) -> Json {
 
 /// One filter page: its definition and its member countries with their toggles.
 #[derive(Serialize)]
-pub struct FilterContext<'a> {
+pub(super) struct FilterContext<'a> {
     site: &'a SiteContext,
     filter: FilterView<'a>,
     toggle_labels: &'a [ToggleLabel],

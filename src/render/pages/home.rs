@@ -51,7 +51,7 @@ fn toggle_counts(rows: &[&[ToggleMark]]) -> Vec<ToggleCount> {
 /// The home page: each country's name, region and toggle values (not its fact texts), by name; the map
 /// and the timeline; the ERPs and filters it links to.
 #[derive(Serialize)]
-pub struct HomeContext<'a> {
+pub(super) struct HomeContext<'a> {
     site: &'a SiteContext,
     toggles: &'a [ToggleLabel],
     /// Each toggle with its definition and counts: the map's switch and its legends.
@@ -131,7 +131,7 @@ struct FilterLink<'a> {
 }
 
 /// The home page's context (see [`HomeContext`]).
-pub fn home_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn home_context(db: &dyn salsa::Database) -> Json {
     let values: Vec<(&crate::model::CountryInfo, &[ToggleMark])> = countries_by_name(db)
         .iter()
         .map(|c| {

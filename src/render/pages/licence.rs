@@ -9,14 +9,14 @@ use crate::parse::rules::{ApiLicence, DataLicence, site_rules};
 
 /// The licence page: both licences, their attribution strings and the commercial path.
 #[derive(Serialize)]
-pub struct LicenceContext<'a> {
+pub(super) struct LicenceContext<'a> {
     site: &'a SiteContext,
     api: &'a ApiLicence,
     data: &'a DataLicence,
 }
 
 /// The licence page's context, read from `rules/site.toml` only.
-pub fn licence_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn licence_context(db: &dyn salsa::Database) -> Json {
     let site = &site_rules(db).value;
     to_json(&LicenceContext {
         site: site_context(db),

@@ -16,14 +16,14 @@ use crate::resources::{LocalErp, NewsItem, Partner};
 /// How many rows a page made of parts (partners, local ERPs, news) shows, and the mark where they go
 /// (one part at a time, see [`crate::render::pages::parts`]).
 #[derive(Serialize)]
-pub struct PartedRows {
+pub(crate) struct PartedRows {
     pub count: usize,
     pub rows: &'static str,
 }
 
 impl PartedRows {
     /// `count` rows, printed where the template prints `rows`.
-    pub fn of(count: usize) -> PartedRows {
+    pub(crate) fn of(count: usize) -> PartedRows {
         PartedRows {
             count,
             rows: PARTS_MARK,
@@ -33,7 +33,7 @@ impl PartedRows {
 
 /// The partners page: how many partners, and where their rows go.
 #[derive(Serialize)]
-pub struct PartnersContext<'a> {
+pub(crate) struct PartnersContext<'a> {
     site: &'a SiteContext,
     partners: PartedRows,
 }
@@ -41,7 +41,7 @@ pub struct PartnersContext<'a> {
 /// The partners page: how many partners, and the mark where its rows go (one part per country, see
 /// [`partners_page_rows`]; sorted by country, ERP and name, with the registers' names). Neutral: nothing
 /// is featured and no pricing exists in the data.
-pub fn partners_context(db: &dyn salsa::Database) -> Json {
+pub(crate) fn partners_context(db: &dyn salsa::Database) -> Json {
     to_json(&PartnersContext {
         site: site_context(db),
         partners: PartedRows::of(partner_rows(db).value.len()),
@@ -94,7 +94,7 @@ pub(crate) fn partners_page_rows(db: &dyn salsa::Database, code: &str) -> Json {
 
 /// The local ERPs page: how many, and where their rows go.
 #[derive(Serialize)]
-pub struct LocalErpsContext<'a> {
+pub(crate) struct LocalErpsContext<'a> {
     site: &'a SiteContext,
     local_erps: PartedRows,
 }
@@ -160,7 +160,7 @@ const NEWS_PART_MOST: usize = 2000;
 
 /// The news page: how many items, and where their rows go.
 #[derive(Serialize)]
-pub struct NewsContext<'a> {
+pub(crate) struct NewsContext<'a> {
     site: &'a SiteContext,
     news: PartedRows,
 }

@@ -233,7 +233,7 @@ mod tests {
     /// The escapes and clause rules as first written, a character or a rule at a time: what the faster
     /// versions above must still write, byte for byte.
     mod as_first_written {
-        pub fn escape_html(text: &str) -> String {
+        pub(super) fn escape_html(text: &str) -> String {
             let mut out = String::new();
             for c in text.chars() {
                 match c {
@@ -248,7 +248,7 @@ mod tests {
             out
         }
 
-        pub fn md_cell(text: &str) -> String {
+        pub(super) fn md_cell(text: &str) -> String {
             let mut out = String::new();
             for c in text.replace("\r\n", "\n").chars() {
                 match c {
@@ -263,7 +263,7 @@ mod tests {
             out
         }
 
-        pub fn plain_clauses(text: &str) -> String {
+        pub(super) fn plain_clauses(text: &str) -> String {
             let rules = [
                 (r"\bB2B: ", "B2B e-invoicing: "),
                 (r"\bB2G: ", "B2G e-invoicing: "),

@@ -8,7 +8,7 @@ use super::shared::{SiteContext, site_context, to_json};
 
 /// The 404 page shows only what every page shows.
 #[derive(Serialize)]
-pub struct NotFoundContext<'a> {
+pub(super) struct NotFoundContext<'a> {
     site: &'a SiteContext,
 }
 

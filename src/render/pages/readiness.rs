@@ -237,7 +237,7 @@ struct Choice<'a> {
 
 /// The readiness board's context.
 #[derive(Serialize)]
-pub struct ReadinessContext<'a> {
+pub(crate) struct ReadinessContext<'a> {
     site: &'a SiteContext,
     today: String,
     since: String,
@@ -361,7 +361,7 @@ fn erp_answers<'a>(
 }
 
 /// The readiness board's context (see [`ReadinessContext`]).
-pub fn readiness_context(db: &dyn salsa::Database) -> Json {
+pub(crate) fn readiness_context(db: &dyn salsa::Database) -> Json {
     let w = window(db);
     let erp_list = erps(db);
     let entries = upcoming(db);

@@ -16,7 +16,7 @@ use crate::render::search::{INDEX, country_aliases, indexed_pages, page_search_i
 /// The `/search/` page: the index as an A–Z list (what a reader without scripts browses instead), the
 /// results of a query being drawn there by `/assets/search.js`.
 #[derive(Serialize)]
-pub struct SearchContext<'a> {
+pub(super) struct SearchContext<'a> {
     site: &'a SiteContext,
     letters: Vec<Letter<'a>>,
     erps: Vec<SearchErp<'a>>,
@@ -65,7 +65,7 @@ struct IndexLine {
 }
 
 /// The `/search/` page's context (see [`SearchContext`]).
-pub fn search_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn search_context(db: &dyn salsa::Database) -> Json {
     let mut letters: Vec<Letter> = Vec::new();
     for c in countries_by_name(db) {
         let letter = crate::ids::slugify(&c.name)

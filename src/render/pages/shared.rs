@@ -21,7 +21,7 @@ pub(crate) fn to_json(context: &impl Serialize) -> Json {
 
 /// What every page shows of `rules/site.toml` (title, notice, licences in the footer).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SiteContext {
+pub(crate) struct SiteContext {
     title: String,
     description: String,
     notice: String,
@@ -88,7 +88,7 @@ pub fn site_context(db: &dyn salsa::Database) -> SiteContext {
 /// A toggle's name, short label and description (reference date filled in): the heading of a toggle
 /// column.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ToggleLabel {
+pub(crate) struct ToggleLabel {
     pub name: &'static str,
     pub label: String,
     pub description: String,
@@ -266,7 +266,7 @@ pub(crate) struct ErpNamed<'a> {
 /// One row of "Next changes" (the comparison page, a country page): a day, a country and what changes on
 /// it (`derive::on_date`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NextChangeRow {
+pub(crate) struct NextChangeRow {
     pub date: String,
     pub code: String,
     pub name: String,
@@ -276,7 +276,9 @@ pub struct NextChangeRow {
 }
 
 /// The rows of "Next changes", in the order given.
-pub fn next_change_rows(changes: &[crate::derive::on_date::NextChange]) -> Vec<NextChangeRow> {
+pub(crate) fn next_change_rows(
+    changes: &[crate::derive::on_date::NextChange],
+) -> Vec<NextChangeRow> {
     changes
         .iter()
         .map(|n| NextChangeRow {

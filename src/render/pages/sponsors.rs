@@ -11,14 +11,14 @@ use crate::resources::Sponsor;
 
 /// The sponsors page: the notice of `rules/site.toml` and the paid placements, if any.
 #[derive(Serialize)]
-pub struct SponsorsContext<'a> {
+pub(super) struct SponsorsContext<'a> {
     site: &'a SiteContext,
     notice: &'a str,
     sponsors: &'a [Sponsor],
 }
 
 /// The sponsors page's context (see [`SponsorsContext`]).
-pub fn sponsors_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn sponsors_context(db: &dyn salsa::Database) -> Json {
     let sponsors = sponsor_items(db);
     to_json(&SponsorsContext {
         site: site_context(db),

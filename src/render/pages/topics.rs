@@ -13,7 +13,7 @@ use crate::model::{
 /// country name), with the ERP columns that say something in at least one row. A column that is
 /// "unknown" in every row is folded into one line naming those ERPs, so the table fits a desktop screen.
 #[derive(Serialize)]
-pub struct ReportingContext<'a> {
+pub(super) struct ReportingContext<'a> {
     site: &'a SiteContext,
     topic: &'a str,
     columns: Vec<ErpNamed<'a>>,
@@ -139,12 +139,12 @@ fn reporting_context(db: &dyn salsa::Database, topic: &str) -> Json {
 }
 
 /// `/vat-reporting/`: the VAT reporting rows of every country.
-pub fn vat_reporting_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn vat_reporting_context(db: &dyn salsa::Database) -> Json {
     reporting_context(db, "vat-reporting")
 }
 
 /// `/saf-t/`: the SAF-T rows of every country.
-pub fn saft_context(db: &dyn salsa::Database) -> Json {
+pub(super) fn saft_context(db: &dyn salsa::Database) -> Json {
     reporting_context(db, "saf-t")
 }
 

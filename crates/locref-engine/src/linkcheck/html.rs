@@ -843,7 +843,7 @@ mod tests {
         }
 
         /// A document: a usual start, block content, a usual end, with 0 to 3 defects spliced in.
-        pub fn document() -> impl Strategy<Value = String> {
+        pub(super) fn document() -> impl Strategy<Value = String> {
             let start = select(vec![
                 "<!doctype html>\n<html lang=\"en\"><head><title>t</title></head>\n<body>",
                 "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>x</title></head><body>\n",

@@ -94,7 +94,7 @@ impl std::fmt::Debug for Writer {
 
 impl Writer {
     /// Starts the writing thread (each [`Writer::send`] says how many bytes may wait for it).
-    pub fn start() -> io::Result<Writer> {
+    pub(super) fn start() -> io::Result<Writer> {
         let shared = Arc::new(Shared {
             state: Mutex::default(),
             changed: Condvar::new(),
@@ -121,7 +121,13 @@ impl Writer {
     /// Writes `content` into `file` (opened for writing at its start; its old content is cut to the new
     /// length) beside the caller. While more than `queue_limit` bytes would wait to be written, the
     /// caller waits first (outputs let go once written are memory the build would not hold otherwise).
-    pub fn send(&mut self, file: File, target: PathBuf, content: impl Content, queue_limit: usize) {
+    pub(super) fn send(
+        &mut self,
+        file: File,
+        target: PathBuf,
+        content: impl Content,
+        queue_limit: usize,
+    ) {
         let len = content.segments().iter().map(|s| s.len()).sum();
         let mut state = self.shared.lock();
         while state.queued > 0 && state.queued + len > queue_limit {
@@ -139,7 +145,7 @@ impl Writer {
 
     /// Writes beside the writer until every file sent is written; returns the errors of those that were
     /// not (each names its output).
-    pub fn drain(&mut self) -> Vec<io::Error> {
+    pub(super) fn drain(&mut self) -> Vec<io::Error> {
         let mut state = self.shared.lock();
         loop {
             let wrote;

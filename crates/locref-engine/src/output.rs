@@ -66,7 +66,7 @@ pub struct Skeleton {
 }
 
 /// The media type of an output, from its extension (what the dev server and `_headers` send).
-pub(crate) fn media_type(path: &str) -> &'static str {
+pub fn media_type(path: &str) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or("");
     match name.rsplit_once('.').map(|(_, ext)| ext) {
         Some("json") => "application/json; charset=utf-8",
@@ -163,7 +163,7 @@ impl Piece {
     }
 
     /// The first `len` bytes of the piece, shared with it (not copied).
-    pub(crate) fn prefix(&self, len: usize) -> Piece {
+    pub fn prefix(&self, len: usize) -> Piece {
         Piece::new(self.bytes.slice(..len))
     }
 }
@@ -179,7 +179,7 @@ pub struct PieceHasher {
 
 impl PieceHasher {
     /// The next piece (an empty one counts for nothing, as in [`Rendered::from_pieces`]).
-    pub(crate) fn update(&mut self, piece: &Piece) {
+    pub fn update(&mut self, piece: &Piece) {
         if piece.is_empty() {
             return;
         }
@@ -189,7 +189,7 @@ impl PieceHasher {
         self.all.update(&(piece.len() as u64).to_le_bytes());
     }
 
-    pub(crate) fn finalize(&self) -> blake3::Hash {
+    pub fn finalize(&self) -> blake3::Hash {
         match (self.pieces, self.first) {
             (0, _) => blake3::hash(b""),
             (1, Some(hash)) => hash,
@@ -252,7 +252,7 @@ impl Rendered {
     /// The text's lines, each with its `\n`, read across the pieces as they are: only a line that runs
     /// over the end of a piece is copied together (a twin made of parts is tens of megabytes). Every
     /// renderer of text writes UTF-8; a piece that is not (an asset) is read up to its first invalid byte.
-    pub(crate) fn lines(&self) -> Lines<'_> {
+    pub fn lines(&self) -> Lines<'_> {
         Lines {
             pieces: self.pieces.iter(),
             current: "",
@@ -277,7 +277,7 @@ impl Rendered {
 }
 
 /// The lines of a [`Rendered`] (see [`Rendered::lines`]).
-pub(crate) struct Lines<'a> {
+pub struct Lines<'a> {
     pieces: std::slice::Iter<'a, Piece>,
     /// What is left of the piece being read.
     current: &'a str,
@@ -324,14 +324,14 @@ impl<'a> Iterator for Lines<'a> {
 
 /// The value given to `meta.generated_at` while rendering. Sources cannot contain control characters, so
 /// its JSON form [`GENERATED_AT_JSON`] appears in an output only where the build time goes.
-pub(crate) const GENERATED_AT_MARK: &str = "\u{0}generated_at\u{0}";
+pub const GENERATED_AT_MARK: &str = "\u{0}generated_at\u{0}";
 /// [`GENERATED_AT_MARK`] as serde_json writes it inside a JSON string.
 pub(crate) const GENERATED_AT_JSON: &str = "\\u0000generated_at\\u0000";
 
 /// Rendered bytes as text: every renderer writes UTF-8, so this borrows them (std's validation, with its
 /// ASCII fast path, is several times faster on a large page than the lossy decoder, which is kept only
 /// for bytes that are not UTF-8).
-pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+pub fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(bytes),
@@ -347,14 +347,14 @@ pub struct RenderedFile {
 }
 
 impl RenderedFile {
-    pub(crate) fn of(rendered: Rendered) -> Self {
+    pub fn of(rendered: Rendered) -> Self {
         RenderedFile {
             rendered,
             error: None,
         }
     }
 
-    pub(crate) fn failed(error: Diagnostic) -> Self {
+    pub fn failed(error: Diagnostic) -> Self {
         RenderedFile {
             rendered: Rendered::new(Vec::new()),
             error: Some(error),

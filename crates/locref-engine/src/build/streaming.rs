@@ -106,7 +106,7 @@ pub fn render_site_with<'db>(
 /// Every diagnostic of the site, or none when every output rendered (what a session's rebuild runs
 /// before it publishes): each output is rendered as far as its [`digest`], so a session can publish
 /// from the digests and ask for the bytes of only the outputs that changed.
-pub fn check_site_with(
+pub(super) fn check_site_with(
     site: &'static Site,
     db: &Db,
     helper: &mut Helper,

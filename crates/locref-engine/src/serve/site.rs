@@ -44,7 +44,7 @@ fn machine_readable(path: &str) -> bool {
 }
 
 /// An error answer: JSON for the API and data files (the path as far as it is known), text elsewhere.
-pub fn error(status: u16, target: Option<&str>, message: &str) -> Response {
+pub(super) fn error(status: u16, target: Option<&str>, message: &str) -> Response {
     if target.is_some_and(|t| machine_readable(path_of(t))) {
         json_error(status, message)
     } else {
@@ -132,14 +132,14 @@ fn inject_reload(mut segments: Vec<Bytes>) -> Vec<Bytes> {
 /// its own name as `Host` and `Origin`, so it is refused, and cannot read the site or the live-reload
 /// stream's diagnostics of unpublished edits.
 #[derive(Debug, Clone)]
-pub struct Hosts {
+pub(super) struct Hosts {
     names: Vec<String>,
     port: u16,
 }
 
 impl Hosts {
     /// The names of a server bound to `address`, with `extra` (`--host`, a name or `name:port`).
-    pub fn new(address: std::net::SocketAddr, extra: Option<&str>) -> Hosts {
+    pub(super) fn new(address: std::net::SocketAddr, extra: Option<&str>) -> Hosts {
         let bound = match address.ip() {
             std::net::IpAddr::V6(ip) => format!("[{ip}]"),
             ip => ip.to_string(),
@@ -161,7 +161,7 @@ impl Hosts {
 
     /// Whether `authority` (`name`, `name:port`, `[v6]:port`) is one of these names, on no port or
     /// the server's own.
-    pub fn allows(&self, authority: &str) -> bool {
+    pub(super) fn allows(&self, authority: &str) -> bool {
         let (name, port) = split_port(authority.trim());
         let name = name.to_ascii_lowercase();
         let name = name.strip_suffix('.').unwrap_or(&name);

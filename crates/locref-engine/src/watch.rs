@@ -171,7 +171,7 @@ impl Window {
     /// A batch closes after this long even while events keep coming (a process writing without end).
     pub(crate) const LONGEST_BATCH: Duration = Duration::from_secs(1);
 
-    pub fn new() -> Window {
+    pub(crate) fn new() -> Window {
         Window {
             quiet: Window::NARROWEST,
             last: None,
@@ -179,7 +179,7 @@ impl Window {
     }
 
     /// The current quiet window.
-    pub fn quiet(&self) -> Duration {
+    pub(crate) fn quiet(&self) -> Duration {
         self.quiet
     }
 
@@ -199,7 +199,7 @@ impl Window {
     }
 
     /// The batch's rebuild is done (it closed at `closed`).
-    pub fn rebuilt(&mut self, closed: Instant) {
+    pub(crate) fn rebuilt(&mut self, closed: Instant) {
         self.last = Some((closed, Instant::now()));
     }
 }

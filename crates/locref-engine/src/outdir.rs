@@ -33,7 +33,7 @@ pub(crate) const MAX_PATH: usize = 1000;
 /// in `.`; not a device name Windows reserves (`CON`, `aux.json`); at most [`MAX_NAME`] bytes a name
 /// and [`MAX_PATH`] in all. A bidirectional override, a fullwidth dot or a control character is not
 /// among them, so no route can spoof another or break where it is copied.
-pub(crate) fn site_path_problem(path: &str) -> Option<String> {
+pub fn site_path_problem(path: &str) -> Option<String> {
     let Some(rest) = path.strip_prefix('/') else {
         return Some(format!("path `{}` must start with `/`", visible(path)));
     };
@@ -306,7 +306,7 @@ pub fn sources_lock_path(project_root: &Path) -> PathBuf {
 /// would each record a release over the other's. The kernel releases the claim when this is dropped or
 /// the process ends, however it ends.
 #[derive(Debug)]
-pub(crate) struct FolderLock {
+pub struct FolderLock {
     _file: std::fs::File,
 }
 
@@ -357,7 +357,7 @@ pub(crate) fn lock_folder(out: &Path) -> io::Result<FolderLock> {
 }
 
 /// Claims the project's `sources/` for a release: `Ok(None)` when another `locref release` holds it.
-pub(crate) fn lock_sources(project_root: &Path) -> io::Result<Option<FolderLock>> {
+pub fn lock_sources(project_root: &Path) -> io::Result<Option<FolderLock>> {
     claim(&sources_lock_path(project_root))
 }
 

@@ -14,7 +14,7 @@ use salsa::{DatabaseKeyIndex, EventKind};
 /// The text is kept as raw bytes: decoding (UTF-8, BOM, line ends) is itself a query, so a file that is
 /// not valid UTF-8 is a located diagnostic rather than a load failure.
 #[salsa::input(debug)]
-pub(crate) struct SourceFile {
+pub struct SourceFile {
     #[returns(ref)]
     pub path: String,
     /// Shared: the decoded text of a file that needs no normalizing is these bytes (see
@@ -26,7 +26,7 @@ pub(crate) struct SourceFile {
 /// The set of files in the project, keyed by relative path. Changes only when a file is created or
 /// deleted; edits go through [`SourceFile`]'s setter.
 #[salsa::input(singleton)]
-pub(crate) struct Workspace {
+pub struct Workspace {
     #[returns(ref)]
     pub files: BTreeMap<String, SourceFile>,
     /// The symbolic links found under the input folders, by project-relative path: never followed,
@@ -39,7 +39,7 @@ pub(crate) struct Workspace {
 /// files inside the project, so a link cannot publish what it points to (a file outside the project, a
 /// loop of folders) and no diagnostic echoes its content.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn link_diagnostics(db: &dyn salsa::Database) -> Vec<crate::diagnostics::Diagnostic> {
+pub fn link_diagnostics(db: &dyn salsa::Database) -> Vec<crate::diagnostics::Diagnostic> {
     Workspace::get(db)
         .links(db)
         .iter()
@@ -54,7 +54,7 @@ pub(crate) fn link_diagnostics(db: &dyn salsa::Database) -> Vec<crate::diagnosti
 
 /// Options that change the output without being part of the sources.
 #[salsa::input(singleton)]
-pub(crate) struct BuildOptions {
+pub struct BuildOptions {
     /// Replaces `base_url` of `rules/site.toml` (`--base-url`, or the dev server's own address).
     #[returns(ref)]
     pub base_url_override: Option<String>,
@@ -72,7 +72,7 @@ pub(crate) struct BuildOptions {
 
 /// A file path as a query key: [`file`] looks a path up in the workspace.
 #[salsa::interned(debug)]
-pub(crate) struct FilePath<'db> {
+pub struct FilePath<'db> {
     #[returns(ref)]
     pub path: String,
 }
@@ -87,7 +87,7 @@ pub fn file<'db>(db: &'db dyn salsa::Database, path: FilePath<'db>) -> Option<So
 }
 
 /// Looks up a project file by its relative path.
-pub(crate) fn lookup(db: &dyn salsa::Database, path: &str) -> Option<SourceFile> {
+pub fn lookup(db: &dyn salsa::Database, path: &str) -> Option<SourceFile> {
     file(db, FilePath::new(db, path.to_string()))
 }
 

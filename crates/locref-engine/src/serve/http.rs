@@ -46,7 +46,7 @@ pub(crate) struct Request {
 
 impl Request {
     /// The path part of the target (no query or fragment).
-    pub fn path(&self) -> &str {
+    pub(super) fn path(&self) -> &str {
         path_of(&self.target)
     }
 }
@@ -68,7 +68,7 @@ pub(crate) enum Parsed {
 }
 
 /// Parses the request head at the start of `buf`.
-pub fn parse(buf: &[u8]) -> Parsed {
+pub(super) fn parse(buf: &[u8]) -> Parsed {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut request = httparse::Request::new(&mut headers);
     let len = match request.parse(buf) {
@@ -178,11 +178,11 @@ pub(crate) struct Response {
 }
 
 impl Response {
-    pub fn new(status: u16, body: impl Into<Bytes>) -> Response {
+    pub(super) fn new(status: u16, body: impl Into<Bytes>) -> Response {
         Response::of_segments(status, vec![body.into()])
     }
 
-    pub fn of_segments(status: u16, body: Vec<Bytes>) -> Response {
+    pub(super) fn of_segments(status: u16, body: Vec<Bytes>) -> Response {
         Response {
             status,
             headers: Vec::new(),
@@ -193,13 +193,17 @@ impl Response {
         }
     }
 
-    pub fn header(mut self, name: impl Into<Cow<'static, str>>, value: impl Into<String>) -> Self {
+    pub(super) fn header(
+        mut self,
+        name: impl Into<Cow<'static, str>>,
+        value: impl Into<String>,
+    ) -> Self {
         self.headers.push((name.into(), value.into()));
         self
     }
 
     /// The length of the body (what `Content-Length` says, sent or not).
-    pub fn body_len(&self) -> usize {
+    pub(super) fn body_len(&self) -> usize {
         self.body.iter().map(Bytes::len).sum()
     }
 
@@ -225,7 +229,7 @@ impl Response {
     }
 
     /// The status line and headers.
-    pub fn head(&self) -> Vec<u8> {
+    pub(super) fn head(&self) -> Vec<u8> {
         let mut head = format!(
             "HTTP/1.1 {} {}\r\nContent-Length: {}\r\n",
             self.status,
@@ -266,7 +270,7 @@ pub(crate) enum Sent {
 
 impl Outgoing {
     /// Writes as much as `socket` (non-blocking) takes now, several segments a call.
-    pub fn write_to(&mut self, socket: &mut impl Write) -> io::Result<Sent> {
+    pub(super) fn write_to(&mut self, socket: &mut impl Write) -> io::Result<Sent> {
         let mut progressed = false;
         while !self.parts.is_empty() {
             let slices: Vec<IoSlice> = self
@@ -301,7 +305,7 @@ impl Outgoing {
     }
 }
 
-pub fn reason(status: u16) -> &'static str {
+pub(super) fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         301 => "Moved Permanently",

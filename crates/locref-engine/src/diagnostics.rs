@@ -27,7 +27,7 @@ impl Diagnostic {
     }
 
     /// The count of a file's problems beyond [`MAX_PER_FILE`], located where they start.
-    pub(crate) fn more_in_file(path: &str, line: u32, count: usize) -> Self {
+    pub fn more_in_file(path: &str, line: u32, count: usize) -> Self {
         Diagnostic {
             left_out: count,
             ..Diagnostic::new(
@@ -88,12 +88,12 @@ impl fmt::Display for Diagnostic {
 pub(crate) const MAX_PER_FILE: usize = 50;
 
 /// How many problems of one file a parser keeps in memory before it only counts them.
-pub(crate) const PARSER_LIMIT: usize = 1000;
+pub const PARSER_LIMIT: usize = 1000;
 
 /// Keeps the first [`MAX_PER_FILE`] diagnostics of each file of `sorted` (sorted by file), and counts the
 /// rest in one diagnostic at the first one left out. A parser may keep more than that (up to
 /// [`PARSER_LIMIT`]) and count the rest itself; its count is added in.
-pub(crate) fn cap_per_file(sorted: Vec<Diagnostic>) -> Vec<Diagnostic> {
+pub fn cap_per_file(sorted: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = Vec::new();
     // The file being read, how many of its diagnostics were kept, and its first one left out with the
     // count of those left out.
@@ -140,7 +140,7 @@ impl<T> Checked<T> {
 }
 
 /// 1-based line and character column of byte `offset` in `text` (one lookup; see [`LineIndex`] for many).
-pub(crate) fn line_column(text: &str, offset: usize) -> (u32, u32) {
+pub fn line_column(text: &str, offset: usize) -> (u32, u32) {
     LineIndex::new(text).locate(offset)
 }
 
@@ -148,7 +148,7 @@ pub(crate) fn line_column(text: &str, offset: usize) -> (u32, u32) {
 /// `line:column` of a diagnostic without rescanning the text for each one. The crate's one way of
 /// counting: lines end at `\n`; lines and columns are 1-based; a column counts characters, not bytes.
 #[derive(Debug, Clone)]
-pub(crate) struct LineIndex<'t> {
+pub struct LineIndex<'t> {
     text: &'t str,
     /// Byte offset of the start of each line: 0, then one past every `\n`.
     starts: Vec<usize>,
@@ -164,7 +164,7 @@ impl<'t> LineIndex<'t> {
     /// The line and column of byte `offset`. An offset inside a character is that character's; an offset
     /// at or past the end of the text is the end of the last line (so "unexpected end of file" has a
     /// place), and a line's `\n` is the column after its last character.
-    pub(crate) fn locate(&self, offset: usize) -> (u32, u32) {
+    pub fn locate(&self, offset: usize) -> (u32, u32) {
         let offset = floor_char_boundary(self.text, offset.min(self.text.len()));
         // `starts[0]` is 0, so at least one start is at or before `offset`.
         let index = self.starts.partition_point(|&start| start <= offset) - 1;
@@ -175,7 +175,7 @@ impl<'t> LineIndex<'t> {
     /// A reader of positions that remembers the last one: offsets given in increasing order (the cells
     /// of a row, the spans of a file) cost what lies between them, not a count from the line's start
     /// each time, so a line a million cells wide is located in one pass.
-    pub(crate) fn cursor(&self) -> LineCursor<'_, 't> {
+    pub fn cursor(&self) -> LineCursor<'_, 't> {
         LineCursor {
             index: self,
             last: None,
@@ -200,7 +200,7 @@ impl<'t> LineIndex<'t> {
 }
 
 /// See [`LineIndex::cursor`].
-pub(crate) struct LineCursor<'i, 't> {
+pub struct LineCursor<'i, 't> {
     index: &'i LineIndex<'t>,
     /// The last offset located: its byte offset, line index (0-based) and column.
     last: Option<(usize, usize, usize)>,
@@ -208,7 +208,7 @@ pub(crate) struct LineCursor<'i, 't> {
 
 impl LineCursor<'_, '_> {
     /// The line and column of byte `offset`, as [`LineIndex::locate`] gives them.
-    pub(crate) fn locate(&mut self, offset: usize) -> (u32, u32) {
+    pub fn locate(&mut self, offset: usize) -> (u32, u32) {
         let index = self.index;
         let text = index.text;
         let offset = floor_char_boundary(text, offset.min(text.len()));

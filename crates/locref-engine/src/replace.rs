@@ -125,7 +125,7 @@ enum Undo {
 }
 
 impl Replacer {
-    pub fn new(out: &Path, lifetime: Lifetime) -> Replacer {
+    pub(crate) fn new(out: &Path, lifetime: Lifetime) -> Replacer {
         Replacer {
             out: out.to_path_buf(),
             lifetime,
@@ -359,7 +359,7 @@ impl Replacer {
     /// it until [`Replacer::confirm`] or [`Replacer::roll_back`]. When one cannot be put in place (a
     /// read-only folder, a name the filesystem refuses, a file where a folder must go), those already in
     /// place are put back and the error returned: the output folder is the last build's again.
-    pub fn put_in_place(&mut self) -> io::Result<()> {
+    pub(crate) fn put_in_place(&mut self) -> io::Result<()> {
         self.finish_staging()?;
         let mut staged = std::mem::take(&mut self.staged).into_iter();
         while let Some(next) = staged.next() {
@@ -460,7 +460,7 @@ impl Replacer {
 
     /// Moves the published file of `site_path` aside (a file already gone is fine): it is deleted by
     /// [`Replacer::confirm`], or put back by [`Replacer::roll_back`].
-    pub fn remove(&mut self, site_path: &str) -> io::Result<()> {
+    pub(crate) fn remove(&mut self, site_path: &str) -> io::Result<()> {
         if outdir::site_path_problem(site_path).is_some() {
             // A manifest entry that is not a path inside the folder names nothing to remove.
             return Ok(());
@@ -515,7 +515,7 @@ impl Replacer {
     /// Makes what was put in place final: the last versions set aside are deleted, with the folders
     /// left empty and their spares. After a session's first confirm, starts making the spares of the
     /// published files.
-    pub fn confirm(&mut self) {
+    pub(crate) fn confirm(&mut self) {
         for undo in std::mem::take(&mut self.undo) {
             match undo {
                 Undo::Created { .. } => {}
@@ -559,7 +559,7 @@ impl Replacer {
 
     /// Puts back what was put in place or set aside since the last confirm, newest first: the output
     /// folder is the last build's again. The error names what could not be put back.
-    pub fn roll_back(&mut self) -> io::Result<()> {
+    pub(crate) fn roll_back(&mut self) -> io::Result<()> {
         self.cleaning = false;
         let mut failed = Vec::new();
         while let Some(undo) = self.undo.pop() {
@@ -604,7 +604,7 @@ impl Replacer {
     }
 
     /// [`Replacer::put_in_place`] and [`Replacer::confirm`] at once (nothing else must succeed first).
-    pub fn commit(&mut self) -> io::Result<()> {
+    pub(crate) fn commit(&mut self) -> io::Result<()> {
         self.put_in_place()?;
         self.confirm();
         Ok(())

@@ -44,7 +44,7 @@ pub(crate) struct Arrival {
 }
 
 /// Hands `socket` (whose request asked for the stream) to the events thread.
-pub fn join(shared: &Shared, socket: TcpStream, slot: Slot) {
+pub(super) fn join(shared: &Shared, socket: TcpStream, slot: Slot) {
     if socket.set_nonblocking(true).is_err() {
         return;
     }
@@ -159,7 +159,7 @@ impl Stream {
 }
 
 /// The events thread: waits for a build, an arriving stream or a tick, then writes what is due.
-pub fn run(shared: Arc<Shared>) {
+pub(super) fn run(shared: Arc<Shared>) {
     let keep_alive_comment = chunk(": keep-alive\n\n");
     let mut streams: Vec<Stream> = Vec::new();
     let mut generation = None;
