@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use locref::build::render_site_with;
-use locref::helper::Helper;
 use locref::locref_site::SITE;
+use locref::second_thread::Helper;
 use locref::session::{Outcome, Session};
 
 const TIME: &str = "2026-01-01T00:00:00Z";

@@ -1,7 +1,7 @@
 //! The ids of published records that are made from names: one definition each, so the uniqueness check
 //! of the sources and the published id can never disagree.
 
-use crate::resources::FactTopic;
+use crate::api_types::FactTopic;
 
 /// The id of a country key fact: `<country>-<topic>` or `<country>-<topic>-<erp>`, the topic as its
 /// slug (`e-invoicing`) when it is one of the API's topics, else its name with `-` for `_`.

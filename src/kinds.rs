@@ -32,7 +32,7 @@ pub enum Param {
     Release,
     /// `{year}`: the years releases were made in, newest first (the archive pages of `/changes/`).
     Year,
-    /// `{date}`: the days the API answers "what applies on this date" for (`derive::on_date`).
+    /// `{date}`: the days the API answers "what applies on this date" for (`derived::on_date`).
     Date,
 }
 

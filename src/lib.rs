@@ -7,16 +7,17 @@
 //! workspace  files on disk -> salsa inputs (content-hashed)
 //! parse      one file -> typed rows, or located diagnostics
 //! model      registers, cross-file checks, per-country / per-ERP projections (early cutoff)
-//! derive     facts, toggles, counts, filters
+//! derived    facts, toggles, counts, filters
 //! render     one query per output file -> bytes
 //! linkcheck  every page parses as HTML5 and its internal links and anchors resolve
-//! emit       manifest, generated_at, atomic writes (replace: spares exchanged into place), stale removal
+//! publish    manifest, generated_at, atomic writes (transaction: spares exchanged into place), stale removal
 //! ```
 
 #![warn(unreachable_pub)]
 
+pub mod api_types;
 pub mod cmd;
-pub mod derive;
+pub mod derived;
 pub mod history;
 pub mod ids;
 pub mod kinds;
@@ -24,14 +25,13 @@ pub mod locref_site;
 pub mod model;
 pub mod parse;
 pub mod render;
-pub mod resources;
 pub mod routes;
 
 // The engine's modules, under the names the site has always used (`crate::db`, `crate::output`): the
 // site reaches the engine through them, and the engine cannot name the site (Cargo holds it).
 #[cfg(feature = "streaming")]
-pub use locref_engine::helper;
+pub use locref_engine::second_thread;
 pub use locref_engine::{
-    allocator, build, db, diagnostics, emit, failpoint, linkcheck, outdir, output, replace, serve,
-    session, site, watch, workspace,
+    allocator, build, db, diagnostics, failpoint, linkcheck, outdir, output, publish, serve,
+    session, site, transaction, watch, workspace,
 };

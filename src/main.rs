@@ -10,8 +10,8 @@ use clap::{Parser, Subcommand};
 
 use locref::build::{BuildError, Profile};
 use locref::diagnostics::Diagnostic;
-use locref::emit::{EmitReport, up_to_date};
 use locref::outdir::{clean_refusal, output_refusal};
+use locref::publish::{EmitReport, up_to_date};
 use locref::workspace::build_time;
 use locref::workspace::{Project, day_of};
 
@@ -418,7 +418,7 @@ fn release(version: &str, note: &str, no_change: bool) -> ExitCode {
                     "no change since {previous}: this release changes no answer (--no-change)"
                 ),
                 (Some(previous), Some(n)) => {
-                    format!("{} since {previous}", locref::resources::changes_counted(n))
+                    format!("{} since {previous}", locref::api_types::changes_counted(n))
                 }
                 _ => "the first release".to_string(),
             };

@@ -36,7 +36,7 @@ pub(crate) fn param_values(db: &dyn salsa::Database, param: Param) -> Vec<String
             .cloned()
             .collect(),
         Param::Year => crate::history::release_years(db).clone(),
-        Param::Date => crate::derive::on_date::offered_days(db)
+        Param::Date => crate::derived::on_date::offered_days(db)
             .iter()
             .map(|o| o.day.to_string())
             .collect(),

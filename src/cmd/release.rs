@@ -1,5 +1,5 @@
 //! `locref release VERSION`: after a clean check, record the published answers (facts, toggles, and the
-//! other answers of `crate::derive::answers`) as a frozen snapshot (`sources/releases/<version>.index`,
+//! other answers of `crate::derived::answers`) as a frozen snapshot (`sources/releases/<version>.index`,
 //! naming each country's record under `sources/releases/records/`, of which it writes the ones no
 //! earlier release wrote), add its row to `sources/releases/releases.csv` (version, time, blake3 of the
 //! snapshot, its link in the chain of releases, note) and set `version` in `rules/site.toml`. A release

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::snapshot::{CountryState, SnapshotFact};
-use crate::derive::answers::{Answer, AnswerKind, Field, Shown};
+use crate::api_types::{Change, ChangeKind, ChangeValue, Said, SaidSentence, Verification};
+use crate::derived::answers::{Answer, AnswerKind, Field, Shown};
 use crate::parse::tables::PhaseStatus;
-use crate::resources::{Change, ChangeKind, ChangeValue, Said, SaidSentence, Verification};
 
 /// The labels of the vocabulary's labelled sets: (set, id) -> label.
 pub(crate) type Labels = BTreeMap<(String, String), String>;
@@ -404,7 +404,7 @@ fn by_id(state: Option<&CountryState>) -> BTreeMap<&str, &SnapshotFact> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::sentence::{changed_sentences, sentences};
+    use crate::api_types::sentence::{changed_sentences, sentences};
 
     fn fact(id: &str, value: &str, verification: Verification) -> SnapshotFact {
         SnapshotFact {

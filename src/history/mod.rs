@@ -1,7 +1,7 @@
 //! History: the releases recorded under `sources/releases/` and the changes between them.
 //!
 //! A release is a frozen snapshot of the published answers (facts, toggles, and the answers of
-//! [`crate::derive::answers`]; [`snapshot`]), written by `locref
+//! [`crate::derived::answers`]; [`snapshot`]), written by `locref
 //! release` ([`release`]) and recorded in `sources/releases/releases.csv` with its version, its time, the
 //! blake3 of its snapshot, its link in the chain of releases ([`chain_digest`]) and a note. Snapshots are
 //! inputs like any source: the register and each snapshot are parsed and checked (a snapshot edited by
@@ -35,16 +35,16 @@ pub mod version;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::api_types::Change;
 use crate::db::{Workspace, lookup};
-use crate::derive::answers::country_answers;
-use crate::derive::facts::country_facts;
-use crate::derive::toggles::country_toggle_values;
+use crate::derived::answers::country_answers;
+use crate::derived::facts::country_facts;
+use crate::derived::toggles::country_toggle_values;
 use crate::diagnostics::{Checked, Diagnostic};
 use crate::model::{CountryKey, ErpKey, countries, country_info};
 use crate::parse::csv_table::{Header, read_table};
 use crate::parse::source_text;
 use crate::parse::tables::{Located, Pos};
-use crate::resources::Change;
 use diff::{Names, Published, diff_country};
 use snapshot::{CountryState, IndexEntry, Snapshot};
 use version::Version;
@@ -742,7 +742,7 @@ pub fn release_country_changes<'db>(
 #[salsa::tracked(returns(ref))]
 pub fn toggle_names(db: &dyn salsa::Database) -> Vec<(String, String)> {
     let rules = &crate::parse::rules::toggle_rules(db).value;
-    crate::resources::Toggles::NAMES
+    crate::api_types::Toggles::NAMES
         .iter()
         .map(|name| {
             let label = rules
@@ -870,10 +870,10 @@ pub fn unreleased_codes(db: &dyn salsa::Database) -> Vec<String> {
 /// the `/changes/` page, the feed and `changes.json`'s count say, without gathering every change in one
 /// list (an edit re-counts one country's changes).
 #[salsa::tracked(returns(ref))]
-pub fn unreleased_counts(db: &dyn salsa::Database) -> crate::resources::ChangeCounts {
-    let mut counts = crate::resources::ChangeCounts::default();
+pub fn unreleased_counts(db: &dyn salsa::Database) -> crate::api_types::ChangeCounts {
+    let mut counts = crate::api_types::ChangeCounts::default();
     for code in unreleased_codes(db) {
-        counts += crate::resources::ChangeCounts::of(unreleased_country_changes(
+        counts += crate::api_types::ChangeCounts::of(unreleased_country_changes(
             db,
             CountryKey::new(db, code.clone()),
         ));

@@ -29,10 +29,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::derive::answers::{Answer, AnswerKind};
+use crate::api_types::{Fact, Toggles, Verification};
+use crate::derived::answers::{Answer, AnswerKind};
 use crate::diagnostics::{Diagnostic, PARSER_LIMIT};
 use crate::parse::{is_iso_date, is_recorded_http_url};
-use crate::resources::{Fact, Toggles, Verification};
 
 /// One published fact as a release records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub struct SnapshotFact {
 }
 
 impl SnapshotFact {
-    /// The recorded fields of a published fact (the API's `Fact`, as `derive` makes it).
+    /// The recorded fields of a published fact (the API's `Fact`, as `derived` makes it).
     pub fn of(fact: &Fact) -> SnapshotFact {
         SnapshotFact {
             id: fact.id.clone(),

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{countries, erps};
+use crate::api_types::{FactTopic, Toggles};
 use crate::diagnostics::Diagnostic;
 use crate::ids::{local_erp_id, partner_id, slugify};
 use crate::parse::json_sources::{
@@ -22,7 +23,6 @@ use crate::parse::tables::{
     partner_flag_rows, partner_rows, rate_text, regime_rows, reporting_support_rows,
     reporting_table, vat_rows,
 };
-use crate::resources::{FactTopic, Toggles};
 
 /// The country codes of the register, or `None` when the register could not be read at all: its own
 /// error says why, and a check of every reference against an empty register would only bury it.

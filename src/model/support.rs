@@ -1,6 +1,6 @@
 //! The one definition of "established" support that every check, count, legend, filter and board uses.
 
-use crate::resources::Verification;
+use crate::api_types::Verification;
 
 /// The support types of `matrix.csv` that establish an ERP's e-invoicing support in a country: the
 /// product does it today, natively, with an add-on or through a provider (receiving only included).

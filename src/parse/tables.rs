@@ -40,7 +40,7 @@ impl Pos {
     }
 }
 
-pub use crate::resources::Verification;
+pub use crate::api_types::Verification;
 
 /// A parsed row and where its cells stand in the file. The row is shared: the projections that select
 /// rows (a country's partner flags, an ERP's) hold the parsed rows themselves, not copies.

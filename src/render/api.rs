@@ -6,13 +6,20 @@ use serde::Serialize;
 use super::envelope::{json_bytes, json_items, list_head, meta, splice_items_into, spliced_list};
 use super::openapi::schema_of;
 use super::rendered::{CountFn, RenderFn, param_of};
-use crate::derive::facts::{country_facts, erp_other_facts, erp_support_facts};
-use crate::derive::filters::{FilterKey, filter_members};
+use crate::api_types::{
+    CalendarEntry, Country, Erp, Fact, FilterItem, Regime, ToggleDerivation, Toggles,
+};
+use crate::api_types::{
+    CountryDetail, Endpoint, Envelope, ErpDetail, LocalErp, NewsItem, Partner, PartnerFlag,
+    Provider, Sponsor,
+};
+use crate::derived::facts::{country_facts, erp_other_facts, erp_support_facts};
+use crate::derived::filters::{FilterKey, filter_members};
 /// The lists the API and the pages share (the search index reads the sponsors here too).
-pub(crate) use crate::derive::lists::{news_items, sponsor_items};
-use crate::derive::on_date::{country_on, offered_days, same_since};
-use crate::derive::toggles::toggle_coverage;
-use crate::derive::{country_summary, erp_summary};
+pub(crate) use crate::derived::lists::{news_items, sponsor_items};
+use crate::derived::on_date::{country_on, offered_days, same_since};
+use crate::derived::toggles::toggle_coverage;
+use crate::derived::{country_summary, erp_summary};
 use crate::ids::{local_erp_id, partner_id};
 use crate::kinds::{ApiKind, Renderer};
 use crate::model::{
@@ -25,19 +32,12 @@ use crate::parse::rules::site_rules;
 use crate::parse::tables::{
     LocalErpRow, PartnerFlagRow, PartnerRow, local_erp_rows, partner_flag_rows, partner_rows,
 };
-use crate::resources::{
-    CalendarEntry, Country, Erp, Fact, FilterItem, Regime, ToggleDerivation, Toggles,
-};
-use crate::resources::{
-    CountryDetail, Endpoint, Envelope, ErpDetail, LocalErp, NewsItem, Partner, PartnerFlag,
-    Provider, Sponsor,
-};
 use crate::routes::{Output, outputs};
 use schemars::SchemaGenerator;
 
 use super::history;
+use crate::api_types::{Change, OnDate, OnDateEntry, Release, ReleaseDetail};
 use crate::history::ReleaseKey;
-use crate::resources::{Change, OnDate, OnDateEntry, Release, ReleaseDetail};
 
 fn list<T: Serialize>(db: &dyn salsa::Database, data: &[T]) -> Rendered {
     Rendered::new(json_bytes(&Envelope {
@@ -256,7 +256,7 @@ pub(crate) fn api_filter<'db>(db: &'db dyn salsa::Database, key: FilterKey<'db>)
 pub fn api_toggles(db: &dyn salsa::Database) -> Rendered {
     let data: Vec<ToggleDerivation> = country_keys(db)
         .flat_map(|key| {
-            crate::derive::obligations::country_toggle_derivations(db, key)
+            crate::derived::obligations::country_toggle_derivations(db, key)
                 .iter()
                 .cloned()
         })
@@ -266,7 +266,7 @@ pub fn api_toggles(db: &dyn salsa::Database) -> Rendered {
 
 /// Every dated phase, in date order.
 pub fn api_calendar(db: &dyn salsa::Database) -> Rendered {
-    list(db, crate::derive::obligations::calendar(db))
+    list(db, crate::derived::obligations::calendar(db))
 }
 
 /// How each obligation works, country by country (code order), each country's in the order of its
@@ -274,7 +274,7 @@ pub fn api_calendar(db: &dyn salsa::Database) -> Rendered {
 pub fn api_regimes(db: &dyn salsa::Database) -> Rendered {
     let data: Vec<Regime> = country_keys(db)
         .flat_map(|key| {
-            crate::derive::regimes::country_regime_records(db, key)
+            crate::derived::regimes::country_regime_records(db, key)
                 .iter()
                 .cloned()
         })
@@ -404,7 +404,7 @@ impl ApiKind {
             ApiKind::Calendar => ApiSpec {
                 render: |db, _| api_calendar(db),
                 schema: schema_of::<Envelope<Vec<CalendarEntry>>>,
-                count: Some(|db, _| len(crate::derive::obligations::calendar(db).len())),
+                count: Some(|db, _| len(crate::derived::obligations::calendar(db).len())),
             },
             ApiKind::Regimes => ApiSpec {
                 render: |db, _| api_regimes(db),
@@ -440,7 +440,7 @@ impl ApiKind {
                 schema: schema_of::<Envelope<ReleaseDetail>>,
                 count: None,
             },
-            // What applies on a day (src/derive/on_date.rs).
+            // What applies on a day (src/derived/on_date.rs).
             ApiKind::OnDates => ApiSpec {
                 render: |db, _| api_on_dates(db),
                 schema: schema_of::<Envelope<Vec<OnDateEntry>>>,

@@ -8,12 +8,12 @@
 //! property is derived from the data (DTSTAMP is the date the phase was checked, else the reference
 //! date), so the file changes only when a phase does.
 
-use crate::derive::obligations::{calendar, country_calendar};
+use crate::api_types::CalendarEntry;
+use crate::derived::obligations::{calendar, country_calendar};
 use crate::model::{base_url, reference_date};
 use crate::output::Rendered;
 use crate::parse::rules::site_rules;
 use crate::parse::tables::PartialDate;
-use crate::resources::CalendarEntry;
 
 /// One iCalendar file, written line by line (RFC 5545): every TEXT value escaped ([`escape_text`]),
 /// every content line folded at 75 octets ([`fold`]), CRLF line ends. A value can therefore never end

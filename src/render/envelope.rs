@@ -2,9 +2,9 @@
 //! a list spliced from cached fragments of its items, and the API's envelope (`meta` and `data`) around
 //! them.
 
+use crate::api_types::{Envelope, Licence, Meta};
 use crate::output::{GENERATED_AT_MARK, Piece, Rendered};
 use crate::parse::rules::site_rules;
-use crate::resources::{Envelope, Licence, Meta};
 
 /// `meta.version` and `meta.licence`, projected from `rules/site.toml`.
 #[salsa::tracked(returns(ref))]
@@ -94,7 +94,7 @@ pub(crate) fn splice_items<'a>(
     Rendered::from_pieces(pieces)
 }
 
-/// The pieces of [`splice_items`], handed to `emit` as each fragment comes: what a one-off build writes
+/// The pieces of [`splice_items`], handed to `publish` as each fragment comes: what a one-off build writes
 /// of a site-wide list without holding it ([`crate::render::stream_list`]). The same pieces, so the same
 /// content hash.
 pub(crate) fn splice_items_into(

@@ -9,6 +9,9 @@
 
 use super::envelope::{json_bytes, json_items, list_head, meta, splice_items_into, spliced_list};
 use super::pages::shared::toggle_labels;
+use crate::api_types::{
+    Change, ChangeCounts, ChangeKind, Envelope, Release, ReleaseDetail, Substance, changes_counted,
+};
 use crate::history::{
     ReleaseKey, last_release, previous_release, release_changes, release_versions, releases,
     snapshot_size, unreleased_codes, unreleased_country_changes, unreleased_counts,
@@ -17,9 +20,6 @@ use crate::kinds::RendererOf;
 use crate::model::{CountryKey, base_url, countries};
 use crate::output::{GENERATED_AT_MARK, Piece, Rendered};
 use crate::parse::rules::site_rules;
-use crate::resources::{
-    Change, ChangeCounts, ChangeKind, Envelope, Release, ReleaseDetail, Substance, changes_counted,
-};
 use crate::routes::Output;
 use locref_figures::xml::escape as escape_xml;
 
@@ -206,7 +206,7 @@ pub(crate) fn api_release<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
 
 // ------------------------------------------------------------------------------- shown to people
 
-pub(crate) use crate::resources::sentence::shown;
+pub(crate) use crate::api_types::sentence::shown;
 
 /// The date part of a release time.
 pub(crate) fn day(time: &str) -> &str {
@@ -387,8 +387,8 @@ pub fn release_feed_entry<'db>(db: &'db dyn salsa::Database, key: ReleaseKey<'db
 pub fn changes_feed(db: &dyn salsa::Database) -> Rendered {
     let site = &site_rules(db).value;
     let base = base_url(db);
-    // The changes not released yet are dated by the build that last changed them (stamped by the emit
-    // step): nothing else dates them.
+    // The changes not released yet are dated by the build that last changed them (stamped by the
+    // publisher): nothing else dates them.
     let now = GENERATED_AT_MARK;
     let counts = unreleased_counts(db);
     let updated = feed_updated(

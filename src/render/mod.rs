@@ -1,7 +1,7 @@
 //! Render: one tracked query per output file, returning its bytes.
 //!
 //! The bytes carry a placeholder where `meta.generated_at` goes: the content hash covers everything but
-//! the build time, and the emit step stamps the time of the build that last changed the content.
+//! the build time, and the publisher stamps the time of the build that last changed the content.
 
 pub mod api;
 pub mod assets;
@@ -211,7 +211,7 @@ impl FileKind {
             FileKind::Calendar => FileSpec {
                 render: |db, _| calendar::calendar_ics(db),
                 check: None,
-                count: Some(|db, _| Some(crate::derive::obligations::calendar(db).len() as u64)),
+                count: Some(|db, _| Some(crate::derived::obligations::calendar(db).len() as u64)),
                 response: |_, _, _| {
                     let schema = json!({"type": "string", "description": "An iCalendar (RFC 5545) file: one all-day event per dated phase."});
                     ("text/calendar".into(), schema)
@@ -541,7 +541,7 @@ fn nojekyll(_db: &dyn salsa::Database) -> Rendered {
     Rendered::new(Vec::new())
 }
 
-/// Hands the pieces of a site-wide list to `emit` as they are made, each part made for the occasion
+/// Hands the pieces of a site-wide list to `publish` as they are made, each part made for the occasion
 /// rather than kept by its query (a one-off build makes each once): the same pieces as [`render`], so
 /// the same bytes and content hash, but only one part is held at a time.
 pub(crate) use crate::site::ListStream;

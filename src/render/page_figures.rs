@@ -7,12 +7,12 @@
 //! the build ([`figure_errors`]), never a page without its figure.
 
 use super::pages::shared::toggle_labels;
-use crate::derive::obligations::calendar;
-use crate::derive::toggles::country_toggle_marks;
+use crate::api_types::CalendarEntry;
+use crate::derived::obligations::calendar;
+use crate::derived::toggles::country_toggle_marks;
 use crate::diagnostics::Diagnostic;
 use crate::model::{CountryKey, countries_by_name, reference_date};
 use crate::parse::source_text;
-use crate::resources::CalendarEntry;
 use locref_figures::{
     MapCountry, MapFigure, Shapes, Texture, TextureKind, TimelineEvent, TimelineFigure, map,
     timeline,
@@ -118,7 +118,7 @@ pub(crate) const MODEL_OBLIGATION: &str = "b2b-e-invoicing";
 /// that was read states it: a model of a B2B obligation still to come is not today's (the country page
 /// and compare show it as still to come).
 pub(crate) fn b2b_model<'db>(db: &'db dyn salsa::Database, code: &str) -> Option<&'db str> {
-    crate::derive::regimes::country_regime_records(db, CountryKey::new(db, code.to_string()))
+    crate::derived::regimes::country_regime_records(db, CountryKey::new(db, code.to_string()))
         .iter()
         .find(|r| r.obligation == MODEL_OBLIGATION && r.current)
         .and_then(|r| r.model.as_ref())

@@ -31,7 +31,7 @@ use serde_json::json;
 
 use super::api::country_detail;
 use super::llms::twin_title;
-use crate::derive::regimes::country_regime_records;
+use crate::derived::regimes::country_regime_records;
 use crate::kinds::{Format, PageKind, Renderer};
 use crate::model::{CountryKey, ErpKey, countries_by_name, country_obligations, erp_info, erps};
 use crate::output::OutputKey;
@@ -78,8 +78,8 @@ pub(crate) fn country_aliases(db: &dyn salsa::Database, code: &str) -> Vec<Strin
 }
 
 /// What the index searches of how an obligation works: the answers a source gave, by their labels.
-fn regime_text(regime: &crate::resources::Regime) -> String {
-    let labels = |list: &Option<Vec<crate::resources::Labelled>>| {
+fn regime_text(regime: &crate::api_types::Regime) -> String {
+    let labels = |list: &Option<Vec<crate::api_types::Labelled>>| {
         list.as_ref().map(|l| {
             l.iter()
                 .map(|v| v.label.as_str())
@@ -223,7 +223,7 @@ fn search_lines(db: &dyn salsa::Database, key: OutputKey<'_>) -> Vec<String> {
                     .iter()
                     .find(|o| o.id == phase.obligation)
                     .map_or(phase.obligation.as_str(), |o| o.label.as_str());
-                let heading = match crate::derive::obligations::phase_words(
+                let heading = match crate::derived::obligations::phase_words(
                     db,
                     &phase.country,
                     &phase.obligation,

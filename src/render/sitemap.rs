@@ -56,9 +56,9 @@ fn content_day(db: &dyn salsa::Database, kind: PageKind, param: Option<&str>) ->
                 .iter()
                 .filter_map(|c| c.released_at.as_deref())
                 .map(day);
-            let checked = crate::derive::facts::erp_support_facts(db, key)
+            let checked = crate::derived::facts::erp_support_facts(db, key)
                 .iter()
-                .chain(crate::derive::facts::erp_other_facts(db, key))
+                .chain(crate::derived::facts::erp_other_facts(db, key))
                 .filter_map(|f| f.last_checked.clone());
             released.chain(checked).max()
         }
@@ -82,7 +82,7 @@ fn country_day<'db>(db: &'db dyn salsa::Database, key: CountryKey<'db>) -> Optio
         .iter()
         .filter_map(|c| c.released_at.as_deref())
         .map(|time| time.get(..10).unwrap_or(time).to_string());
-    let checked = crate::derive::facts::country_facts(db, key)
+    let checked = crate::derived::facts::country_facts(db, key)
         .iter()
         .filter_map(|f| f.last_checked.clone());
     released.chain(checked).max()

@@ -59,7 +59,7 @@ fn serve_knows_no_dataset() {
             "workspace",
             "parse",
             "model",
-            "derive",
+            "derived",
             "history",
             "render",
             "linkcheck",
@@ -89,13 +89,13 @@ fn linkcheck_knows_pages_not_data() {
             "workspace",
             "parse",
             "model",
-            "derive",
+            "derived",
             "history",
             "build",
-            "emit",
+            "publish",
             "session",
             "kinds",
-            "resources",
+            "api_types",
             "ids",
             "routes",
             "render",
@@ -115,7 +115,7 @@ fn linkcheck_knows_pages_not_data() {
 #[test]
 fn the_output_folder_and_the_file_transaction_know_no_salsa() {
     let mut found = Vec::new();
-    for module in ["outdir", "replace"] {
+    for module in ["outdir", "transaction"] {
         found.extend(refused_paths(
             &paths_named_by(module),
             &["db", "workspace"],
@@ -132,16 +132,16 @@ fn the_output_folder_and_the_file_transaction_know_no_salsa() {
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
-/// The data layers (`parse`, `model`, `derive`, `history`) know no output: they name no output kind,
+/// The data layers (`parse`, `model`, `derived`, `history`) know no output: they name no output kind,
 /// route, renderer, link check, build or publisher. (The layer test already refuses the modules above
 /// them; `kinds` is a leaf it allows.)
 #[test]
 fn the_data_layers_know_no_output() {
     let mut found = Vec::new();
-    for module in ["parse", "model", "derive", "history"] {
+    for module in ["parse", "model", "derived", "history"] {
         found.extend(refused_paths(
             &paths_named_by(module),
-            &["kinds", "routes", "render", "linkcheck", "build", "emit"],
+            &["kinds", "routes", "render", "linkcheck", "build", "publish"],
             &[],
         ));
     }

@@ -184,7 +184,7 @@ fn the_compare_table_has_every_country_and_says_what_the_api_says() {
             .iter()
             .filter(|m| m["country_code"] == code.as_str())
             .filter(|m| {
-                !locref::derive::UNESTABLISHED_SUPPORT
+                !locref::derived::UNESTABLISHED_SUPPORT
                     .contains(&m["support_type"].as_str().unwrap())
                     && m["status"] == "verified"
             })

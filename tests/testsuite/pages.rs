@@ -286,7 +286,7 @@ fn matrix_home_and_404_pages() {
                     .entry(support.to_string())
                     .and_modify(|n| *n += 1)
                     .or_insert(1);
-                if !locref::derive::UNESTABLISHED_SUPPORT.contains(&support) {
+                if !locref::derived::UNESTABLISHED_SUPPORT.contains(&support) {
                     known += 1;
                 }
             } else {
@@ -1846,7 +1846,7 @@ fn readiness_group(support: Option<&str>, verification: &str) -> &'static str {
         Some("not supported") => "none",
         Some(other) => {
             assert!(
-                !locref::derive::UNESTABLISHED_SUPPORT.contains(&other),
+                !locref::derived::UNESTABLISHED_SUPPORT.contains(&other),
                 "{other}"
             );
             "established"

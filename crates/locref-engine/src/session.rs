@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use crate::build::{Plan, Profile};
 use crate::diagnostics::Diagnostic;
-use crate::emit::{EmitReport, Publisher, Stamped};
+use crate::publish::{EmitReport, Publisher, Stamped};
 use crate::site::Site;
 use crate::workspace::Project;
 use crate::workspace::build_time;
@@ -208,7 +208,7 @@ impl fmt::Display for RebuildReport {
             }
             // A publish that failed put back what it had put in place, unless even that failed (then
             // the error says so, and the next build repairs the folder).
-            Outcome::IoError(e) if e.contains(crate::replace::NOT_PUT_BACK) => {
+            Outcome::IoError(e) if e.contains(crate::transaction::NOT_PUT_BACK) => {
                 write!(f, "changed {inputs}; i/o error: {e}; {ms:.1} ms")
             }
             Outcome::IoError(e) => write!(

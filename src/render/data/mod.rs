@@ -147,7 +147,7 @@ pub fn flat_rows<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> Flat
                 .collect(),
         ),
         FlatTable::Toggles => FlatRecords::Toggles(
-            crate::derive::obligations::country_toggle_derivations(db, key)
+            crate::derived::obligations::country_toggle_derivations(db, key)
                 .iter()
                 .map(|d| ToggleRecord::new(country, d))
                 .collect(),
@@ -157,7 +157,7 @@ pub fn flat_rows<'db>(db: &'db dyn salsa::Database, part: FlatPart<'db>) -> Flat
                 .iter()
                 .map(|r| {
                     let standing =
-                        crate::derive::regimes::obligation_standing(db, key, &r.obligation);
+                        crate::derived::regimes::obligation_standing(db, key, &r.obligation);
                     RegimeRecord::new(country, r, standing)
                 })
                 .collect(),

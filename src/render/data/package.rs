@@ -11,12 +11,12 @@ use serde_json::{Map, Value, json};
 
 use super::records::{MATRIX_TOPIC, ValueSet};
 use super::{FlatTable, StemKey, flat_columns};
+use crate::api_types::{FactStatus, Toggles};
 use crate::model::{countries, erp_name, erps};
 use crate::parse::rules::{fact_labels, obligation_rules, site_rules, vocabulary};
 use crate::parse::tables::{
     Basis, Coverage, PhaseStatus, REPORTING_ERP_SUPPORT, REPORTING_TOPICS, Verification,
 };
-use crate::resources::{FactStatus, Toggles};
 
 /// The inline resources the foreign keys refer to.
 const COUNTRY_REGISTER: &str = "country-register";

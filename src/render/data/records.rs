@@ -16,13 +16,13 @@ use std::sync::Arc;
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
+use crate::api_types::ToggleDerivation;
 use crate::kinds::FlatTable;
 use crate::model::{CountryInfo, NumberedReport};
 use crate::parse::tables::{
     ConnectorRow, CountryFactRow, LocalErpRow, MandateRow, MatrixRow, ObligationRow,
     PartnerFlagRow, RegimeRow,
 };
-use crate::resources::ToggleDerivation;
 
 /// A text cell; empty when the value is not known: an empty CSV cell, and `null` in JSON (so a JSON
 /// column holds strings and nulls, never an empty string that a loader would read as a value).
@@ -1031,7 +1031,7 @@ impl RegimeRecord {
     pub fn new(
         country: &CountryInfo,
         r: &RegimeRow,
-        standing: crate::derive::regimes::Standing,
+        standing: crate::derived::regimes::Standing,
     ) -> Self {
         let list =
             |ids: &Option<Vec<String>>| Text(ids.as_deref().unwrap_or_default().join(" ").into());

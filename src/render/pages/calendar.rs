@@ -6,10 +6,10 @@ use serde_json::Value as Json;
 
 use super::context::{PageSpec, page};
 use super::shared::{SiteContext, site_context, to_json};
-use crate::derive::obligations::calendar;
+use crate::api_types::CalendarEntry;
+use crate::derived::obligations::calendar;
 use crate::model::reference_date;
 use crate::parse::tables::PartialDate;
-use crate::resources::CalendarEntry;
 
 /// The calendar page: one, rendered whole.
 pub(crate) fn spec() -> PageSpec {

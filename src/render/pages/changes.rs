@@ -9,6 +9,7 @@ use serde_json::Value as Json;
 
 use super::context::{PARTS_MARK, PageSpec, PartsSpec, page};
 use super::shared::{SiteContext, site_context, to_json};
+use crate::api_types::{Change, ChangeCounts, Substance};
 use crate::history::{
     History, ReleaseKey, country_history, erp_history, last_release, release_changes, release_year,
     releases, unreleased_codes, unreleased_country_changes, unreleased_counts,
@@ -19,7 +20,6 @@ use crate::render::history::{
     kinds_that_occur, newest_first, release_api_path, release_page_path, release_summary, shown,
     toggle_label,
 };
-use crate::resources::{Change, ChangeCounts, Substance};
 
 #[cfg(feature = "streaming")]
 /// Limits the History sections' contexts to their most recent value (every build: a page's context,
@@ -40,7 +40,7 @@ pub(crate) struct ChangeRow {
     label: String,
     kind: &'static str,
     words: &'static str,
-    /// `answer` or `curation` (see [`crate::resources::Substance`]).
+    /// `answer` or `curation` (see [`crate::api_types::Substance`]).
     substance: &'static str,
     /// The change as a sentence (see [`Change::sentence`]).
     sentence: String,

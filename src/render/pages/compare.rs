@@ -12,14 +12,14 @@ use serde_json::Value as Json;
 use super::context::{PageSpec, page};
 use super::country::{GlanceRow, REGIME_FIELDS, phase_in_words, regime_views};
 use super::shared::*;
-use crate::derive::established;
-use crate::derive::obligations::country_calendar;
-use crate::derive::regimes::country_regime_records;
+use crate::api_types::Verification;
+use crate::derived::established;
+use crate::derived::obligations::country_calendar;
+use crate::derived::regimes::country_regime_records;
 use crate::model::{CountryKey, countries_by_name, country_matrix, country_obligations, erps};
 use crate::parse::rules::obligation_rules;
 use crate::parse::tables::PhaseStatus;
 use crate::render::text::{NamedSource, named_source_list};
-use crate::resources::Verification;
 
 /// The comparison page: the questions, obligations and ERPs its rows name, and every country's answers.
 #[derive(Serialize)]
@@ -303,7 +303,7 @@ pub(crate) fn compare_column(db: &dyn salsa::Database, code: &str) -> crate::out
                 .map(|p| {
                     let from = p.applies_from.map(|d| d.to_string());
                     PhaseCell {
-                        phase: crate::derive::obligations::phase_words(
+                        phase: crate::derived::obligations::phase_words(
                             db,
                             code,
                             &p.obligation,
@@ -445,7 +445,7 @@ pub(crate) fn compare_context(db: &dyn salsa::Database) -> Json {
         min: 2,
         max: 4,
         toggles: toggle_labels(db),
-        next_changes: next_change_rows(crate::derive::on_date::next_changes(db)),
+        next_changes: next_change_rows(crate::derived::on_date::next_changes(db)),
     })
 }
 

@@ -9,8 +9,9 @@ use super::context::{PageSpec, page};
 use super::lists::{LocalErpView, PartnerView};
 use super::shared::*;
 use super::topics::CellView;
-use crate::derive::facts::reporting_fact_id;
-use crate::derive::obligations::country_toggle_derivations;
+use crate::api_types::{Country, Fact, FactTopic, Labelled, Regime, Verification};
+use crate::derived::facts::reporting_fact_id;
+use crate::derived::obligations::country_toggle_derivations;
 use crate::model::{
     CountryKey, NumberedReport, country_local_erps, country_obligations, country_partners,
     country_reporting, erp_name,
@@ -18,7 +19,6 @@ use crate::model::{
 use crate::parse::rules::obligation_rules;
 use crate::parse::tables::{PartialDate, PhaseStatus};
 use crate::render::api::country_detail;
-use crate::resources::{Country, Fact, FactTopic, Labelled, Regime, Verification};
 
 /// "In force since 2026-09-01" and what the phase covers, as one sentence.
 fn sentence(words: &str, scope: &str) -> String {
@@ -394,7 +394,7 @@ pub(super) struct CountryContext<'a> {
     vat_reporting: Vec<FactView<'a>>,
     saft: Vec<FactView<'a>>,
     local_erps: Vec<LocalErpView<'a>>,
-    partner_flags: Vec<WithErpName<'a, crate::resources::PartnerFlag>>,
+    partner_flags: Vec<WithErpName<'a, crate::api_types::PartnerFlag>>,
     partners: Vec<PartnerView<'a>>,
     /// How each obligation works (tables/regimes.csv), and the same answers by question.
     regimes: Vec<RegimeView<'a>>,
@@ -495,7 +495,7 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
             .map(|p| {
                 let from = p.applies_from.map(|d| d.to_string());
                 let status = phase_in_words(p.status.as_str(), from.as_deref(), reference);
-                let words = match crate::derive::obligations::phase_words(
+                let words = match crate::derived::obligations::phase_words(
                     db,
                     &p.country,
                     &p.obligation,
@@ -566,7 +566,7 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
                 id: p.id(),
                 obligation: label,
                 phase: &p.phase,
-                phase_label: crate::derive::obligations::phase_words(
+                phase_label: crate::derived::obligations::phase_words(
                     db,
                     &p.country,
                     &p.obligation,
@@ -614,7 +614,7 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
             .map_or_else(|| id.to_string(), |o| o.label.clone())
     };
     let (regimes, glance, regimes_unrecorded) = regime_views(
-        crate::derive::regimes::country_regime_records(db, key),
+        crate::derived::regimes::country_regime_records(db, key),
         &recorded,
         &label_of,
     );
@@ -629,7 +629,7 @@ pub(crate) fn country_context<'db>(db: &'db dyn salsa::Database, key: CountryKey
         phases,
         reference_date: reference,
         toggle_labels: toggle_labels(db),
-        next_changes: next_change_rows(crate::derive::on_date::country_next_changes(db, key)),
+        next_changes: next_change_rows(crate::derived::on_date::country_next_changes(db, key)),
         key_facts: of(&|t| {
             !matches!(
                 t,

@@ -7,12 +7,12 @@ use serde_json::Value as Json;
 
 use super::context::{PageSpec, page};
 use super::shared::*;
-use crate::derive::established;
-use crate::derive::obligations::country_toggle_derivations;
+use crate::api_types::Verification;
+use crate::derived::established;
+use crate::derived::obligations::country_toggle_derivations;
 use crate::model::{
     CountryKey, countries, countries_by_name, country_mandate, country_matrix, erps,
 };
-use crate::resources::Verification;
 
 /// An ERP's name as a narrow column heading shows it: the vendor on its own line (none for a product
 /// named like its vendor), then the product.
@@ -97,7 +97,7 @@ pub(super) struct EInvoicingContext<'a> {
     /// and how many have none recorded.
     models: Vec<super::home::ModelCount<'a>>,
     models_unknown: usize,
-    /// Cells established by [`crate::derive::established`]: the sum of the legend's established types.
+    /// Cells established by [`crate::derived::established`]: the sum of the legend's established types.
     established_cells: usize,
     /// Cells with an answer recorded but graded `unverified`: shown, counted apart from every type.
     unverified_cells: usize,

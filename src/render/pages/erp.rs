@@ -8,10 +8,10 @@ use serde_json::Value as Json;
 use super::changes::{HistoryContext, erp_history_context};
 use super::context::{PageSpec, page};
 use super::shared::*;
-use crate::derive::{erp_summary, established};
+use crate::api_types::{Erp, Fact};
+use crate::derived::{erp_summary, established};
 use crate::model::{ErpKey, countries, countries_by_name, erps};
 use crate::render::api::erp_detail;
-use crate::resources::{Erp, Fact};
 
 /// The ERP index: each ERP's name, vendor, category, website and counts (not its per-country data).
 #[derive(Serialize)]
@@ -122,7 +122,7 @@ pub(super) struct ErpContext<'a> {
     countries: usize,
     rows: Vec<ErpCountryRow<'a>>,
     providers: Vec<ProviderView<'a>>,
-    partner_flags: Vec<WithCountryName<'a, crate::resources::PartnerFlag>>,
+    partner_flags: Vec<WithCountryName<'a, crate::api_types::PartnerFlag>>,
     other_facts: Vec<WithCountryName<'a, Fact>>,
     /// Releases and changes (history.rs).
     history: &'a HistoryContext,
@@ -187,7 +187,7 @@ impl<'a, T> WithCountryName<'a, T> {
 #[derive(Serialize)]
 struct ProviderView<'a> {
     #[serde(flatten)]
-    provider: &'a crate::resources::Provider,
+    provider: &'a crate::api_types::Provider,
     countries: Vec<CountryName<'a>>,
 }
 

@@ -5,8 +5,8 @@ use serde_json::Value as Json;
 
 use super::context::{PageSpec, page};
 use super::shared::*;
-use crate::derive::filters::{FilterKey, filter_members, filter_rule};
-use crate::derive::toggles::country_toggle_marks;
+use crate::derived::filters::{FilterKey, filter_members, filter_rule};
+use crate::derived::toggles::country_toggle_marks;
 use crate::model::CountryKey;
 use crate::parse::rules::{FilterMatch, filter_rules};
 

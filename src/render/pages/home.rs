@@ -5,11 +5,11 @@ use serde_json::Value as Json;
 
 use super::context::{PageSpec, page};
 use super::shared::*;
-use crate::derive::toggles::{ToggleMark, country_toggle_marks};
+use crate::api_types::{CalendarEntry, Toggles};
+use crate::derived::toggles::{ToggleMark, country_toggle_marks};
 use crate::model::{CountryKey, countries_by_name, erps};
 use crate::parse::rules::filter_rules;
 use crate::render::page_figures::{home_map, home_timeline};
-use crate::resources::{CalendarEntry, Toggles};
 use crate::routes::STEMS;
 
 /// How many countries have each value of one toggle: a yes limited to part of its scope (a sector, a

@@ -7,11 +7,11 @@ use serde_json::Value as Json;
 
 use super::context::{PARTS_MARK, PageSpec, PartsSpec, page};
 use super::shared::*;
+use crate::api_types::{LocalErp, NewsItem, Partner};
 use crate::model::evidence::self_published;
 use crate::model::{CountryKey, country_local_erps, country_partners, erp_name};
 use crate::parse::tables::{LocalErpRow, PartnerRow, local_erp_rows, partner_rows, publisher_rows};
 use crate::render::api::{local_erp, news_items, partner};
-use crate::resources::{LocalErp, NewsItem, Partner};
 
 /// How many rows a page made of parts (partners, local ERPs, news) shows, and the mark where they go
 /// (one part at a time, see [`crate::render::pages::parts`]).

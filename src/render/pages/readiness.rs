@@ -8,7 +8,7 @@
 //! - any other obligation (real-time reporting, e-reporting, audit files): no table records ERP support
 //!   for it, and the board says so instead of showing another obligation's answers.
 //!
-//! Each answer is grouped by the one definition of "established" ([`crate::derive::established`]): an
+//! Each answer is grouped by the one definition of "established" ([`crate::derived::established`]): an
 //! unverified answer is an open question and falls under "unknown", shown with its grade.
 //!
 //! The window is the build's day, as the calendar page's (`calendar::build_day`): a reader looks ahead
@@ -22,14 +22,14 @@ use serde_json::Value as Json;
 use super::calendar::build_day;
 use super::context::{PageSpec, page};
 use super::shared::*;
-use crate::derive::established;
-use crate::derive::obligations::calendar;
+use crate::api_types::{CalendarEntry, Verification};
+use crate::derived::established;
+use crate::derived::obligations::calendar;
 use crate::model::{
     CountryKey, NumberedReport, ReportCell, country_matrix, country_reporting, erps,
 };
 use crate::parse::json_sources::ErpReg;
 use crate::parse::tables::{MatrixRow, PartialDate};
-use crate::resources::{CalendarEntry, Verification};
 
 /// How far ahead the board looks.
 const MONTHS_AHEAD: i8 = 24;
@@ -505,8 +505,8 @@ pub(super) fn spec() -> PageSpec {
 #[cfg(test)]
 mod tests {
     use super::group_of;
-    use crate::derive::{ESTABLISHED_SUPPORT, UNESTABLISHED_SUPPORT};
-    use crate::resources::Verification;
+    use crate::api_types::Verification;
+    use crate::derived::{ESTABLISHED_SUPPORT, UNESTABLISHED_SUPPORT};
 
     #[test]
     fn every_graded_support_type_falls_in_one_group_and_an_unverified_answer_in_unknown() {

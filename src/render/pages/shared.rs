@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value as Json;
 
-use crate::derive::toggles::ToggleMark;
+use crate::api_types::{Fact, FactTopic, Toggles};
+use crate::derived::toggles::ToggleMark;
 use crate::model::{countries, countries_by_name};
 use crate::output::GENERATED_AT_MARK;
 use crate::parse::rules::{site_rules, toggle_rules};
-use crate::resources::{Fact, FactTopic, Toggles};
 
 /// A page's typed context as the JSON value the page pipeline takes ([`super::context::page_context`]
 /// fingerprints it, then converts it once for the page and its twin).
@@ -36,8 +36,8 @@ pub(crate) struct SiteContext {
     /// Whether `sources/sponsors.json` holds a sponsor: the footer and the home page link the sponsors
     /// page only then (the page itself is always built; without sponsors it says there are none).
     has_sponsors: bool,
-    /// Stamped by the emit step with the time of the build that last changed the page. Pages and
-    /// twins carry the raw placeholder: the emit step stamps only that form outside `.json` files.
+    /// Stamped by the publisher with the time of the build that last changed the page. Pages and
+    /// twins carry the raw placeholder: the publisher stamps only that form outside `.json` files.
     updated: &'static str,
 }
 
@@ -80,7 +80,7 @@ pub fn site_context(db: &dyn salsa::Database) -> SiteContext {
                 name: c.name.clone(),
             })
             .collect(),
-        has_sponsors: !crate::derive::lists::sponsor_items(db).is_empty(),
+        has_sponsors: !crate::derived::lists::sponsor_items(db).is_empty(),
         updated: GENERATED_AT_MARK,
     }
 }
@@ -264,7 +264,7 @@ pub(crate) struct ErpNamed<'a> {
 }
 
 /// One row of "Next changes" (the comparison page, a country page): a day, a country and what changes on
-/// it (`derive::on_date`).
+/// it (`derived::on_date`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct NextChangeRow {
     pub date: String,
@@ -277,7 +277,7 @@ pub(crate) struct NextChangeRow {
 
 /// The rows of "Next changes", in the order given.
 pub(crate) fn next_change_rows(
-    changes: &[crate::derive::on_date::NextChange],
+    changes: &[crate::derived::on_date::NextChange],
 ) -> Vec<NextChangeRow> {
     changes
         .iter()

@@ -5,9 +5,9 @@ use serde_json::Value as Json;
 
 use super::context::{PageSpec, page};
 use super::shared::*;
+use crate::api_types::Sponsor;
 use crate::parse::rules::site_rules;
 use crate::render::api::sponsor_items;
-use crate::resources::Sponsor;
 
 /// The sponsors page: the notice of `rules/site.toml` and the paid placements, if any.
 #[derive(Serialize)]

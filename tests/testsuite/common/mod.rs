@@ -366,7 +366,7 @@ pub fn established_matrix_cells() -> usize {
         .records()
         .map(|r| r.expect("a matrix row"))
         .filter(|r| {
-            !locref::derive::UNESTABLISHED_SUPPORT.contains(&&r[support])
+            !locref::derived::UNESTABLISHED_SUPPORT.contains(&&r[support])
                 && matches!(&r[grade], "official" | "secondary")
         })
         .count()

@@ -121,7 +121,7 @@ impl<F: FnMut(&str)> Sink for Discard<F> {
 
 /// Publishes each output as the build hands it over: its bytes are asked for and staged only when its
 /// content is not the published one.
-impl Sink for crate::emit::Publish<'_> {
+impl Sink for crate::publish::Publish<'_> {
     fn output(
         &mut self,
         site: &Site,
@@ -177,7 +177,7 @@ enum Strategy {
     #[cfg(feature = "streaming")]
     Streaming {
         profile: Profile,
-        helper: crate::helper::Helper,
+        helper: crate::second_thread::Helper,
         sizes: streaming::OutputSizes,
     },
 }
@@ -209,7 +209,7 @@ impl Plan {
             site,
             strategy: Strategy::Streaming {
                 profile,
-                helper: crate::helper::Helper::new(),
+                helper: crate::second_thread::Helper::new(),
                 sizes: streaming::OutputSizes::default(),
             },
         };
@@ -259,9 +259,9 @@ impl Plan {
     pub fn publish(
         &mut self,
         db: &mut Db,
-        publisher: &mut crate::emit::Publisher,
+        publisher: &mut crate::publish::Publisher,
         time: &str,
-    ) -> std::io::Result<Result<crate::emit::EmitReport, Vec<Diagnostic>>> {
+    ) -> std::io::Result<Result<crate::publish::EmitReport, Vec<Diagnostic>>> {
         let mut publish = publisher.begin(time)?;
         match self.run(db, &mut publish) {
             Ok(_) => publish.finish().map(Ok),

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use super::Plan;
-use crate::emit::Publisher;
-use crate::replace::Lifetime;
+use crate::publish::Publisher;
+use crate::transaction::Lifetime;
 
 /// What a command builds for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

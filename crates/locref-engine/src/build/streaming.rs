@@ -11,9 +11,9 @@ use std::sync::Arc;
 use super::{BuildError, Discard, Profile, Sink, checked, page_diagnostics};
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
-use crate::helper::Helper;
 use crate::linkcheck::is_checked;
 use crate::output::{Output, OutputKey, Piece, Rendered};
+use crate::second_thread::Helper;
 use crate::site::{Growth, ListStream, Site};
 
 mod parted;
@@ -63,7 +63,7 @@ impl<F: FnMut(&str)> StreamingSink for Discard<F> {
 }
 
 /// The publisher stages such an output as its pieces come, and puts it in place with the rest.
-impl StreamingSink for crate::emit::Publish<'_> {
+impl StreamingSink for crate::publish::Publish<'_> {
     fn pieces(&mut self, output: &Output, pieces: &[Piece]) -> std::io::Result<()> {
         self.grow(&output.path, pieces)
     }
@@ -77,7 +77,7 @@ impl StreamingSink for crate::emit::Publish<'_> {
     }
 
     fn take_back(&mut self, output: &Output, taken: u64) -> std::io::Result<()> {
-        crate::emit::Publish::take_back(self, &output.path, taken)
+        crate::publish::Publish::take_back(self, &output.path, taken)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The manifest of an output folder (`.locref-cache/<name>.manifest.json`): what locref put there, and
 //! what the one-off build that last published it was made from. Read by the build that publishes
-//! ([`crate::emit`]) and by `--clean`, which deletes only what a manifest names ([`super::output_refusal`]).
+//! ([`crate::publish`]) and by `--clean`, which deletes only what a manifest names ([`super::output_refusal`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -33,7 +33,7 @@ pub use events::{MAX_STREAMS, STALL};
 pub use server::{DevServer, HEAD_TIMEOUT, MAX_CONNECTIONS, WRITE_TIMEOUT, start};
 pub use site::{ApiError, RELOAD_SCRIPT_PATH};
 
-use crate::emit::Stamped;
+use crate::publish::Stamped;
 use crate::session::{Outcome, Session};
 use crate::watch::print_report;
 

@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::http::{Method, Request, Response, path_of};
 use super::{LIVE_RELOAD_PATH, Snapshot};
-use crate::emit::Stamped;
 use crate::output::media_type;
+use crate::publish::Stamped;
 
 /// Where the dev server serves [`RELOAD_SCRIPT`].
 pub const RELOAD_SCRIPT_PATH: &str = "/__livereload.js";

@@ -18,8 +18,8 @@ use super::{
 };
 use crate::db::Db;
 use crate::diagnostics::Diagnostic;
-use crate::helper::Helper;
 use crate::output::{Output, OutputKey, PartKey, Piece, PieceHasher};
+use crate::second_thread::Helper;
 use crate::site::{Growth, GrowthShare, Site};
 
 /// Hands the page at `output` (made of parts) to `sink` part by part (see the module documentation).

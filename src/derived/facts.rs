@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::obligations::{e_invoicing_deadlines, effective_date};
+use crate::api_types::{Fact, FactTopic};
 use crate::ids::key_fact_id;
 use crate::model::{
     CountryKey, ErpKey, NumberedReport, country_facts_of, country_mandate, country_matrix,
@@ -12,7 +13,6 @@ use crate::model::{
 };
 use crate::parse::rules::{FactLabel, fact_labels};
 use crate::parse::tables::{CountryFactRow, MandateRow, MatrixRow};
-use crate::resources::{Fact, FactTopic};
 
 /// `mandatory` of an e-invoicing fact: true when a B2B or B2G mandate exists, false when both are known
 /// absent, null otherwise.

@@ -10,6 +10,7 @@
 //! change's sentence, and how its value is said (a status, a vocabulary id by its label), is
 //! [`AnswerKind::fields`].
 
+use crate::api_types::Verification;
 use crate::ids::{local_erp_id, partner_id};
 use crate::model::{
     CountryKey, country_local_erps, country_mandate, country_obligations, country_partner_flags,
@@ -17,7 +18,6 @@ use crate::model::{
 };
 use crate::parse::rules::obligation_rules;
 use crate::parse::tables::rate_text;
-use crate::resources::Verification;
 
 use super::obligations::phase_words;
 

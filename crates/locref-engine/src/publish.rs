@@ -6,7 +6,7 @@
 //! unchanged keeps its file and its `generated_at`, as long as its file is the one locref put there: a
 //! file whose stamp differs from the record is compared byte for byte and written again if it differs
 //! (deleted, edited, restored from an old copy: "repaired"). A publish is all or nothing: a failure while
-//! putting files in place puts the last build back ([`crate::replace`]).
+//! putting files in place puts the last build back ([`crate::transaction`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::outdir::FileStamp;
 use crate::outdir::manifest::{InputRecord, Manifest, ManifestEntry, load_manifest};
 use crate::output::{GENERATED_AT_JSON, GENERATED_AT_MARK, Piece, Rendered};
-use crate::replace::{Lifetime, Replacer};
+use crate::transaction::{Lifetime, Replacer};
 
 /// The number of outputs in `out` when a `locref build` of the project at `root` would write nothing
 /// there: the manifest's record names exactly the input files under `root` with their content, the same
@@ -184,7 +184,7 @@ impl Stamped {
     }
 }
 
-impl crate::replace::Content for Stamped {
+impl crate::transaction::Content for Stamped {
     fn segments(&self) -> Vec<&[u8]> {
         Stamped::segments(self)
     }
@@ -210,7 +210,7 @@ pub struct EmitReport {
 /// It keeps the manifest and the stamped outputs of the last build, so a rebuild stamps and writes only
 /// the outputs whose content hash changed: its cost follows the size of the change, not of the site. A
 /// publish is all or nothing: every changed file is staged first, and the output folder changes only
-/// when all of them are (see [`crate::replace`]).
+/// when all of them are (see [`crate::transaction`]).
 pub struct Publisher {
     out: Option<PathBuf>,
     manifest: Manifest,
@@ -479,7 +479,7 @@ pub struct Publish<'p> {
     current: BTreeSet<String>,
     /// The outputs being staged piece by piece ([`Publish::grow`]: `llms-full.txt` across the whole
     /// build, a site-wide list while one batch renders), by site path, with their staged files.
-    growing: HashMap<String, crate::replace::GrowingFile>,
+    growing: HashMap<String, crate::transaction::GrowingFile>,
     /// Outputs found in place whose file's stamp changed (a `touch`, the same bytes restored): their new
     /// stamp, recorded by [`Publish::finish`].
     restamped: Vec<(String, FileStamp)>,

@@ -5,12 +5,12 @@
 use jiff::civil::Date;
 
 use super::toggles::country_toggles;
+use crate::api_types::{CalendarEntry, ToggleDerivation};
 use crate::ids::key_fact_id;
 use crate::model::dates::reference_day;
 use crate::model::{CountryKey, countries, country_info, country_obligations, reference_date};
 use crate::parse::rules::{ObligationRule, fact_labels, obligation_rules};
 use crate::parse::tables::{ObligationRow, PartialDate, PhaseStatus};
-use crate::resources::{CalendarEntry, ToggleDerivation};
 
 /// How each toggle of a country got its value, in the toggles' published order.
 #[salsa::tracked(returns(ref))]
@@ -24,7 +24,7 @@ pub fn country_toggle_derivations<'db>(
         .iter()
         .map(|e| {
             let phase = e.phase.as_ref();
-            let mark = crate::derive::toggles::ToggleMark::of(e);
+            let mark = crate::derived::toggles::ToggleMark::of(e);
             ToggleDerivation {
                 country: key.code(db).clone(),
                 toggle: e.name.to_string(),

@@ -1,9 +1,9 @@
 //! Filters: the countries whose toggles satisfy a filter of `rules/filters.toml`.
 
-use crate::derive::toggles::country_toggle_values;
+use crate::api_types::{FilterItem, Toggles};
+use crate::derived::toggles::country_toggle_values;
 use crate::model::{CountryKey, countries};
 use crate::parse::rules::{FilterMatch, FilterRule, filter_rules};
-use crate::resources::{FilterItem, Toggles};
 
 /// A filter as a query key (its slug).
 #[salsa::interned(debug)]

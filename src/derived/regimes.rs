@@ -2,11 +2,11 @@
 //! its label from `rules/vocabulary.toml`, unknown answers `null`, the record's source, grade, evidence
 //! and check date. The pages, the twins, the data files and the search index read the same records.
 
-use crate::derive::obligations::{PhaseDate, country_phase_dates};
+use crate::api_types::{Labelled, Regime};
+use crate::derived::obligations::{PhaseDate, country_phase_dates};
 use crate::model::{CountryKey, base_url, country_info, country_regimes, reference_date};
 use crate::parse::rules::{Labels, obligation_rules, vocabulary};
 use crate::parse::tables::{PartialDate, PhaseStatus};
-use crate::resources::{Labelled, Regime};
 
 /// Where an obligation stands on the reference date, from its phases: what a regime of it says is
 /// today's way of invoicing or a way still to come.

@@ -279,7 +279,7 @@ pub(crate) fn sentence(
 #[cfg(test)]
 mod tests {
     use super::{Edit, collapsed, joined, only_removed_or_added, sentence};
-    use crate::resources::{ChangeKind, ChangeValue};
+    use crate::api_types::{ChangeKind, ChangeValue};
 
     #[test]
     fn a_long_text_is_shown_by_the_words_that_changed() {

@@ -10,11 +10,11 @@ pub mod on_date;
 pub mod regimes;
 pub mod toggles;
 
+use crate::api_types::{Country, CountryCounts, Erp, ErpCounts};
 use crate::model::{
     CountryKey, ErpKey, country_info, country_local_erps, country_matrix, country_partner_flags,
     country_partners, country_vat, erp_info, erp_matrix, erp_partner_count, erp_partner_flags,
 };
-use crate::resources::{Country, CountryCounts, Erp, ErpCounts};
 
 /// Site-relative path of a country's detail endpoint.
 pub(crate) fn country_api_path(code: &str) -> String {

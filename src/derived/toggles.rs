@@ -8,11 +8,11 @@
 
 use jiff::civil::Date;
 
+use crate::api_types::{ToggleCoverage, Toggles};
 use crate::model::dates::{meets, reference_day};
 use crate::model::{CountryKey, country_obligations};
 use crate::parse::rules::{ObligationRule, PhaseCondition, obligation_rules, toggle_rules};
 use crate::parse::tables::{Basis, Coverage, ObligationRow, PhaseStatus};
-use crate::resources::{ToggleCoverage, Toggles};
 
 /// How one toggle of one country got its value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -240,7 +240,7 @@ pub(super) mod tests {
 
     /// A phase of country `xx` with `status` and start `from`, every other field empty: the rows the
     /// date rules are tested with (here and in `on_date`).
-    pub(in crate::derive) fn phase(status: PhaseStatus, from: Option<&str>) -> ObligationRow {
+    pub(in crate::derived) fn phase(status: PhaseStatus, from: Option<&str>) -> ObligationRow {
         ObligationRow {
             country: "xx".into(),
             obligation: "b2b-e-invoicing".into(),

@@ -1,8 +1,8 @@
 //! The news and the sponsors as the API and the pages list them: the rows of `sources/news.json` and
 //! `sources/sponsors.json` in their published order.
 
+use crate::api_types::{NewsItem, Sponsor};
 use crate::parse::json_sources::{news_rows, sponsor_rows};
-use crate::resources::{NewsItem, Sponsor};
 
 /// The news items, newest first; undated items last; ties by id (the API's and the news page's order).
 #[salsa::tracked(returns(ref))]

@@ -13,11 +13,11 @@ use jiff::civil::Date;
 
 use super::obligations::phase_words;
 use super::toggles::toggles_on;
+use crate::api_types::{CountryOnDate, PhaseOnDate, PhaseState, ToggleOnDate};
 use crate::model::dates::{meets, reference_day};
 use crate::model::{CountryKey, countries, country_info, country_obligations};
 use crate::parse::rules::{PhaseCondition, obligation_rules, toggle_rules};
 use crate::parse::tables::{ObligationRow, PhaseStatus};
-use crate::resources::{CountryOnDate, PhaseOnDate, PhaseState, ToggleOnDate};
 
 /// How many quarters after the reference date the API answers for (three years).
 pub const QUARTERS: usize = 12;
@@ -283,7 +283,7 @@ pub fn country_next_changes<'db>(
 mod tests {
     use super::*;
 
-    use crate::derive::toggles::tests::phase;
+    use crate::derived::toggles::tests::phase;
 
     fn on(status: PhaseStatus, from: Option<&str>, day: &str) -> (PhaseState, String) {
         phase_state(&phase(status, from), day.parse().unwrap())
