@@ -18,7 +18,7 @@ pub struct SourceFile {
     #[returns(ref)]
     pub path: String,
     /// Shared: the decoded text of a file that needs no normalizing is these bytes (see
-    /// [`crate::parse::decoded_text`]).
+    /// the site's `parse::decoded_text`).
     #[returns(ref)]
     pub bytes: bytes::Bytes,
 }

@@ -260,7 +260,7 @@ impl Publisher {
 
     /// A publish as if into an empty folder (`--clean`): every output is written, and once all of them
     /// are staged and the build checked, the folder's files are deleted before they are put in place
-    /// (see [`crate::outdir::clear_for_clean`]).
+    /// (see [`crate::transaction::Replacer::set_everything_aside`]).
     pub fn cleaning(mut self) -> Publisher {
         self.manifest = Manifest::default();
         self.clean = true;

@@ -1,5 +1,5 @@
 //! What the engine asks of the site it builds, handed to it in one value: a [`Site`], which the site
-//! layers build ([`crate::locref_site::SITE`]) and `main` gives to every command. The build, a session,
+//! layers build (`locref::locref_site::SITE`) and `main` gives to every command. The build, a session,
 //! the dev server and the memory policy read the site only through it, so adding a source table, a
 //! check or a page kind changes the site's value, not the engine.
 //!

@@ -90,7 +90,7 @@ fn source_diagnostics_beside(site: &'static Site, db: &Db, helper: &mut Helper) 
     helper.run_beside(theirs, || (site.source_diagnostics)(db))
 }
 
-/// [`render_site`] with a session's [`Helper`] as the second thread.
+/// [`super::render_site`] with a session's [`Helper`] as the second thread.
 pub fn render_site_with<'db>(
     site: &'static Site,
     db: &'db Db,

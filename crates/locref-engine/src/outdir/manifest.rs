@@ -38,7 +38,7 @@ pub(crate) struct Manifest {
 
 /// What a one-off build was made from: every input file's content hash, the base URL and the locref
 /// that built. When a later `locref build` into the same folder finds the same record, the same files
-/// in place and no journal, the build would write nothing, so it stops there ([`up_to_date`]). No query
+/// in place and no journal, the build would write nothing, so it stops there ([`crate::publish::up_to_date`]). No query
 /// result is kept: a build that finds any difference renders everything, as it always did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InputRecord {
