@@ -264,31 +264,28 @@ pub struct Session {
 impl Session {
     /// Loads every input file under `root`. Nothing is built yet: call [`Session::build`].
     pub fn load(root: &Path, out: &Path, site: &'static Site) -> io::Result<Session> {
-        let project = Project::load(root, site)?;
-        Ok(Session {
-            project,
-            out: Some(out.to_path_buf()),
-            publisher: Profile::Session.publisher(Some(out)),
-            fixed_time: None,
-            stale: true,
-            plan: Profile::Session.plan(site),
-            failed: false,
-            repair_pending: false,
-            ran_once: false,
-            last_good: None,
-        })
+        Session::with_profile(root, Some(out), Profile::Session, site)
     }
 
     /// Like [`Session::load`], but publishing only in memory: nothing is written to disk.
     pub fn in_memory(root: &Path, site: &'static Site) -> io::Result<Session> {
-        let project = Project::load(root, site)?;
+        Session::with_profile(root, None, Profile::InMemory, site)
+    }
+
+    /// A session of `profile` publishing to `out` (in memory when `None`), nothing built yet.
+    fn with_profile(
+        root: &Path,
+        out: Option<&Path>,
+        profile: Profile,
+        site: &'static Site,
+    ) -> io::Result<Session> {
         Ok(Session {
-            project,
-            out: None,
-            publisher: Profile::InMemory.publisher(None),
+            project: Project::load(root, site)?,
+            out: out.map(Path::to_path_buf),
+            publisher: profile.publisher(out),
             fixed_time: None,
             stale: true,
-            plan: Profile::InMemory.plan(site),
+            plan: profile.plan(site),
             failed: false,
             repair_pending: false,
             ran_once: false,
