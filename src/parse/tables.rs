@@ -52,7 +52,8 @@ pub(crate) struct Located<T> {
 
 /// Typed access to the cells of one row by column name; every accessor records a located diagnostic on
 /// bad input. Rows reach a reader only when their table's header is valid, so every column of the table
-/// has a cell; a name the header lacks reads as an empty cell, never as a panic.
+/// has a cell. A name the header lacks is the reader's bug, not the data's: a debug build stops on it
+/// (every test that reads the table finds a misspelt column), a release build reads an empty cell.
 struct RowReader<'a> {
     path: &'static str,
     /// The header's column names, in file order.
@@ -74,8 +75,14 @@ impl RowReader<'_> {
     }
 
     fn cell(&self, column: &str) -> Option<&Cell> {
-        let i = self.header.iter().position(|c| *c == column)?;
-        self.row.cells.get(i)
+        let i = self.header.iter().position(|c| *c == column);
+        debug_assert!(
+            i.is_some(),
+            "{}: the reader names `{column}`, which is not a column of the table ({})",
+            self.path,
+            self.header.join(", ")
+        );
+        self.row.cells.get(i?)
     }
 
     fn error(&mut self, column: &str, message: String) {
@@ -424,17 +431,74 @@ pub(crate) const LOCAL_ERPS: &str = "sources/tables/local_erps.csv";
 pub(crate) const PARTNER_FLAGS: &str = "sources/tables/local_partner_flags.csv";
 pub(crate) const PARTNERS: &str = "sources/tables/partners.csv";
 
-// ---------------------------------------------------------------- registers/countries.csv
+/// Declares one source table's row once: the struct, each field beside the CSV column it is read from
+/// (with its doc comment and type), and the table's columns in file order, which its header must match.
+/// A column cannot be added to the list and not to the row, or put in another place in one of them. The
+/// reader that fills the row (the closure given to [`read_exact`]) names its cells by those columns; a
+/// name the list lacks is a bug [`RowReader::cell`] stops in every debug build that reads the table.
+///
+/// The second form is for a table whose header has columns named by the data between two fixed runs
+/// (the reporting table's ERP columns): the field between holds their values.
+macro_rules! source_table {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $row:ident, columns $columns:ident {
+            $(
+                $(#[$field_meta:meta])*
+                $field_vis:vis $field:ident : $ty:ty => $column:literal
+            ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $row {
+            $( $(#[$field_meta])* $field_vis $field: $ty, )+
+        }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CountryRegRow {
-    pub code: String,
-    pub name: String,
-    pub region: String,
-    pub eu_member: bool,
+        #[doc = concat!("The columns of [`", stringify!($row), "`]'s table, in file order.")]
+        pub(crate) const $columns: &[&str] = &[$($column),+];
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $row:ident, columns $first:ident {
+            $(
+                $(#[$first_meta:meta])*
+                $first_vis:vis $first_field:ident : $first_ty:ty => $first_column:literal
+            ),+ $(,)?
+        }
+        $(#[$between_meta:meta])*
+        $between_vis:vis $between:ident : $between_ty:ty,
+        columns $last:ident {
+            $(
+                $(#[$last_meta:meta])*
+                $last_vis:vis $last_field:ident : $last_ty:ty => $last_column:literal
+            ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $row {
+            $( $(#[$first_meta])* $first_vis $first_field: $first_ty, )+
+            $(#[$between_meta])* $between_vis $between: $between_ty,
+            $( $(#[$last_meta])* $last_vis $last_field: $last_ty, )+
+        }
+
+        #[doc = concat!("The columns of [`", stringify!($row), "`]'s table before those the data names.")]
+        pub(crate) const $first: &[&str] = &[$($first_column),+];
+        #[doc = concat!("The columns of [`", stringify!($row), "`]'s table after those the data names.")]
+        pub(crate) const $last: &[&str] = &[$($last_column),+];
+    };
 }
 
-pub(crate) const COUNTRY_REGISTER_COLUMNS: &[&str] = &["code", "name", "region", "eu_member"];
+// ---------------------------------------------------------------- registers/countries.csv
+
+source_table! {
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub(crate) struct CountryRegRow, columns COUNTRY_REGISTER_COLUMNS {
+        pub code: String => "code",
+        pub name: String => "name",
+        pub region: String => "region",
+        pub eu_member: bool => "eu_member",
+    }
+}
 
 #[salsa::tracked(returns(ref))]
 pub(crate) fn country_register_rows(
@@ -460,18 +524,19 @@ pub(crate) fn country_register_rows(
 
 // ---------------------------------------------------------------- registers/country_aliases.csv
 
-/// Another name a reader may search a country by: an English name beside the register's (`Holland`,
-/// `Czech Republic`), a former name (`Turkey`), an abbreviation (`UK`, `USA`) or the country's own name
-/// in its language (`Polska`). Names only, never facts: the search box finds the country by them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CountryAliasRow {
-    pub code: String,
-    pub alias: String,
-    pub kind: String,
+source_table! {
+    /// Another name a reader may search a country by: an English name beside the register's (`Holland`,
+    /// `Czech Republic`), a former name (`Turkey`), an abbreviation (`UK`, `USA`) or the country's own name
+    /// in its language (`Polska`). Names only, never facts: the search box finds the country by them.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub(crate) struct CountryAliasRow, columns COUNTRY_ALIAS_COLUMNS {
+        pub code: String => "code",
+        pub alias: String => "alias",
+        pub kind: String => "kind",
+    }
 }
 
 pub(crate) const COUNTRY_ALIASES: &str = "sources/registers/country_aliases.csv";
-pub(crate) const COUNTRY_ALIAS_COLUMNS: &[&str] = &["code", "alias", "kind"];
 /// What an alias is.
 pub(crate) const ALIAS_KINDS: &[&str] =
     &["other name", "former name", "abbreviation", "local name"];
@@ -527,19 +592,21 @@ pub(crate) fn country_alias_rows(
 
 // ---------------------------------------------------------------- registers/publishers.csv
 
-/// Who publishes the pages cited from one host (or from one folder of a shared host, such as one owner's
-/// repositories on `github.com`), and what kind of publisher it is: the evidence rule
-/// ([`crate::model::evidence`]) reads the kind to decide which grade a source can give.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PublisherRow {
-    /// Lower case, without `www.` (a citation of `www.host` is a citation of `host`).
-    pub host: String,
-    /// Empty for the whole host; else a path that starts and ends with `/` (`/MicrosoftDocs/`).
-    pub path_prefix: String,
-    pub publisher: String,
-    pub kind: PublisherKind,
-    /// For an ERP vendor: the ERP ids of the register it is the vendor of.
-    pub erps: Vec<String>,
+source_table! {
+    /// Who publishes the pages cited from one host (or from one folder of a shared host, such as one owner's
+    /// repositories on `github.com`), and what kind of publisher it is: the evidence rule
+    /// ([`crate::model::evidence`]) reads the kind to decide which grade a source can give.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub(crate) struct PublisherRow, columns PUBLISHER_COLUMNS {
+        /// Lower case, without `www.` (a citation of `www.host` is a citation of `host`).
+        pub host: String => "host",
+        /// Empty for the whole host; else a path that starts and ends with `/` (`/MicrosoftDocs/`).
+        pub path_prefix: String => "path_prefix",
+        pub publisher: String => "publisher",
+        pub kind: PublisherKind => "kind",
+        /// For an ERP vendor: the ERP ids of the register it is the vendor of.
+        pub erps: Vec<String> => "erps",
+    }
 }
 
 /// The kinds of publisher, each settling some kinds of answer (see [`crate::model::evidence`]).
@@ -595,7 +662,6 @@ impl PublisherKind {
 }
 
 pub(crate) const PUBLISHERS: &str = "sources/registers/publishers.csv";
-pub(crate) const PUBLISHER_COLUMNS: &[&str] = &["host", "path_prefix", "publisher", "kind", "erps"];
 
 #[salsa::tracked(returns(ref))]
 pub(crate) fn publisher_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PublisherRow>>> {
@@ -652,28 +718,20 @@ pub(crate) fn publisher_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Pu
 
 // ---------------------------------------------------------------- tables/countries.csv
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CountryFactRow {
-    pub country: String,
-    pub fact: String,
-    /// Shared, not copied, by every layer that shows it (the derived fact, the API detail, the history):
-    /// padded with notes, the facts' texts are most of a large dataset.
-    pub value: std::sync::Arc<str>,
-    pub source: Vec<String>,
-    pub evidence: String,
-    pub verification: Verification,
-    pub last_verified: Option<String>,
+source_table! {
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct CountryFactRow, columns COUNTRY_FACT_COLUMNS {
+        pub country: String => "country_code",
+        pub fact: String => "fact",
+        /// Shared, not copied, by every layer that shows it (the derived fact, the API detail, the history):
+        /// padded with notes, the facts' texts are most of a large dataset.
+        pub value: std::sync::Arc<str> => "value",
+        pub source: Vec<String> => "source",
+        pub evidence: String => "evidence",
+        pub verification: Verification => "verification",
+        pub last_verified: Option<String> => "last_verified",
+    }
 }
-
-pub(crate) const COUNTRY_FACT_COLUMNS: &[&str] = &[
-    "country_code",
-    "fact",
-    "value",
-    "source",
-    "evidence",
-    "verification",
-    "last_verified",
-];
 
 /// The facts table split into runs of rows by country code (see [`split_runs`]), with the problems of its
 /// header. It re-runs on every edit of the file, but only finds record boundaries; the rows of each
@@ -791,36 +849,24 @@ pub(crate) fn country_fact_rows_by_key<'db>(
 
 // ---------------------------------------------------------------- tables/vat.csv
 
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct VatRow {
-    pub country: String,
-    pub vat_name: Option<String>,
-    pub standard_rate: Option<f64>,
-    /// `None` = unknown; `Some(vec![])` = the country has no reduced rates.
-    pub reduced_rates: Option<Vec<f64>>,
-    pub registration_threshold: Option<String>,
-    pub filing_frequency: Option<String>,
-    /// What the rates rest on: the honesty rule of every table, and the quote that gives the rate.
-    pub source: Vec<String>,
-    pub evidence: String,
-    pub verification: Verification,
-    pub last_verified: Option<String>,
-    pub quote: String,
+source_table! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub(crate) struct VatRow, columns VAT_COLUMNS {
+        pub country: String => "country_code",
+        pub vat_name: Option<String> => "vat_name",
+        pub standard_rate: Option<f64> => "standard_rate",
+        /// `None` = unknown; `Some(vec![])` = the country has no reduced rates.
+        pub reduced_rates: Option<Vec<f64>> => "reduced_rates",
+        pub registration_threshold: Option<String> => "registration_threshold",
+        pub filing_frequency: Option<String> => "filing_frequency",
+        /// What the rates rest on: the honesty rule of every table, and the quote that gives the rate.
+        pub source: Vec<String> => "source",
+        pub evidence: String => "evidence",
+        pub verification: Verification => "verification",
+        pub last_verified: Option<String> => "last_verified",
+        pub quote: String => "quote",
+    }
 }
-
-pub(crate) const VAT_COLUMNS: &[&str] = &[
-    "country_code",
-    "vat_name",
-    "standard_rate",
-    "reduced_rates",
-    "registration_threshold",
-    "filing_frequency",
-    "source",
-    "evidence",
-    "verification",
-    "last_verified",
-    "quote",
-];
 
 /// A rate as the data writes it (`21`, `5.5`): as a VAT quote must contain it, and as the fact checks name
 /// it.
@@ -902,31 +948,21 @@ pub(crate) fn vat_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<VatRow>>
 
 // ---------------------------------------------------------------- tables/mandates.csv
 
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct MandateRow {
-    pub country: String,
-    pub short_label: String,
-    pub mandate: String,
-    pub scope: String,
-    pub deadlines: String,
-    pub format: String,
-    pub mandate_source: Vec<String>,
-    pub mandate_evidence: String,
-    /// The words of its first source that state the mandate (empty: the text is not graded `verified`).
-    pub mandate_quote: String,
+source_table! {
+    #[derive(Debug, Clone, PartialEq, Eq, Default)]
+    pub struct MandateRow, columns MANDATE_COLUMNS {
+        pub country: String => "country_code",
+        pub short_label: String => "short_label",
+        pub mandate: String => "mandate",
+        pub scope: String => "scope",
+        pub deadlines: String => "deadlines",
+        pub format: String => "format",
+        pub mandate_source: Vec<String> => "mandate_source",
+        pub mandate_evidence: String => "mandate_evidence",
+        /// The words of its first source that state the mandate (empty: the text is not graded `verified`).
+        pub mandate_quote: String => "mandate_quote",
+    }
 }
-
-pub(crate) const MANDATE_COLUMNS: &[&str] = &[
-    "country_code",
-    "short_label",
-    "mandate",
-    "scope",
-    "deadlines",
-    "format",
-    "mandate_source",
-    "mandate_evidence",
-    "mandate_quote",
-];
 
 #[salsa::tracked(returns(ref))]
 pub(crate) fn mandate_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MandateRow>>> {
@@ -954,33 +990,22 @@ pub(crate) fn mandate_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Mand
 
 // ---------------------------------------------------------------- tables/matrix.csv
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MatrixRow {
-    pub country: String,
-    pub erp: String,
-    pub support_type: String,
-    pub vendors: String,
-    pub notes: String,
-    pub erp_source: Vec<String>,
-    pub evidence: String,
-    pub verification: Verification,
-    pub last_verified: Option<String>,
-    /// The words of its first source that settle it (see [`ObligationRow::quote`]).
-    pub quote: String,
+source_table! {
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct MatrixRow, columns MATRIX_COLUMNS {
+        pub country: String => "country_code",
+        pub erp: String => "erp",
+        pub support_type: String => "support_type",
+        pub vendors: String => "vendors",
+        pub notes: String => "notes",
+        pub erp_source: Vec<String> => "erp_source",
+        pub evidence: String => "evidence",
+        pub verification: Verification => "verification",
+        pub last_verified: Option<String> => "last_verified",
+        /// The words of its first source that settle it (see [`ObligationRow::quote`]).
+        pub quote: String => "quote",
+    }
 }
-
-pub(crate) const MATRIX_COLUMNS: &[&str] = &[
-    "country_code",
-    "erp",
-    "support_type",
-    "vendors",
-    "notes",
-    "erp_source",
-    "evidence",
-    "verification",
-    "last_verified",
-    "quote",
-];
 
 #[salsa::tracked(returns(ref))]
 pub fn matrix_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MatrixRow>>> {
@@ -1019,28 +1044,32 @@ pub fn matrix_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<MatrixRow>>>
 
 // ---------------------------------------------------------------- tables/reporting.csv
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReportingRow {
-    pub topic: String,
-    pub country: String,
-    pub report_local: String,
-    pub report_en: String,
-    pub frequency: String,
-    pub deadline: String,
-    pub channel_format: String,
-    pub source: Vec<String>,
-    pub source_checked: Option<String>,
-    pub evidence: String,
-    pub verification: Verification,
+source_table! {
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ReportingRow, columns REPORTING_FIRST_COLUMNS {
+        pub topic: String => "topic",
+        pub country: String => "country_code",
+        pub report_local: String => "report_local",
+        pub report_en: String => "report_en",
+        pub frequency: String => "frequency",
+        pub deadline: String => "deadline",
+        pub channel_format: String => "channel_format",
+        pub source: Vec<String> => "source",
+        pub source_checked: Option<String> => "source_checked",
+        pub evidence: String => "evidence",
+        pub verification: Verification => "verification",
+    }
     /// The ERP columns' values, in header order (names in [`ReportingTable::erp_columns`]). Each value
     /// other than `unknown` rests on its own row of `tables/reporting_support.csv`
     /// ([`ReportingSupportRow`]), checked in [`crate::model::checks`].
     pub erp_support: Vec<String>,
-    pub notes: String,
-    /// For a SAF-T row, the phases of the country's `saf-t` obligation (obligations.csv) the row is the
-    /// file of; empty where it is the file of every phase. Views that show an ERP's support for a phase
-    /// read the rows of that phase, not another file of the same country.
-    pub phases: Vec<String>,
+    columns REPORTING_LAST_COLUMNS {
+        pub notes: String => "notes",
+        /// For a SAF-T row, the phases of the country's `saf-t` obligation (obligations.csv) the row is the
+        /// file of; empty where it is the file of every phase. Views that show an ERP's support for a phase
+        /// read the rows of that phase, not another file of the same country.
+        pub phases: Vec<String> => "phases",
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -1050,20 +1079,6 @@ pub(crate) struct ReportingTable {
     pub rows: Vec<Located<ReportingRow>>,
 }
 
-pub(crate) const REPORTING_FIRST_COLUMNS: &[&str] = &[
-    "topic",
-    "country_code",
-    "report_local",
-    "report_en",
-    "frequency",
-    "deadline",
-    "channel_format",
-    "source",
-    "source_checked",
-    "evidence",
-    "verification",
-];
-pub(crate) const REPORTING_LAST_COLUMNS: &[&str] = &["notes", "phases"];
 /// The values of `topic`.
 pub(crate) const REPORTING_TOPICS: &[&str] = &["vat-reporting", "saf-t"];
 /// The values of an ERP column.
@@ -1159,40 +1174,29 @@ pub fn reporting_table(db: &dyn salsa::Database) -> Checked<ReportingTable> {
 
 // ---------------------------------------------------------------- tables/reporting_support.csv
 
-/// The evidence of one ERP cell of the reporting table: the cell of `erp` in the reporting row
-/// `topic` / `country` / `report_en` (its key, as the row names it), the source its value rests on, how
-/// and when it was read, its grade and the sentence of that source that settles it. Every cell other than
-/// `unknown` has exactly one such row, and an `unknown` cell none (checked in [`crate::model::checks`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReportingSupportRow {
-    pub topic: String,
-    pub country: String,
-    pub report_en: String,
-    pub erp: String,
-    pub source: Vec<String>,
-    pub evidence: String,
-    pub verification: Verification,
-    pub last_verified: Option<String>,
-    /// The words of its first source that settle the cell (see [`ObligationRow::quote`]); a cell
-    /// without one is at most `unverified`.
-    pub quote: String,
-    pub notes: String,
+source_table! {
+    /// The evidence of one ERP cell of the reporting table: the cell of `erp` in the reporting row
+    /// `topic` / `country` / `report_en` (its key, as the row names it), the source its value rests on, how
+    /// and when it was read, its grade and the sentence of that source that settles it. Every cell other than
+    /// `unknown` has exactly one such row, and an `unknown` cell none (checked in [`crate::model::checks`]).
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ReportingSupportRow, columns REPORTING_SUPPORT_COLUMNS {
+        pub topic: String => "topic",
+        pub country: String => "country_code",
+        pub report_en: String => "report_en",
+        pub erp: String => "erp",
+        pub source: Vec<String> => "source",
+        pub evidence: String => "evidence",
+        pub verification: Verification => "verification",
+        pub last_verified: Option<String> => "last_verified",
+        /// The words of its first source that settle the cell (see [`ObligationRow::quote`]); a cell
+        /// without one is at most `unverified`.
+        pub quote: String => "quote",
+        pub notes: String => "notes",
+    }
 }
 
 pub(crate) const REPORTING_SUPPORT: &str = "sources/tables/reporting_support.csv";
-
-pub(crate) const REPORTING_SUPPORT_COLUMNS: &[&str] = &[
-    "topic",
-    "country_code",
-    "report_en",
-    "erp",
-    "source",
-    "evidence",
-    "verification",
-    "last_verified",
-    "quote",
-    "notes",
-];
 
 #[salsa::tracked(returns(ref))]
 pub fn reporting_support_rows(
@@ -1227,34 +1231,22 @@ pub fn reporting_support_rows(
 
 // ---------------------------------------------------------------- tables/connectors.csv
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConnectorRow {
-    pub provider: String,
-    pub erp: String,
-    pub countries_covered: String,
-    pub countries_in_scope: Vec<String>,
-    pub connector_type: String,
-    pub built_by: String,
-    pub direction: String,
-    pub source_urls: Vec<String>,
-    pub verification: Verification,
-    pub last_verified: Option<String>,
-    pub notes: String,
+source_table! {
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ConnectorRow, columns CONNECTOR_COLUMNS {
+        pub provider: String => "provider",
+        pub erp: String => "erp",
+        pub countries_covered: String => "countries_covered",
+        pub countries_in_scope: Vec<String> => "countries_in_scope",
+        pub connector_type: String => "connector_type",
+        pub built_by: String => "built_by",
+        pub direction: String => "direction",
+        pub source_urls: Vec<String> => "source_urls",
+        pub verification: Verification => "verification",
+        pub last_verified: Option<String> => "last_verified",
+        pub notes: String => "notes",
+    }
 }
-
-pub(crate) const CONNECTOR_COLUMNS: &[&str] = &[
-    "provider",
-    "erp",
-    "countries_covered",
-    "countries_in_scope",
-    "connector_type",
-    "built_by",
-    "direction",
-    "source_urls",
-    "verification",
-    "last_verified",
-    "notes",
-];
 
 #[salsa::tracked(returns(ref))]
 pub(crate) fn connector_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<ConnectorRow>>> {
@@ -1293,29 +1285,20 @@ pub(crate) fn connector_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Co
 
 // ---------------------------------------------------------------- tables/local_erps.csv
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocalErpRow {
-    pub country: String,
-    pub name: String,
-    pub segment: String,
-    /// Shared with the API value and the flat file's record (see [`CountryFactRow::value`]).
-    pub description: std::sync::Arc<str>,
-    pub website: Option<String>,
-    pub source: Vec<String>,
-    pub verification: Verification,
-    pub last_verified: Option<String>,
+source_table! {
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct LocalErpRow, columns LOCAL_ERP_COLUMNS {
+        pub country: String => "country_code",
+        pub name: String => "name",
+        pub segment: String => "segment",
+        /// Shared with the API value and the flat file's record (see [`CountryFactRow::value`]).
+        pub description: std::sync::Arc<str> => "description",
+        pub website: Option<String> => "website",
+        pub source: Vec<String> => "source",
+        pub verification: Verification => "verification",
+        pub last_verified: Option<String> => "last_verified",
+    }
 }
-
-pub(crate) const LOCAL_ERP_COLUMNS: &[&str] = &[
-    "country_code",
-    "name",
-    "segment",
-    "description",
-    "website",
-    "source",
-    "verification",
-    "last_verified",
-];
 
 #[salsa::tracked(returns(ref))]
 pub(crate) fn local_erp_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<LocalErpRow>>> {
@@ -1337,27 +1320,19 @@ pub(crate) fn local_erp_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Lo
 
 // ---------------------------------------------------------------- tables/local_partner_flags.csv
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartnerFlagRow {
-    pub country: String,
-    pub erp: String,
-    pub flag: String,
-    /// Shared with the API values and the flat file's record (see [`CountryFactRow::value`]).
-    pub note: std::sync::Arc<str>,
-    pub source: Vec<String>,
-    pub verification: Verification,
-    pub last_verified: Option<String>,
+source_table! {
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct PartnerFlagRow, columns PARTNER_FLAG_COLUMNS {
+        pub country: String => "country_code",
+        pub erp: String => "erp",
+        pub flag: String => "flag",
+        /// Shared with the API values and the flat file's record (see [`CountryFactRow::value`]).
+        pub note: std::sync::Arc<str> => "note",
+        pub source: Vec<String> => "source",
+        pub verification: Verification => "verification",
+        pub last_verified: Option<String> => "last_verified",
+    }
 }
-
-pub(crate) const PARTNER_FLAG_COLUMNS: &[&str] = &[
-    "country_code",
-    "erp",
-    "flag",
-    "note",
-    "source",
-    "verification",
-    "last_verified",
-];
 
 #[salsa::tracked(returns(ref))]
 pub(crate) fn partner_flag_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PartnerFlagRow>>> {
@@ -1378,29 +1353,20 @@ pub(crate) fn partner_flag_rows(db: &dyn salsa::Database) -> Checked<Vec<Located
 
 // ---------------------------------------------------------------- tables/partners.csv
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartnerRow {
-    pub country: String,
-    pub erp: String,
-    pub name: String,
-    pub partner_type: String,
-    /// Shared with the API value and the flat file's record (see [`CountryFactRow::value`]).
-    pub summary: std::sync::Arc<str>,
-    pub source_urls: Vec<String>,
-    pub source_kind: String,
-    pub last_checked: Option<String>,
+source_table! {
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct PartnerRow, columns PARTNER_COLUMNS {
+        pub country: String => "country_code",
+        pub erp: String => "erp",
+        pub name: String => "name",
+        pub partner_type: String => "partner_type",
+        /// Shared with the API value and the flat file's record (see [`CountryFactRow::value`]).
+        pub summary: std::sync::Arc<str> => "summary",
+        pub source_urls: Vec<String> => "source_urls",
+        pub source_kind: String => "source_kind",
+        pub last_checked: Option<String> => "last_checked",
+    }
 }
-
-pub(crate) const PARTNER_COLUMNS: &[&str] = &[
-    "country_code",
-    "erp",
-    "name",
-    "partner_type",
-    "summary",
-    "source_urls",
-    "source_kind",
-    "last_checked",
-];
 
 #[salsa::tracked(returns(ref))]
 pub fn partner_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<PartnerRow>>> {
@@ -1580,28 +1546,30 @@ impl std::fmt::Display for PartialDate {
     }
 }
 
-/// One phase of one obligation of one country.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ObligationRow {
-    pub country: String,
-    pub obligation: String,
-    pub phase: String,
-    pub status: PhaseStatus,
-    pub applies_from: Option<PartialDate>,
-    pub scope: String,
-    /// Whether the phase applies generally or only to a sector or a group; `limit` says which, in the few
-    /// words a reader sees beside the toggle it sets ("yes: electricity and natural-gas sectors only").
-    pub coverage: Coverage,
-    pub limit: String,
-    /// What a `none` phase rests on: a source that says so, or an absence check. `None` for other statuses.
-    pub basis: Option<Basis>,
-    pub source: Vec<String>,
-    pub evidence: String,
-    pub verification: Verification,
-    pub last_verified: Option<String>,
-    pub notes: String,
-    /// The words of its first source that settle it (empty when it has none: then it is not graded).
-    pub quote: String,
+source_table! {
+    /// One phase of one obligation of one country.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ObligationRow, columns OBLIGATION_COLUMNS {
+        pub country: String => "country_code",
+        pub obligation: String => "obligation",
+        pub phase: String => "phase",
+        pub status: PhaseStatus => "status",
+        pub applies_from: Option<PartialDate> => "applies_from",
+        pub scope: String => "scope",
+        /// Whether the phase applies generally or only to a sector or a group; `limit` says which, in the few
+        /// words a reader sees beside the toggle it sets ("yes: electricity and natural-gas sectors only").
+        pub coverage: Coverage => "coverage",
+        pub limit: String => "limit",
+        /// What a `none` phase rests on: a source that says so, or an absence check. `None` for other statuses.
+        pub basis: Option<Basis> => "basis",
+        pub source: Vec<String> => "source",
+        pub evidence: String => "evidence",
+        pub verification: Verification => "verification",
+        pub last_verified: Option<String> => "last_verified",
+        pub notes: String => "notes",
+        /// The words of its first source that settle it (empty when it has none: then it is not graded).
+        pub quote: String => "quote",
+    }
 }
 
 /// Whom a phase applies to.
@@ -1674,24 +1642,6 @@ impl ObligationRow {
 }
 
 pub(crate) const OBLIGATIONS: &str = "sources/tables/obligations.csv";
-
-pub(crate) const OBLIGATION_COLUMNS: &[&str] = &[
-    "country_code",
-    "obligation",
-    "phase",
-    "status",
-    "applies_from",
-    "scope",
-    "coverage",
-    "limit",
-    "basis",
-    "source",
-    "evidence",
-    "verification",
-    "last_verified",
-    "notes",
-    "quote",
-];
 
 #[salsa::tracked(returns(ref))]
 pub fn obligation_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<ObligationRow>>> {
@@ -1842,28 +1792,30 @@ pub fn obligation_rows(db: &dyn salsa::Database) -> Checked<Vec<Located<Obligati
 
 // ---------------------------------------------------------------- tables/regimes.csv
 
-/// How one obligation of one country works: the e-invoicing model, the formats, the platforms, whether a
-/// signature is required and how invoices are archived. Each answer is an id of its set in
-/// `rules/vocabulary.toml` (checked in [`crate::model::checks`]), or unknown (`None`, an empty cell).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RegimeRow {
-    pub country: String,
-    pub obligation: String,
-    pub model: Option<String>,
-    /// `None` when unknown (an empty cell); never an empty list.
-    pub formats: Option<Vec<String>>,
-    pub platforms: Option<Vec<String>>,
-    pub signature: Option<String>,
-    /// How many years invoices are kept (1 to 99).
-    pub archive_years: Option<u8>,
-    pub archive_location: Option<String>,
-    pub source: Vec<String>,
-    pub evidence: String,
-    pub verification: Verification,
-    pub last_verified: Option<String>,
-    pub notes: String,
-    /// The words of its first source that settle its model (see [`ObligationRow::quote`]).
-    pub quote: String,
+source_table! {
+    /// How one obligation of one country works: the e-invoicing model, the formats, the platforms, whether a
+    /// signature is required and how invoices are archived. Each answer is an id of its set in
+    /// `rules/vocabulary.toml` (checked in [`crate::model::checks`]), or unknown (`None`, an empty cell).
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct RegimeRow, columns REGIME_COLUMNS {
+        pub country: String => "country_code",
+        pub obligation: String => "obligation",
+        pub model: Option<String> => "model",
+        /// `None` when unknown (an empty cell); never an empty list.
+        pub formats: Option<Vec<String>> => "formats",
+        pub platforms: Option<Vec<String>> => "platforms",
+        pub signature: Option<String> => "signature",
+        /// How many years invoices are kept (1 to 99).
+        pub archive_years: Option<u8> => "archive_years",
+        pub archive_location: Option<String> => "archive_location",
+        pub source: Vec<String> => "source",
+        pub evidence: String => "evidence",
+        pub verification: Verification => "verification",
+        pub last_verified: Option<String> => "last_verified",
+        pub notes: String => "notes",
+        /// The words of its first source that settle its model (see [`ObligationRow::quote`]).
+        pub quote: String => "quote",
+    }
 }
 
 impl RegimeRow {
@@ -1885,23 +1837,6 @@ impl RegimeRow {
 }
 
 pub(crate) const REGIMES: &str = "sources/tables/regimes.csv";
-
-pub(crate) const REGIME_COLUMNS: &[&str] = &[
-    "country_code",
-    "obligation",
-    "model",
-    "formats",
-    "platforms",
-    "signature",
-    "archive_years",
-    "archive_location",
-    "source",
-    "evidence",
-    "verification",
-    "last_verified",
-    "notes",
-    "quote",
-];
 
 /// The answer columns of `tables/regimes.csv`: a row that leaves all of them empty is an honest unknown.
 pub(crate) const REGIME_ANSWERS: [&str; 6] = [
@@ -2110,6 +2045,17 @@ mod url_tests {
             (r.url("website"), r.urls("source"))
         });
         read.diagnostics.iter().map(ToString::to_string).collect()
+    }
+
+    /// A reader that names a column its table lacks (a misspelling in the code, where the table's columns
+    /// are declared once by `source_table!`) is stopped in a debug build, not read as an empty cell.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "the reader names `webiste`, which is not a column of the table")]
+    fn a_reader_naming_a_column_the_table_lacks_stops_a_debug_build() {
+        let (table, diagnostics) =
+            read_table(PATH, "name,website,source\nx,,\n", Header::Exact(COLUMNS));
+        map_rows(PATH, COLUMNS, &table, diagnostics, |r| r.text("webiste"));
     }
 
     /// A well-formed `http(s)` URL of a host: scheme, host names of letters and digits, a path.
