@@ -2417,9 +2417,9 @@ fn without_scripts_home_a_country_and_compare_show_the_reference_date_and_the_ne
     }
 }
 
-/// The header's sections on a phone: at 390 and 320 px they take two rows at most, the sections that do
-/// not fit under "More" (a details panel, so it opens without scripts), and every section of the desktop
-/// header is reachable there; "More" opens, Escape closes it with the focus back on it, axe finds no
+/// The header's sections on a phone: the search box inside the header at every width; at 390 and 320 px
+/// the sections take two rows at most, the sections that do not fit under "More" (a details panel, so
+/// it opens without scripts), and every section of the desktop header is reachable there; "More" opens, Escape closes it with the focus back on it, axe finds no
 /// violation with it open. At 1280 px every section is in the row and "More" is not shown.
 #[test]
 #[ignore = "needs Chromium and chromedriver"]
@@ -2444,6 +2444,13 @@ fn the_phone_header_is_two_rows_with_the_other_sections_under_more() {
             browser.script(reachable),
             all,
             "{width} px: every section reachable"
+        );
+        // The search box's button stays inside the header, whether the window draws its scrollbar beside
+        // the page (a desktop browser made narrow, as here) or over it (a phone).
+        assert_eq!(
+            browser.script("return document.querySelector('.site-search button').getBoundingClientRect().right <= document.querySelector('.site-header').getBoundingClientRect().right + 0.5"),
+            true,
+            "{width} px: the Search button sticks out of the header"
         );
         let rows = browser.script(rows).as_u64().unwrap();
         let more_shown =
