@@ -2158,6 +2158,88 @@ fn the_readiness_board_shows_for_each_phase_the_support_for_its_own_obligation()
     }
 }
 
+/// The board says "in force since" only of a phase its source records as in force. A phase that began
+/// before the build's day but is recorded as enacted (its source read before that day) "applies since"
+/// its date, as the country page says it ("Enacted; applies since"); a phase after the build's day
+/// "starts". One started in-force phase of the window is turned to enacted here, so each wording is shown.
+#[test]
+fn the_readiness_board_says_in_force_only_of_a_phase_recorded_in_force() {
+    let dir = copy_project();
+    let today: jiff::civil::Date = FIXED_TIME[..10].parse().unwrap();
+    let since = today.checked_add(jiff::Span::new().months(-12)).unwrap();
+    // A phase in force, of a day in the board's past year: it becomes enacted.
+    let obligations = crate::common::read(dir.path(), "sources/tables/obligations.csv");
+    let line = obligations
+        .lines()
+        .find(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            cells.len() > 4
+                && cells[3] == "in-force"
+                && cells[4].len() == 10
+                && cells[4]
+                    .parse::<jiff::civil::Date>()
+                    .is_ok_and(|d| d >= since && d <= today)
+        })
+        .expect("a phase in force that began in the board's past year");
+    let cells: Vec<&str> = line.split(',').collect();
+    let (id, date) = (format!("{}-{}-{}", cells[0], cells[1], cells[2]), cells[4]);
+    let prefix = format!("{},{},{},in-force,", cells[0], cells[1], cells[2]);
+    let enacted = line.replacen(&prefix, &prefix.replace("in-force", "enacted"), 1);
+    replace_line(
+        dir.path(),
+        "sources/tables/obligations.csv",
+        &prefix,
+        &enacted,
+    );
+    let files = build(dir.path());
+    let calendar: serde_json::Value =
+        serde_json::from_slice(&files["api/v1/calendar.json"]).unwrap();
+    let entries: BTreeMap<&str, &serde_json::Value> = calendar["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["id"].as_str().unwrap(), e))
+        .collect();
+    let html = text(&files, "readiness/index.html");
+    let row_re = regex::Regex::new(
+        r#"<tr id="([^"]+)"[^>]*><td class="date" data-label="Date">([a-z ]+) ([0-9-]+)"#,
+    )
+    .unwrap();
+    let mut words: BTreeMap<String, usize> = BTreeMap::new();
+    for c in row_re.captures_iter(html) {
+        let (row, said, day) = (&c[1], &c[2], &c[3]);
+        let entry = entries[row];
+        assert_eq!(day, entry["date"].as_str().unwrap(), "{row}");
+        let want = match (date_span(day).0 <= today, entry["status"].as_str().unwrap()) {
+            (false, _) => "starts",
+            (true, "in-force") => "in force since",
+            (true, _) => "applies since",
+        };
+        assert_eq!(said, want, "{row}: recorded {}", entry["status"]);
+        *words.entry(said.to_string()).or_default() += 1;
+    }
+    assert_eq!(
+        words.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["applies since", "in force since", "starts"],
+        "each wording is on the board: {words:?}"
+    );
+    let edited = format!("<tr id=\"{id}\"");
+    let at = html
+        .find(&edited)
+        .expect("the edited phase is on the board");
+    let row = &html[at..at + html[at..].find("</tr>").unwrap()];
+    assert!(row.contains(&format!("applies since {date}")), "{row}");
+    assert!(
+        row.contains("<span class=\"status\">(enacted)</span>"),
+        "{row}"
+    );
+    let country = text(&files, &format!("{}/index.html", cells[0]));
+    assert!(
+        country.contains(&format!("Enacted; applies since {date}")),
+        "the country page says it the same way"
+    );
+}
+
 /// Every iCalendar file escapes its TEXT values and folds its lines at 75 octets, through the real
 /// binary: a country name with a comma, a semicolon and a backslash stays one name (no second category,
 /// no new property), and a long title of two- and three-byte characters is folded between characters,

@@ -29,7 +29,7 @@ use crate::model::{
     CountryKey, NumberedReport, ReportCell, country_matrix, country_reporting, erps,
 };
 use crate::parse::json_sources::ErpReg;
-use crate::parse::tables::{MatrixRow, PartialDate};
+use crate::parse::tables::{MatrixRow, PartialDate, PhaseStatus};
 
 /// How far ahead the board looks.
 const MONTHS_AHEAD: i8 = 24;
@@ -195,8 +195,11 @@ struct PhaseRow<'a> {
     date: &'a str,
     /// `month` or `year` when the source gives no day.
     coarse: Option<&'a str>,
-    /// Whether the phase began on or before the build's day (in force since), not after it.
-    started: bool,
+    /// The words before the date: "in force since" a phase its source records as in force that began on or
+    /// before the build's day, "applies since" one that began but that its source records only as enacted
+    /// or planned (the board says what the data does, as the country page's "Enacted; applies since"),
+    /// "starts" one that begins after it.
+    when: &'static str,
     /// `matrix`, `saf-t` or `none`: the table the answers come from.
     support_from: &'static str,
     /// Where `support_from` is `none`: what was looked at, in words.
@@ -282,7 +285,11 @@ fn phase_row<'a>(
             "day" => None,
             other => Some(other),
         },
-        started,
+        when: match (started, PhaseStatus::parse(&entry.status)) {
+            (false, _) => "starts",
+            (true, Some(PhaseStatus::InForce)) => "in force since",
+            (true, _) => "applies since",
+        },
         support_from: table.key(),
         not_recorded: match table {
             SupportTable::NotRecorded(why) => Some(why.clone()),
