@@ -170,23 +170,20 @@ impl fmt::Display for RebuildReport {
                         names_or_count(&report.written, SHOWN_FILES, "file")
                     ),
                 };
-                if !report.removed.is_empty() {
-                    wrote.push_str(&format!(
-                        ", removed {}",
-                        names_or_count(&report.removed, SHOWN_FILES, "file")
-                    ));
-                }
-                if !report.repaired.is_empty() {
-                    wrote.push_str(&format!(
-                        ", repaired {} (changed outside locref)",
-                        names_or_count(&report.repaired, SHOWN_FILES, "file")
-                    ));
-                }
-                if !report.kept.is_empty() {
-                    wrote.push_str(&format!(
-                        ", left {} in place (no longer outputs, changed outside locref)",
-                        names_or_count(&report.kept, SHOWN_FILES, "file")
-                    ));
+                // What else the build did to the folder, each said only when it happened.
+                for (files, done, why) in [
+                    (&report.removed, "removed", ""),
+                    (&report.repaired, "repaired", " (changed outside locref)"),
+                    (
+                        &report.kept,
+                        "left",
+                        " in place (no longer outputs, changed outside locref)",
+                    ),
+                ] {
+                    if !files.is_empty() {
+                        let named = names_or_count(files, SHOWN_FILES, "file");
+                        wrote.push_str(&format!(", {done} {named}{why}"));
+                    }
                 }
                 // A build no edit started: a repair of the output folder, or a rebuild after errors.
                 let cause = match self.changed_inputs.is_empty() {
